@@ -1,0 +1,1 @@
+"""Build stage: teacher -> distilled student -> ONNX -> int8 -> packaged artifact."""

@@ -1,0 +1,3 @@
+from build_model.cli import main
+
+raise SystemExit(main())

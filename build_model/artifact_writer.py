@@ -1,0 +1,63 @@
+"""Writes the artifact folder the function serves: model, tokenizer, self-describing manifest.
+
+``manifest.json`` lists every other file in the folder with its sha256 and
+size; ``artifact_hash`` identifies the pair that decides answers (model and
+tokenizer) and keys the function's answer cache.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from function.artifact import FORMAT_VERSION, MANIFEST, artifact_hash, load_manifest, sha256_file
+from function.tokenizer import QATokenizer, tokenizer_fingerprint
+
+MODEL_FILE = "model.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+
+
+def describe_files(folder: Path) -> dict:
+    return {
+        p.name: {"sha256": sha256_file(p), "bytes": p.stat().st_size}
+        for p in sorted(folder.iterdir())
+        if p.is_file() and p.name != MANIFEST
+    }
+
+
+def write_artifact(out: Path, model_src: Path, tokenizer_json: str, name: str, sequence: dict,
+                   extra: dict | None = None, keep: tuple[str, ...] = ()) -> dict:
+    """Replace ``out`` with a fresh artifact; files named in ``keep`` (reports) are left in place."""
+    out.mkdir(parents=True, exist_ok=True)
+    for p in out.iterdir():
+        if p.is_file() and p.name not in keep:
+            p.unlink()
+    shutil.copyfile(model_src, out / MODEL_FILE)
+    (out / TOKENIZER_FILE).write_text(tokenizer_json, encoding="utf-8")
+    tok = QATokenizer(out / TOKENIZER_FILE)
+    raw = json.loads(tokenizer_json)
+    normalizer = raw.get("normalizer") or {}
+    return update_manifest(out, {
+        "format": FORMAT_VERSION,
+        "name": name,
+        "model_file": MODEL_FILE,
+        "tokenizer_file": TOKENIZER_FILE,
+        "tokenizer_fingerprint": tokenizer_fingerprint(raw),
+        "sequence": dict(sequence),
+        "special_tokens": {"cls": tok.token_id("[CLS]"), "sep": tok.token_id("[SEP]"),
+                           "pad": tok.token_id("[PAD]")},
+        "lowercase": bool(normalizer.get("lowercase", False)),
+        "vocab_size": tok.vocab_size,
+        **(extra or {}),
+    })
+
+
+def update_manifest(out: Path, manifest: dict) -> dict:
+    """Re-describe the folder's files and write ``manifest.json``; returns it, validated."""
+    files = describe_files(out)
+    manifest = {**manifest, "files": files,
+                "artifact_hash": artifact_hash(files, manifest["model_file"], manifest["tokenizer_file"])}
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    load_manifest(out)  # the function must be able to read what we wrote
+    return manifest

@@ -1,0 +1,61 @@
+"""``python -m build_model``: run the build stages in order, skipping those whose inputs did not change."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+STAGES = ("teacher", "distil", "export", "quantize", "package")
+DEFAULT_CONFIG = Path(__file__).parent / "configs" / "sandbox.toml"
+
+
+def _parse_value(text: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m build_model", description=__doc__)
+    p.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="TOML build configuration")
+    p.add_argument("--stage", choices=STAGES + ("all",), default="all",
+                   help="run one stage (its inputs must exist) or all of them")
+    p.add_argument("--from-stage", choices=STAGES, default=None, help="run this stage and the ones after it")
+    p.add_argument("--force", action="store_true", help="re-run the selected stages even if their inputs did not change")
+    p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                   help="override a configuration value (JSON literal or string), e.g. --set teacher.epochs=1")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    from build_model.config import ConfigError, load_config
+    from build_model import pipeline
+
+    overrides = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep:
+            print(f"--set needs SECTION.KEY=VALUE, got {item!r}", file=sys.stderr)
+            return 2
+        overrides[key] = _parse_value(value)
+    try:
+        cfg = load_config(args.config, overrides)
+    except (ConfigError, OSError, ValueError) as e:
+        print(f"configuration error: {e}", file=sys.stderr)
+        return 2
+    if args.stage != "all":
+        selected = [args.stage]
+    elif args.from_stage:
+        selected = list(STAGES[STAGES.index(args.from_stage):])
+    else:
+        selected = list(STAGES)
+    try:
+        pipeline.run(cfg, selected, force=args.force)
+    except pipeline.BuildFailed as e:
+        print(f"BUILD FAILED: {e}", file=sys.stderr)
+        return 1
+    return 0

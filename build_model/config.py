@@ -1,0 +1,199 @@
+"""Build configuration: one validated, frozen dataclass per stage, read from TOML.
+
+Paths in the file are relative to the file's own folder. A model is a local
+folder or a model-hub id (``bert-large-uncased-whole-word-masking-finetuned-squad``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class ConfigError(ValueError):
+    """The configuration file is missing a value, has an unknown one, or a bad one."""
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    train: str
+    dev: str
+    dev_limit: int = 0  # evaluate on the first N dev questions only (0: all)
+
+
+@dataclass(frozen=True)
+class SequenceConfig:
+    """What the function serves with; recorded in the manifest."""
+
+    max_seq_len: int = 384
+    stride: int = 128
+    max_query_tokens: int = 64
+    max_answer_tokens: int = 30
+
+
+@dataclass(frozen=True)
+class TeacherConfig:
+    model: str
+    fine_tune: bool = True  # False: ``model`` is already a QA model, take it as given
+    train_seq_len: int = 256
+    train_stride: int = 96
+    epochs: float = 3.0
+    batch_size: int = 32
+    learning_rate: float = 1e-4
+    warmup_ratio: float = 0.1
+    weight_decay: float = 0.01
+    seed: int = 42
+    train_limit: int = 0  # first N training questions only (0: all); for quick runs
+
+
+@dataclass(frozen=True)
+class StudentConfig:
+    model: str = ""  # a given checkpoint; empty: derive from the teacher by keeping layers
+    keep_layers: tuple[int, ...] = (0, 2, 4)
+    augment_pairs: int = 0  # extra (question, other paragraph of its article) pairs per question
+    train_seq_len: int = 256
+    train_stride: int = 96
+    epochs: float = 3.0
+    batch_size: int = 32
+    learning_rate: float = 1e-4
+    warmup_ratio: float = 0.1
+    weight_decay: float = 0.01
+    temperature: float = 2.0
+    alpha: float = 0.5
+    seed: int = 42
+    train_limit: int = 0
+
+
+@dataclass(frozen=True)
+class ExportConfig:
+    opset: int = 17
+    atol: float = 1e-3  # max |logit difference| allowed between PyTorch and ONNX
+    optimize: bool = True  # ONNX Runtime transformer optimizer (attention / layer-norm fusion)
+    parity_windows: int = 64  # real dev windows compared
+
+
+@dataclass(frozen=True)
+class QuantizeConfig:
+    per_channel: tuple[bool, ...] = (False, True)  # candidates tried
+    op_types: tuple[tuple[str, ...], ...] = (("MatMul", "Gather"), ("MatMul", "Gather", "Attention"))
+    max_f1_drop: float = 1.5  # the build fails if int8 loses more F1 than this vs fp32
+    max_em_drop: float = 3.0
+
+
+@dataclass(frozen=True)
+class PackageConfig:
+    out: str = "artifact"
+    name: str = "minilm-squad-int8"
+    latency_runs: int = 50
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    data: DataConfig
+    teacher: TeacherConfig
+    student: StudentConfig = field(default_factory=StudentConfig)
+    sequence: SequenceConfig = field(default_factory=SequenceConfig)
+    export: ExportConfig = field(default_factory=ExportConfig)
+    quantize: QuantizeConfig = field(default_factory=QuantizeConfig)
+    package: PackageConfig = field(default_factory=PackageConfig)
+    work_dir: str = "build"
+    threads: int = 0
+
+    def section_hash(self, *names: str) -> str:
+        """Stable hash of some sections, for skipping stages whose inputs did not change."""
+        parts = {n: dataclasses.asdict(getattr(self, n)) for n in names}
+        blob = json.dumps(parts, sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()
+
+
+def _tuple(value):
+    if isinstance(value, list):
+        return tuple(_tuple(v) for v in value)
+    return value
+
+
+def _build(cls, values: dict, where: str):
+    if not isinstance(values, dict):
+        raise ConfigError(f"[{where}] must be a table")
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ConfigError(f"[{where}] has unknown keys: {', '.join(unknown)}")
+    kwargs = {}
+    for name, f in known.items():
+        if name not in values:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise ConfigError(f"[{where}] needs '{name}'")
+            continue
+        kwargs[name] = _tuple(values[name])
+    return cls(**kwargs)
+
+
+def _resolve(value: str, base: Path) -> str:
+    """A relative path that exists next to the config file becomes absolute; hub ids stay."""
+    if not value or Path(value).is_absolute():
+        return value
+    candidate = (base / value).resolve()
+    if candidate.exists() or value.startswith((".", "/")) or value.endswith((".json", ".jsonl")):
+        return str(candidate)
+    return value
+
+
+def load_config(path: str | Path, overrides: dict | None = None) -> BuildConfig:
+    """Read, validate and resolve a TOML build configuration."""
+    path = Path(path)
+    raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    for dotted, value in (overrides or {}).items():
+        section, _, key = dotted.rpartition(".")
+        target = raw.setdefault(section, {}) if section else raw
+        target[key] = value
+    base = path.parent
+    sections = {
+        "data": DataConfig, "teacher": TeacherConfig, "student": StudentConfig,
+        "sequence": SequenceConfig, "export": ExportConfig, "quantize": QuantizeConfig,
+        "package": PackageConfig,
+    }
+    unknown = sorted(set(raw) - set(sections) - {"work_dir", "threads"})
+    if unknown:
+        raise ConfigError(f"unknown sections: {', '.join(unknown)}")
+    for required in ("data", "teacher"):
+        if required not in raw:
+            raise ConfigError(f"the configuration needs a [{required}] section")
+    built = {name: _build(cls, raw.get(name, {}), name) for name, cls in sections.items()}
+    built["data"] = dataclasses.replace(
+        built["data"], train=_resolve(built["data"].train, base), dev=_resolve(built["data"].dev, base)
+    )
+    built["teacher"] = dataclasses.replace(built["teacher"], model=_resolve(built["teacher"].model, base))
+    built["student"] = dataclasses.replace(built["student"], model=_resolve(built["student"].model, base))
+    built["package"] = dataclasses.replace(built["package"], out=_resolve(built["package"].out, base))
+    cfg = BuildConfig(
+        **built,
+        work_dir=_resolve(str(raw.get("work_dir", "build")), base),
+        threads=int(raw.get("threads", 0)),
+    )
+    _validate(cfg)
+    return cfg
+
+
+def _validate(cfg: BuildConfig) -> None:
+    s = cfg.sequence
+    if not 32 <= s.max_seq_len <= 512:
+        raise ConfigError("sequence.max_seq_len must be between 32 and 512")
+    if not 0 <= s.stride < s.max_seq_len - s.max_query_tokens - 3:
+        raise ConfigError("sequence.stride must leave room for new passage tokens in each window")
+    for name in ("teacher", "student"):
+        sec = getattr(cfg, name)
+        if sec.epochs <= 0 or sec.batch_size < 1 or sec.learning_rate <= 0:
+            raise ConfigError(f"[{name}] epochs, batch_size and learning_rate must be positive")
+        if not sec.train_stride < sec.train_seq_len - s.max_query_tokens - 3:
+            raise ConfigError(f"[{name}] train_stride too large for train_seq_len")
+    if not cfg.student.model and not cfg.student.keep_layers:
+        raise ConfigError("[student] needs a model or keep_layers")
+    if not 0.0 <= cfg.student.alpha <= 1.0 or cfg.student.temperature <= 0:
+        raise ConfigError("[student] alpha must be in [0, 1] and temperature positive")
+    if cfg.quantize.max_f1_drop < 0:
+        raise ConfigError("[quantize] max_f1_drop must be >= 0")

@@ -1,0 +1,69 @@
+"""Predict answers for a SQuAD split through the function's reader, and score them.
+
+``infer`` is any callable from a ``function.windows.Batch`` to (start, end)
+logits as numpy arrays: a PyTorch model, or an ONNX Runtime session through
+``function.onnx_model``. Windowing and decoding are the function's own code, so
+these scores are the scores the function gives.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from build_model.features import encode_paragraphs
+from build_model.metrics import squad_scores
+from build_model.squad import SquadSplit
+from function.reader import PassageTokens, answers_from_logits, prepare
+from function.tokenizer import QATokenizer
+from function.windows import Batch, WindowSpec
+
+Infer = Callable[[Batch], tuple[np.ndarray, np.ndarray]]
+
+
+def predict(
+    split: SquadSplit,
+    tok: QATokenizer,
+    spec: WindowSpec,
+    infer: Infer,
+    max_answer_tokens: int = 30,
+) -> dict[str, str]:
+    """Question id -> answer text (the passage substring at the answer's offsets)."""
+    encoded = encode_paragraphs(tok, split)
+    q_ids = tok.encode_many([q.question for q in split.questions])
+    out: dict[str, str] = {}
+    for q, qe in zip(split.questions, q_ids):
+        enc = encoded[q.paragraph_id]
+        passages = [PassageTokens(enc.ids, enc.offsets)]
+        batch = prepare(qe.ids[: spec.max_query_tokens], passages, spec)
+        start, end = infer(batch)
+        best = answers_from_logits(start, end, batch, passages, 1, max_answer_tokens)
+        text = split.paragraphs[q.paragraph_id].context
+        out[q.id] = text[best[0].start : best[0].end] if best else ""
+    return out
+
+
+def evaluate(split: SquadSplit, tok: QATokenizer, spec: WindowSpec, infer: Infer, **kw) -> dict:
+    t0 = time.perf_counter()
+    preds = predict(split, tok, spec, infer, **kw)
+    scores = squad_scores(preds, {q.id: q.answers for q in split.questions})
+    scores["seconds"] = round(time.perf_counter() - t0, 1)
+    return scores
+
+
+def torch_infer(model) -> Infer:
+    """Wrap a PyTorch QA model (eval mode, no grad) as an ``Infer`` callable."""
+    import torch
+
+    def run(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+        with torch.inference_mode():
+            out = model(
+                input_ids=torch.from_numpy(batch.input_ids),
+                attention_mask=torch.from_numpy(batch.attention_mask),
+                token_type_ids=torch.from_numpy(batch.token_type_ids),
+            )
+        return out.start_logits.float().numpy(), out.end_logits.float().numpy()
+
+    return run

@@ -1,0 +1,27 @@
+"""Loading models and tokenizers from a local folder or a model-hub id."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def load_qa_model(model: str, attn: str = "sdpa"):
+    """A BERT-family question-answering model; a plain encoder gets a fresh QA head."""
+    from transformers import AutoModelForQuestionAnswering
+
+    return AutoModelForQuestionAnswering.from_pretrained(model, attn_implementation=attn)
+
+
+def tokenizer_json(model: str) -> str:
+    """The Rust tokenizer of ``model`` as ``tokenizer.json`` text, without truncation or padding."""
+    local = Path(model) / "tokenizer.json"
+    if local.is_file():
+        raw = json.loads(local.read_text(encoding="utf-8"))
+    else:
+        from transformers import AutoTokenizer
+
+        raw = json.loads(AutoTokenizer.from_pretrained(model, use_fast=True).backend_tokenizer.to_str())
+    raw["truncation"] = None
+    raw["padding"] = None
+    return json.dumps(raw, ensure_ascii=False, indent=2)

@@ -1,0 +1,80 @@
+"""PyTorch QA model -> ONNX (dynamic batch and sequence axes) -> fused BERT graph, with a parity check.
+
+The model must be loaded with ``attn_implementation="eager"``: that attention
+is traced as plain MatMul/Softmax, the pattern ONNX Runtime's transformer
+optimizer fuses into its ``Attention`` kernel.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from function.windows import Batch
+
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+OUTPUTS = ("start_logits", "end_logits")
+
+
+class ParityError(RuntimeError):
+    """ONNX logits differ from PyTorch's by more than the stated tolerance."""
+
+
+def export_onnx(model, path: Path, opset: int) -> None:
+    import torch
+
+    class _Logits(torch.nn.Module):
+        def __init__(self, qa):
+            super().__init__()
+            self.qa = qa
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            out = self.qa(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            return out.start_logits, out.end_logits
+
+    if getattr(model.config, "_attn_implementation", "eager") != "eager":
+        raise ValueError("load the model with attn_implementation='eager' before exporting it")
+    model.eval()
+    ids = torch.full((2, 16), 1000, dtype=torch.long)
+    mask = torch.ones_like(ids)
+    mask[1, 12:] = 0
+    types = torch.zeros_like(ids)
+    types[:, 8:] = 1
+    path.parent.mkdir(parents=True, exist_ok=True)
+    axes = {name: {0: "batch", 1: "sequence"} for name in INPUTS + OUTPUTS}
+    with torch.no_grad():
+        torch.onnx.export(
+            _Logits(model), (ids, mask, types), str(path), dynamo=False,
+            input_names=list(INPUTS), output_names=list(OUTPUTS), dynamic_axes=axes,
+            opset_version=opset, do_constant_folding=True,
+        )
+
+
+def optimize_bert(src: Path, dst: Path, num_heads: int, hidden_size: int) -> dict:
+    """Fuse attention, layer norms and GELU with ONNX Runtime's transformer optimizer."""
+    from onnxruntime.transformers import optimizer
+
+    opt = optimizer.optimize_model(str(src), model_type="bert", num_heads=num_heads,
+                                   hidden_size=hidden_size, opt_level=1, use_gpu=False)
+    opt.save_model_to_file(str(dst))
+    return {k: v for k, v in opt.get_fused_operator_statistics().items() if v}
+
+
+def max_logit_diff(reference, candidate, batches: list[Batch]) -> float:
+    """Largest |difference| of start/end logits over the real (unpadded) positions."""
+    worst = 0.0
+    for b in batches:
+        ref = reference(b)
+        got = candidate(b)
+        valid = b.attention_mask.astype(bool)
+        for r, g in zip(ref, got):
+            worst = max(worst, float(np.abs(r - g)[valid].max()))
+    return worst
+
+
+def check_parity(reference, candidate, batches: list[Batch], atol: float, what: str) -> float:
+    diff = max_logit_diff(reference, candidate, batches)
+    if not diff <= atol:
+        raise ParityError(f"{what}: max |logit difference| {diff:.2e} exceeds the tolerance {atol:.0e}")
+    return diff

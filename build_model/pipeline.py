@@ -1,0 +1,28 @@
+"""Runs the selected stages in order."""
+
+from __future__ import annotations
+
+import importlib
+
+from build_model.config import BuildConfig
+
+
+class BuildFailed(RuntimeError):
+    """A check failed: ONNX parity, the int8 quality gate, or a stage's missing input."""
+
+
+_MODULES = {
+    "teacher": "build_model.teacher",
+    "distil": "build_model.distil",
+    "export": "build_model.export",
+    "quantize": "build_model.quantize",
+    "package": "build_model.package",
+}
+
+
+def run(cfg: BuildConfig, stages: list[str], force: bool = False) -> dict:
+    records = {}
+    for name in stages:
+        module = importlib.import_module(_MODULES[name])
+        records[name] = module.run(cfg, force=force)
+    return records

@@ -1,0 +1,62 @@
+"""SQuAD v1.1 JSON reader: articles -> paragraphs -> questions."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    id: str  # "<article index>-<paragraph index>", stable for a given file
+    title: str
+    context: str
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    paragraph_id: str
+    question: str
+    answers: tuple[str, ...]  # gold answer texts (dev has up to three)
+    answer_start: int  # character offset of the first gold answer
+    answer_text: str
+
+
+@dataclass(frozen=True)
+class SquadSplit:
+    paragraphs: dict[str, Paragraph]
+    questions: list[Question]
+
+    def article_of(self, paragraph_id: str) -> str:
+        return paragraph_id.split("-", 1)[0]
+
+
+def load_squad(path: str | Path, limit: int | None = None) -> SquadSplit:
+    """Read a SQuAD-format file; ``limit`` keeps the first questions (for quick runs)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))["data"]
+    paragraphs: dict[str, Paragraph] = {}
+    questions: list[Question] = []
+    for a, article in enumerate(data):
+        for p, para in enumerate(article["paragraphs"]):
+            pid = f"{a}-{p}"
+            paragraphs[pid] = Paragraph(pid, article.get("title", ""), para["context"])
+            for qa in para["qas"]:
+                golds = qa["answers"]
+                if not golds:
+                    continue
+                first = golds[0]
+                questions.append(
+                    Question(
+                        id=qa["id"],
+                        paragraph_id=pid,
+                        question=qa["question"],
+                        answers=tuple(g["text"] for g in golds),
+                        answer_start=int(first["answer_start"]),
+                        answer_text=first["text"],
+                    )
+                )
+                if limit is not None and len(questions) >= limit:
+                    return SquadSplit(paragraphs, questions)
+    return SquadSplit(paragraphs, questions)

@@ -1,0 +1,133 @@
+"""The model artifact: a folder described by ``manifest.json``.
+
+Reading the manifest is cheap (one small JSON file) and is all the health
+endpoint does. ``verify`` checks every file's size and sha256 against the
+manifest before the model is loaded, so a missing, truncated or tampered file
+is reported by name instead of producing wrong answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from function.errors import ArtifactError
+
+MANIFEST = "manifest.json"
+FORMAT_VERSION = 1
+
+
+def files_hash(files: dict) -> str:
+    """sha256 of the canonical JSON of some files' names, sizes and hashes."""
+    canonical = json.dumps(files, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def artifact_hash(files: dict, model_file: str, tokenizer_file: str) -> str:
+    """The artifact's identity: the hash of the two files that decide its answers."""
+    return files_hash({name: files[name] for name in (model_file, tokenizer_file)})
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Manifest:
+    folder: Path
+    raw: dict
+
+    @property
+    def name(self) -> str:
+        return self.raw["name"]
+
+    @property
+    def artifact_hash(self) -> str:
+        return self.raw["artifact_hash"]
+
+    @property
+    def model_path(self) -> Path:
+        return self.folder / self.raw["model_file"]
+
+    @property
+    def tokenizer_path(self) -> Path:
+        return self.folder / self.raw["tokenizer_file"]
+
+    @property
+    def tokenizer_fingerprint(self) -> str:
+        return self.raw["tokenizer_fingerprint"]
+
+    @property
+    def sequence(self) -> dict:
+        """max_seq_len, stride, max_query_tokens, max_answer_tokens."""
+        return self.raw["sequence"]
+
+    @property
+    def special_tokens(self) -> dict:
+        """Ids of cls, sep and pad."""
+        return self.raw["special_tokens"]
+
+    @property
+    def lowercase(self) -> bool:
+        return bool(self.raw.get("lowercase", False))
+
+    def summary(self) -> dict:
+        return {"name": self.name, "artifact_hash": self.artifact_hash}
+
+
+_REQUIRED = ("name", "model_file", "tokenizer_file", "tokenizer_fingerprint", "sequence",
+             "special_tokens", "files", "artifact_hash")
+
+
+def load_manifest(folder: Path) -> Manifest:
+    path = Path(folder) / MANIFEST
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ArtifactError(f"model artifact not found: {path} is missing", {"file": str(path)}) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ArtifactError(f"{path} is not a readable JSON manifest ({type(e).__name__})",
+                            {"file": str(path)}) from None
+    missing = [k for k in _REQUIRED if k not in raw] if isinstance(raw, dict) else list(_REQUIRED)
+    if missing:
+        raise ArtifactError(f"{path} lacks {', '.join(missing)}", {"file": str(path)})
+    if raw.get("format") != FORMAT_VERSION:
+        raise ArtifactError(f"{path} has format {raw.get('format')!r}; this function reads format "
+                            f"{FORMAT_VERSION}", {"file": str(path)})
+    return Manifest(Path(folder), raw)
+
+
+def verify(manifest: Manifest) -> None:
+    """The model and tokenizer files exist with the recorded size and sha256; the artifact hash matches.
+
+    (The report files listed beside them do not affect answers and are not read here.)
+    """
+    files = manifest.raw["files"]
+    runtime_files = (manifest.raw["model_file"], manifest.raw["tokenizer_file"])
+    for name in runtime_files:
+        if name not in files:
+            raise ArtifactError(f"manifest.json does not list {name}", {"file": name})
+    for name in runtime_files:
+        entry = files[name]
+        path = manifest.folder / name
+        expected = entry["sha256"]
+        details = {"file": str(path), "expected_sha256": expected}
+        if not path.is_file():
+            raise ArtifactError(f"artifact file {path} is missing (expected sha256 {expected})", details)
+        size = path.stat().st_size
+        if size != entry["bytes"]:
+            raise ArtifactError(f"artifact file {path} has {size} bytes, the manifest says "
+                                f"{entry['bytes']} (expected sha256 {expected})", details)
+        actual = sha256_file(path)
+        if actual != expected:
+            raise ArtifactError(f"artifact file {path} has sha256 {actual}, the manifest says "
+                                f"{expected}", details)
+    if artifact_hash(files, *runtime_files) != manifest.artifact_hash:
+        raise ArtifactError("manifest.json's artifact_hash does not match its files",
+                            {"file": str(manifest.folder / MANIFEST)})

@@ -1,0 +1,114 @@
+"""Caches: a thread-safe LRU bounded by entries and/or bytes, and the two-tier answer cache."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+import unicodedata
+from collections import OrderedDict
+from typing import Callable, Hashable
+
+
+class LRU:
+    """Least-recently-used map bounded by ``max_entries`` and/or ``max_bytes``."""
+
+    def __init__(self, max_entries: int | None = None, max_bytes: int | None = None,
+                 sizeof: Callable[[object], int] = lambda v: 0):
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._sizeof = sizeof
+        self._data: OrderedDict[Hashable, tuple[object, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.bytes = 0
+
+    def get(self, key: Hashable):
+        with self._lock:
+            item = self._data.get(key)
+            if item is None:
+                return None
+            self._data.move_to_end(key)
+            return item[0]
+
+    def put(self, key: Hashable, value: object) -> None:
+        size = self._sizeof(value)
+        if self.max_bytes is not None and size > self.max_bytes:
+            return  # would evict everything else and still not fit
+        with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self.bytes -= old[1]
+            self._data[key] = (value, size)
+            self.bytes += size
+            while self._data and (
+                (self.max_entries is not None and len(self._data) > self.max_entries)
+                or (self.max_bytes is not None and self.bytes > self.max_bytes)
+            ):
+                _, (_, evicted) = self._data.popitem(last=False)
+                self.bytes -= evicted
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self.bytes = 0
+
+
+def normalize_question(question: str, lowercase: bool) -> str:
+    """NFC, collapsed white space and, for an uncased model, lower case: same model input, same key."""
+    text = " ".join(unicodedata.normalize("NFC", question).split())
+    return text.lower() if lowercase else text
+
+
+def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
+    """sha256 of everything that decides the answer.
+
+    ``source`` is ``{"passage_ids": sorted ids}`` or ``{"context_sha256": ...}``.
+    """
+    blob = json.dumps({"a": artifact_hash, "q": question, "s": source, "p": params},
+                      sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class AnswerCache:
+    """In-process LRU first, then the store's shared cache (Firestore ``answers``) if given.
+
+    Shared-tier failures never fail a request: a read error is a miss, and
+    writes happen on a background thread.
+    """
+
+    def __init__(self, entries: int, ttl_s: int, shared=None, on_error: Callable[[str], None] | None = None):
+        self.local = LRU(max_entries=entries)
+        self.ttl_s = ttl_s
+        self.shared = shared
+        self._on_error = on_error or (lambda message: None)
+
+    def get(self, key: str) -> tuple[dict | None, str | None]:
+        """(payload, tier) where tier is "local", "shared" or None on a miss."""
+        hit = self.local.get(key)
+        if hit is not None:
+            return hit, "local"
+        if self.shared is not None:
+            try:
+                hit = self.shared.get_answer(key)
+            except Exception as e:  # noqa: BLE001 - a cache must not fail the request
+                self._on_error(f"shared answer cache read failed: {e}")
+                hit = None
+            if hit is not None:
+                self.local.put(key, hit)
+                return hit, "shared"
+        return None, None
+
+    def put(self, key: str, payload: dict) -> None:
+        self.local.put(key, payload)
+        if self.shared is not None:
+            threading.Thread(target=self._put_shared, args=(key, payload), daemon=True).start()
+
+    def _put_shared(self, key: str, payload: dict) -> None:
+        try:
+            self.shared.put_answer(key, payload, time.time() + self.ttl_s)
+        except Exception as e:  # noqa: BLE001
+            self._on_error(f"shared answer cache write failed: {e}")

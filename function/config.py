@@ -1,0 +1,154 @@
+"""Configuration: environment variables, read once into a frozen ``Settings``.
+
+Every variable is listed in ``VARIABLES`` with its default and meaning; the
+README's configuration table is generated from (and tested against) this list.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    default: str
+    meaning: str
+
+
+VARIABLES: tuple[Variable, ...] = (
+    Variable("QA_ARTIFACT_DIR", str(REPO_ROOT / "artifact"),
+             "Folder with model.onnx, tokenizer.json and manifest.json (the build stage's output)."),
+    Variable("QA_STORE", "sqlite", "Passage store: `sqlite` (embedded file) or `firestore`."),
+    Variable("QA_SQLITE_PATH", str(REPO_ROOT / ".data" / "passages.sqlite"),
+             "SQLite file of the embedded store."),
+    Variable("QA_FIRESTORE_PROJECT", "", "Google Cloud project of the Firestore database "
+             "(empty: `GOOGLE_CLOUD_PROJECT`, then the client's default)."),
+    Variable("QA_FIRESTORE_DATABASE", "(default)", "Firestore database id."),
+    Variable("QA_PASSAGES_COLLECTION", "passages", "Collection of pre-tokenised passages."),
+    Variable("QA_ANSWERS_COLLECTION", "answers", "Collection of the shared answer cache."),
+    Variable("QA_STORE_TIMEOUT_S", "3", "Deadline of one store call; past it the request gets 503."),
+    Variable("QA_CACHE", "1", "Answer cache on (1) or off (0)."),
+    Variable("QA_CACHE_ENTRIES", "2048", "Answers kept in the in-process LRU."),
+    Variable("QA_CACHE_SHARED", "1", "Also keep answers in the store's shared cache (Firestore `answers`)."),
+    Variable("QA_CACHE_TTL_S", "604800", "Lifetime of a shared cached answer (its `expires_at` field)."),
+    Variable("QA_PASSAGE_CACHE_BYTES", "33554432", "Bytes of recently used passages kept in memory."),
+    Variable("QA_EAGER_LOAD", "0", "Load the tokenizer, model and store at start-up instead of on "
+             "the first request (for minimum instances)."),
+    Variable("QA_THREADS", "0", "ONNX Runtime intra-op threads (0: the CPUs this container may use)."),
+    Variable("QA_INFERENCE_CONCURRENCY", "1", "Model runs at a time; more only oversubscribes the CPUs."),
+    Variable("QA_MAX_BODY_BYTES", "262144", "Largest request body; larger is 413, refused before reading."),
+    Variable("QA_MAX_QUESTION_CHARS", "1000", "Longest question (characters)."),
+    Variable("QA_MAX_CONTEXT_CHARS", "20000", "Longest `context` (characters)."),
+    Variable("QA_MAX_PASSAGE_IDS", "50", "Most `passage_ids` in one request."),
+    Variable("QA_MAX_WINDOWS", "64", "Most model windows in one request (one batch)."),
+    Variable("QA_MAX_TOP_K", "10", "Largest `top_k`."),
+    Variable("QA_MAX_ANSWER_TOKENS", "64", "Largest `max_answer_tokens`."),
+    Variable("QA_LOG_TEXT_CHARS", "100", "Characters of the question written to logs (0: none)."),
+    Variable("GOOGLE_CLOUD_PROJECT", "", "Project for the Cloud Logging trace field and the Firestore client."),
+)
+
+_DEFAULTS = {v.name: v.default for v in VARIABLES}
+
+
+class ConfigError(ValueError):
+    """An environment variable has a value that cannot be used."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    artifact_dir: Path
+    store: str
+    sqlite_path: Path
+    firestore_project: str
+    firestore_database: str
+    passages_collection: str
+    answers_collection: str
+    store_timeout_s: float
+    cache: bool
+    cache_entries: int
+    cache_shared: bool
+    cache_ttl_s: int
+    passage_cache_bytes: int
+    eager_load: bool
+    threads: int
+    inference_concurrency: int
+    max_body_bytes: int
+    max_question_chars: int
+    max_context_chars: int
+    max_passage_ids: int
+    max_windows: int
+    max_top_k: int
+    max_answer_tokens: int
+    log_text_chars: int
+    project: str
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
+        env = os.environ if env is None else env
+
+        def raw(name: str) -> str:
+            return env.get(name, "") or _DEFAULTS[name]
+
+        def integer(name: str, low: int = 0) -> int:
+            try:
+                value = int(raw(name))
+            except ValueError:
+                raise ConfigError(f"{name} must be an integer, got {raw(name)!r}") from None
+            if value < low:
+                raise ConfigError(f"{name} must be >= {low}, got {value}")
+            return value
+
+        def number(name: str) -> float:
+            try:
+                value = float(raw(name))
+            except ValueError:
+                raise ConfigError(f"{name} must be a number, got {raw(name)!r}") from None
+            if value <= 0:
+                raise ConfigError(f"{name} must be > 0, got {value}")
+            return value
+
+        def flag(name: str) -> bool:
+            value = raw(name).strip().lower()
+            if value in ("1", "true", "yes", "on"):
+                return True
+            if value in ("0", "false", "no", "off"):
+                return False
+            raise ConfigError(f"{name} must be 1 or 0, got {raw(name)!r}")
+
+        store = raw("QA_STORE").strip().lower()
+        if store not in ("sqlite", "firestore"):
+            raise ConfigError(f"QA_STORE must be 'sqlite' or 'firestore', got {store!r}")
+        project = env.get("GOOGLE_CLOUD_PROJECT", "")
+        return cls(
+            artifact_dir=Path(raw("QA_ARTIFACT_DIR")),
+            store=store,
+            sqlite_path=Path(raw("QA_SQLITE_PATH")),
+            firestore_project=env.get("QA_FIRESTORE_PROJECT", "") or project,
+            firestore_database=raw("QA_FIRESTORE_DATABASE"),
+            passages_collection=raw("QA_PASSAGES_COLLECTION"),
+            answers_collection=raw("QA_ANSWERS_COLLECTION"),
+            store_timeout_s=number("QA_STORE_TIMEOUT_S"),
+            cache=flag("QA_CACHE"),
+            cache_entries=integer("QA_CACHE_ENTRIES", 1),
+            cache_shared=flag("QA_CACHE_SHARED"),
+            cache_ttl_s=integer("QA_CACHE_TTL_S", 1),
+            passage_cache_bytes=integer("QA_PASSAGE_CACHE_BYTES"),
+            eager_load=flag("QA_EAGER_LOAD"),
+            threads=integer("QA_THREADS"),
+            inference_concurrency=integer("QA_INFERENCE_CONCURRENCY", 1),
+            max_body_bytes=integer("QA_MAX_BODY_BYTES", 1024),
+            max_question_chars=integer("QA_MAX_QUESTION_CHARS", 1),
+            max_context_chars=integer("QA_MAX_CONTEXT_CHARS", 1),
+            max_passage_ids=integer("QA_MAX_PASSAGE_IDS", 1),
+            max_windows=integer("QA_MAX_WINDOWS", 1),
+            max_top_k=integer("QA_MAX_TOP_K", 1),
+            max_answer_tokens=integer("QA_MAX_ANSWER_TOKENS", 1),
+            log_text_chars=integer("QA_LOG_TEXT_CHARS"),
+            project=project,
+        )
+

@@ -1,0 +1,91 @@
+"""Span decoding: start/end logits of a batch of windows -> the best answer spans.
+
+Scores are probabilities that compare across windows and passages: in each
+window, the start and end logits are normalised (softmax) over the [CLS]
+position and that window's passage tokens only. The model was trained to put
+its mass on [CLS] in windows that do not hold the answer, so a span from such a
+window gets a low probability, and ``p_start * p_end`` of different windows,
+and of different passages, can be ranked against each other.
+
+A span must start and end on passage tokens of one window, with
+``start <= end < start + max_answer_tokens``. The same passage span found in
+two overlapping windows is reported once, with its higher score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from function.windows import Batch
+
+
+@dataclass(frozen=True)
+class Span:
+    passage: int  # index into the passages of the batch
+    token_start: int  # first passage token (index into the passage's tokens)
+    token_end: int  # last passage token, inclusive
+    score: float  # p_start * p_end, in [0, 1]
+
+
+def _context_log_probs(logits: np.ndarray, batch: Batch) -> np.ndarray:
+    """Log-softmax over [CLS] + passage tokens; returns the passage part, -inf padded."""
+    rows, _ = logits.shape
+    width = int(batch.context_len.max())
+    cs = batch.context_start
+    cols = np.arange(width)
+    valid = cols[None, :] < batch.context_len[:, None]  # [W, L]
+    ctx = np.full((rows, width), -np.inf, dtype=np.float64)
+    ctx[valid] = logits[:, cs : cs + width].astype(np.float64)[valid]
+    cls = logits[:, 0].astype(np.float64)
+    top = np.maximum(ctx.max(axis=1), cls)
+    norm = top + np.log(np.exp(cls - top) + np.exp(ctx - top[:, None]).sum(axis=1))
+    return ctx - norm[:, None]
+
+
+def best_spans(
+    start_logits: np.ndarray,
+    end_logits: np.ndarray,
+    batch: Batch,
+    top_k: int = 1,
+    max_answer_tokens: int = 30,
+) -> list[Span]:
+    """The ``top_k`` highest-scoring distinct passage spans, best first."""
+    if top_k < 1 or max_answer_tokens < 1:
+        raise ValueError("top_k and max_answer_tokens must be >= 1")
+    ls = _context_log_probs(np.asarray(start_logits), batch)
+    le = _context_log_probs(np.asarray(end_logits), batch)
+    rows, width = ls.shape
+    depth = min(max_answer_tokens, width)
+
+    # band[w, d, i] = log p_start(i) + log p_end(i + d): every span of length d + 1.
+    band = np.full((rows, depth, width), -np.inf, dtype=np.float64)
+    for d in range(depth):
+        band[:, d, : width - d] = ls[:, : width - d] + le[:, d:]
+
+    flat = band.reshape(-1)
+    finite = int(np.isfinite(flat).sum())
+    # Overlapping windows repeat a span at most a few times: take enough
+    # candidates that ``top_k`` distinct spans survive de-duplication.
+    n_windows_per_span = max(1, int(np.bincount(batch.passage_index).max()))
+    want = min(finite, top_k * (n_windows_per_span + 1) + 16)
+    if want == 0:
+        return []
+    cand = np.argpartition(-flat, want - 1)[:want]
+    cand = cand[np.argsort(-flat[cand], kind="stable")]
+
+    spans: list[Span] = []
+    seen: set[tuple[int, int, int]] = set()
+    for idx in cand:
+        w, d, i = np.unravel_index(int(idx), band.shape)
+        p = int(batch.passage_index[w])
+        start = int(batch.token_start[w]) + int(i)
+        key = (p, start, start + int(d))
+        if key in seen:
+            continue
+        seen.add(key)
+        spans.append(Span(p, start, start + int(d), float(np.exp(flat[idx]))))
+        if len(spans) == top_k:
+            break
+    return spans

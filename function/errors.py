@@ -1,0 +1,70 @@
+"""Errors a caller can cause or must know about, each with its HTTP status.
+
+``main.py`` turns them into ``{"error": {"code", "status", "message"}}``
+responses in one place; anything else becomes a 500 with no details.
+"""
+
+from __future__ import annotations
+
+
+class QAError(Exception):
+    http_status = 500
+    status = "INTERNAL"
+
+    def __init__(self, message: str, details: dict | None = None, headers: dict | None = None):
+        super().__init__(message)
+        self.message = message
+        self.details = details or {}
+        self.headers = headers or {}
+
+    def body(self) -> dict:
+        error = {"code": self.http_status, "status": self.status, "message": self.message}
+        if self.details:
+            error["details"] = self.details
+        return {"error": error}
+
+
+class BadRequest(QAError):
+    http_status = 400
+    status = "INVALID_ARGUMENT"
+
+
+class NotFound(QAError):
+    http_status = 404
+    status = "NOT_FOUND"
+
+
+class MethodNotAllowed(QAError):
+    http_status = 405
+    status = "METHOD_NOT_ALLOWED"
+
+
+class TokenizerMismatch(QAError):
+    http_status = 409
+    status = "FAILED_PRECONDITION"
+
+
+class PayloadTooLarge(QAError):
+    http_status = 413
+    status = "PAYLOAD_TOO_LARGE"
+
+
+class Unavailable(QAError):
+    """A dependency is down or broken; the client may retry later."""
+
+    http_status = 503
+    status = "UNAVAILABLE"
+
+    def __init__(self, message: str, retry_after_s: int = 5, details: dict | None = None):
+        super().__init__(message, details, {"Retry-After": str(retry_after_s)})
+
+
+class StoreUnavailable(Unavailable):
+    """The passage store did not answer within its deadline."""
+
+
+class ArtifactError(Unavailable):
+    """The model artifact is missing, incomplete or does not match its manifest."""
+
+    def __init__(self, message: str, details: dict | None = None):
+        super().__init__(message, retry_after_s=60, details=details)

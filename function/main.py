@@ -1,0 +1,156 @@
+"""HTTP entry point for functions-framework (target ``answer``).
+
+Routes: ``POST /`` answers a question; ``GET /`` (also ``/healthz``,
+``/health``) describes the deployment without loading the model. On Cloud Run,
+paths ending in ``z`` are reserved by the front end, so use ``GET /`` there.
+
+Importing this module loads nothing heavy: onnxruntime, tokenizers, numpy and
+the Firestore client are imported on the first request (or at import when
+``QA_EAGER_LOAD=1``). Every response is JSON; every error is
+``{"error": {"code", "status", "message"}}`` and never carries a stack trace.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import traceback
+
+from function.config import ConfigError, Settings
+from function.errors import MethodNotAllowed, NotFound, QAError, Unavailable
+from function.logs import clip, log, trace_field
+from function.runtime import Runtime, process_age_ms
+
+_IMPORTED_AT_MS = process_age_ms()
+_HEALTH_PATHS = ("/healthz", "/health")
+_JSON = {"Content-Type": "application/json", "Cache-Control": "no-store"}
+
+
+class _App:
+    """The process's runtime and service, created on first use."""
+
+    def __init__(self, settings: Settings):
+        from function.service import QAService
+
+        self.settings = settings
+        self.runtime = Runtime(settings, imported_at_ms=_IMPORTED_AT_MS)
+        self.service = QAService(self.runtime)
+        self._served = 0
+        self._count_lock = threading.Lock()
+
+    def first_request(self) -> bool:
+        with self._count_lock:
+            self._served += 1
+            return self._served == 1
+
+
+_app: _App | None = None
+_app_lock = threading.Lock()
+
+
+def get_app() -> _App:
+    global _app
+    if _app is None:
+        with _app_lock:
+            if _app is None:
+                try:
+                    settings = Settings.from_env()
+                except ConfigError as e:
+                    raise Unavailable(f"configuration error: {e}", retry_after_s=60) from None
+                _app = _App(settings)
+    return _app
+
+
+def _respond(status: int, body: dict, headers: dict | None = None):
+    return json.dumps(body, ensure_ascii=False), status, {**_JSON, **(headers or {})}
+
+
+def _health(app: _App) -> dict:
+    s = app.settings
+    manifest = app.runtime.manifest()
+    if s.store == "sqlite":
+        store = {"kind": "sqlite", "path": str(s.sqlite_path)}
+    else:
+        store = {"kind": "firestore", "project": s.firestore_project or None,
+                 "database": s.firestore_database, "collection": s.passages_collection}
+    return {
+        "status": "ok",
+        "model": manifest.summary(),
+        "sequence": manifest.sequence,
+        "model_loaded": app.runtime.model_loaded,
+        "store": store,
+        "answer_cache": s.cache,
+        "cold_start_ms": app.runtime.cold_start,
+    }
+
+
+def _answer(app: _App, request) -> tuple[dict, dict, dict]:
+    from function.request import parse, read_body
+
+    settings = app.settings
+    body = read_body(request.stream, request.content_length, settings.max_body_bytes)
+    manifest = app.runtime.manifest()
+    req = parse(body, settings, manifest.sequence["max_answer_tokens"])
+    cold = app.first_request()
+    result = app.service.answer(req)
+    timings = result.timings_ms
+    server_timing = ", ".join(f"{k};dur={v}" for k, v in timings.items())
+    payload = {**result.payload, "cache": result.cache, "cold_start": cold, "timings_ms": timings}
+    log_fields = {"cache": result.cache, "cold_start": cold, "timings_ms": timings,
+                  "question": clip(req.question, settings.log_text_chars),
+                  "passages": len(req.passage_ids) if req.passage_ids else 0,
+                  "context_chars": len(req.context) if req.context else 0,
+                  "answers": len(result.payload["answers"])}
+    return payload, {"Server-Timing": server_timing}, log_fields
+
+
+def answer(request):
+    """functions-framework HTTP target."""
+    started = time.perf_counter()
+    fields: dict = {}
+    headers: dict = {}
+    app = None
+    try:
+        app = get_app()
+        path = request.path.rstrip("/") or "/"
+        if path == "/" and request.method == "POST":
+            body, headers, fields = _answer(app, request)
+            status = 200
+        elif path in ("/",) + _HEALTH_PATHS:
+            if request.method not in ("GET", "HEAD"):
+                allowed = "GET, HEAD, POST" if path == "/" else "GET, HEAD"
+                raise MethodNotAllowed(f"{request.method} is not allowed on {path}; use {allowed}",
+                                       headers={"Allow": allowed})
+            body, status = _health(app), 200
+        else:
+            raise NotFound(f"no such path {clip(path, 100)!r}; POST / to ask, GET / for health")
+    except QAError as e:
+        body, status, headers = e.body(), e.http_status, e.headers
+        fields = {"error": e.message[:500]}
+    except Exception as e:  # noqa: BLE001 - the stack trace goes to the log, never the client
+        log("ERROR", f"unhandled {type(e).__name__}", stack_trace=traceback.format_exc())
+        body = {"error": {"code": 500, "status": "INTERNAL", "message": "internal error; see the logs"}}
+        status, headers = 500, {}
+    latency_ms = round((time.perf_counter() - started) * 1000, 2)
+    project = app.settings.project if app else ""
+    severity = "ERROR" if status >= 500 else "WARNING" if status >= 400 else "INFO"
+    log(severity, f"{request.method} {clip(request.path, 100)} {status}",
+        httpRequest={"requestMethod": request.method, "status": status, "latency": f"{latency_ms / 1000:.4f}s",
+                     "requestSize": str(request.content_length or 0)},
+        latency_ms=latency_ms, **fields,
+        **(app.runtime.manifest_summary() if app else {}),
+        **trace_field(request.headers.get("X-Cloud-Trace-Context"), project))
+    return _respond(status, body, headers)
+
+
+def _eager_load() -> None:
+    app = get_app()
+    if app.settings.eager_load:
+        app.runtime.warm_up()
+
+
+try:
+    _eager_load()
+except Exception as e:  # noqa: BLE001 - report, and let requests answer 503 with the reason
+    log("ERROR", f"eager load failed: {e}")

@@ -1,0 +1,101 @@
+"""Reading and validating a question request. Stdlib only: nothing heavy on this path."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from function.config import Settings
+from function.errors import BadRequest, PayloadTooLarge
+from function.store.records import valid_passage_id
+
+FIELDS = ("question", "context", "passage_ids", "top_k", "max_answer_tokens")
+
+
+@dataclass(frozen=True)
+class QARequest:
+    question: str
+    context: str | None
+    passage_ids: tuple[str, ...] | None  # de-duplicated, in the caller's order
+    top_k: int
+    max_answer_tokens: int
+
+
+def read_body(stream, content_length: int | None, limit: int) -> bytes:
+    """The request body, refused with 413 before it is read past ``limit`` bytes."""
+    if content_length is not None and content_length > limit:
+        raise PayloadTooLarge(f"request body is {content_length} bytes; the limit is {limit}")
+    body = stream.read(limit + 1)
+    if len(body) > limit:
+        raise PayloadTooLarge(f"request body is over the limit of {limit} bytes")
+    return body
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _text(value, name: str, limit: int) -> str:
+    if not isinstance(value, str):
+        raise BadRequest(f"'{name}' must be a string")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadRequest(f"'{name}' is not valid Unicode (unpaired surrogate)") from None
+    if not value.strip():
+        raise BadRequest(f"'{name}' must not be empty")
+    if len(value) > limit:
+        raise PayloadTooLarge(f"'{name}' has {len(value)} characters; the limit is {limit}")
+    return value
+
+
+def _integer(body: dict, name: str, default: int, high: int) -> int:
+    value = body.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequest(f"'{name}' must be an integer")
+    if not 1 <= value <= high:
+        raise BadRequest(f"'{name}' must be between 1 and {high}, got {value}")
+    return value
+
+
+def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QARequest:
+    try:
+        data = json.loads(body, parse_constant=_reject_constant)
+    except UnicodeDecodeError:
+        raise BadRequest("request body is not valid UTF-8") from None
+    except RecursionError:
+        raise BadRequest("request body is nested too deeply") from None
+    except ValueError as e:  # JSONDecodeError, and integers too long to convert
+        raise BadRequest(f"request body is not valid JSON: {str(e)[:200]}") from None
+    if not isinstance(data, dict):
+        raise BadRequest("request body must be a JSON object")
+    unknown = sorted(k for k in data if k not in FIELDS)
+    if unknown:
+        raise BadRequest(f"unknown field(s): {', '.join(repr(k[:50]) for k in unknown[:5])}; "
+                         f"expected {', '.join(FIELDS)}")
+    if "question" not in data:
+        raise BadRequest("'question' is required")
+    question = _text(data["question"], "question", settings.max_question_chars)
+
+    has_context = data.get("context") is not None
+    has_ids = data.get("passage_ids") is not None
+    if has_context == has_ids:
+        raise BadRequest("give exactly one of 'context' or 'passage_ids'")
+    context = passage_ids = None
+    if has_context:
+        context = _text(data["context"], "context", settings.max_context_chars)
+    else:
+        ids = data["passage_ids"]
+        if not isinstance(ids, list) or not ids:
+            raise BadRequest("'passage_ids' must be a non-empty array of strings")
+        if len(ids) > settings.max_passage_ids:
+            raise PayloadTooLarge(f"'passage_ids' has {len(ids)} ids; the limit is {settings.max_passage_ids}")
+        bad = [i for i in ids if not valid_passage_id(i)]
+        if bad:
+            shown = ", ".join(repr(b)[:60] for b in bad[:5])
+            raise BadRequest(f"invalid passage id(s): {shown} (ids are non-empty strings without '/')")
+        passage_ids = tuple(dict.fromkeys(ids))
+
+    top_k = _integer(data, "top_k", 1, settings.max_top_k)
+    max_tokens = _integer(data, "max_answer_tokens", default_max_answer_tokens, settings.max_answer_tokens)
+    return QARequest(question, context, passage_ids, top_k, max_tokens)

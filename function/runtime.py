@@ -1,0 +1,158 @@
+"""Per-process state, created on first use behind a lock: tokenizer, ONNX session, store.
+
+functions-framework serves one process with several threads, so the first
+requests of a cold instance may arrive together; the lock makes exactly one
+of them load while the others wait. The store client is set up on a second
+thread while the model loads, so its import and set-up cost overlaps the
+session creation instead of adding to it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+
+from function.artifact import Manifest, load_manifest
+from function.config import Settings
+from function.errors import ArtifactError
+from function.logs import log
+
+
+def process_age_ms() -> float | None:
+    """Milliseconds since this process started (Linux /proc), None elsewhere."""
+    try:
+        with open("/proc/self/stat") as f:
+            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as f:
+            uptime_s = float(f.read().split()[0])
+        return round((uptime_s - start_ticks / os.sysconf("SC_CLK_TCK")) * 1000, 1)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@dataclass
+class Model:
+    manifest: Manifest
+    tokenizer: object  # function.tokenizer.QATokenizer
+    infer: object  # function.onnx_model.OnnxQAModel
+    spec: object  # function.windows.WindowSpec
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 1)
+
+
+def load_model(manifest: Manifest, threads: int) -> tuple[Model, dict]:
+    """Verify the artifact's files, then load the tokenizer and the ONNX session."""
+    from function.artifact import verify
+    from function.cpus import available_cpus
+    from function.onnx_model import OnnxQAModel
+    from function.tokenizer import QATokenizer
+    from function.windows import WindowSpec
+
+    timings = {}
+    t0 = time.perf_counter()
+    verify(manifest)
+    timings["verify_ms"] = _ms(t0)
+
+    t0 = time.perf_counter()
+    tokenizer = QATokenizer(manifest.tokenizer_path)
+    if tokenizer.fingerprint != manifest.tokenizer_fingerprint:
+        raise ArtifactError(f"{manifest.tokenizer_path} has fingerprint {tokenizer.fingerprint}, "
+                            f"manifest.json says {manifest.tokenizer_fingerprint}",
+                            {"file": str(manifest.tokenizer_path)})
+    timings["tokenizer_ms"] = _ms(t0)
+
+    t0 = time.perf_counter()
+    try:
+        infer = OnnxQAModel(manifest.model_path, threads or available_cpus(),
+                            optimized=bool(manifest.raw.get("onnx", {}).get("optimized")))
+    except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
+        raise ArtifactError(f"ONNX Runtime cannot load {manifest.model_path}: {str(e)[:300]}",
+                            {"file": str(manifest.model_path)}) from None
+    timings["model_ms"] = _ms(t0)
+
+    seq, special = manifest.sequence, manifest.special_tokens
+    spec = WindowSpec(seq["max_seq_len"], seq["stride"], seq["max_query_tokens"],
+                      special["cls"], special["sep"], special["pad"])
+    return Model(manifest, tokenizer, infer, spec), timings
+
+
+class Runtime:
+    def __init__(self, settings: Settings, imported_at_ms: float | None = None):
+        self.settings = settings
+        self.imported_at_ms = imported_at_ms
+        self._lock = threading.Lock()
+        self._manifest: Manifest | None = None
+        self._model: Model | None = None
+        self._store = None
+        self.cold_start: dict | None = None
+        self.inference_slots = threading.BoundedSemaphore(settings.inference_concurrency)
+
+    # Cheap: the health endpoint uses this, never the model.
+    def manifest(self) -> Manifest:
+        if self._manifest is None:
+            self._manifest = load_manifest(self.settings.artifact_dir)
+        return self._manifest
+
+    def manifest_summary(self) -> dict:
+        """Name and hash for log lines; empty until the manifest has been read."""
+        return self._manifest.summary() if self._manifest is not None else {}
+
+    @property
+    def model_loaded(self) -> bool:
+        return self._model is not None
+
+    def model(self) -> Model:
+        if self._model is None:
+            self.warm_up()
+        return self._model
+
+    def store(self):
+        if self._store is None:
+            with self._lock:
+                if self._store is None:
+                    self._store = self._open_store()
+        return self._store
+
+    def _open_store(self):
+        from function.store import open_store
+
+        return open_store(self.settings)
+
+    def warm_up(self) -> dict | None:
+        """Load everything once; returns the cold-start timings (None if already loaded)."""
+        with self._lock:
+            if self._model is not None:
+                return None
+            started = time.perf_counter()
+            store_result: dict = {}
+
+            def set_up_store() -> None:
+                t0 = time.perf_counter()
+                try:
+                    if self._store is None:
+                        self._store = self._open_store()
+                except Exception as e:  # noqa: BLE001 - reported, retried on next use
+                    store_result["error"] = f"{type(e).__name__}: {e}"
+                store_result["store_ms"] = _ms(t0)
+
+            thread = threading.Thread(target=set_up_store, name="store-setup", daemon=True)
+            thread.start()
+            try:
+                model, timings = load_model(self.manifest(), self.settings.threads)
+            finally:
+                thread.join()
+            self._model = model
+            timings["store_ms"] = store_result["store_ms"]
+            if "error" in store_result:
+                timings["store_error"] = store_result["error"]
+            timings["load_ms"] = _ms(started)
+            timings["import_ms"] = self.imported_at_ms
+            timings["process_age_ms"] = process_age_ms()  # lazy mode: includes the wait for the first request
+            self.cold_start = timings
+            log("INFO", "cold start", cold_start_ms=timings, eager=self.settings.eager_load,
+                **self.manifest_summary())
+            return timings

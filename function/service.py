@@ -1,0 +1,161 @@
+"""The answer pipeline: cache -> tokenize -> fetch passages -> one model run -> spans.
+
+The answer cache is consulted before anything is loaded: its key needs only
+the manifest (cheap), so a cached answer is served even by an instance whose
+model is not loaded yet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+
+from function.cache import LRU, AnswerCache, answer_key, normalize_question
+from function.errors import BadRequest, NotFound, PayloadTooLarge, TokenizerMismatch
+from function.logs import log
+from function.request import QARequest
+from function.runtime import Runtime
+
+STAGES = ("tokenize", "fetch", "inference", "postprocess")
+
+
+@dataclass
+class Timer:
+    ms: dict = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
+
+    def add(self, stage: str, t0: float) -> float:
+        now = time.perf_counter()
+        self.ms[stage] += (now - t0) * 1000
+        return now
+
+
+@dataclass
+class Result:
+    payload: dict  # answers + model
+    cache: str  # "hit" or "miss"
+    timings_ms: dict
+
+
+class QAService:
+    def __init__(self, runtime: Runtime):
+        self.rt = runtime
+        s = runtime.settings
+        self.passage_cache = LRU(max_bytes=s.passage_cache_bytes, sizeof=lambda p: p.nbytes)
+        self._answers: AnswerCache | None = None
+
+    def answer_cache(self) -> AnswerCache | None:
+        s = self.rt.settings
+        if not s.cache:
+            return None
+        if self._answers is None:
+            shared = None
+            if s.cache_shared:
+                try:
+                    shared = self.rt.store()
+                except Exception as e:  # noqa: BLE001 - run without the shared tier
+                    log("WARNING", f"shared answer cache off: {e}")
+            self._answers = AnswerCache(s.cache_entries, s.cache_ttl_s, shared,
+                                        on_error=lambda m: log("WARNING", m))
+        return self._answers
+
+    def _key(self, req: QARequest) -> str:
+        manifest = self.rt.manifest()
+        if req.context is not None:
+            source = {"context_sha256": hashlib.sha256(req.context.encode("utf-8")).hexdigest()}
+        else:
+            source = {"passage_ids": sorted(req.passage_ids)}
+        question = normalize_question(req.question, manifest.lowercase)
+        return answer_key(manifest.artifact_hash, question, source,
+                          {"top_k": req.top_k, "max_answer_tokens": req.max_answer_tokens})
+
+    def _fetch(self, ids: tuple[str, ...], fingerprint: str) -> list:
+        found = {}
+        missing = []
+        for pid in ids:
+            p = self.passage_cache.get(pid)
+            if p is None:
+                missing.append(pid)
+            else:
+                found[pid] = p
+        if missing:
+            fetched = self.rt.store().get_many(missing)
+            for pid, p in fetched.items():
+                self.passage_cache.put(pid, p)
+            found.update(fetched)
+        unknown = [pid for pid in ids if pid not in found]
+        if unknown:
+            raise NotFound(f"{len(unknown)} unknown passage id(s): {', '.join(unknown[:10])}",
+                           {"unknown_ids": unknown})
+        stale = [pid for pid in ids if found[pid].tokenizer != fingerprint]
+        if stale:
+            raise TokenizerMismatch(
+                f"{len(stale)} passage(s) were tokenised by a different tokenizer than the loaded "
+                f"model's ({fingerprint[:12]}): re-ingest them with `python -m function.ingest` "
+                f"using this artifact",
+                {"passage_ids": stale[:50], "model_tokenizer": fingerprint},
+            )
+        return [found[pid] for pid in ids]
+
+    def answer(self, req: QARequest) -> Result:
+        from function.reader import PassageTokens, answers_from_logits, prepare
+
+        started = time.perf_counter()
+        cache = self.answer_cache()
+        key = self._key(req) if cache is not None else None
+        if cache is not None:
+            hit, _tier = cache.get(key)
+            if hit is not None:
+                return Result(hit, "hit", self._totals(Timer(), started))
+
+        model = self.rt.model()
+        timer = Timer()
+        t = time.perf_counter()
+        q = model.tokenizer.encode(req.question)
+        n_q = len(q.ids)
+        if n_q == 0:
+            raise BadRequest("'question' has no words the model can read")
+        if n_q > model.spec.max_query_tokens:
+            raise PayloadTooLarge(f"'question' is {n_q} tokens; the model reads at most "
+                                  f"{model.spec.max_query_tokens}")
+        if req.context is not None:
+            enc = model.tokenizer.encode(req.context)
+            if len(enc.ids) == 0:
+                raise BadRequest("'context' has no words the model can read")
+            passages = [PassageTokens(enc.ids, enc.offsets)]
+            texts, meta = [req.context], [{}]
+            t = timer.add("tokenize", t)
+        else:
+            t = timer.add("tokenize", t)
+            stored = self._fetch(req.passage_ids, model.tokenizer.fingerprint)
+            passages = [PassageTokens(p.ids, p.char_offsets) for p in stored]
+            texts = [p.text for p in stored]
+            meta = [{"passage_id": p.id, "title": p.title} for p in stored]
+            t = timer.add("fetch", t)
+
+        batch = prepare(q.ids, passages, model.spec)
+        if len(batch) > self.rt.settings.max_windows:
+            raise PayloadTooLarge(f"the passages make {len(batch)} model windows; the limit is "
+                                  f"{self.rt.settings.max_windows} per request")
+        t = timer.add("tokenize", t)  # building the batch is input preparation
+        with self.rt.inference_slots:
+            start_logits, end_logits = model.infer(batch)
+        t = timer.add("inference", t)
+        found = answers_from_logits(start_logits, end_logits, batch, passages, req.top_k,
+                                    req.max_answer_tokens)
+        answers = [
+            {"text": texts[a.passage][a.start : a.end], "score": round(a.score, 6),
+             "start": a.start, "end": a.end, **meta[a.passage]}
+            for a in found
+        ]
+        payload = {"answers": answers, "model": model.manifest.summary()}
+        timer.add("postprocess", t)
+        if cache is not None:
+            cache.put(key, payload)
+        return Result(payload, "miss", self._totals(timer, started))
+
+    @staticmethod
+    def _totals(timer: Timer, started: float) -> dict:
+        ms = {k: round(v, 2) for k, v in timer.ms.items()}
+        ms["total"] = round((time.perf_counter() - started) * 1000, 2)
+        return ms

@@ -1,0 +1,21 @@
+"""Passage stores. ``open_store`` imports only the one the configuration selects."""
+
+from __future__ import annotations
+
+from function.config import Settings
+
+
+def open_store(settings: Settings):
+    if settings.store == "sqlite":
+        from function.store.sqlite import SqliteStore
+
+        return SqliteStore(settings.sqlite_path, settings.store_timeout_s)
+    from function.store.firestore import FirestoreStore
+
+    return FirestoreStore(
+        project=settings.firestore_project or None,
+        database=settings.firestore_database,
+        passages=settings.passages_collection,
+        answers=settings.answers_collection,
+        timeout_s=settings.store_timeout_s,
+    )

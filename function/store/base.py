@@ -1,0 +1,32 @@
+"""What the function needs from a passage store; the SQLite and Firestore stores provide it."""
+
+from __future__ import annotations
+
+from typing import Iterable, Protocol
+
+from function.store.records import Passage
+
+
+class PassageStore(Protocol):
+    description: str  # e.g. "sqlite:/path/passages.sqlite", "firestore:project/(default)/passages"
+
+    def get_many(self, ids: list[str]) -> dict[str, Passage]:
+        """The passages that exist among ``ids`` (unknown ids are simply absent)."""
+
+    def upsert_many(self, passages: Iterable[Passage]) -> int:
+        """Write passages by id (re-writing one replaces it); returns how many were written."""
+
+    def delete_many(self, ids: list[str]) -> int:
+        """Delete passages by id; returns how many existed."""
+
+    def count(self) -> int:
+        """Number of stored passages."""
+
+    def get_answer(self, key: str) -> dict | None:
+        """A shared cached answer that has not expired, or None."""
+
+    def put_answer(self, key: str, payload: dict, expires_at: float) -> None:
+        """Keep an answer in the shared cache until ``expires_at`` (Unix time)."""
+
+    def close(self) -> None:
+        """Release connections."""

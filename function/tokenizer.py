@@ -1,0 +1,67 @@
+"""The artifact's Rust tokenizer: passages -> token ids + character offsets.
+
+A passage is tokenised on its own, without special tokens; BERT's WordPiece
+pre-tokenisation splits on white space and punctuation first, so these ids are
+exactly the ids the passage gets inside a ``[CLS] q [SEP] p [SEP]`` pair, and
+passages can be tokenised once, at ingestion, and stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+# The parts of tokenizer.json that decide ids and offsets. Padding, truncation
+# and post-processing settings do not change what a stored passage holds.
+_FINGERPRINT_KEYS = ("added_tokens", "normalizer", "pre_tokenizer", "model")
+
+
+def tokenizer_fingerprint(tokenizer_json: dict) -> str:
+    """sha256 of the canonical JSON of the parts that decide ids and offsets."""
+    parts = {k: tokenizer_json.get(k) for k in _FINGERPRINT_KEYS}
+    canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Encoded:
+    ids: np.ndarray  # [n] token ids
+    offsets: np.ndarray  # [n, 2] character offsets (start, end) into the text
+
+
+class QATokenizer:
+    """Loads ``tokenizer.json`` once; encodes questions and passages."""
+
+    def __init__(self, path: str | Path):
+        from tokenizers import Tokenizer
+
+        raw = Path(path).read_text(encoding="utf-8")
+        self.fingerprint = tokenizer_fingerprint(json.loads(raw))
+        self._tok = Tokenizer.from_str(raw)
+        self._tok.no_truncation()
+        self._tok.no_padding()
+        self.vocab_size = self._tok.get_vocab_size(with_added_tokens=True)
+
+    def token_id(self, token: str) -> int:
+        tid = self._tok.token_to_id(token)
+        if tid is None:
+            raise KeyError(f"token {token!r} is not in the tokenizer's vocabulary")
+        return tid
+
+    def encode_many(self, texts: Sequence[str]) -> list[Encoded]:
+        """Token ids and character offsets of each text (the Rust side runs in parallel)."""
+        encodings = self._tok.encode_batch(list(texts), add_special_tokens=False)
+        out = []
+        for enc in encodings:
+            ids = np.asarray(enc.ids, dtype=np.int64)
+            offsets = np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2)
+            out.append(Encoded(ids, offsets))
+        return out
+
+    def encode(self, text: str) -> Encoded:
+        return self.encode_many([text])[0]

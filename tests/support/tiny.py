@@ -1,0 +1,73 @@
+"""A tiny randomly initialised BERT QA model, exported to an artifact the function can serve.
+
+Same layout as the real artifact (ONNX model, tokenizer.json, manifest.json),
+made with the build stage's own export and artifact-writing code. The
+tokenizer is a WordPiece vocabulary trained on the sample corpus, so nothing
+outside the repository is needed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = REPO / "samples" / "squad_sample.json"
+SEQUENCE = {"max_seq_len": 96, "stride": 32, "max_query_tokens": 32, "max_answer_tokens": 30}
+
+
+@dataclass
+class TinyArtifact:
+    folder: Path
+    model: object  # the PyTorch model it was exported from (eval mode)
+    tokenizer_file: Path
+
+
+def sample_texts() -> list[str]:
+    data = json.loads(SAMPLE.read_text(encoding="utf-8"))["data"]
+    return [p["context"] for a in data for p in a["paragraphs"]] + [
+        qa["question"] for a in data for p in a["paragraphs"] for qa in p["qas"]]
+
+
+def train_tokenizer(texts: list[str], vocab_size: int = 3000) -> str:
+    from tokenizers import BertWordPieceTokenizer
+
+    tok = BertWordPieceTokenizer(lowercase=True)
+    tok.train_from_iterator(texts, vocab_size=vocab_size, min_frequency=1,
+                            special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
+    return tok.to_str()
+
+
+def tiny_model(vocab_size: int, seed: int = 0, layers: int = 2):
+    import torch
+    from transformers import BertConfig, BertForQuestionAnswering
+
+    torch.manual_seed(seed)
+    cfg = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=layers,
+                     num_attention_heads=2, intermediate_size=64, max_position_embeddings=128,
+                     attn_implementation="eager")
+    model = BertForQuestionAnswering(cfg).eval()
+    with torch.no_grad():  # spread the logits so that spans are well separated
+        model.qa_outputs.weight.mul_(50.0)
+    return model
+
+
+def make_tiny_artifact(out: Path, optimize: bool = True) -> TinyArtifact:
+    from build_model.artifact_writer import write_artifact
+    from build_model.onnx_export import export_onnx, optimize_bert
+
+    out.mkdir(parents=True, exist_ok=True)
+    work = out.parent / f"{out.name}-work"
+    work.mkdir(exist_ok=True)
+    tokenizer_json = train_tokenizer(sample_texts())
+    vocab = json.loads(tokenizer_json)["model"]["vocab"]
+    model = tiny_model(len(vocab))
+    onnx_path = work / "model.onnx"
+    export_onnx(model, onnx_path, opset=17)
+    if optimize:
+        optimize_bert(onnx_path, work / "model.opt.onnx", num_heads=2, hidden_size=32)
+        onnx_path = work / "model.opt.onnx"
+    write_artifact(out, onnx_path, tokenizer_json, "tiny-random-bert", SEQUENCE,
+                   extra={"onnx": {"opset": 17, "optimized": optimize}})
+    return TinyArtifact(out, model, out / "tokenizer.json")
