@@ -1,0 +1,36 @@
+# The two commands of the README:
+#   make run    serve the shipped model locally on the embedded store and answer a question
+#   make test   install everything the tests need and run them
+PYTHON ?= python3
+VENV ?= .venv
+PORT ?= 8080
+BIN := $(VENV)/bin
+
+.PHONY: run test install-runtime install-test build-model lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.runtime: requirements.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.test: requirements.txt requirements-test.txt build_model/requirements.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements-test.txt
+	touch $@ $(VENV)/.runtime
+
+install-runtime: $(VENV)/.runtime
+install-test: $(VENV)/.test
+
+run: $(VENV)/.runtime
+	$(BIN)/python scripts/serve_local.py --port $(PORT)
+
+test: $(VENV)/.test
+	$(BIN)/python -m pytest
+
+build-model: $(VENV)/.test
+	$(BIN)/python -m build_model
+
+clean:
+	rm -rf $(VENV) .data .pytest_cache build
