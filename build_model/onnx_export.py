@@ -35,7 +35,9 @@ def export_onnx(model, path: Path, opset: int) -> None:
 
     if getattr(model.config, "_attn_implementation", "eager") != "eager":
         raise ValueError("load the model with attn_implementation='eager' before exporting it")
-    model.eval()
+    # torch.onnx.export restores the wrapper's training flag afterwards, recursively:
+    # an un-eval'd wrapper would leave the caller's model with dropout switched on.
+    wrapper = _Logits(model).eval()
     ids = torch.full((2, 16), 1000, dtype=torch.long)
     mask = torch.ones_like(ids)
     mask[1, 12:] = 0
@@ -45,7 +47,7 @@ def export_onnx(model, path: Path, opset: int) -> None:
     axes = {name: {0: "batch", 1: "sequence"} for name in INPUTS + OUTPUTS}
     with torch.no_grad():
         torch.onnx.export(
-            _Logits(model), (ids, mask, types), str(path), dynamo=False,
+            wrapper, (ids, mask, types), str(path), dynamo=False,
             input_names=list(INPUTS), output_names=list(OUTPUTS), dynamic_axes=axes,
             opset_version=opset, do_constant_folding=True,
         )

