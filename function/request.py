@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from function.config import Settings
 from function.errors import BadRequest, PayloadTooLarge
-from function.store.records import valid_passage_id
+from function.store.ids import valid_passage_id
 
 FIELDS = ("question", "context", "passage_ids", "top_k", "max_answer_tokens")
 

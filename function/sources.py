@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import Iterator
 
-from function.store.records import valid_passage_id
+from function.store.ids import valid_passage_id
 
 
 @dataclass(frozen=True)

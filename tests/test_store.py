@@ -5,7 +5,8 @@ import time
 import numpy as np
 import pytest
 
-from function.store.records import Passage, ids_dtype, valid_passage_id
+from function.store.ids import valid_passage_id
+from function.store.records import Passage, ids_dtype
 
 
 def passage(pid="p1", n=5, vocab=30522, tokenizer="fp"):

@@ -8,20 +8,11 @@ stored bytes: the only copy on the way to the model is into the batch.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
 OFFSETS_DTYPE = "<u4"
-# Firestore document ids: no '/', not '.' or '..', not __reserved__, at most 1,500 bytes.
-_BAD_ID = re.compile(r"/|^\.\.?$|^__.*__$")
-MAX_ID_BYTES = 500
-
-
-def valid_passage_id(pid: object) -> bool:
-    return (isinstance(pid, str) and 0 < len(pid.encode("utf-8", "surrogatepass")) <= MAX_ID_BYTES
-            and not _BAD_ID.search(pid) and "\x00" not in pid)
 
 
 def ids_dtype(vocab_size: int) -> str:

@@ -1,0 +1,72 @@
+"""function/openapi.yaml stays in step with the code: fields, limits, and real responses validate."""
+
+import copy
+import json
+
+import jsonschema
+import pytest
+import requests
+import yaml
+from openapi_spec_validator import validate
+
+from function.config import Settings
+from function.request import FIELDS
+from tests.support.services import FunctionServer, ingest
+
+
+@pytest.fixture(scope="module")
+def spec(repo):
+    doc = yaml.safe_load((repo / "function" / "openapi.yaml").read_text())
+    validate(doc)
+    return doc
+
+
+def _json_schema(node):
+    """OpenAPI 3.0 schema -> JSON Schema: ``nullable: true`` becomes ``anyOf [..., null]``."""
+    if isinstance(node, list):
+        return [_json_schema(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: _json_schema(v) for k, v in node.items()}
+    if node.pop("nullable", False):
+        return {"anyOf": [node, {"type": "null"}]}
+    return node
+
+
+def validator(spec, name):
+    components = _json_schema(copy.deepcopy(spec["components"]))
+    return jsonschema.Draft7Validator({"$ref": f"#/components/schemas/{name}", "components": components})
+
+
+def test_request_fields_and_limits_match_the_code(spec):
+    req = spec["components"]["schemas"]["AnswerRequest"]
+    assert set(req["properties"]) == set(FIELDS)
+    s = Settings.from_env({})
+    p = req["properties"]
+    assert p["question"]["maxLength"] == s.max_question_chars
+    assert p["context"]["maxLength"] == s.max_context_chars
+    assert p["passage_ids"]["maxItems"] == s.max_passage_ids
+    assert p["top_k"]["maximum"] == s.max_top_k
+    assert p["max_answer_tokens"]["maximum"] == s.max_answer_tokens
+
+
+def test_real_responses_validate_against_the_spec(spec, tiny_artifact, tmp_path):
+    env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_SQLITE_PATH": str(tmp_path / "p.sqlite")}
+    assert ingest(env, "samples/squad_sample.json", "--quiet").returncode == 0
+    srv = FunctionServer(env, tmp_path / "server.log").start()
+    try:
+        health = requests.get(srv.url, timeout=10).json()
+        validator(spec, "Health").validate(health)
+        for body in ({"question": "Who?", "passage_ids": ["Normans-0000", "Normans-0001"], "top_k": 2},
+                     {"question": "Who?", "passage_ids": ["Normans-0000", "Normans-0001"], "top_k": 2},
+                     {"question": "Who?", "context": "Rollo, a Viking.", "max_answer_tokens": 5}):
+            r = requests.post(srv.url, json=body, timeout=30)
+            assert r.status_code == 200
+            validator(spec, "AnswerResponse").validate(r.json())
+        validator(spec, "Health").validate(requests.get(srv.url, timeout=10).json())  # loaded now
+        for bad in ({"question": ""}, {"question": "q", "passage_ids": ["none"]}):
+            r = requests.post(srv.url, data=json.dumps(bad), timeout=10)
+            assert str(r.status_code) in spec["paths"]["/"]["post"]["responses"]
+            validator(spec, "Error").validate(r.json())
+    finally:
+        srv.stop()
