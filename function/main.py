@@ -13,6 +13,7 @@ the Firestore client are imported on the first request (or at import when
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 import traceback
@@ -20,9 +21,9 @@ import traceback
 from function.config import ConfigError, Settings
 from function.errors import MethodNotAllowed, NotFound, QAError, Unavailable
 from function.logs import clip, log, trace_field
-from function.runtime import Runtime, process_age_ms
+from function.runtime import ImportClock, Runtime
 
-_IMPORTED_AT_MS = process_age_ms()
+_IMPORTED = ImportClock.now()
 _HEALTH_PATHS = ("/healthz", "/health")
 _JSON = {"Content-Type": "application/json", "Cache-Control": "no-store"}
 
@@ -34,7 +35,7 @@ class _App:
         from function.service import QAService
 
         self.settings = settings
-        self.runtime = Runtime(settings, imported_at_ms=_IMPORTED_AT_MS)
+        self.runtime = Runtime(settings, clock=_IMPORTED)
         self.service = QAService(self.runtime)
         self._served = 0
         self._count_lock = threading.Lock()
@@ -144,13 +145,33 @@ def answer(request):
     return _respond(status, body, headers)
 
 
-def _eager_load() -> None:
-    app = get_app()
-    if app.settings.eager_load:
-        app.runtime.warm_up()
+def _warm_up_in_background() -> None:
+    """Load the model on a thread of this process; requests that arrive meanwhile wait on its lock."""
+
+    def run() -> None:
+        try:
+            get_app().runtime.warm_up()
+        except Exception as e:  # noqa: BLE001 - requests report the reason as a 503
+            log("ERROR", f"eager load failed: {e}")
+
+    threading.Thread(target=run, name="eager-load", daemon=True).start()
 
 
-try:
-    _eager_load()
-except Exception as e:  # noqa: BLE001 - report, and let requests answer 503 with the reason
-    log("ERROR", f"eager load failed: {e}")
+def _schedule_eager_load() -> None:
+    """With QA_EAGER_LOAD=1, load at start-up instead of on the first request.
+
+    functions-framework imports this module in gunicorn's master and forks the
+    worker afterwards. ONNX Runtime's and the tokenizer's thread pools do not
+    survive fork(), so the load runs in the worker, right after it is forked
+    (in a process that never forks, the first request loads as usual).
+    """
+    try:
+        eager = get_app().settings.eager_load
+    except QAError as e:
+        log("ERROR", f"eager load failed: {e.message}")
+        return
+    if eager:
+        os.register_at_fork(after_in_child=_warm_up_in_background)
+
+
+_schedule_eager_load()

@@ -32,6 +32,28 @@ def process_age_ms() -> float | None:
         return None
 
 
+@dataclass(frozen=True)
+class ImportClock:
+    """When the function module was imported, on a clock that survives fork.
+
+    functions-framework imports the module in gunicorn's master process and
+    then forks the worker, so the worker's own start time says nothing about
+    how long ago the server started; CLOCK_MONOTONIC is system-wide.
+    """
+
+    process_age_ms: float | None  # age of the importing (master) process at import
+    monotonic_s: float
+
+    @classmethod
+    def now(cls) -> "ImportClock":
+        return cls(process_age_ms(), time.monotonic())
+
+    def since_process_start_ms(self) -> float | None:
+        if self.process_age_ms is None:
+            return None
+        return round(self.process_age_ms + (time.monotonic() - self.monotonic_s) * 1000, 1)
+
+
 @dataclass
 class Model:
     manifest: Manifest
@@ -81,9 +103,9 @@ def load_model(manifest: Manifest, threads: int) -> tuple[Model, dict]:
 
 
 class Runtime:
-    def __init__(self, settings: Settings, imported_at_ms: float | None = None):
+    def __init__(self, settings: Settings, clock: ImportClock | None = None):
         self.settings = settings
-        self.imported_at_ms = imported_at_ms
+        self.clock = clock or ImportClock.now()
         self._lock = threading.Lock()
         self._manifest: Manifest | None = None
         self._model: Model | None = None
@@ -150,8 +172,9 @@ class Runtime:
             if "error" in store_result:
                 timings["store_error"] = store_result["error"]
             timings["load_ms"] = _ms(started)
-            timings["import_ms"] = self.imported_at_ms
-            timings["process_age_ms"] = process_age_ms()  # lazy mode: includes the wait for the first request
+            timings["import_ms"] = self.clock.process_age_ms
+            # Lazy mode: includes the wait for the first request.
+            timings["since_process_start_ms"] = self.clock.since_process_start_ms()
             self.cold_start = timings
             log("INFO", "cold start", cold_start_ms=timings, eager=self.settings.eager_load,
                 **self.manifest_summary())

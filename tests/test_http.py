@@ -143,6 +143,41 @@ def test_a_corrupt_artifact_is_a_503_naming_the_file(tiny_artifact, sqlite_env, 
         srv.stop()
 
 
+def test_eager_load_loads_in_the_worker_before_any_request(sqlite_env, tmp_path):
+    import time
+
+    env, _ = sqlite_env
+    srv = FunctionServer({**env, "QA_EAGER_LOAD": "1"}, tmp_path / "server.log").start()
+    try:
+        deadline = time.monotonic() + 30
+        while not requests.get(srv.url, timeout=10).json()["model_loaded"]:
+            assert time.monotonic() < deadline, "the model was not loaded at start-up"
+            time.sleep(0.1)
+        cold = [line for line in srv.logs() if line.get("message") == "cold start"]
+        assert cold and cold[0]["eager"] is True
+        assert post(srv, {"question": "Who?", "passage_ids": ["Normans-0000"]}).status_code == 200
+    finally:
+        srv.stop()
+
+
+def test_eager_load_of_a_missing_artifact_is_logged_and_answered_with_503(sqlite_env, tmp_path):
+    import time
+
+    env, _ = sqlite_env
+    srv = FunctionServer({**env, "QA_EAGER_LOAD": "1", "QA_ARTIFACT_DIR": str(tmp_path / "none")},
+                         tmp_path / "server.log").start()
+    try:
+        r = post(srv, {"question": "Who?", "context": "Somebody."})
+        assert r.status_code == 503 and "manifest.json is missing" in r.json()["error"]["message"]
+        deadline = time.monotonic() + 10
+        while not any("eager load failed" in line.get("message", "") for line in srv.logs()):
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        assert srv.proc.poll() is None  # still serving: no crash loop
+    finally:
+        srv.stop()
+
+
 def test_cache_off_always_runs_the_model(sqlite_env, tmp_path):
     env, _ = sqlite_env
     srv = FunctionServer({**env, "QA_CACHE": "0"}, tmp_path / "server.log").start()
