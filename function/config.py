@@ -43,7 +43,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("QA_INFERENCE_CONCURRENCY", "1", "Model runs at a time; more only oversubscribes the CPUs."),
     Variable("QA_MAX_BODY_BYTES", "262144", "Largest request body; larger is 413, refused before reading."),
     Variable("QA_MAX_QUESTION_CHARS", "1000", "Longest question (characters)."),
-    Variable("QA_MAX_CONTEXT_CHARS", "20000", "Longest `context` (characters)."),
+    Variable("QA_MAX_CONTEXT_CHARS", "20000", "Longest `context`, and longest passage ingestion accepts (characters)."),
     Variable("QA_MAX_PASSAGE_IDS", "50", "Most `passage_ids` in one request."),
     Variable("QA_MAX_WINDOWS", "64", "Most model windows in one request (one batch)."),
     Variable("QA_MAX_TOP_K", "10", "Largest `top_k`."),
@@ -152,3 +152,16 @@ class Settings:
             project=project,
         )
 
+
+
+def markdown_table() -> str:
+    """The README's configuration table (``python -m function.config``)."""
+    rows = ["| Variable | Default | Meaning |", "|---|---|---|"]
+    for v in VARIABLES:
+        default = v.default.replace(str(REPO_ROOT), "<repo>")
+        rows.append(f"| `{v.name}` | {f'`{default}`' if default else ''} | {v.meaning} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(markdown_table())
