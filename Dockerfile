@@ -1,0 +1,86 @@
+# syntax=docker/dockerfile:1
+#
+# The serving image of the BERT question-answering function, and (optional
+# stages) the toolchain that builds its model artifact.
+#
+#   docker build -t qa .                        serving image (last stage, `runtime`)
+#   docker build --target model -t qa-builder . build-stage image (torch etc.): the
+#                                               Vertex AI training image, see infra/train_vertex.sh
+#   DOCKER_BUILDKIT=1 docker build --target artifact --output type=local,dest=artifact \
+#       --build-arg BUILD_CONFIG=build_model/configs/production.toml .
+#                                               runs `python -m build_model` and writes
+#                                               the artifact to ./artifact (CPU; slow)
+#
+# The serving image holds the slim Python base, a virtual environment with
+# requirements.txt only (pinned; no torch, transformers or onnx), the function
+# code and the artifact. Stages that are not needed for the requested target
+# are skipped by BuildKit, so the plain build never installs torch.
+
+# Python 3.11 because requirements.txt is pinned and tested on 3.11; Debian 13
+# (trixie) is the current stable release. Pin a digest (python:3.11-slim-trixie@sha256:...)
+# when bit-for-bit rebuilds matter more than the base image's security updates.
+FROM python:3.11-slim-trixie AS base
+ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# --- runtime dependencies: a virtual environment from requirements.txt only ---
+FROM base AS runtime-deps
+COPY requirements.txt /tmp/requirements.txt
+# No pip in the environment (the image never installs at run time); pip
+# byte-compiles what it installs, so imports read .pyc files from the start.
+RUN python -m venv --without-pip /opt/venv \
+    && pip --python /opt/venv/bin/python install --no-cache-dir -r /tmp/requirements.txt
+
+# --- build stage toolchain (optional): python -m build_model -------------------
+# PyPI's torch wheels for Linux carry CUDA, which the Vertex AI GPU job needs. For
+# a CPU-only build pass --build-arg PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu
+FROM base AS model
+ARG PIP_EXTRA_INDEX_URL
+WORKDIR /src
+COPY requirements.txt ./
+COPY build_model/requirements.txt build_model/
+RUN pip install --no-cache-dir -r build_model/requirements.txt
+COPY function/ function/
+COPY build_model/ build_model/
+ENTRYPOINT ["python", "-m", "build_model"]
+CMD ["--config", "build_model/configs/production.toml"]
+
+FROM model AS model-build
+ARG BUILD_CONFIG=build_model/configs/production.toml
+RUN python -m build_model --config "${BUILD_CONFIG}" --set package.out=/artifact
+
+FROM scratch AS artifact
+COPY --from=model-build /artifact/ /
+
+# --- the serving image -----------------------------------------------------
+FROM base AS runtime
+RUN groupadd --system --gid 10001 qa \
+    && useradd --system --uid 10001 --gid qa --no-create-home --home-dir /nonexistent \
+       --shell /usr/sbin/nologin qa
+COPY --from=runtime-deps /opt/venv /opt/venv
+WORKDIR /app
+# Least often changed first: a code change then re-pushes only the small code layers.
+COPY artifact/ ./artifact/
+COPY main.py ./
+COPY function/ ./function/
+# Byte-compile the function's own code now: the code is root-owned and read-only
+# for the service user, so Python could not cache it at run time and would
+# recompile it on every cold start (docs/DEPLOY.md has the measurement).
+RUN /opt/venv/bin/python -m compileall -q main.py function
+
+# Cloud Run sets PORT; functions-framework reads it (and FUNCTION_TARGET, WORKERS,
+# THREADS). One gunicorn worker: the ONNX session uses every CPU of the container
+# by itself and runs one inference at a time (QA_INFERENCE_CONCURRENCY), and a
+# second process would double the memory. THREADS=8 matches the recommended
+# Cloud Run concurrency of 8, so the requests that wait on Firestore or hit the
+# answer cache do not queue behind the one running the model.
+ENV PATH=/opt/venv/bin:$PATH \
+    PORT=8080 \
+    FUNCTION_TARGET=answer \
+    WORKERS=1 \
+    THREADS=8 \
+    QA_SQLITE_PATH=/tmp/qa/passages.sqlite
+USER 10001:10001
+EXPOSE 8080
+CMD ["functions-framework", "--target=answer"]

