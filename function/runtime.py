@@ -62,6 +62,9 @@ class Model:
     spec: object  # function.windows.WindowSpec
 
 
+_WARM_UP_ID = "connection-warm-up"  # any id: reading a missing document is enough
+
+
 def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 1)
 
@@ -144,6 +147,20 @@ class Runtime:
 
         return open_store(self.settings)
 
+    @staticmethod
+    def _warm_connection(store) -> None:
+        """One cheap read, so the first request does not pay for the channel and the auth token.
+
+        Runs after the store client exists, on the set-up thread; the model load
+        does not wait for it, so a slow or unreachable store delays nothing else.
+        """
+        t0 = time.perf_counter()
+        try:
+            store.get_many([_WARM_UP_ID])
+            log("INFO", "store connection warmed", store_connect_ms=_ms(t0))
+        except Exception as e:  # noqa: BLE001 - requests that need the store report it
+            log("WARNING", f"store not reachable at start-up: {e}", store_connect_ms=_ms(t0))
+
     def warm_up(self) -> dict | None:
         """Load everything once; returns the cold-start timings (None if already loaded)."""
         with self._lock:
@@ -151,22 +168,26 @@ class Runtime:
                 return None
             started = time.perf_counter()
             store_result: dict = {}
+            created = threading.Event()
 
             def set_up_store() -> None:
                 t0 = time.perf_counter()
+                store = None
                 try:
-                    if self._store is None:
-                        self._store = self._open_store()
+                    store = self._store or self._open_store()
+                    self._store = store
                 except Exception as e:  # noqa: BLE001 - reported, retried on next use
                     store_result["error"] = f"{type(e).__name__}: {e}"
                 store_result["store_ms"] = _ms(t0)
+                created.set()
+                if store is not None:
+                    self._warm_connection(store)
 
-            thread = threading.Thread(target=set_up_store, name="store-setup", daemon=True)
-            thread.start()
+            threading.Thread(target=set_up_store, name="store-setup", daemon=True).start()
             try:
                 model, timings = load_model(self.manifest(), self.settings.threads)
             finally:
-                thread.join()
+                created.wait()
             self._model = model
             timings["store_ms"] = store_result["store_ms"]
             if "error" in store_result:
