@@ -54,16 +54,21 @@ def evaluate(split: SquadSplit, tok: QATokenizer, spec: WindowSpec, infer: Infer
 
 
 def torch_infer(model) -> Infer:
-    """Wrap a PyTorch QA model (eval mode, no grad) as an ``Infer`` callable."""
+    """Wrap a PyTorch QA model (eval mode, no grad) as an ``Infer`` callable.
+
+    A model without segment ids (DistilBERT) is not given ``token_type_ids``.
+    """
+    import inspect
+
     import torch
+
+    names = ["input_ids", "attention_mask"]
+    if "token_type_ids" in inspect.signature(model.forward).parameters:
+        names.append("token_type_ids")
 
     def run(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
         with torch.inference_mode():
-            out = model(
-                input_ids=torch.from_numpy(batch.input_ids),
-                attention_mask=torch.from_numpy(batch.attention_mask),
-                token_type_ids=torch.from_numpy(batch.token_type_ids),
-            )
+            out = model(**{name: torch.from_numpy(getattr(batch, name)) for name in names})
         return out.start_logits.float().numpy(), out.end_logits.float().numpy()
 
     return run

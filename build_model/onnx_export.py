@@ -22,15 +22,21 @@ class ParityError(RuntimeError):
 
 
 def export_onnx(model, path: Path, opset: int) -> None:
+    """Export with inputs ``INPUTS``; a model without segment ids (DistilBERT) gets no ``token_type_ids``."""
+    import inspect
+
     import torch
+
+    names = INPUTS if "token_type_ids" in inspect.signature(model.forward).parameters else INPUTS[:2]
 
     class _Logits(torch.nn.Module):
         def __init__(self, qa):
             super().__init__()
             self.qa = qa
 
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            out = self.qa(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+        def forward(self, input_ids, attention_mask, token_type_ids=None):
+            extra = {} if token_type_ids is None else {"token_type_ids": token_type_ids}
+            out = self.qa(input_ids=input_ids, attention_mask=attention_mask, **extra)
             return out.start_logits, out.end_logits
 
     if getattr(model.config, "_attn_implementation", "eager") != "eager":
@@ -44,11 +50,11 @@ def export_onnx(model, path: Path, opset: int) -> None:
     types = torch.zeros_like(ids)
     types[:, 8:] = 1
     path.parent.mkdir(parents=True, exist_ok=True)
-    axes = {name: {0: "batch", 1: "sequence"} for name in INPUTS + OUTPUTS}
+    axes = {name: {0: "batch", 1: "sequence"} for name in names + OUTPUTS}
     with torch.no_grad():
         torch.onnx.export(
-            wrapper, (ids, mask, types), str(path), dynamo=False,
-            input_names=list(INPUTS), output_names=list(OUTPUTS), dynamic_axes=axes,
+            wrapper, (ids, mask, types)[: len(names)], str(path), dynamo=False,
+            input_names=list(names), output_names=list(OUTPUTS), dynamic_axes=axes,
             opset_version=opset, do_constant_folding=True,
         )
 
