@@ -82,6 +82,10 @@ class QuantizeConfig:
     op_types: tuple[tuple[str, ...], ...] = (("MatMul", "Gather"), ("MatMul", "Gather", "Attention"))
     max_f1_drop: float = 1.5  # the build fails if int8 loses more F1 than this vs fp32
     max_em_drop: float = 3.0
+    reduce_range: tuple[bool, ...] = (False, True)  # 7-bit weights: avoids u8s8 saturation without VNNI
+    max_model_mb: float = 20.0  # candidates larger than this (10^6 bytes) are not kept; 0: no limit
+    f1_tie: float = 0.1  # candidates within this many F1 points of the best count as tied; the fastest wins
+    latency_runs: int = 20  # timed runs per candidate (one serving-length window, after warm-up)
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,9 @@ class PackageConfig:
     out: str = "artifact"
     name: str = "minilm-squad-int8"
     latency_runs: int = 50
+    load_runs: int = 7  # fresh sessions (or model loads) timed for the load-time median
+    preoptimize: bool = True  # also measure a graph pre-optimised by ONNX Runtime (.onnx and .ort)
+    min_load_gain: float = 0.10  # ship a pre-optimised file only if it cuts session creation this much
 
 
 @dataclass(frozen=True)
@@ -195,5 +202,19 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("[student] needs a model or keep_layers")
     if not 0.0 <= cfg.student.alpha <= 1.0 or cfg.student.temperature <= 0:
         raise ConfigError("[student] alpha must be in [0, 1] and temperature positive")
-    if cfg.quantize.max_f1_drop < 0:
-        raise ConfigError("[quantize] max_f1_drop must be >= 0")
+    q = cfg.quantize
+    if q.max_f1_drop < 0 or q.max_em_drop < 0:
+        raise ConfigError("[quantize] max_f1_drop and max_em_drop must be >= 0")
+    if not q.per_channel or not q.op_types or not q.reduce_range:
+        raise ConfigError("[quantize] per_channel, op_types and reduce_range each need a value")
+    known_ops = {"MatMul", "Gather", "Attention", "EmbedLayerNormalization"}
+    for ops in q.op_types:
+        if isinstance(ops, str) or not ops or set(ops) - known_ops:
+            raise ConfigError(f"[quantize] op_types entries are lists of {sorted(known_ops)}, got {ops!r}")
+    if q.max_model_mb < 0 or q.f1_tie < 0 or q.latency_runs < 1:
+        raise ConfigError("[quantize] max_model_mb and f1_tie must be >= 0, latency_runs >= 1")
+    pk = cfg.package
+    if pk.latency_runs < 1 or pk.load_runs < 1 or not 0 <= pk.min_load_gain < 1:
+        raise ConfigError("[package] latency_runs and load_runs must be >= 1, min_load_gain in [0, 1)")
+    if cfg.export.atol <= 0 or cfg.export.parity_windows < 1:
+        raise ConfigError("[export] atol must be positive and parity_windows >= 1")
