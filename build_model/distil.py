@@ -1,0 +1,147 @@
+"""Stage 2, distil: train a smaller student on the teacher's soft targets.
+
+The student is ``[student] model`` when given (it must tokenize exactly as the
+teacher does), else a copy of the teacher with only ``keep_layers``. The
+teacher's logits for every training feature are computed once and cached in
+the stage folder (``build_model.kd``). ``augment_pairs = k`` adds, for each
+training question, k other paragraphs of the same article: the question has
+no gold answer there, and the student learns the teacher's soft "not here"
+(DistilBERT's SQuAD recipe uses the teacher the same way).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from build_model import hf, kd, teacher
+from build_model.config import BuildConfig
+from build_model.evaluate import evaluate, torch_infer
+from build_model.features import build_features
+from build_model.pipeline import BuildFailed
+from build_model.specs import serving_spec, training_spec
+from build_model.squad import SquadSplit, load_squad
+from build_model.stages import file_sha256, fresh_record, inputs_hash, save_record, source_fingerprint
+from build_model.student import (StudentError, check_same_tokenizer, derive_student, parameters,
+                                 trainable)
+from build_model.train import TrainSettings, train
+from function.tokenizer import QATokenizer
+
+HELD_OUT_FEATURES = 128  # dev features on which the KD divergence is measured before and after
+
+
+def stage_dir(cfg: BuildConfig) -> Path:
+    return Path(cfg.work_dir) / "distil"
+
+
+def augment_pairs(split: SquadSplit, k: int, seed: int) -> list[tuple[int, str]]:
+    """Each question with its own paragraph, plus up to ``k`` other paragraphs of its article (seeded)."""
+    rng = np.random.default_rng(seed)
+    by_article: dict[str, list[str]] = defaultdict(list)
+    for pid in split.paragraphs:
+        by_article[split.article_of(pid)].append(pid)
+    pairs = [(i, q.paragraph_id) for i, q in enumerate(split.questions)]
+    for i, q in enumerate(split.questions):
+        others = [p for p in by_article[split.article_of(q.paragraph_id)] if p != q.paragraph_id]
+        if k and others:
+            picked = rng.choice(len(others), size=min(k, len(others)), replace=False)
+            pairs.extend((i, others[j]) for j in sorted(picked))
+    return pairs
+
+
+def teacher_model_dir(cfg: BuildConfig) -> Path:
+    path = teacher.stage_dir(cfg) / "model"
+    if not (teacher.stage_dir(cfg) / "stage.json").is_file() or not (path / "config.json").is_file():
+        raise BuildFailed(f"distil needs the teacher stage's model in {path}: run --stage teacher first")
+    return path
+
+
+def _fresh_checkpoint(out: Path, key: str, force: bool) -> None:
+    """``train`` resumes from ``checkpoint.pt``; only a checkpoint of this very run may be resumed."""
+    marker = out / "checkpoint.inputs"
+    if force or not marker.is_file() or marker.read_text() != key:
+        (out / "checkpoint.pt").unlink(missing_ok=True)
+        (out / "train.log.jsonl").unlink(missing_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    marker.write_text(key)
+
+
+def run(cfg: BuildConfig, force: bool = False) -> dict:
+    out = stage_dir(cfg)
+    sc = cfg.student
+    teacher_dir = teacher_model_dir(cfg)
+    teacher_key = source_fingerprint(str(teacher_dir))
+    inputs = {
+        "config": cfg.section_hash("data", "student", "sequence"),
+        "teacher": teacher_key,
+        "student_model": source_fingerprint(sc.model) if sc.model else None,
+        "train": file_sha256(cfg.data.train),
+        "dev": file_sha256(cfg.data.dev),
+    }
+    if not force and (record := fresh_record(out, inputs)):
+        print(f"distil: inputs unchanged, skipped ({out})")
+        return record
+
+    tok_json = hf.tokenizer_json(str(teacher_dir))
+    tok = QATokenizer(teacher_dir / "tokenizer.json")
+    try:
+        if sc.model:
+            check_same_tokenizer(sc.model, tok.fingerprint)
+            student = hf.load_qa_model(sc.model)
+            origin = {"model": sc.model}
+        else:
+            student = derive_student(hf.load_qa_model(str(teacher_dir)), sc.keep_layers)
+            origin = {"model": "teacher layers", "keep_layers": list(sc.keep_layers)}
+    except StudentError as e:
+        raise BuildFailed(f"distil: {e}") from None
+    serve = serving_spec(cfg, tok)
+    spec = training_spec(cfg, tok, sc)
+    split = load_squad(cfg.data.train, sc.train_limit or None)
+    pairs = augment_pairs(split, sc.augment_pairs, sc.seed)
+    features = build_features(tok, split, spec, pairs=pairs)
+    dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)
+    held = build_features(tok, dev, spec)[:HELD_OUT_FEATURES]
+
+    batch = max(8, 2 * sc.batch_size)
+    load_teacher = functools.cache(lambda: hf.load_qa_model(str(teacher_dir)).eval())
+    held_logits = kd.teacher_logits(load_teacher(), held, serve.pad_id, batch)
+    logits, cache = kd.cached_teacher_logits(out, teacher_key, load_teacher, features, serve.pad_id, batch)
+    load_teacher.cache_clear()  # the teacher's memory is not needed while the student trains
+    model = trainable(student)
+
+    def dev_scores(m, _epoch) -> dict:
+        return evaluate(dev, tok, serve, torch_infer(m), max_answer_tokens=cfg.sequence.max_answer_tokens)
+
+    kd_before = kd.mean_kd(model, held, held_logits, serve.pad_id, sc.temperature, batch)
+    settings = TrainSettings(
+        epochs=sc.epochs, batch_size=sc.batch_size, learning_rate=sc.learning_rate,
+        warmup_ratio=sc.warmup_ratio, weight_decay=sc.weight_decay, seed=sc.seed,
+        temperature=sc.temperature, alpha=sc.alpha, threads=cfg.threads,
+    )
+    _fresh_checkpoint(out, inputs_hash(inputs), force)
+    training = train(model, features, settings, out, serve.pad_id, teacher_logits=logits,
+                     on_epoch_end=dev_scores)
+    kd_after = kd.mean_kd(model, held, held_logits, serve.pad_id, sc.temperature, batch)
+
+    student.save_pretrained(out / "model")
+    (out / "model" / "tokenizer.json").write_text(tok_json, encoding="utf-8")
+    (out / "checkpoint.pt").unlink(missing_ok=True)
+    (out / "checkpoint.inputs").unlink(missing_ok=True)
+    final = training["history"][-1]
+    result = {
+        **origin,
+        "parameters": parameters(student),
+        "layers": student.config.num_hidden_layers,
+        "features": {"total": len(features), "gold": sum(f.gold for f in features),
+                     "augmented_pairs": len(pairs) - len(split.questions)},
+        "teacher_logits": cache,
+        "kd_held_out": {"features": len(held), "before": round(kd_before, 4), "after": round(kd_after, 4)},
+        "training": training,
+        "dev": {k: final[k] for k in ("exact_match", "f1", "questions")},
+    }
+    print(f"distil: dev EM {result['dev']['exact_match']:.2f} F1 {result['dev']['f1']:.2f}, "
+          f"held-out KD {kd_before:.3f} -> {kd_after:.3f}")
+    return save_record(out, inputs, result)
