@@ -1,0 +1,142 @@
+"""Stage 3, export: teacher and student to ONNX, fused, parity-checked, scored through the function's path.
+
+Both models are exported: the student is what ships, the teacher's fp32 ONNX
+is the yardstick of the report ("int8 student at least 2x faster"). Each
+graph is compared with its PyTorch model on real dev windows (several
+questions, padded multi-passage and multi-window batches, as the function
+builds them); a difference above ``[export] atol`` fails the build. EM/F1 are
+then measured with ``function.onnx_model.OnnxQAModel``, the function's own
+session.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from build_model import distil, hf, teacher
+from build_model.config import BuildConfig
+from build_model.evaluate import evaluate, torch_infer
+from build_model.features import encode_paragraphs
+from build_model.onnx_export import ParityError, check_parity, export_onnx, optimize_bert
+from build_model.pipeline import BuildFailed
+from build_model.specs import serving_spec
+from build_model.squad import SquadSplit, load_squad
+from build_model.stages import file_sha256, fresh_record, save_record, source_fingerprint
+from function.cpus import available_cpus
+from function.onnx_model import OnnxQAModel
+from function.reader import PassageTokens, prepare
+from function.tokenizer import QATokenizer
+from function.windows import Batch, WindowSpec
+
+MODELS = ("teacher", "student")
+
+
+def stage_dir(cfg: BuildConfig) -> Path:
+    return Path(cfg.work_dir) / "export"
+
+
+def model_dirs(cfg: BuildConfig) -> dict[str, Path]:
+    dirs = {"teacher": teacher.stage_dir(cfg) / "model", "student": distil.stage_dir(cfg) / "model"}
+    for name, path in dirs.items():
+        stage = "teacher" if name == "teacher" else "distil"
+        if not (path.parent / "stage.json").is_file() or not (path / "config.json").is_file():
+            raise BuildFailed(f"export needs the {name} model in {path}: run --stage {stage} first")
+    return dirs
+
+
+def parity_batches(split: SquadSplit, tok: QATokenizer, spec: WindowSpec, windows: int) -> list[Batch]:
+    """Real dev batches holding at least ``windows`` windows, as the function builds them.
+
+    The first question is one on the longest paragraph (several windows when it
+    is longer than one); then questions in order, the i-th against 1 + i % 3
+    paragraphs (its own and the next ones), so that batches mix window lengths
+    and carry padding.
+    """
+    encoded = encode_paragraphs(tok, split)
+    pids = list(split.paragraphs)
+    q_ids = tok.encode_many([q.question for q in split.questions])
+    longest = max(range(len(split.questions)), key=lambda i: len(encoded[split.questions[i].paragraph_id].ids))
+    order = [longest] + [i for i in range(len(split.questions)) if i != longest]
+    batches, total = [], 0
+    for n, i in enumerate(order):
+        k = pids.index(split.questions[i].paragraph_id)
+        chosen = dict.fromkeys(pids[(k + j) % len(pids)] for j in range(1 + n % 3))
+        passages = [PassageTokens(encoded[p].ids, encoded[p].offsets) for p in chosen]
+        batch = prepare(q_ids[i].ids[: spec.max_query_tokens], passages, spec)
+        batches.append(batch)
+        total += len(batch)
+        if total >= windows:
+            break
+    return batches
+
+
+def onnx_infer(path: Path, threads: int, optimized: bool) -> OnnxQAModel:
+    """The function's session for ``path`` (tests replace this to simulate a broken model)."""
+    return OnnxQAModel(path, threads, optimized=optimized)
+
+
+def _parity(reference, path: Path, threads: int, optimized: bool, batches: list[Batch], atol: float,
+            what: str) -> float:
+    try:
+        return check_parity(reference, onnx_infer(path, threads, optimized), batches, atol, what)
+    except ParityError as e:
+        raise BuildFailed(f"export: {e}") from None
+
+
+def export_model(cfg: BuildConfig, name: str, src: Path, out: Path, batches: list[Batch],
+                 threads: int) -> tuple[Path, dict]:
+    """ONNX (and fused ONNX) of one model, parity-checked against PyTorch; returns the final graph."""
+    ex = cfg.export
+    model = hf.load_qa_model(str(src), attn="eager").eval()
+    reference = torch_infer(model)
+    raw = out / f"{name}.onnx"
+    export_onnx(model, raw, ex.opset)
+    entry = {"parameters": sum(p.numel() for p in model.parameters()),
+             "num_heads": model.config.num_attention_heads, "hidden_size": model.config.hidden_size,
+             "layers": model.config.num_hidden_layers,
+             "raw": {"file": raw.name, "bytes": raw.stat().st_size,
+                     "max_logit_diff": _parity(reference, raw, threads, False, batches, ex.atol,
+                                               f"{name} ONNX export")}}
+    final = raw
+    if ex.optimize:
+        final = out / f"{name}.opt.onnx"
+        fused = optimize_bert(raw, final, num_heads=entry["num_heads"], hidden_size=entry["hidden_size"])
+        entry["fused"] = {"file": final.name, "bytes": final.stat().st_size, "fused_ops": fused,
+                          "max_logit_diff": _parity(reference, final, threads, True, batches, ex.atol,
+                                                    f"{name} fused ONNX")}
+    entry.update(onnx=final.name, bytes=final.stat().st_size, sha256=file_sha256(final))
+    return final, entry
+
+
+def run(cfg: BuildConfig, force: bool = False) -> dict:
+    out = stage_dir(cfg)
+    sources = model_dirs(cfg)
+    inputs = {
+        "config": cfg.section_hash("data", "export", "sequence"),
+        **{name: source_fingerprint(str(path)) for name, path in sources.items()},
+        "dev": file_sha256(cfg.data.dev),
+    }
+    if not force and (record := fresh_record(out, inputs)):
+        print(f"export: inputs unchanged, skipped ({out})")
+        return record
+
+    out.mkdir(parents=True, exist_ok=True)
+    tok = QATokenizer(sources["student"] / "tokenizer.json")
+    spec = serving_spec(cfg, tok)
+    dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)
+    batches = parity_batches(dev, tok, spec, cfg.export.parity_windows)
+    threads = cfg.threads or available_cpus()
+    result = {"opset": cfg.export.opset, "optimized": cfg.export.optimize, "atol": cfg.export.atol,
+              "parity": {"batches": len(batches), "windows": sum(len(b) for b in batches),
+                         "padded_batches": sum(int((b.attention_mask == 0).any()) for b in batches),
+                         "max_windows_per_batch": max(len(b) for b in batches)},
+              "models": {}}
+    for name in MODELS:
+        final, entry = export_model(cfg, name, sources[name], out, batches, threads)
+        entry["dev"] = evaluate(dev, tok, spec, onnx_infer(final, threads, cfg.export.optimize),
+                                max_answer_tokens=cfg.sequence.max_answer_tokens)
+        result["models"][name] = entry
+        diffs = ", ".join(f"{k} {entry[k]['max_logit_diff']:.1e}" for k in ("raw", "fused") if k in entry)
+        print(f"export: {name} ONNX dev EM {entry['dev']['exact_match']:.2f} F1 {entry['dev']['f1']:.2f}; "
+              f"max |logit diff| vs PyTorch: {diffs} (tolerance {cfg.export.atol:.0e})")
+    return save_record(out, inputs, result)
