@@ -1,0 +1,126 @@
+"""Latency and load time, measured the way the function serves, and the machine they were measured on.
+
+ONNX models run through ``function.onnx_model.OnnxQAModel`` (the function's
+session options) with ``THREADS`` intra-op threads; PyTorch models with
+``torch.set_num_threads(THREADS)``. Latency is the median (p50) over timed runs
+of ONE full window (batch 1, no padding) after warm-up runs; load time is the
+median over fresh sessions (ONNX) or ``from_pretrained`` calls (PyTorch).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from function.tokenizer import QATokenizer
+from function.windows import Batch, WindowSpec, build_batch
+
+THREADS = 2  # a 2-vCPU serverless instance
+WINDOW_LENGTHS = (128, 256, 384)
+WARMUP = 3
+QUESTION_TOKENS = 16
+
+
+def window_lengths(max_seq_len: int) -> list[int]:
+    """The standard lengths that fit the serving length, and the serving length itself."""
+    return sorted({n for n in WINDOW_LENGTHS if n <= max_seq_len} | {max_seq_len})
+
+
+def windows(tok: QATokenizer, lengths: list[int], seed: int = 0) -> dict[int, Batch]:
+    """One full window of each length (a 16-token question, random non-special token ids)."""
+    rng = np.random.default_rng(seed)
+    cls, sep, pad = (tok.token_id(t) for t in ("[CLS]", "[SEP]", "[PAD]"))
+    low = max(cls, sep, pad) + 1
+    out = {}
+    for n in lengths:
+        question = rng.integers(low, tok.vocab_size, QUESTION_TOKENS)
+        passage = rng.integers(low, tok.vocab_size, n - QUESTION_TOKENS - 3)
+        out[n] = build_batch(question, [passage], WindowSpec(n, 0, QUESTION_TOKENS, cls, sep, pad))
+    return out
+
+
+def p50_ms(infer: Callable[[Batch], object], batch: Batch, runs: int) -> float:
+    for _ in range(WARMUP):
+        infer(batch)
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        infer(batch)
+        times.append(time.perf_counter() - t0)
+    return round(statistics.median(times) * 1000, 2)
+
+
+def median_seconds(load: Callable[[], object], runs: int) -> tuple[float, object]:
+    times, obj = [], None
+    for _ in range(runs):
+        obj = None  # let the previous session go before timing the next one
+        t0 = time.perf_counter()
+        obj = load()
+        times.append(time.perf_counter() - t0)
+    return round(statistics.median(times), 4), obj
+
+
+def onnx_benchmark(path: Path, optimized: bool, batches: dict[int, Batch], runs: int,
+                   load_runs: int) -> dict:
+    """Session creation (median of fresh sessions) and p50 latency per window length."""
+    from function.onnx_model import OnnxQAModel
+
+    load_s, model = median_seconds(lambda: OnnxQAModel(path, THREADS, optimized=optimized), load_runs)
+    return {"load_s": load_s, "p50_ms": {n: p50_ms(model, b, runs) for n, b in batches.items()},
+            "threads": THREADS, "optimized": optimized, "bytes": Path(path).stat().st_size}
+
+
+def torch_benchmark(model_dir: Path, batches: dict[int, Batch], runs: int, load_runs: int) -> dict:
+    """``from_pretrained`` time (median) and p50 latency per window length, on THREADS threads."""
+    import torch
+
+    from build_model import hf
+    from build_model.evaluate import torch_infer
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(THREADS)
+    try:
+        load_s, model = median_seconds(lambda: hf.load_qa_model(str(model_dir)).eval(), load_runs)
+        infer = torch_infer(model)
+        latency = {n: p50_ms(infer, b, runs) for n, b in batches.items()}
+    finally:
+        torch.set_num_threads(before)
+    weights = sum(p.stat().st_size for p in Path(model_dir).iterdir() if p.suffix in (".safetensors", ".bin"))
+    return {"load_s": load_s, "p50_ms": latency, "threads": THREADS, "bytes": weights}
+
+
+def machine() -> dict:
+    """CPU model, core counts and the instruction-set extensions that decide int8 speed."""
+    from function.cpus import available_cpus
+
+    model, flags = platform.processor() or "unknown", set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name":
+                model = value.strip()
+            elif key.strip() == "flags":
+                flags = set(value.split())
+    except OSError:
+        pass
+    wanted = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")
+    return {"cpu": model, "logical_cpus": os.cpu_count(), "available_cpus": available_cpus(),
+            "isa": [f for f in wanted if f in flags], "benchmark_threads": THREADS,
+            "python": platform.python_version(), "system": platform.platform()}
+
+
+def versions() -> dict:
+    out = {}
+    for package in ("torch", "transformers", "onnx", "onnxruntime", "tokenizers", "numpy"):
+        try:
+            out[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            out[package] = None
+    return out
