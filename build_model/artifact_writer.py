@@ -27,13 +27,16 @@ def describe_files(folder: Path) -> dict:
 
 
 def write_artifact(out: Path, model_src: Path, tokenizer_json: str, name: str, sequence: dict,
-                   extra: dict | None = None, keep: tuple[str, ...] = ()) -> dict:
-    """Replace ``out`` with a fresh artifact; files named in ``keep`` (reports) are left in place."""
+                   extra: dict | None = None, keep: tuple[str, ...] = (), model_file: str = MODEL_FILE) -> dict:
+    """Replace ``out`` with a fresh artifact; files named in ``keep`` (reports) are left in place.
+
+    ``model_file``: ``model.ort`` for a model in ONNX Runtime's format (it loads by that extension).
+    """
     out.mkdir(parents=True, exist_ok=True)
     for p in out.iterdir():
         if p.is_file() and p.name not in keep:
             p.unlink()
-    shutil.copyfile(model_src, out / MODEL_FILE)
+    shutil.copyfile(model_src, out / model_file)
     (out / TOKENIZER_FILE).write_text(tokenizer_json, encoding="utf-8")
     tok = QATokenizer(out / TOKENIZER_FILE)
     raw = json.loads(tokenizer_json)
@@ -41,7 +44,7 @@ def write_artifact(out: Path, model_src: Path, tokenizer_json: str, name: str, s
     return update_manifest(out, {
         "format": FORMAT_VERSION,
         "name": name,
-        "model_file": MODEL_FILE,
+        "model_file": model_file,
         "tokenizer_file": TOKENIZER_FILE,
         "tokenizer_fingerprint": tokenizer_fingerprint(raw),
         "sequence": dict(sequence),

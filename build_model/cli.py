@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -30,6 +31,17 @@ def parse_args(argv=None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def reproduce_command(args: argparse.Namespace) -> str:
+    """The command line that rebuilds this configuration (config path relative to here when inside)."""
+    config = args.config.resolve()
+    if config.is_relative_to(Path.cwd()):
+        config = config.relative_to(Path.cwd())
+    parts = ["python", "-m", "build_model", "--config", str(config)]
+    for item in args.set:
+        parts += ["--set", item]
+    return shlex.join(parts)
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     from build_model.config import ConfigError, load_config
@@ -54,7 +66,7 @@ def main(argv=None) -> int:
     else:
         selected = list(STAGES)
     try:
-        pipeline.run(cfg, selected, force=args.force)
+        pipeline.run(cfg, selected, force=args.force, command=reproduce_command(args))
     except pipeline.BuildFailed as e:
         print(f"BUILD FAILED: {e}", file=sys.stderr)
         return 1

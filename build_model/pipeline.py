@@ -20,9 +20,11 @@ _MODULES = {
 }
 
 
-def run(cfg: BuildConfig, stages: list[str], force: bool = False) -> dict:
+def run(cfg: BuildConfig, stages: list[str], force: bool = False, command: str | None = None) -> dict:
+    """``command`` (the command line that reproduces the build) goes into the package's report."""
     records = {}
     for name in stages:
         module = importlib.import_module(_MODULES[name])
-        records[name] = module.run(cfg, force=force)
+        extra = {"command": command} if name == "package" and command else {}
+        records[name] = module.run(cfg, force=force, **extra)
     return records

@@ -1,0 +1,185 @@
+"""Stage 5, package: the artifact folder the function serves, its manifest, REPORT.md and report.png.
+
+The artifact (``[package] out``) holds only what its manifest lists: the
+model, ``tokenizer.json``, ``manifest.json`` and the report. The stage's
+bookkeeping (``stage.json``, the load-time variants) lives in
+``<work_dir>/package``; the stage is skipped only when its inputs are
+unchanged *and* every file of the artifact still matches the manifest.
+
+The shipped model is scored once more after it is written, through the
+function's own loader (``function.runtime.load_model``: verify, tokenizer,
+session), and must pass the int8 quality gate again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from build_model import benchmark, distil, export, load_variants, quantize, report, teacher
+from build_model.artifact_writer import describe_files, update_manifest, write_artifact
+from build_model.config import BuildConfig
+from build_model.evaluate import evaluate
+from build_model.pipeline import BuildFailed
+from build_model.specs import serving_spec
+from build_model.squad import load_squad
+from build_model.stages import file_sha256, fresh_record, load_record, save_record, source_fingerprint
+from function.artifact import load_manifest, verify
+from function.errors import ArtifactError
+from function.tokenizer import QATokenizer
+
+UPSTREAM = {"teacher": teacher, "distil": distil, "export": export, "quantize": quantize}
+KEYS = ("teacher_pytorch_fp32", "teacher_onnx_fp32", "student_pytorch_fp32", "student_onnx_fp32",
+        "student_onnx_int8")
+
+
+def stage_dir(cfg: BuildConfig) -> Path:
+    return Path(cfg.work_dir) / "package"
+
+
+def _records(cfg: BuildConfig) -> dict[str, dict]:
+    records = {}
+    for name, module in UPSTREAM.items():
+        record = load_record(module.stage_dir(cfg))
+        if record is None:
+            raise BuildFailed(f"package needs the {name} stage's record in {module.stage_dir(cfg)}: "
+                              f"run --stage {name} first")
+        records[name] = record
+    return records
+
+
+def _intact(out: Path, record: dict) -> bool:
+    try:
+        manifest = load_manifest(out)
+        verify(manifest)
+    except ArtifactError:
+        return False
+    return manifest.artifact_hash == record.get("artifact_hash") and describe_files(out) == manifest.raw["files"]
+
+
+def _benchmarks(cfg: BuildConfig, records: dict, tok: QATokenizer, shipped: Path, optimized: bool,
+                shipped_dev: dict) -> list[dict]:
+    pk = cfg.package
+    windows = benchmark.windows(tok, benchmark.window_lengths(cfg.sequence.max_seq_len))
+    ex, ex_dir, dirs = records["export"], export.stage_dir(cfg), export.model_dirs(cfg)
+    torch_loads = min(3, pk.load_runs)
+    plan = [
+        (ex["models"]["teacher"], records["teacher"]["dev"],
+         lambda: benchmark.torch_benchmark(dirs["teacher"], windows, pk.latency_runs, torch_loads)),
+        (ex["models"]["teacher"], ex["models"]["teacher"]["dev"],
+         lambda: benchmark.onnx_benchmark(ex_dir / ex["models"]["teacher"]["onnx"], ex["optimized"], windows,
+                                          pk.latency_runs, pk.load_runs)),
+        (ex["models"]["student"], records["distil"]["dev"],
+         lambda: benchmark.torch_benchmark(dirs["student"], windows, pk.latency_runs, torch_loads)),
+        (ex["models"]["student"], ex["models"]["student"]["dev"],
+         lambda: benchmark.onnx_benchmark(ex_dir / ex["models"]["student"]["onnx"], ex["optimized"], windows,
+                                          pk.latency_runs, pk.load_runs)),
+        (ex["models"]["student"], shipped_dev,
+         lambda: benchmark.onnx_benchmark(shipped, optimized, windows, pk.latency_runs, pk.load_runs)),
+    ]
+    rows = []
+    for (stage, key), (model, dev, measure) in zip(zip(report.ROWS, KEYS), plan):
+        b = measure()
+        rows.append({"stage": stage, "key": key, "parameters": model["parameters"], "bytes": b["bytes"],
+                     "exact_match": dev.get("exact_match"), "f1": dev.get("f1"), "p50_ms": b["p50_ms"],
+                     "load_s": b["load_s"]})
+        print(f"package: {stage}: p50 {b['p50_ms'][cfg.sequence.max_seq_len]:.1f} ms, load {b['load_s']:.3f} s")
+    return rows
+
+
+def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> dict:
+    out, work = Path(cfg.package.out), stage_dir(cfg)
+    records = _records(cfg)
+    q_dir = quantize.stage_dir(cfg)
+    int8 = q_dir / records["quantize"]["kept"]["file"]
+    tok_path = export.model_dirs(cfg)["student"] / "tokenizer.json"
+    inputs = {
+        "config": cfg.section_hash("package", "sequence", "export", "quantize"),
+        "upstream": {name: rec["inputs_hash"] for name, rec in records.items()},
+        "int8": file_sha256(int8),
+        "tokenizer": file_sha256(tok_path),
+        "dev": file_sha256(cfg.data.dev),
+    }
+    if not force and (record := fresh_record(work, inputs)) and _intact(out, record):
+        print(f"package: inputs unchanged and {out} intact, skipped")
+        return record
+
+    ex, qr = records["export"], records["quantize"]
+    tok = QATokenizer(tok_path)
+    dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)
+    batches = export.parity_batches(dev, tok, serving_spec(cfg, tok), cfg.export.parity_windows)
+    n = cfg.sequence.max_seq_len
+    window = benchmark.windows(tok, [n])[n]
+    variants = load_variants.measure(int8, work, batches, window, cfg.package.latency_runs,
+                                     cfg.package.load_runs, cfg.package.preoptimize)
+    ship, variant_why = load_variants.choose(variants, cfg.package.min_load_gain, cfg.export.atol)
+    print(f"package: {variant_why}")
+
+    extra = {
+        "source": {
+            "teacher": {"model": cfg.teacher.model, "fingerprint": source_fingerprint(cfg.teacher.model),
+                        "fine_tuned": cfg.teacher.fine_tune,
+                        "checkpoint": source_fingerprint(str(export.model_dirs(cfg)["teacher"]))},
+            "student": {"model": records["distil"].get("model"),
+                        "keep_layers": records["distil"].get("keep_layers"),
+                        "checkpoint": source_fingerprint(str(export.model_dirs(cfg)["student"]))},
+        },
+        "onnx": {"opset": ex["opset"], "optimized": ship["optimized"], "transformer_fusion": ex["optimized"],
+                 "format": "ort" if ship["model_file"].endswith(".ort") else "onnx",
+                 "ort_preoptimized": "ORT_ENABLE_EXTENDED" if ship["optimized"] else None},
+        "quantization": {**{k: qr["kept"][k] for k in ("name", "per_channel", "op_types", "reduce_range",
+                                                        "quantized_ops", "weight_type", "activations")},
+                         "method": "onnxruntime.quantization.quantize_dynamic", "gate": qr["gate"]},
+        "versions": benchmark.versions(),
+        "dev_set": {"file": Path(cfg.data.dev).name, "sha256": inputs["dev"]},
+        "build": {"command": command or "python -m build_model --config <config>"},
+    }
+    manifest = write_artifact(out, Path(ship["path"]), tok_path.read_text(encoding="utf-8"), cfg.package.name,
+                              dataclasses.asdict(cfg.sequence), extra=extra, model_file=ship["model_file"])
+    shipped_dev = _score_shipped(cfg, out, dev)
+    gate = quantize.quality_gate(ex["models"]["student"]["dev"], shipped_dev, cfg.quantize.max_f1_drop,
+                                 cfg.quantize.max_em_drop)
+    if not gate["passed"]:
+        raise BuildFailed(f"package: the shipped model loses {gate['f1_drop']:.2f} F1 / {gate['em_drop']:.2f} EM "
+                          f"against the fp32 ONNX student through the function's loader")
+    rows = _benchmarks(cfg, records, tok, out / ship["model_file"], ship["optimized"], shipped_dev)
+    facts = _facts(cfg, records, rows, variants, variant_why, gate, extra["build"]["command"], dev)
+    facts["artifact_bytes"] = sum(manifest["files"][f]["bytes"] for f in (manifest["model_file"], "tokenizer.json"))
+    files = report.write(out, facts)
+    metrics = {r["key"]: {k: r[k] for k in ("parameters", "bytes", "exact_match", "f1", "p50_ms", "load_s")}
+               for r in rows}
+    manifest = update_manifest(out, {**manifest, "metrics": metrics, "latency": {
+        "threads": benchmark.THREADS, "runs": cfg.package.latency_runs, "machine": facts["machine"]},
+        "report": files})
+    print(f"package: {out} ({manifest['artifact_hash'][:12]}), dev F1 {shipped_dev['f1']:.2f}")
+    return save_record(work, inputs, {"artifact": str(out), "artifact_hash": manifest["artifact_hash"],
+                                      "model_file": manifest["model_file"], "dev": shipped_dev, "gate": gate,
+                                      "variants": variants, "variant_why": variant_why, "benchmarks": rows})
+
+
+def _score_shipped(cfg: BuildConfig, out: Path, dev) -> dict:
+    """EM/F1 of the artifact as the function loads it."""
+    from function.runtime import load_model
+
+    model, _ = load_model(load_manifest(out), cfg.threads or 0)
+    return evaluate(dev, model.tokenizer, model.spec, model.infer,
+                    max_answer_tokens=model.manifest.sequence["max_answer_tokens"])
+
+
+def _facts(cfg: BuildConfig, records: dict, rows: list[dict], variants: list[dict], variant_why: str,
+           gate: dict, command: str, dev) -> dict:
+    ex, qr, ds = records["export"], records["quantize"], records["distil"]
+    origin = (f"layers {ds['keep_layers']} of the {ex['models']['teacher']['layers']}-layer teacher"
+              if ds.get("keep_layers") else ds.get("model"))
+    diffs = {f"{name} {kind}": ex["models"][name][kind]["max_logit_diff"]
+             for name in export.MODELS for kind in ("raw", "fused") if kind in ex["models"][name]}
+    return {
+        "name": cfg.package.name, "command": command, "window": cfg.sequence.max_seq_len,
+        "threads": benchmark.THREADS, "latency_runs": cfg.package.latency_runs, "rows": rows,
+        "student_origin": origin, "kd_held_out": ds.get("kd_held_out"),
+        "dev": {"file": Path(cfg.data.dev).name, "questions": len(dev.questions)},
+        "candidates": qr["candidates"], "kept": qr["kept"]["name"], "why": qr["why"], "gate": gate,
+        "parity": {**ex["parity"], "atol": ex["atol"], "diffs": diffs, "int8": qr["kept"]["max_logit_diff_vs_fp32"]},
+        "variants": variants, "variant_why": variant_why,
+        "machine": benchmark.machine(), "versions": benchmark.versions(),
+    }

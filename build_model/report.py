@@ -1,0 +1,165 @@
+"""REPORT.md and report.png for the artifact folder, from the numbers the stages measured.
+
+``facts`` is a plain dict assembled by the package stage: one row per model
+(``ROWS`` order), the quantisation candidates, the parity checks, the load-time
+variants, the machine, the versions and the command that reproduces the build.
+Nothing here measures anything.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+MB = 1e6
+REPORT_MD = "REPORT.md"
+REPORT_PNG = "report.png"
+ROWS = ("teacher PyTorch fp32", "teacher ONNX fp32", "student PyTorch fp32", "student ONNX fp32",
+        "student ONNX int8 (shipped)")
+ORIGINAL = ("original write-up (bert-large, always-on server)", "16 GB memory", "30 s cold start",
+            "1500 ms per question")
+
+
+def _f(value, fmt: str = ".2f", missing: str = "n/a") -> str:
+    return missing if value is None else format(value, fmt)
+
+
+def targets(facts: dict) -> list[tuple[str, str, bool]]:
+    """(target, measured, met) for each of the project's targets."""
+    rows = {r["stage"]: r for r in facts["rows"]}
+    teacher, teacher_onnx, shipped = rows[ROWS[0]], rows[ROWS[1]], rows[ROWS[4]]
+    n = facts["window"]
+    speedup = teacher_onnx["p50_ms"][n] / shipped["p50_ms"][n]
+    share = shipped["f1"] / teacher["f1"] if teacher["f1"] else 0.0
+    served = facts["artifact_bytes"]
+    drop = facts["gate"]["f1_drop"]
+    return [
+        ("teacher dev F1 >= 65", f"{teacher['f1']:.2f}", teacher["f1"] >= 65),
+        ("student int8 F1 >= 90% of the teacher's", f"{share:.1%} ({shipped['f1']:.2f} / {teacher['f1']:.2f})",
+         share >= 0.9),
+        (f"int8 >= 2x faster than the teacher's fp32 ONNX (one {n}-token window, {facts['threads']} threads)",
+         f"{speedup:.2f}x ({shipped['p50_ms'][n]:.1f} vs {teacher_onnx['p50_ms'][n]:.1f} ms)", speedup >= 2),
+        ("artifact (model + tokenizer) <= 20 MB", f"{served / MB:.1f} MB", served <= 20 * MB),
+        ("int8 vs fp32 ONNX F1 drop <= 1.0", f"{drop:.2f}", drop <= 1.0),
+    ]
+
+
+def why_student(facts: dict) -> str:
+    rows = {r["stage"]: r for r in facts["rows"]}
+    t, s, q, t_onnx = rows[ROWS[0]], rows[ROWS[2]], rows[ROWS[4]], rows[ROWS[1]]
+    n = facts["window"]
+    kd = facts.get("kd_held_out") or {}
+    missed = [name for name, _, ok in targets(facts) if not ok]
+    text = (
+        f"The student ({facts['student_origin']}) has {s['parameters'] / 1e6:.1f} M parameters, "
+        f"{s['parameters'] / t['parameters']:.0%} of the teacher's {t['parameters'] / 1e6:.1f} M. "
+        f"Distilled on the teacher's soft targets, it reaches dev F1 {s['f1']:.2f} in PyTorch "
+        f"({s['f1'] / t['f1']:.0%} of the teacher's {t['f1']:.2f})"
+    )
+    if kd:
+        moved = "fell" if kd["after"] < kd["before"] else "rose"
+        text += (f"; on {kd['features']} held-out dev windows its distillation loss {moved} from "
+                 f"{kd['before']:.3f} to {kd['after']:.3f}")
+    text += (
+        f". Quantised to int8 it answers with F1 {q['f1']:.2f} in {q['p50_ms'][n]:.1f} ms per {n}-token "
+        f"window, {t_onnx['p50_ms'][n] / q['p50_ms'][n]:.1f}x faster than the teacher's fp32 ONNX "
+        f"({t_onnx['p50_ms'][n]:.1f} ms) in a file {t_onnx['bytes'] / q['bytes']:.1f}x smaller "
+        f"({q['bytes'] / MB:.1f} MB vs {t_onnx['bytes'] / MB:.1f} MB). "
+    )
+    text += ("It meets every target below." if not missed else
+             f"It misses: {'; '.join(missed)}.")
+    return text
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def markdown(facts: dict) -> str:
+    n = facts["window"]
+    lines = [f"# {facts['name']}: build report", "",
+             f"Reproduce: `{facts['command']}`", "", "## Why this student", "", why_student(facts), ""]
+    lines += ["## Models", "",
+              f"Dev set: {facts['dev']['questions']} questions ({facts['dev']['file']}). Latency: median of "
+              f"{facts['latency_runs']} runs of one {n}-token window (batch 1) after warm-up, "
+              f"{facts['threads']} intra-op threads; ONNX through the function's own session options. "
+              "Load: median ONNX Runtime session creation, or PyTorch `from_pretrained`.", ""]
+    header = ["model", "parameters", "file size (MB)", "dev EM", "dev F1", f"p50, {n} tokens (ms)", "load (s)"]
+    body = [[r["stage"], f"{r['parameters'] / 1e6:.1f} M", f"{r['bytes'] / MB:.1f}", _f(r["exact_match"]),
+             _f(r["f1"]), f"{r['p50_ms'][n]:.1f}", f"{r['load_s']:.3f}"] for r in facts["rows"]]
+    body.append([f"*{ORIGINAL[0]}*", "340 M", f"*{ORIGINAL[1]}*", "", "", f"*{ORIGINAL[3]}*", f"*{ORIGINAL[2]}*"])
+    lines += _table(header, body)
+    lines += ["", "> For scale, the original write-up: bert-large on an always-on server, 16 GB of memory, "
+              "a 30 s cold start and 1500 ms per question.", ""]
+    lengths = sorted(facts["rows"][0]["p50_ms"])
+    if len(lengths) > 1:
+        lines += ["p50 latency (ms) by window length:", ""]
+        lines += _table(["model", *[f"{k} tokens" for k in lengths]],
+                        [[r["stage"], *[f"{r['p50_ms'][k]:.1f}" for k in lengths]] for r in facts["rows"]])
+        lines.append("")
+    lines += ["## Targets", ""]
+    lines += _table(["target", "measured", "met"], [[t, m, "yes" if ok else "**no**"] for t, m, ok in targets(facts)])
+    lines += ["", "## Quantisation candidates", "",
+              "Dynamic quantisation (ONNX Runtime `quantize_dynamic`): int8 weights, uint8 activations "
+              "quantised per call. Each candidate scored on dev through the function's session.", ""]
+    lines += _table(
+        ["candidate", "per-channel", "reduce range", "quantised ops", "size (MB)", "dev EM", "dev F1",
+         "p50 (ms)", "max logit diff vs fp32", "largest fp32 tensor (MB)"],
+        [[c["name"] + (" **(kept)**" if c["name"] == facts["kept"] else ""), str(c["per_channel"]),
+          str(c["reduce_range"]), ", ".join(c["quantized_ops"]), f"{c['bytes'] / MB:.2f}",
+          _f(c["dev"]["exact_match"]), _f(c["dev"]["f1"]), f"{c['p50_ms']:.1f}",
+          f"{c['max_logit_diff_vs_fp32']:.3f}", f"{c['largest_fp32_initializer']['bytes'] / MB:.2f}"]
+         for c in facts["candidates"]])
+    g = facts["gate"]
+    lines += ["", f"Kept: {facts['why']}.", "",
+              f"Quality gate: F1 drop {g['f1_drop']:.2f} (allowed {g['max_f1_drop']}), EM drop {g['em_drop']:.2f} "
+              f"(allowed {g['max_em_drop']}) against the fp32 ONNX student.", ""]
+    lines += ["## Conversion checks", "",
+              f"PyTorch vs ONNX start/end logits on {facts['parity']['windows']} real dev windows "
+              f"({facts['parity']['batches']} batches, {facts['parity']['padded_batches']} with padding, up to "
+              f"{facts['parity']['max_windows_per_batch']} windows in one), attention-valid positions only; "
+              f"tolerance {facts['parity']['atol']:.0e}, the build fails above it.", ""]
+    lines += _table(["graph", "max abs logit difference", "tolerance"],
+                    [[k, f"{v:.2e}", f"{facts['parity']['atol']:.0e}"] for k, v in facts["parity"]["diffs"].items()]
+                    + [["student int8 vs fp32 ONNX (informational)", f"{facts['parity']['int8']:.3f}", "none"]])
+    lines += ["", "## Shipped file and session creation", ""]
+    lines += _table(["variant", "session creation (ms)", f"p50, {n} tokens (ms)", "size (MB)", "outputs vs plain"],
+                    [[v["name"], f"{v['load_s'] * 1000:.1f}", f"{v['p50_ms']:.1f}", f"{v['bytes'] / MB:.2f}",
+                      v["check"]] for v in facts["variants"]])
+    lines += ["", facts["variant_why"], ""]
+    m = facts["machine"]
+    lines += ["## Machine and versions", "",
+              f"CPU: {m['cpu']}, {m['logical_cpus']} logical CPUs ({m['available_cpus']} available to the build), "
+              f"instruction sets: {', '.join(m['isa']) or 'none of avx2/avx512/vnni/amx'}; Python {m['python']}.", "",
+              ", ".join(f"{k} {v}" for k, v in facts["versions"].items()), ""]
+    return "\n".join(lines)
+
+
+def plot(facts: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = facts["window"]
+    labels = [r["stage"].replace(" (shipped)", "").replace(" ", "\n", 1) for r in facts["rows"]]
+    panels = [("file size (MB)", [r["bytes"] / MB for r in facts["rows"]]),
+              ("dev F1", [r["f1"] or 0.0 for r in facts["rows"]]),
+              (f"p50 latency, one {n}-token window (ms)", [r["p50_ms"][n] for r in facts["rows"]])]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+    colors = ["#8c8c8c", "#5b8bd0", "#c9a227", "#d08b5b", "#3a9d5d"]
+    for ax, (title, values) in zip(axes, panels):
+        bars = ax.bar(range(len(values)), values, color=colors[: len(values)])
+        ax.bar_label(bars, fmt="%.1f", fontsize=8)
+        ax.set_title(title)
+        ax.set_xticks(range(len(values)), labels, fontsize=7)
+    fig.suptitle(f"{facts['name']}: size, accuracy and latency per stage ({facts['threads']} threads)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write(folder: Path, facts: dict) -> list[str]:
+    (folder / REPORT_MD).write_text(markdown(facts), encoding="utf-8")
+    plot(facts, folder / REPORT_PNG)
+    return [REPORT_MD, REPORT_PNG]
