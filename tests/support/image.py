@@ -399,6 +399,55 @@ def ingest(image: Image, inputs: list[str], extra_env: dict[str, str]) -> subpro
                           cwd=image.workdir, env=env, capture_output=True, text=True)
 
 
+def start_repo(extra_env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    """The repository's function served by the test environment's functions-framework (no image)."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(extra_env)
+    env["PORT"] = str(port)
+    ff = Path(sys.executable).with_name("functions-framework")
+    proc = subprocess.Popen([str(ff), "--target=answer"], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return proc, f"http://127.0.0.1:{port}/"
+
+
+# ---- stand-ins for cloud command-line tools (the infra and pipeline tests) -----
+
+_FAKE = r"""
+import json, sys
+spec = json.load(open(SPEC))
+args = sys.argv[1:]
+with open(spec["log"], "a") as f:
+    f.write(json.dumps([NAME] + args) + "\n")
+for r in spec["responses"]:
+    if args[:len(r["prefix"])] == r["prefix"] and all(a in args for a in r.get("with", [])):
+        sys.stdout.write(r.get("stdout", ""))
+        sys.exit(r.get("rc", 0))
+sys.stderr.write(f"fake {NAME}: unexpected call: {args}\n")
+sys.exit(99)
+"""
+
+
+def fake_tool(bin_dir: Path, name: str, log: Path, responses: list[dict] = ()) -> Path:
+    """An executable ``name`` that records its arguments (one JSON list per line in ``log``).
+
+    It answers a call whose arguments start with a response's ``prefix`` (and
+    contain its ``with`` items) with that response's ``stdout`` and ``rc``; any
+    other call exits 99, so a command that should not run fails loudly.
+    """
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    spec = bin_dir / f".{name}.json"
+    spec.write_text(json.dumps({"log": str(log), "responses": list(responses)}))
+    script = bin_dir / name
+    script.write_text(f"#!{sys.executable}\nSPEC = {str(spec)!r}\nNAME = {name!r}\n{_FAKE}")
+    script.chmod(0o755)
+    return script
+
+
+def calls(log: Path) -> list[list[str]]:
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
 # ---- command line: the figures in docs/DEPLOY.md ---------------------------------
 
 def _artifact_source(work: Path) -> Path:
@@ -490,3 +539,4 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+

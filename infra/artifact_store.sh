@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The artifact's versioned home in Cloud Storage, for the release pipeline (cloudbuild.yaml).
+#
+#   infra/artifact_store.sh [--dry-run] fetch  SOURCE CONFIG   decide where artifact/ comes from
+#   infra/artifact_store.sh [--dry-run] upload                 store artifact/ under its version
+#
+# SOURCE is where the artifact comes from:
+#   repo   artifact/ as committed; its version is repo-<artifact_hash[:16]>
+#   cache  gs://$BUCKET/artifacts/config-<key>/ where <key> = infra/artifact_key.sh CONFIG
+#          (written by an earlier pipeline run or by infra/train_vertex.sh); built
+#          in the pipeline (CPU) when absent
+#   build  always built in the pipeline from CONFIG (CPU; small configurations only)
+# `fetch` writes the decision to build/artifact-state/state (repo|fetched|build) and the
+# version to build/artifact-state/version; the build step reads them. `upload` copies
+# artifact/ (model, tokenizer, manifest, REPORT.md, report.png) to
+# gs://$BUCKET/artifacts/<version>/ unless that version is already stored;
+# manifest.json goes last, so a folder without it is an unfinished upload.
+# ARTIFACT_STATE_DIR moves build/artifact-state (tests).
+set -euo pipefail
+# shellcheck source=infra/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+ACTION="" ARGS=()
+while (( $# )); do
+  case $1 in
+    --dry-run) DRY_RUN=1 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    fetch|upload) ACTION=$1 ;;
+    -*) usage_error "unknown option $1" ;;
+    *) ARGS+=("$1") ;;
+  esac
+  shift
+done
+[[ -n "$ACTION" ]] || usage_error "say fetch or upload"
+load_settings
+cd "$REPO_DIR"
+STATE_DIR=${ARTIFACT_STATE_DIR:-build/artifact-state}
+ARTIFACT=artifact
+mkdir -p "$STATE_DIR"
+
+manifest_hash() {
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["artifact_hash"][:16])' "$1/manifest.json"
+}
+
+stored() {  # stored VERSION: the version's manifest.json is in the bucket
+  exists storage objects describe "gs://${BUCKET}/artifacts/$1/manifest.json"
+}
+
+fetch() {
+  local source=${ARGS[0]:-} config=${ARGS[1]:-} version
+  case $source in
+    repo)
+      [[ -f "$ARTIFACT/manifest.json" ]] \
+        || die "_ARTIFACT_SOURCE=repo but $ARTIFACT/manifest.json is not in the source; use cache or build"
+      version="repo-$(manifest_hash "$ARTIFACT")"
+      echo repo > "$STATE_DIR/state" ;;
+    cache|build)
+      [[ -n "$config" ]] || usage_error "fetch $source needs the build configuration"
+      version="config-$("$INFRA_DIR/artifact_key.sh" "$config")"
+      if [[ $source == cache ]] && stored "$version"; then
+        rm -rf "$ARTIFACT" && mkdir -p "$ARTIFACT"
+        gc storage cp "gs://${BUCKET}/artifacts/${version}/*" "$ARTIFACT/"
+        echo fetched > "$STATE_DIR/state"
+      else
+        say "artifact $version is not stored (or _ARTIFACT_SOURCE=build): the next step builds it"
+        echo build > "$STATE_DIR/state"
+      fi ;;
+    *) usage_error "SOURCE must be repo, cache or build, not '$source'" ;;
+  esac
+  echo "$version" > "$STATE_DIR/version"
+  say "artifact: $(cat "$STATE_DIR/state"), version $version"
+}
+
+upload() {
+  local version dest file
+  [[ -f "$STATE_DIR/version" ]] || die "run fetch first ($STATE_DIR/version is missing)"
+  [[ -f "$ARTIFACT/manifest.json" ]] || die "$ARTIFACT/manifest.json is missing: the artifact was not built"
+  version=$(cat "$STATE_DIR/version")
+  dest="gs://${BUCKET}/artifacts/${version}"
+  if stored "$version"; then
+    say "$dest/ is already stored; not overwritten"
+    return
+  fi
+  for file in "$ARTIFACT"/*; do
+    [[ -f "$file" && "$(basename "$file")" != manifest.json ]] || continue
+    gc storage cp "$file" "$dest/"
+  done
+  gc storage cp "$ARTIFACT/manifest.json" "$dest/"
+  say "stored the artifact and its report in $dest/"
+}
+
+"$ACTION"

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Deploy the QA function: a Cloud Run service from the image (default), or a
+# Cloud Functions (2nd gen) function from a staged source folder.
+#
+#   PROJECT_ID=p infra/deploy.sh [--dry-run] [--image IMAGE] [--tag TAG] [--no-traffic]
+#   PROJECT_ID=p infra/deploy.sh --promote [--tag TAG]      all traffic to the latest revision
+#   PROJECT_ID=p infra/deploy.sh --functions [--dry-run]     gcloud functions deploy --gen2
+#
+# Recommended settings (docs/DEPLOY.md explains each), overridable here:
+#   MEMORY=512Mi  CPU=1  CONCURRENCY=8  MIN_INSTANCES=0  MAX_INSTANCES=10
+#   EXECUTION_ENVIRONMENT=gen2  REQUEST_TIMEOUT=30s  startup CPU boost on,
+#   request-based billing, no unauthenticated access, the runtime service account.
+#   EXTRA_ENV_VARS="QA_CACHE_TTL_S=86400,..." adds function settings (README table).
+# Cloud Run: IMAGE defaults to $REGION-docker.pkg.dev/$PROJECT_ID/$REPOSITORY/$SERVICE:latest.
+# Functions: the folder STAGE_DIR (build/function-source) gets main.py, function/,
+#   the artifact (ARTIFACT_DIR, default artifact/) and requirements.txt; the function
+#   is named FUNCTION_NAME (default $SERVICE-fn).
+# Other settings: see infra/lib.sh.
+set -euo pipefail
+# shellcheck source=infra/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+TARGET=run TAG="" NO_TRAFFIC=0 PROMOTE=0
+while (( $# )); do
+  case $1 in
+    --dry-run) DRY_RUN=1 ;;
+    --image) [[ $# -ge 2 ]] || usage_error "--image needs a value"; IMAGE=$2; shift ;;
+    --image=*) IMAGE=${1#*=} ;;
+    --tag) [[ $# -ge 2 ]] || usage_error "--tag needs a value"; TAG=$2; shift ;;
+    --tag=*) TAG=${1#*=} ;;
+    --no-traffic) NO_TRAFFIC=1 ;;
+    --promote) PROMOTE=1 ;;
+    --functions) TARGET=functions ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) usage_error "unknown option $1" ;;
+  esac
+  shift
+done
+load_settings
+
+MEMORY=${MEMORY:-512Mi}
+CPU=${CPU:-1}
+CONCURRENCY=${CONCURRENCY:-8}
+MIN_INSTANCES=${MIN_INSTANCES:-0}
+MAX_INSTANCES=${MAX_INSTANCES:-10}
+EXECUTION_ENVIRONMENT=${EXECUTION_ENVIRONMENT:-gen2}
+REQUEST_TIMEOUT=${REQUEST_TIMEOUT:-30s}
+IMAGE=${IMAGE:-${IMAGE_REPO}/${SERVICE}:latest}
+FUNCTION_NAME=${FUNCTION_NAME:-${SERVICE}-fn}
+STAGE_DIR=${STAGE_DIR:-$REPO_DIR/build/function-source}
+ARTIFACT_DIR=${ARTIFACT_DIR:-$REPO_DIR/artifact}
+
+[[ "$CPU" =~ ^(1|2|4|6|8)$ ]] || die "CPU=$CPU: use a whole number of vCPUs (1, 2, 4, 6, 8)"
+[[ "$CONCURRENCY" =~ ^[1-9][0-9]*$ ]] || die "CONCURRENCY=$CONCURRENCY is not a positive integer"
+[[ "$MIN_INSTANCES" =~ ^[0-9]+$ && "$MAX_INSTANCES" =~ ^[1-9][0-9]*$ ]] \
+  || die "MIN_INSTANCES and MAX_INSTANCES must be integers (MAX_INSTANCES >= 1)"
+[[ -z "$TAG" || "$TAG" =~ ^[a-z][a-z0-9-]{0,45}$ ]] || die "--tag '$TAG': lowercase letters, digits, hyphens"
+
+# The function's settings (README configuration table). QA_THREADS is the vCPU
+# limit, not "auto": with startup CPU boost the container briefly sees more CPUs
+# than it keeps, and a thread pool sized then would oversubscribe afterwards.
+# THREADS (gunicorn threads) = concurrency, so every admitted request has a thread.
+ENV_VARS="QA_STORE=firestore,QA_FIRESTORE_DATABASE=${FIRESTORE_DATABASE}"
+ENV_VARS+=",QA_PASSAGES_COLLECTION=${PASSAGES_COLLECTION},QA_ANSWERS_COLLECTION=${ANSWERS_COLLECTION}"
+ENV_VARS+=",QA_EAGER_LOAD=1,QA_THREADS=${CPU},THREADS=${CONCURRENCY},WORKERS=1"
+ENV_VARS+=",GOOGLE_CLOUD_PROJECT=${PROJECT_ID}"
+[[ -z "${EXTRA_ENV_VARS:-}" ]] || ENV_VARS+=",${EXTRA_ENV_VARS}"
+
+promote() {
+  local -a args=(run services update-traffic "$SERVICE" --region="$REGION" --to-latest)
+  [[ -z "$TAG" ]] || args+=(--remove-tags="$TAG")
+  gc "${args[@]}"
+}
+
+deploy_run() {
+  local -a args=(run deploy "$SERVICE" --image="$IMAGE" --region="$REGION"
+    --service-account="$RUNTIME_SA" --no-allow-unauthenticated --ingress=all
+    --memory="$MEMORY" --cpu="$CPU" --concurrency="$CONCURRENCY" --cpu-boost --cpu-throttling
+    --min-instances="$MIN_INSTANCES" --max-instances="$MAX_INSTANCES"
+    --execution-environment="$EXECUTION_ENVIRONMENT" --timeout="$REQUEST_TIMEOUT"
+    --set-env-vars="$ENV_VARS" --labels=app=bert-qa)
+  [[ -z "$TAG" ]] || args+=(--tag="$TAG")
+  (( ! NO_TRAFFIC )) || args+=(--no-traffic)
+  say "Deploying $IMAGE to Cloud Run service $SERVICE ($REGION)"
+  gc "${args[@]}"
+  if (( ! DRY_RUN )); then
+    say "Service URL: $(gcloud run services describe "$SERVICE" --region="$REGION" \
+      --project="$PROJECT_ID" --format='value(status.url)')"
+  fi
+}
+
+stage_source() {
+  # What the function needs and nothing else: the same paths the Dockerfile copies.
+  [[ -f "$ARTIFACT_DIR/manifest.json" ]] \
+    || die "no artifact at $ARTIFACT_DIR (manifest.json missing): build it or set ARTIFACT_DIR"
+  [[ "$STAGE_DIR" != "/" && "$STAGE_DIR" != "$REPO_DIR" ]] || die "STAGE_DIR=$STAGE_DIR is not a scratch folder"
+  rm -rf "$STAGE_DIR"
+  mkdir -p "$STAGE_DIR"
+  cp "$REPO_DIR/main.py" "$REPO_DIR/requirements.txt" "$STAGE_DIR/"
+  (cd "$REPO_DIR" && find function -type f -name '*.py' -not -path '*/__pycache__/*' -not -path '*/tests/*' \
+    -exec cp --parents {} "$STAGE_DIR/" \;)
+  mkdir -p "$STAGE_DIR/artifact"
+  find "$ARTIFACT_DIR" -maxdepth 1 -type f -exec cp {} "$STAGE_DIR/artifact/" \;
+  say "Staged the function source in $STAGE_DIR ($(du -sh "$STAGE_DIR" | cut -f1))"
+}
+
+deploy_functions() {
+  stage_source
+  say "Deploying $STAGE_DIR as Cloud Functions (2nd gen) function $FUNCTION_NAME ($REGION)"
+  gc functions deploy "$FUNCTION_NAME" --gen2 --region="$REGION" --runtime=python311 \
+    --source="$STAGE_DIR" --entry-point=answer --trigger-http --no-allow-unauthenticated \
+    --run-service-account="$RUNTIME_SA" --memory="$MEMORY" --cpu="$CPU" \
+    --concurrency="$CONCURRENCY" --min-instances="$MIN_INSTANCES" \
+    --max-instances="$MAX_INSTANCES" --timeout="$REQUEST_TIMEOUT" --ingress-settings=all \
+    --set-env-vars="$ENV_VARS"
+  # A 2nd gen function runs as a Cloud Run service of the same name; functions
+  # deploy has no flag for startup CPU boost, so set it on that service.
+  gc run services update "$FUNCTION_NAME" --region="$REGION" --cpu-boost
+}
+
+if (( PROMOTE )); then
+  promote
+elif [[ $TARGET == functions ]]; then
+  deploy_functions
+else
+  deploy_run
+fi

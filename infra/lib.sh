@@ -1,0 +1,88 @@
+# shellcheck shell=bash disable=SC2034
+# (SC2034: the settings below are read by the scripts that source this file.)
+# Sourced by every script in infra/: settings from the environment, --dry-run, messages.
+#
+# Settings (environment variables; only PROJECT_ID has no default):
+#   PROJECT_ID          Google Cloud project id (required)
+#   REGION              Cloud Run, Artifact Registry and bucket region   [europe-west1]
+#   SERVICE             Cloud Run service name                          [bert-qa]
+#   BUCKET              Cloud Storage bucket for artifacts and corpora  [$PROJECT_ID-bert-qa]
+#   REPOSITORY          Artifact Registry Docker repository             [bert-qa]
+#   FIRESTORE_LOCATION  Firestore database location                     [$REGION]
+#   FIRESTORE_DATABASE  Firestore database id                           [(default)]
+#   PASSAGES_COLLECTION / ANSWERS_COLLECTION                            [passages / answers]
+#   RUNTIME_SA_NAME     runtime service account (the function, the ingestion job) [qa-runtime]
+#   BUILD_SA_NAME       build service account (Cloud Build, Vertex AI)  [qa-build]
+#
+# With --dry-run every gcloud (and curl) command is printed on stdout, one per
+# line and shell-quoted, instead of being run; messages go to stderr.
+
+DRY_RUN=0
+INFRA_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(dirname "$INFRA_DIR")
+
+say() { printf '%s\n' "$*" >&2; }
+die() { printf '%s: error: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
+usage_error() { printf '%s: %s (see --help)\n' "$(basename "$0")" "$*" >&2; exit 2; }
+
+# require NAME "what it is": fail with a clear message when the variable is empty.
+require() {
+  local name=$1 what=$2
+  if [[ -z "${!name:-}" ]]; then
+    die "$name is not set: $what (export $name=... or put it before the command)"
+  fi
+}
+
+# quote ARG: the argument as a shell word (bare when safe, else single-quoted).
+quote() {
+  local arg=$1
+  if [[ -n "$arg" && "$arg" =~ ^[A-Za-z0-9_./:=,@%+^-]+$ ]]; then
+    printf '%s' "$arg"
+  else
+    printf "'%s'" "${arg//\'/\'\\\'\'}"
+  fi
+}
+
+# show CMD...: print a command line, quoted so that it can be pasted into a shell.
+show() {
+  local out="" arg
+  for arg in "$@"; do out+="$(quote "$arg") "; done
+  printf '%s\n' "${out% }"
+}
+
+# run CMD...: run a command, or print it under --dry-run.
+run() {
+  if (( DRY_RUN )); then show "$@"; else "$@"; fi
+}
+
+# gc ARGS...: a gcloud command on $PROJECT_ID, never prompting.
+gc() { run gcloud "$@" --project="$PROJECT_ID" --quiet; }
+
+# exists ARGS...: true if a gcloud describe succeeds. Under --dry-run the check is
+# printed and reported as "absent", so the dry run shows every create command.
+exists() {
+  if (( DRY_RUN )); then show gcloud "$@" --project="$PROJECT_ID"; return 1; fi
+  gcloud "$@" --project="$PROJECT_ID" >/dev/null 2>&1
+}
+
+# load_settings: defaults and derived names; call after option parsing.
+load_settings() {
+  require PROJECT_ID "the Google Cloud project id to deploy to"
+  REGION=${REGION:-europe-west1}
+  SERVICE=${SERVICE:-bert-qa}
+  BUCKET=${BUCKET:-${PROJECT_ID}-bert-qa}
+  REPOSITORY=${REPOSITORY:-bert-qa}
+  FIRESTORE_LOCATION=${FIRESTORE_LOCATION:-$REGION}
+  FIRESTORE_DATABASE=${FIRESTORE_DATABASE:-(default)}
+  PASSAGES_COLLECTION=${PASSAGES_COLLECTION:-passages}
+  ANSWERS_COLLECTION=${ANSWERS_COLLECTION:-answers}
+  RUNTIME_SA_NAME=${RUNTIME_SA_NAME:-qa-runtime}
+  BUILD_SA_NAME=${BUILD_SA_NAME:-qa-build}
+  RUNTIME_SA="${RUNTIME_SA_NAME}@${PROJECT_ID}.iam.gserviceaccount.com"
+  BUILD_SA="${BUILD_SA_NAME}@${PROJECT_ID}.iam.gserviceaccount.com"
+  IMAGE_REPO="${REGION}-docker.pkg.dev/${PROJECT_ID}/${REPOSITORY}"
+  [[ "$PROJECT_ID" =~ ^[a-z][a-z0-9-]{4,28}[a-z0-9]$ ]] \
+    || die "PROJECT_ID '$PROJECT_ID' is not a project id (6-30 lowercase letters, digits, hyphens)"
+  [[ "$BUCKET" =~ ^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$ ]] \
+    || die "BUCKET '$BUCKET' is not a valid bucket name"
+}

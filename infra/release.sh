@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Redeploy with one command: run the release pipeline (cloudbuild.yaml) on Cloud Build.
+#
+#   PROJECT_ID=p infra/release.sh [--dry-run] [--async]
+#
+# Uploads the repository (minus infra/gcloudignore) and runs, as the build
+# service account: artifact (from the repo, the Cloud Storage cache, or built)
+# -> versioned upload -> image build with layer caching -> push to Artifact
+# Registry -> Cloud Run deploy of a tagged revision without traffic -> smoke test
+# with an identity token -> all traffic to the new revision. A failed smoke test
+# fails the build and leaves traffic where it was.
+# Settings: ARTIFACT_SOURCE (repo | cache | build; default repo), BUILD_CONFIG
+# (build_model/configs/production.toml), MIN_INSTANCES (0), MAX_INSTANCES (10),
+# BUILD_TIMEOUT (3600s; a CPU build of the artifact needs more); others in infra/lib.sh.
+set -euo pipefail
+# shellcheck source=infra/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+ASYNC=()
+while (( $# )); do
+  case $1 in
+    --dry-run) DRY_RUN=1 ;;
+    --async) ASYNC=(--async) ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) usage_error "unknown option $1" ;;
+  esac
+  shift
+done
+load_settings
+ARTIFACT_SOURCE=${ARTIFACT_SOURCE:-repo}
+BUILD_CONFIG=${BUILD_CONFIG:-build_model/configs/production.toml}
+MIN_INSTANCES=${MIN_INSTANCES:-0}
+MAX_INSTANCES=${MAX_INSTANCES:-10}
+BUILD_TIMEOUT=${BUILD_TIMEOUT:-3600s}
+[[ "$ARTIFACT_SOURCE" =~ ^(repo|cache|build)$ ]] || die "ARTIFACT_SOURCE must be repo, cache or build"
+
+cd "$REPO_DIR"
+if [[ $ARTIFACT_SOURCE == repo && ! -f artifact/manifest.json ]]; then
+  die "artifact/manifest.json is missing: build the model first, or ARTIFACT_SOURCE=cache (infra/train_vertex.sh)"
+fi
+if [[ $ARTIFACT_SOURCE != repo && ! -f "$BUILD_CONFIG" ]]; then
+  die "BUILD_CONFIG $BUILD_CONFIG does not exist"
+fi
+
+SUBS="_REGION=${REGION},_SERVICE=${SERVICE},_BUCKET=${BUCKET},_REPOSITORY=${REPOSITORY}"
+SUBS+=",_ARTIFACT_SOURCE=${ARTIFACT_SOURCE},_BUILD_CONFIG=${BUILD_CONFIG}"
+SUBS+=",_MIN_INSTANCES=${MIN_INSTANCES},_MAX_INSTANCES=${MAX_INSTANCES}"
+say "Releasing $SERVICE to $PROJECT_ID ($REGION), artifact from $ARTIFACT_SOURCE"
+gc builds submit . --region="$REGION" --config=cloudbuild.yaml --substitutions="$SUBS" \
+  --ignore-file=infra/gcloudignore --gcs-source-staging-dir="gs://${BUCKET}/source" \
+  --service-account="projects/${PROJECT_ID}/serviceAccounts/${BUILD_SA}" \
+  --timeout="$BUILD_TIMEOUT" ${ASYNC[@]+"${ASYNC[@]}"}
