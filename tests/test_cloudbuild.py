@@ -1,0 +1,290 @@
+"""cloudbuild.yaml: valid for Cloud Build, and its shell steps do the right thing when run.
+
+The static tests read the YAML the way Cloud Build does (step fields,
+substitutions, images). The simulation renders the substitutions and runs
+every step in order in a scratch workspace, with stand-ins for gcloud and
+docker that record their calls; the smoke-test step talks to a real local
+server over HTTP. Nothing reaches Google.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.support import image as img
+
+REPO = img.REPO
+CONFIG = yaml.safe_load((REPO / "cloudbuild.yaml").read_text())
+BUILT_IN = {"PROJECT_ID", "BUILD_ID", "PROJECT_NUMBER", "LOCATION", "SERVICE_ACCOUNT_EMAIL",
+            "SERVICE_ACCOUNT", "TRIGGER_NAME", "COMMIT_SHA", "REVISION_ID", "SHORT_SHA", "REPO_NAME",
+            "REPO_FULL_NAME", "BRANCH_NAME", "TAG_NAME", "REF_NAME", "TRIGGER_BUILD_CONFIG_PATH"}
+BUILD_FIELDS = {"steps", "substitutions", "images", "options", "timeout", "artifacts", "tags",
+                "availableSecrets", "serviceAccount", "logsBucket", "queueTtl"}
+STEP_FIELDS = {"name", "args", "env", "dir", "id", "waitFor", "entrypoint", "secretEnv", "volumes",
+               "timeout", "script", "automapSubstitutions", "allowFailure", "allowExitCodes"}
+# $NAME or ${NAME} that is not the escape $$ (bash's own variables are written $$name).
+SUBSTITUTION = re.compile(r"(?<!\$)(?:\$\$)*\$(?:\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def _strings(node):
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for v in node.values():
+            yield from _strings(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _strings(v)
+
+
+def _used() -> set[str]:
+    names = set()
+    for text in _strings([CONFIG["steps"], CONFIG["images"]]):
+        for braced, bare in SUBSTITUTION.findall(text):
+            names.add(braced or bare)
+    return names
+
+
+def _image_repo() -> str:
+    return "${_REGION}-docker.pkg.dev/$PROJECT_ID/${_REPOSITORY}/${_SERVICE}"
+
+
+# ---- what Cloud Build requires ----------------------------------------------------------
+
+def test_only_build_fields():
+    assert set(CONFIG) <= BUILD_FIELDS, set(CONFIG) - BUILD_FIELDS
+    assert re.fullmatch(r"\d+s", CONFIG["timeout"])
+
+
+def test_every_step_has_what_cloud_build_requires():
+    ids = [s.get("id") for s in CONFIG["steps"]]
+    assert all(ids) and len(set(ids)) == len(ids), ids
+    for step in CONFIG["steps"]:
+        assert set(step) <= STEP_FIELDS, (step["id"], set(step) - STEP_FIELDS)
+        assert isinstance(step["name"], str) and step["name"], step
+        assert ("args" in step) != ("script" in step), f"{step['id']}: args or script"
+        assert all(isinstance(a, str) for a in step.get("args", [])), step["id"]
+        for env in step.get("env", []):
+            assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", env), (step["id"], env)
+        for dep in step.get("waitFor", []):
+            assert dep == "-" or dep in ids[:ids.index(step["id"])], (step["id"], dep)
+        image = step["name"]
+        assert ":" in image.split("/")[-1] or image.startswith("gcr.io/cloud-builders/"), \
+            f"{step['id']}: pin the step image {image}"
+
+
+def test_steps_run_in_release_order():
+    ids = [s["id"] for s in CONFIG["steps"]]
+    assert ids == ["artifact-fetch", "artifact-build", "artifact-upload", "image-build", "image-push",
+                   "deploy", "smoke-test", "promote"]
+    assert not any("waitFor" in s for s in CONFIG["steps"]), "sequential: each step needs the last"
+
+
+def test_every_substitution_used_is_defined_and_every_defined_one_used():
+    defined = set(CONFIG["substitutions"])
+    assert all(re.fullmatch(r"_[A-Z0-9_]+", k) for k in defined), defined
+    used = _used()
+    assert used - BUILT_IN <= defined, used - BUILT_IN - defined
+    # Cloud Build refuses a substitution that the template does not use.
+    assert defined <= used, defined - used
+    assert {"_REGION", "_SERVICE", "_BUCKET", "_REPOSITORY"} <= defined and "PROJECT_ID" in used
+
+
+def test_substitutions_have_defaults():
+    subs = CONFIG["substitutions"]
+    assert subs["_REGION"] and subs["_SERVICE"] and subs["_REPOSITORY"]
+    assert subs["_ARTIFACT_SOURCE"] in ("repo", "cache", "build")
+    assert subs["_BUCKET"] == "", "empty: infra/lib.sh makes it $PROJECT_ID-bert-qa"
+
+
+def test_the_pushed_image_is_listed_in_images():
+    by_id = {s["id"]: s for s in CONFIG["steps"]}
+    build = by_id["image-build"]["args"][-1]
+    tags = re.findall(r'--tag "\$\$image:([^"]+)"', build)
+    assert tags == ["$BUILD_ID", "latest"], tags
+    assert f'image="{_image_repo()}"' in build
+    assert by_id["image-push"]["args"] == ["push", "--all-tags", _image_repo()]
+    assert CONFIG["images"] == [f"{_image_repo()}:{t}" for t in tags]
+
+
+def test_image_build_uses_the_layer_cache():
+    build = {s["id"]: s for s in CONFIG["steps"]}["image-build"]
+    assert "DOCKER_BUILDKIT=1" in build["env"]
+    script = build["args"][-1]
+    assert '--cache-from "$$image:latest"' in script and "BUILDKIT_INLINE_CACHE=1" in script
+    assert re.search(r'docker pull "\$\$image:latest" \|\|', script), "a first build has no cache"
+
+
+def test_user_service_account_logging():
+    assert CONFIG["options"]["logging"] == "CLOUD_LOGGING_ONLY"
+
+
+def test_smoke_test_uses_an_identity_token():
+    smoke = (REPO / "infra" / "smoke_test.sh").read_text()
+    assert 'gcloud auth print-identity-token --audiences="$URL"' in smoke
+    assert '-H "Authorization: Bearer $TOKEN"' in smoke
+
+
+# ---- the steps, run --------------------------------------------------------------------
+
+PROJECT, BUILD_ID = "test-project-42", "0a1b2c3d-4e5f-6789-abcd-ef0123456789"
+TAG = "build-0a1b2c3d"
+SUBS = {"PROJECT_ID": PROJECT, "BUILD_ID": BUILD_ID, **CONFIG["substitutions"]}
+
+
+def _render(text: str, subs: dict[str, str]) -> str:
+    """Cloud Build's substitution: $NAME / ${NAME} replaced, then $$ becomes $."""
+    out, i = [], 0
+    while i < len(text):
+        if text.startswith("$$", i):
+            out.append("$")
+            i += 2
+            continue
+        m = re.match(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))", text[i:])
+        if m:
+            out.append(subs[m.group(1) or m.group(2)])
+            i += m.end()
+            continue
+        out.append(text[i])
+        i += 1
+    return "".join(out)
+
+
+def test_render_escapes():
+    assert _render('a=$$x ${_REGION} $PROJECT_ID $$(cat f)', SUBS) == f"a=$x europe-west1 {PROJECT} $(cat f)"
+
+
+class Pipeline:
+    def __init__(self, tmp: Path, artifact: Path, service_url: str, service_exists: bool = True):
+        self.ws = tmp / "workspace"
+        shutil.copytree(REPO / "infra", self.ws / "infra")
+        shutil.copy(REPO / "cloudbuild.yaml", self.ws)
+        shutil.copytree(artifact, self.ws / "artifact")
+        self.log = tmp / "calls.jsonl"
+        self.bin = tmp / "bin"
+        service = {"status": {"url": "https://bert-qa-xyz-ew.a.run.app",
+                              "traffic": [{"percent": 100, "revisionName": "bert-qa-00001-abc"},
+                                          {"tag": TAG, "url": service_url}]}}
+        describe = ["run", "services", "describe", "bert-qa"]
+        img.fake_tool(self.bin, "gcloud", self.log, [
+            {"prefix": describe, "with": ["--format=json"], "stdout": json.dumps(service)},
+            {"prefix": describe, "rc": 0 if service_exists else 1},
+            {"prefix": ["auth", "print-identity-token"], "stdout": "id-token\n"},
+            {"prefix": ["storage", "objects", "describe"], "rc": 1},
+            {"prefix": ["storage", "cp"]}, {"prefix": ["run", "deploy"]},
+            {"prefix": ["run", "services", "update-traffic"]},
+        ])
+        img.fake_tool(self.bin, "docker", self.log, [
+            {"prefix": ["pull"], "rc": 1}, {"prefix": ["build"]}, {"prefix": ["push"]}])
+
+    def run(self, subs: dict[str, str] | None = None) -> list[str]:
+        """Run the steps in order until one fails; returns the ids of the steps that passed."""
+        subs = {**SUBS, **(subs or {})}
+        passed = []
+        for step in CONFIG["steps"]:
+            args = [_render(a, subs) for a in step["args"]]
+            entry = step.get("entrypoint") or ("docker" if "cloud-builders/docker" in step["name"] else "gcloud")
+            env = {"PATH": f"{self.bin}:{os.environ['PATH']}", "HOME": str(self.ws),
+                   "SMOKE_EXPECT": "", "SMOKE_ATTEMPTS": "1"}
+            env.update(dict(_render(e, subs).split("=", 1) for e in step.get("env", [])))
+            args = [a.replace("/workspace/", f"{self.ws}/") for a in args]
+            done = subprocess.run([entry, *args], cwd=self.ws, env=env, capture_output=True, text=True,
+                                  timeout=120)
+            self.output = done.stdout + done.stderr
+            if done.returncode != 0:
+                break
+            passed.append(step["id"])
+        return passed
+
+    def calls(self) -> list[list[str]]:
+        return img.calls(self.log)
+
+
+@pytest.fixture(scope="module")
+def local_service(tiny_artifact, tmp_path_factory):
+    db = tmp_path_factory.mktemp("pipeline") / "db.sqlite"
+    proc, url = img.start_repo({"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(db),
+                                "QA_ARTIFACT_DIR": str(tiny_artifact.folder)})
+    try:
+        img.wait_until_up(url, proc)
+        yield url
+    finally:
+        img.stop(proc)
+
+
+def _index(calls, *prefix):
+    return [i for i, c in enumerate(calls) if c[:len(prefix)] == list(prefix)]
+
+
+def test_pipeline_deploys_smoke_tests_then_promotes(tmp_path, tiny_artifact, local_service):
+    p = Pipeline(tmp_path, tiny_artifact.folder, local_service)
+    passed = p.run()
+    assert passed == [s["id"] for s in CONFIG["steps"]], p.output
+    calls = p.calls()
+    version = "repo-" + json.loads((tiny_artifact.folder / "manifest.json").read_text())["artifact_hash"][:16]
+    uploads = [c for c in calls if c[:3] == ["gcloud", "storage", "cp"]]
+    assert uploads and all(c[4] == f"gs://{PROJECT}-bert-qa/artifacts/{version}/" for c in uploads)
+    assert uploads[-1][3].endswith("manifest.json"), "manifest.json last: it marks a complete upload"
+    image = f"europe-west1-docker.pkg.dev/{PROJECT}/bert-qa/bert-qa"
+    build = [c for c in calls if c[:2] == ["docker", "build"]][0]
+    assert f"--tag" in build and f"{image}:{BUILD_ID}" in build and f"{image}:latest" in build
+    assert f"artifact-version={version}" in build
+    deploy = [c for c in calls if c[:3] == ["gcloud", "run", "deploy"]][0]
+    assert f"--image={image}:{BUILD_ID}" in deploy and f"--tag={TAG}" in deploy and "--no-traffic" in deploy
+    assert "--no-allow-unauthenticated" in deploy
+    token = _index(calls, "gcloud", "auth", "print-identity-token")
+    promote = _index(calls, "gcloud", "run", "services", "update-traffic")
+    assert token and promote and _index(calls, "gcloud", "run", "deploy")[0] < token[0] < promote[0]
+    assert "--to-latest" in calls[promote[0]] and f"--remove-tags={TAG}" in calls[promote[0]]
+
+
+def test_failed_smoke_test_fails_the_build_and_keeps_traffic(tmp_path, tiny_artifact, local_service):
+    p = Pipeline(tmp_path, tiny_artifact.folder, local_service)
+    manifest = p.ws / "artifact" / "manifest.json"  # the image "contains" another artifact
+    manifest.write_text(manifest.read_text().replace(
+        json.loads(manifest.read_text())["artifact_hash"], "f" * 64))
+    passed = p.run()
+    assert passed[-1] == "deploy", p.output
+    assert "smoke test failed" in p.output
+    assert not _index(p.calls(), "gcloud", "run", "services", "update-traffic")
+
+
+def test_first_deploy_takes_traffic_at_once(tmp_path, tiny_artifact, local_service):
+    p = Pipeline(tmp_path, tiny_artifact.folder, local_service, service_exists=False)
+    assert p.run()[-1] == "promote", p.output
+    deploy = [c for c in p.calls() if c[:3] == ["gcloud", "run", "deploy"]][0]
+    assert "--no-traffic" not in deploy
+
+
+def test_cache_miss_builds_the_artifact_then_stores_it(tmp_path, tiny_artifact, local_service):
+    """_ARTIFACT_SOURCE=cache with nothing stored: the build step runs build_model (here a stand-in)."""
+    p = Pipeline(tmp_path, tiny_artifact.folder, local_service)
+    shutil.copytree(REPO / "build_model", p.ws / "build_model",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (p.ws / "function").mkdir()
+    for name in ("artifact.py", "tokenizer.py"):
+        shutil.copy(REPO / "function" / name, p.ws / "function")
+    shutil.copy(REPO / "requirements.txt", p.ws)
+    built = p.ws / "artifact"
+    shutil.move(built, tmp_path / "made-by-build")
+    img.fake_tool(p.bin, "pip", p.log, [{"prefix": ["install"]}])
+    (p.bin / "python").write_text(f"#!/bin/sh\necho python \"$@\" >> {tmp_path}/python.log\n"
+                                  f"cp -r {tmp_path}/made-by-build {built}\n")
+    (p.bin / "python").chmod(0o755)
+    passed = p.run({"_ARTIFACT_SOURCE": "cache", "_BUILD_CONFIG": "build_model/configs/sandbox.toml"})
+    assert passed[-1] == "promote", p.output
+    ran = (tmp_path / "python.log").read_text()
+    assert "-m build_model --config build_model/configs/sandbox.toml" in ran
+    assert f"package.out={p.ws}/artifact" in ran
+    key = subprocess.run([str(REPO / "infra" / "artifact_key.sh"), "build_model/configs/sandbox.toml"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    uploads = [c for c in p.calls() if c[:3] == ["gcloud", "storage", "cp"]]
+    assert uploads and all(c[4] == f"gs://{PROJECT}-bert-qa/artifacts/config-{key}/" for c in uploads)
