@@ -1,0 +1,190 @@
+"""Distillation: the derived student, augmentation pairs, the teacher-logit cache, and that KD works."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from tests.support.tiny_build import built, copy_build, tiny_bert, tiny_squad, tiny_teacher
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    from build_model.features import build_features
+    from build_model.squad import load_squad
+    from function.tokenizer import QATokenizer
+    from function.windows import WindowSpec
+
+    root = tmp_path_factory.mktemp("distil-data")
+    train, dev = tiny_squad(root)
+    teacher_dir = tiny_teacher(root / "teacher")
+    tok = QATokenizer(teacher_dir / "tokenizer.json")
+    spec = WindowSpec(96, 32, 32, tok.token_id("[CLS]"), tok.token_id("[SEP]"), tok.token_id("[PAD]"))
+    return {
+        "root": root, "tok": tok, "spec": spec, "teacher_dir": teacher_dir,
+        "train": load_squad(train), "features": build_features(tok, load_squad(train, 24), spec),
+        "held": build_features(tok, load_squad(dev), spec)[:48],
+    }
+
+
+def _spread_teacher(vocab_size: int):
+    """Random layers with large weights, so that dropping one changes the logits a lot."""
+    import torch
+    from transformers import BertConfig, BertForQuestionAnswering
+
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=vocab_size, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=128, max_position_embeddings=128, initializer_range=0.3)
+    return BertForQuestionAnswering(cfg).eval()
+
+
+def test_derived_student_copies_the_chosen_layers():
+    from build_model.student import derive_student
+
+    teacher = tiny_bert(500, layers=3)
+    student = derive_student(teacher, (2, 0))
+    assert student.config.num_hidden_layers == 2
+    t, s = teacher.state_dict(), student.state_dict()
+    for name in s:
+        src = name.replace("layer.0.", "layer.2.") if "layer.0." in name else name.replace("layer.1.", "layer.0.")
+        assert np.array_equal(s[name].numpy(), t[src].numpy()), name
+    assert teacher.config.num_hidden_layers == 3  # the teacher's config is not touched
+
+
+def test_keeping_every_layer_reproduces_the_teacher():
+    import torch
+
+    from build_model.student import derive_student
+
+    teacher = tiny_bert(500, layers=2)
+    student = derive_student(teacher, (0, 1))
+    ids = torch.randint(5, 500, (2, 20))
+    with torch.no_grad():
+        a, b = teacher(input_ids=ids), student(input_ids=ids)
+    assert torch.equal(a.start_logits, b.start_logits) and torch.equal(a.end_logits, b.end_logits)
+
+
+@pytest.mark.parametrize("keep", [(), (0, 0), (2,), (-1,)])
+def test_bad_layer_choices_are_rejected(keep):
+    from build_model.student import StudentError, derive_student
+
+    with pytest.raises(StudentError):
+        derive_student(tiny_bert(500, layers=2), keep)
+
+
+def test_augmentation_pairs_other_paragraphs_of_the_same_article(data):
+    from build_model.distil import augment_pairs
+
+    split = data["train"]
+    pairs = augment_pairs(split, 2, seed=7)
+    n = len(split.questions)
+    assert pairs[:n] == [(i, q.paragraph_id) for i, q in enumerate(split.questions)]
+    extra = pairs[n:]
+    assert len(extra) == 2 * n  # every article here has at least three paragraphs
+    for qi, pid in extra:
+        own = split.questions[qi].paragraph_id
+        assert pid != own and split.article_of(pid) == split.article_of(own)
+    assert augment_pairs(split, 2, seed=7) == pairs
+    assert augment_pairs(split, 2, seed=8) != pairs
+    assert augment_pairs(split, 0, seed=7) == pairs[:n]
+
+
+def test_augmented_features_have_no_gold_labels(data):
+    from build_model.distil import augment_pairs
+    from build_model.features import build_features
+
+    split = data["train"]
+    pairs = augment_pairs(split, 1, seed=0)[len(split.questions):][:5]
+    features = build_features(data["tok"], split, data["spec"], pairs=pairs)
+    assert features and not any(f.gold for f in features)
+    assert all(f.start == 0 and f.end == 0 for f in features)
+
+
+def test_teacher_logits_are_computed_once_and_cached(data, tmp_path):
+    from build_model import kd
+
+    teacher = _spread_teacher(data["tok"].vocab_size)
+    features, pad = data["features"][:20], data["spec"].pad_id
+    calls = []
+
+    def load():
+        calls.append(1)
+        return teacher
+
+    first, info = kd.cached_teacher_logits(tmp_path, "teacher-a", load, features, pad, batch_size=8)
+    again, info2 = kd.cached_teacher_logits(tmp_path, "teacher-a", load, features, pad, batch_size=8)
+    assert len(calls) == 1 and not info["cached"] and info2["cached"]
+    assert all(s.dtype == np.float16 and len(s) == len(f.input_ids) for (s, _), f in zip(again, features))
+    for (s1, e1), (s2, e2) in zip(first, again):
+        assert np.array_equal(s1, s2) and np.array_equal(e1, e2)
+    # batching and padding do not change a feature's logits (beyond fp16 rounding)
+    alone = kd.teacher_logits(teacher, features[:1], pad)
+    assert np.allclose(alone[0][0].astype(np.float32), first[0][0].astype(np.float32), atol=1e-2)
+    # another teacher or other features: computed again, the stale cache file replaced
+    kd.cached_teacher_logits(tmp_path, "teacher-b", load, features, pad, batch_size=8)
+    assert len(calls) == 2 and len(list(tmp_path.glob("teacher_logits-*.npz"))) == 1
+
+
+def test_distillation_brings_the_student_closer_to_the_teacher(data, tmp_path):
+    from build_model import kd
+    from build_model.student import derive_student
+    from build_model.train import TrainSettings, train
+
+    pad, held = data["spec"].pad_id, data["held"]
+    teacher = _spread_teacher(data["tok"].vocab_size)
+    student = derive_student(teacher, (0,))
+    logits = kd.teacher_logits(teacher, data["features"], pad)
+    held_logits = kd.teacher_logits(teacher, held, pad)
+    before = kd.mean_kd(student, held, held_logits, pad, temperature=2.0)
+    settings = TrainSettings(epochs=2, batch_size=16, learning_rate=3e-3, warmup_ratio=0.0, seed=0,
+                             temperature=2.0, alpha=1.0, threads=2)
+    record = train(student, data["features"], settings, tmp_path, pad, teacher_logits=logits)
+    after = kd.mean_kd(student, held, held_logits, pad, temperature=2.0)
+    assert record["steps"] >= 10
+    assert before > 1.0  # dropping a layer really changed the logits
+    assert after < 0.7 * before, (before, after)
+
+
+def test_a_student_with_another_tokenizer_fails_the_stage(data, tmp_path):
+    from build_model import distil
+    from build_model.config import load_config
+    from build_model.pipeline import BuildFailed
+    from build_model.stages import save_record
+    from tests.support.tiny import train_tokenizer
+    from tests.support.tiny_build import tiny_sections, write_config
+
+    teacher_stage = tmp_path / "build" / "teacher"
+    tiny_teacher(teacher_stage / "model")
+    save_record(teacher_stage, {"fake": 1}, {"dev": {}})
+    other = tiny_teacher(tmp_path / "other-student")
+    (other / "tokenizer.json").write_text(train_tokenizer(["some other corpus entirely"] * 20, 200))
+    sections = tiny_sections(tmp_path, data["teacher_dir"], data["root"] / "train.json", data["root"] / "dev.json")
+    sections["student"]["model"] = str(other)
+    cfg = load_config(write_config(tmp_path / "build.toml", sections))
+    with pytest.raises(BuildFailed, match="tokenizes differently"):
+        distil.run(cfg)
+
+
+def test_the_stage_records_distillation_and_reuses_teacher_logits(tmp_path_factory, tmp_path):
+    from build_model import distil
+    from build_model.config import load_config
+    from build_model.stages import load_record
+
+    project = built(tmp_path_factory)
+    assert project["exit"] == 0
+    stage = project["root"] / "build" / "distil"
+    record = load_record(stage)
+    assert record["layers"] == 1 and record["keep_layers"] == [0]
+    assert record["features"]["augmented_pairs"] > 0 and record["features"]["gold"] < record["features"]["total"]
+    assert record["kd_held_out"]["features"] > 0 and not record["teacher_logits"]["cached"]
+    assert {"exact_match", "f1", "questions"} <= set(record["dev"])
+    assert (stage / "model" / "tokenizer.json").is_file() and (stage / "model" / "config.json").is_file()
+    assert not (stage / "checkpoint.pt").exists()
+
+    # another student setting: the stage re-runs, the teacher's logits come from the cache
+    cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil")))
+    cfg = dataclasses.replace(cfg, student=dataclasses.replace(cfg.student, learning_rate=5e-4))
+    again = distil.run(cfg)
+    assert again["teacher_logits"]["cached"] and again["inputs_hash"] != record["inputs_hash"]

@@ -1,0 +1,117 @@
+"""Package: the artifact's manifest validates and describes itself, the function serves it, the report is complete."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.tiny import SEQUENCE
+from tests.support.tiny_build import built, copy_build
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    project = built(tmp_path_factory)
+    assert project["exit"] == 0
+    return project
+
+
+def test_manifest_validates_and_its_hashes_match_the_files(project):
+    from function.artifact import load_manifest, sha256_file, verify
+
+    folder = project["root"] / "artifact"
+    manifest = load_manifest(folder)
+    verify(manifest)
+    files = manifest.raw["files"]
+    on_disk = {p.name for p in folder.iterdir() if p.is_file()} - {"manifest.json"}
+    assert set(files) == on_disk == {manifest.raw["model_file"], "tokenizer.json", "REPORT.md", "report.png"}
+    for name, entry in files.items():
+        assert entry == {"sha256": sha256_file(folder / name), "bytes": (folder / name).stat().st_size}, name
+
+
+def test_manifest_describes_the_build(project):
+    from build_model.stages import load_record
+
+    raw = json.loads((project["root"] / "artifact" / "manifest.json").read_text())
+    assert raw["sequence"] == SEQUENCE and raw["lowercase"] is True and raw["vocab_size"] == 3000
+    assert isinstance(raw["onnx"]["optimized"], bool) and raw["onnx"]["opset"] == 17
+    assert raw["onnx"]["format"] == ("ort" if raw["model_file"].endswith(".ort") else "onnx")
+    assert set(raw["versions"]) >= {"torch", "transformers", "onnx", "onnxruntime", "tokenizers"}
+    assert all(raw["versions"].values())
+    q = raw["quantization"]
+    assert {"per_channel", "op_types", "reduce_range", "weight_type", "gate"} <= set(q)
+    assert raw["source"]["teacher"]["fingerprint"] and raw["source"]["student"]["checkpoint"]
+    assert raw["source"]["student"]["keep_layers"] == [0]
+    metrics = raw["metrics"]
+    assert set(metrics) == {"teacher_pytorch_fp32", "teacher_onnx_fp32", "student_pytorch_fp32",
+                            "student_onnx_fp32", "student_onnx_int8"}
+    for entry in metrics.values():
+        assert {"f1", "exact_match", "p50_ms", "load_s", "bytes", "parameters"} <= set(entry)
+        assert str(SEQUENCE["max_seq_len"]) in entry["p50_ms"]
+    package = load_record(project["root"] / "build" / "package")
+    assert metrics["student_onnx_int8"]["f1"] == package["dev"]["f1"]
+    assert package["artifact_hash"] == raw["artifact_hash"]
+    assert raw["build"]["command"].startswith("python -m build_model --config ")
+
+
+def test_the_function_serves_the_artifact_with_the_recorded_scores(project):
+    from build_model.evaluate import evaluate
+    from build_model.squad import load_squad
+    from build_model.stages import load_record
+    from function.artifact import load_manifest
+    from function.runtime import load_model
+
+    model, timings = load_model(load_manifest(project["root"] / "artifact"), 1)
+    assert set(timings) >= {"verify_ms", "tokenizer_ms", "model_ms"}
+    dev = load_squad(project["root"] / "data" / "dev.json")
+    scores = evaluate(dev, model.tokenizer, model.spec, model.infer, max_answer_tokens=30)
+    assert scores["f1"] == pytest.approx(load_record(project["root"] / "build" / "package")["dev"]["f1"])
+
+
+def test_report_has_every_row_target_and_check(project):
+    from build_model.report import ROWS
+
+    folder = project["root"] / "artifact"
+    text = (folder / "REPORT.md").read_text()
+    for needle in (*ROWS, "original write-up", "16 GB", "30 s cold start", "1500 ms", "## Targets",
+                   "## Quantisation candidates", "**(kept)**", "tolerance 1e-03", "## Why this student",
+                   "CPU: ", "onnxruntime 1.", "python -m build_model --config", "session creation"):
+        assert needle in text, needle
+    assert text.count("| yes |") + text.count("| **no** |") == 5  # every target judged
+    assert (folder / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_tampered_artifact_is_rebuilt(project, tmp_path):
+    from build_model import package
+    from build_model.config import load_config
+    from function.artifact import load_manifest, verify
+
+    cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export", "quantize", "package")))
+    record = package.run(cfg)  # another [package] out: written there
+    manifest_file = tmp_path / "artifact" / "manifest.json"
+    written = manifest_file.stat().st_mtime_ns
+    assert package.run(cfg)["inputs_hash"] == record["inputs_hash"]  # intact: skipped
+    assert manifest_file.stat().st_mtime_ns == written
+    assert record["artifact_hash"] == load_manifest(tmp_path / "artifact").artifact_hash
+    with open(tmp_path / "artifact" / "REPORT.md", "a") as f:
+        f.write("edited by hand\n")
+    assert not package._intact(tmp_path / "artifact", record)
+    again = package.run(cfg)
+    assert "edited by hand" not in (tmp_path / "artifact" / "REPORT.md").read_text()
+    verify(load_manifest(tmp_path / "artifact"))
+    assert again["artifact_hash"] == load_manifest(tmp_path / "artifact").artifact_hash
+
+
+def test_an_ort_format_model_is_served_by_its_file_name(project, tmp_path):
+    from build_model.artifact_writer import write_artifact
+    from function.artifact import load_manifest
+    from function.runtime import load_model
+
+    ort_file = project["root"] / "build" / "package" / "preoptimized.ort"
+    tokenizer = (project["root"] / "artifact" / "tokenizer.json").read_text()
+    manifest = write_artifact(tmp_path / "a", ort_file, tokenizer, "ort", SEQUENCE,
+                              extra={"onnx": {"opset": 17, "optimized": True}}, model_file="model.ort")
+    assert manifest["model_file"] == "model.ort" and "model.onnx" not in manifest["files"]
+    model, _ = load_model(load_manifest(tmp_path / "a"), 1)
+    assert model.infer.input_names[:2] == ["input_ids", "attention_mask"]
