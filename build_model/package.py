@@ -104,6 +104,9 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
         print(f"package: inputs unchanged and {out} intact, skipped")
         return record
 
+    if out.is_dir() and any(out.iterdir()) and not (out / "manifest.json").is_file():
+        raise BuildFailed(f"package: {out} holds files but no manifest.json; refusing to replace them "
+                          f"(point [package] out at an empty folder or a previous artifact)")
     ex, qr = records["export"], records["quantize"]
     tok = QATokenizer(tok_path)
     dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)

@@ -115,3 +115,16 @@ def test_an_ort_format_model_is_served_by_its_file_name(project, tmp_path):
     assert manifest["model_file"] == "model.ort" and "model.onnx" not in manifest["files"]
     model, _ = load_model(load_manifest(tmp_path / "a"), 1)
     assert model.infer.input_names[:2] == ["input_ids", "attention_mask"]
+
+
+def test_package_refuses_to_replace_a_folder_that_is_not_an_artifact(project, tmp_path):
+    from build_model import package
+    from build_model.config import load_config
+    from build_model.pipeline import BuildFailed
+
+    cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export", "quantize")))
+    (tmp_path / "artifact").mkdir()
+    (tmp_path / "artifact" / "notes.txt").write_text("mine")
+    with pytest.raises(BuildFailed, match="refusing to replace"):
+        package.run(cfg)
+    assert (tmp_path / "artifact" / "notes.txt").read_text() == "mine"
