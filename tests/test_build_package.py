@@ -128,3 +128,21 @@ def test_package_refuses_to_replace_a_folder_that_is_not_an_artifact(project, tm
     with pytest.raises(BuildFailed, match="refusing to replace"):
         package.run(cfg)
     assert (tmp_path / "artifact" / "notes.txt").read_text() == "mine"
+
+
+def test_a_pre_optimised_file_ships_only_when_it_pays_for_itself():
+    from build_model.load_variants import choose
+
+    def rows(onnx_s, ort_s, onnx_diff=0.0, ort_p50=40.0):
+        return [{"name": "plain .onnx", "load_s": 0.030, "p50_ms": 40.0, "max_diff": 0.0},
+                {"name": "pre-optimised .onnx", "load_s": onnx_s, "p50_ms": 40.0, "max_diff": onnx_diff},
+                {"name": "pre-optimised .ort", "load_s": ort_s, "p50_ms": ort_p50, "max_diff": 0.0}]
+
+    assert choose(rows(0.029, 0.028), 0.1, 1e-3)[0]["name"] == "plain .onnx"  # 3-7% is noise
+    assert choose(rows(0.020, 0.019), 0.1, 1e-3)[0]["name"] == "pre-optimised .onnx"  # .ort not 10% better
+    assert choose(rows(0.020, 0.010), 0.1, 1e-3)[0]["name"] == "pre-optimised .ort"
+    assert choose(rows(0.010, 0.029), 0.1, 1e-3)[0]["name"] == "pre-optimised .onnx"
+    assert choose(rows(0.010, 0.029, onnx_diff=0.5), 0.1, 1e-3)[0]["name"] == "plain .onnx"  # other outputs
+    assert choose(rows(0.040, 0.010, ort_p50=50.0), 0.1, 1e-3)[0]["name"] == "plain .onnx"  # slower inference
+    kept, why = choose(rows(0.020, 0.019), 0.1, 1e-3)
+    assert "33% less" in why and "under the 10% needed" in why
