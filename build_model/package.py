@@ -6,14 +6,16 @@ bookkeeping (``stage.json``, the load-time variants) lives in
 ``<work_dir>/package``; the stage is skipped only when its inputs are
 unchanged *and* every file of the artifact still matches the manifest.
 
-The shipped model is scored once more after it is written, through the
-function's own loader (``function.runtime.load_model``: verify, tokenizer,
-session), and must pass the int8 quality gate again.
+The artifact is staged in ``<work_dir>/package/artifact`` first: the shipped
+model is scored there once more through the function's own loader
+(``function.runtime.load_model``: verify, tokenizer, session) and must pass
+the int8 quality gate again; ``out`` is replaced only when everything passed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
 
 from build_model import benchmark, distil, export, load_variants, quantize, report, teacher
@@ -137,27 +139,42 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
         "dev_set": {"file": Path(cfg.data.dev).name, "sha256": inputs["dev"]},
         "build": {"command": command or "python -m build_model --config <config>"},
     }
-    manifest = write_artifact(out, Path(ship["path"]), tok_path.read_text(encoding="utf-8"), cfg.package.name,
+    staging = work / "artifact"  # [package] out changes only once everything passed
+    manifest = write_artifact(staging, Path(ship["path"]), tok_path.read_text(encoding="utf-8"), cfg.package.name,
                               dataclasses.asdict(cfg.sequence), extra=extra, model_file=ship["model_file"])
-    shipped_dev = _score_shipped(cfg, out, dev)
+    shipped_dev = _score_shipped(cfg, staging, dev)
     gate = quantize.quality_gate(ex["models"]["student"]["dev"], shipped_dev, cfg.quantize.max_f1_drop,
                                  cfg.quantize.max_em_drop)
     if not gate["passed"]:
         raise BuildFailed(f"package: the shipped model loses {gate['f1_drop']:.2f} F1 / {gate['em_drop']:.2f} EM "
                           f"against the fp32 ONNX student through the function's loader")
-    rows = _benchmarks(cfg, records, tok, out / ship["model_file"], ship["optimized"], shipped_dev)
+    rows = _benchmarks(cfg, records, tok, staging / ship["model_file"], ship["optimized"], shipped_dev)
     facts = _facts(cfg, records, rows, variants, variant_why, gate, extra["build"]["command"], dev)
     facts["artifact_bytes"] = sum(manifest["files"][f]["bytes"] for f in (manifest["model_file"], "tokenizer.json"))
-    files = report.write(out, facts)
+    files = report.write(staging, facts)
     metrics = {r["key"]: {k: r[k] for k in ("parameters", "bytes", "exact_match", "f1", "p50_ms", "load_s")}
                for r in rows}
-    manifest = update_manifest(out, {**manifest, "metrics": metrics, "latency": {
+    manifest = update_manifest(staging, {**manifest, "metrics": metrics, "latency": {
         "threads": benchmark.THREADS, "runs": cfg.package.latency_runs, "machine": facts["machine"]},
         "report": files})
+    _publish(staging, out)
     print(f"package: {out} ({manifest['artifact_hash'][:12]}), dev F1 {shipped_dev['f1']:.2f}")
     return save_record(work, inputs, {"artifact": str(out), "artifact_hash": manifest["artifact_hash"],
                                       "model_file": manifest["model_file"], "dev": shipped_dev, "gate": gate,
                                       "variants": variants, "variant_why": variant_why, "benchmarks": rows})
+
+
+def _publish(staging: Path, out: Path) -> None:
+    """Replace the files of ``out`` with the staged artifact's, and check they arrived intact."""
+    out.mkdir(parents=True, exist_ok=True)
+    for p in out.iterdir():
+        if p.is_file():
+            p.unlink()
+    for p in staging.iterdir():
+        shutil.copyfile(p, out / p.name)
+    verify(load_manifest(out))
+    if describe_files(out) != load_manifest(out).raw["files"]:
+        raise BuildFailed(f"package: the files copied to {out} do not match its manifest")
 
 
 def _score_shipped(cfg: BuildConfig, out: Path, dev) -> dict:

@@ -146,3 +146,26 @@ def test_a_pre_optimised_file_ships_only_when_it_pays_for_itself():
     assert choose(rows(0.040, 0.010, ort_p50=50.0), 0.1, 1e-3)[0]["name"] == "plain .onnx"  # slower inference
     kept, why = choose(rows(0.020, 0.019), 0.1, 1e-3)
     assert "33% less" in why and "under the 10% needed" in why
+
+
+def test_a_shipped_model_that_fails_the_gate_leaves_the_previous_artifact(project, tmp_path, monkeypatch):
+    import dataclasses
+    import shutil
+
+    from build_model import package
+    from build_model.config import load_config
+    from build_model.pipeline import BuildFailed
+    from build_model.stages import load_record
+    from function.artifact import load_manifest, verify
+
+    cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export", "quantize")))
+    cfg = dataclasses.replace(cfg, quantize=dataclasses.replace(cfg.quantize, max_f1_drop=0.5))
+    shutil.copytree(project["root"] / "artifact", tmp_path / "artifact")
+    before = (tmp_path / "artifact" / "manifest.json").read_bytes()
+    fp32 = load_record(tmp_path / "build" / "export")["models"]["student"]["dev"]
+    monkeypatch.setattr(package, "_score_shipped", lambda cfg, folder, dev: {**fp32, "f1": fp32["f1"] - 1.0})
+    with pytest.raises(BuildFailed, match="loses 1.00 F1"):
+        package.run(cfg)
+    assert (tmp_path / "artifact" / "manifest.json").read_bytes() == before
+    verify(load_manifest(tmp_path / "artifact"))
+    assert not (tmp_path / "build" / "package" / "stage.json").exists()
