@@ -97,6 +97,7 @@ def test_the_function_starts_with_functions_framework_on_port(runtime):
     for ins in runtime.all("ENV"):
         env.update(parse_env(ins.args))
     assert env["WORKERS"] == "1" and int(env["THREADS"]) >= 2, env
+    assert env["MALLOC_ARENA_MAX"] == "2", "bounded heap arenas for the request threads"
     assert env["PATH"].startswith("/opt/venv/bin:"), env["PATH"]
 
 

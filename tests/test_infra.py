@@ -247,7 +247,7 @@ def test_deploy_cloud_run_recommended_settings(dry):
     env = _env_vars(cmd)
     assert env["QA_STORE"] == "firestore" and env["QA_EAGER_LOAD"] == "1"
     assert env["THREADS"] == "8" and env["WORKERS"] == "1" and env["QA_THREADS"] == "1"
-    assert env["GOOGLE_CLOUD_PROJECT"] == PROJECT
+    assert env["GOOGLE_CLOUD_PROJECT"] == PROJECT and env["MALLOC_ARENA_MAX"] == "2"
 
 
 def test_deploy_sets_only_variables_the_function_knows(dry):
@@ -255,7 +255,8 @@ def test_deploy_sets_only_variables_the_function_knows(dry):
 
     _, commands = dry("deploy.sh", EXTRA_ENV_VARS="QA_CACHE_TTL_S=86400")
     env = _env_vars(_one(commands, "gcloud", "run", "deploy"))
-    known = {v.name for v in VARIABLES} | {"THREADS", "WORKERS"}  # the last two: functions-framework
+    # Besides the function's own: functions-framework's THREADS and WORKERS, glibc's MALLOC_ARENA_MAX.
+    known = {v.name for v in VARIABLES} | {"THREADS", "WORKERS", "MALLOC_ARENA_MAX"}
     assert set(env) <= known, set(env) - known
     assert env["QA_CACHE_TTL_S"] == "86400"
 
@@ -315,8 +316,7 @@ def test_the_staged_function_answers(dry, tiny_artifact, tmp_path):
     port = img.free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "QA_ARTIFACT_DIR")}
     env.update(PORT=str(port), QA_STORE="sqlite", QA_SQLITE_PATH=str(tmp_path / "db.sqlite"))
-    proc = subprocess.Popen([str(ff), "--target=answer"], cwd=stage, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = img.popen_server([str(ff), "--target=answer"], stage, env)
     try:
         url = f"http://127.0.0.1:{port}/"
         health = img.wait_until_up(url, proc)

@@ -11,6 +11,12 @@ starts it.
 
     python -m tests.support.image size       # the image's own layers (venv + code + artifact)
     python -m tests.support.image startup    # cold start with and without byte-compiled code
+    python -m tests.support.image profile    # memory, cold start and latency of the served model
+    python -m tests.support.image stand-in --encoder DIR --out DIR
+                                             # an artifact shaped like the shipped one (for the
+                                             # figures before artifact/ exists; answers are junk)
+
+Each command takes ``--artifact DIR`` (default: artifact/, else the tiny test artifact).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import statistics
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -351,17 +358,28 @@ def start(image: Image, extra_env: dict[str, str]) -> tuple[subprocess.Popen, st
     env = image.env()
     env.update(extra_env)
     env["PORT"] = str(port)
-    proc = subprocess.Popen(image.command(), cwd=image.workdir, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    return proc, f"http://127.0.0.1:{port}/"
+    return popen_server(image.command(), image.workdir, env), f"http://127.0.0.1:{port}/"
+
+
+def popen_server(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Popen:
+    """Start a server with its output in a file (a pipe nobody reads would fill and block it)."""
+    log = tempfile.NamedTemporaryFile(prefix="server-", suffix=".log", delete=False)
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    proc.log_path = Path(log.name)
+    return proc
+
+
+def server_log(proc: subprocess.Popen) -> str:
+    path = getattr(proc, "log_path", None)
+    return path.read_text(errors="replace") if path and path.exists() else ""
 
 
 def wait_until_up(url: str, proc: subprocess.Popen, timeout_s: float = 60.0) -> dict:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
-            raise RuntimeError(f"the server exited with code {proc.returncode}:\n{out[-3000:]}")
+            raise RuntimeError(f"the server exited with code {proc.returncode}:\n{server_log(proc)[-3000:]}")
         try:
             with urllib.request.urlopen(url, timeout=2) as r:
                 return json.loads(r.read())
@@ -388,7 +406,10 @@ def stop(proc: subprocess.Popen) -> str:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    return proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+    out = server_log(proc)
+    if getattr(proc, "log_path", None):
+        proc.log_path.unlink(missing_ok=True)
+    return out
 
 
 def ingest(image: Image, inputs: list[str], extra_env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -406,9 +427,7 @@ def start_repo(extra_env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     env.update(extra_env)
     env["PORT"] = str(port)
     ff = Path(sys.executable).with_name("functions-framework")
-    proc = subprocess.Popen([str(ff), "--target=answer"], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    return proc, f"http://127.0.0.1:{port}/"
+    return popen_server([str(ff), "--target=answer"], REPO, env), f"http://127.0.0.1:{port}/"
 
 
 # ---- stand-ins for cloud command-line tools (the infra and pipeline tests) -----
@@ -450,7 +469,9 @@ def calls(log: Path) -> list[list[str]]:
 
 # ---- command line: the figures in docs/DEPLOY.md ---------------------------------
 
-def _artifact_source(work: Path) -> Path:
+def _artifact_source(work: Path, chosen: str | None = None) -> Path:
+    if chosen:
+        return Path(chosen)
     real = REPO / "artifact"
     if (real / "manifest.json").exists():
         return real
@@ -469,7 +490,7 @@ def cmd_size(args) -> int:
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    image = assemble(work / "image", {"artifact/": _artifact_source(work)})
+    image = assemble(work / "image", {"artifact/": _artifact_source(work, args.artifact)})
     s = sizes(image)
     print(json.dumps(s))
     print(f"venv {_mb(s['venv'])} + artifact {_mb(s['artifact'])} + code {_mb(s['code'])} "
@@ -496,32 +517,190 @@ def _first_answer_ms(image: Image, env: dict[str, str]) -> tuple[float, float]:
         stop(proc)
 
 
-def _drop_pycache(folder: Path) -> None:
-    for p in folder.rglob("__pycache__"):
-        shutil.rmtree(p)
+def _toggle_pycache(folder: Path, on: bool) -> None:
+    """Hide (rename) or restore the __pycache__ folders under ``folder``."""
+    old, new = ("__pycache__.off", "__pycache__") if on else ("__pycache__", "__pycache__.off")
+    for p in sorted(folder.rglob(old)):
+        p.rename(p.with_name(new))
 
 
 def cmd_startup(args) -> int:
+    """Cold start as built vs without byte-compiled code; variants interleaved to spread machine noise."""
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    image = assemble(work / "image", {"artifact/": _artifact_source(work)})
+    image = assemble(work / "image", {"artifact/": _artifact_source(work, args.artifact)})
     env = {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(work / "db.sqlite"), "QA_EAGER_LOAD": "1",
            "PYTHONDONTWRITEBYTECODE": "1"}
-    code = image.workdir / "function"
-    variants = {"as built (all .pyc)": lambda: None,
-                "function/ not compiled": lambda: _drop_pycache(code),
-                "nothing compiled": lambda: _drop_pycache(image.root)}
+    code, venv = image.workdir, image.venv
+    variants = {  # the folders whose .pyc files are hidden
+        "as built (all .pyc)": [],
+        "function/ not compiled": [code],
+        "venv + function/ not compiled": [code, venv],
+    }
+    runs: dict[str, list] = {name: [] for name in variants}
+    _first_answer_ms(image, env)  # warm the page cache: measure CPU work, not disk reads
+    for _ in range(args.runs):
+        for name, hidden in variants.items():
+            for folder in hidden:
+                _toggle_pycache(folder, False)
+            try:
+                runs[name].append(_first_answer_ms(image, env))
+            finally:
+                for folder in hidden:
+                    _toggle_pycache(folder, True)
     results = {}
-    for name, prepare in variants.items():
-        prepare()
-        _first_answer_ms(image, env)  # warm the page cache: measure CPU work, not disk reads
-        runs = [_first_answer_ms(image, env) for _ in range(args.runs)]
-        results[name] = {"listening_ms": round(statistics.median(r[0] for r in runs)),
-                         "first_answer_ms": round(statistics.median(r[1] for r in runs))}
+    for name, values in runs.items():
+        results[name] = {"listening_ms": round(statistics.median(r[0] for r in values)),
+                         "first_answer_ms": round(statistics.median(r[1] for r in values))}
         print(f"{name:28s} listening {results[name]['listening_ms']:5d} ms, "
               f"first answer {results[name]['first_answer_ms']:5d} ms (median of {args.runs})", flush=True)
-    print(json.dumps(results))
+    sources = [(p.read_text(encoding="utf-8"), str(p)) for p in sorted((code / "function").rglob("*.py"))]
+    times = []
+    for _ in range(20):
+        t = time.perf_counter()
+        for text, name in sources:
+            compile(text, name, "exec")
+        times.append(time.perf_counter() - t)
+    compile_ms = round(statistics.median(times) * 1000, 1)
+    print(f"compiling all {len(sources)} function/ modules takes {compile_ms} ms (median of 20): "
+          f"the most that compiling them at build time can save per cold start")
+    print(json.dumps({"results": results, "function_compile_ms": compile_ms, "load_average": os.getloadavg()}))
+    return 0
+
+def _rss_mb(pid: int) -> float:
+    """Resident memory of a process and its children (gunicorn's arbiter and worker), MB."""
+    total = 0
+    pids = [pid]
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        pids += [int(c) for c in children]
+    except OSError:
+        pass
+    for p in pids:
+        for line in Path(f"/proc/{p}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1]) * 1024
+    return round(total / 1e6, 1)
+
+
+def _load(url: str, questions: list[tuple[str, str]], clients: int) -> dict:
+    """``clients`` callers asking the questions back to back: throughput and latency percentiles."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def ask(item):
+        question, pid = item
+        t = time.perf_counter()
+        status, _ = post(url, {"question": question, "passage_ids": [pid]})
+        return status, (time.perf_counter() - t) * 1000
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        done = list(pool.map(ask, questions))
+    seconds = time.perf_counter() - t0
+    ms = sorted(m for _, m in done)
+    return {"ok": sum(s == 200 for s, _ in done), "requests_per_s": round(len(done) / seconds, 1),
+            "p50_ms": round(ms[len(ms) // 2], 1), "p90_ms": round(ms[int(len(ms) * 0.9)], 1),
+            "p99_ms": round(ms[min(len(ms) - 1, int(len(ms) * 0.99))], 1)}
+
+
+def cmd_profile(args) -> int:
+    """Serve the model from the assembled image as on Cloud Run and measure it."""
+    work = Path(args.work)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    image = assemble(work / "image", {"artifact/": _artifact_source(work, args.artifact)})
+    env = {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(work / "db.sqlite"), "QA_EAGER_LOAD": "1",
+           "QA_THREADS": str(args.threads), "QA_CACHE": "0"}
+    env.update(kv.split("=", 1) for kv in args.env)
+    sample = REPO / "samples" / "squad_sample.json"
+    done = ingest(image, [str(sample)], env)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-2000:])
+    data = json.loads(sample.read_text(encoding="utf-8"))["data"]
+    questions = [(qa["question"], f"{a['title'].replace('/', '_')}-{i:04d}")
+                 for a in data for i, p in enumerate(a["paragraphs"]) for qa in p["qas"]][:args.requests]
+    t0 = time.perf_counter()
+    proc, url = start(image, env)
+    try:
+        health = wait_until_up(url, proc, timeout_s=120)
+        listening_ms = (time.perf_counter() - t0) * 1000
+        while not health.get("model_loaded"):  # QA_EAGER_LOAD: the worker loads in the background
+            if time.perf_counter() - t0 > 120:
+                raise TimeoutError("the model did not load within 120 s")
+            time.sleep(0.02)
+            health = wait_until_up(url, proc)
+        loaded_ms = (time.perf_counter() - t0) * 1000
+        rss_loaded = _rss_mb(proc.pid)
+        client, server = [], []
+        for question, pid in questions:
+            t = time.perf_counter()
+            status, body = post(url, {"question": question, "passage_ids": [pid]})
+            if status != 200:
+                raise RuntimeError(f"{status}: {body}")
+            client.append((time.perf_counter() - t) * 1000)
+            server.append(body["timings_ms"])
+        concurrent = {}
+        for clients in args.concurrency:
+            concurrent[clients] = _load(url, questions, clients)
+        rss_after = _rss_mb(proc.pid)
+    finally:
+        stop(proc)
+
+    def pct(values, q):
+        values = sorted(values)
+        return round(values[min(len(values) - 1, int(q * len(values)))], 1)
+
+    inference = [t["inference"] for t in server]
+    result = {
+        "artifact": health["model"], "threads": args.threads, "requests": len(questions),
+        "cold_start_ms": health.get("cold_start_ms"), "listening_after_ms": round(listening_ms),
+        "model_loaded_after_ms": round(loaded_ms),
+        "rss_mb_after_load": rss_loaded, "rss_mb_after_requests": rss_after,
+        "request_ms_p50": pct(client, 0.5), "request_ms_p90": pct(client, 0.9),
+        "inference_ms_p50": pct(inference, 0.5), "inference_ms_p90": pct(inference, 0.9),
+        "concurrent_clients": concurrent,
+        "cpu_count": os.cpu_count(), "load_average": os.getloadavg(),
+    }
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+def cmd_stand_in(args) -> int:
+    """The shipped artifact's shape from a public encoder: MiniLM layers 0, 2, 4, untrained QA head, int8.
+
+    Same vocabulary, width, depth, sequence settings and quantisation as the
+    sandbox recipe's artifact, so memory and latency match it; the answers do not.
+    """
+    import onnx
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from transformers import BertForQuestionAnswering
+
+    sys.path.insert(0, str(REPO))
+    from build_model.artifact_writer import write_artifact
+    from build_model.onnx_export import export_onnx, optimize_bert
+
+    out, work = Path(args.out), Path(args.out).parent / (Path(args.out).name + "-work")
+    work.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    model = BertForQuestionAnswering.from_pretrained(args.encoder, attn_implementation="eager").eval()
+    keep = [int(i) for i in args.keep_layers.split(",")]
+    model.bert.encoder.layer = torch.nn.ModuleList(model.bert.encoder.layer[i] for i in keep)
+    model.config.num_hidden_layers = len(keep)
+    export_onnx(model, work / "fp32.onnx", opset=17)
+    optimize_bert(work / "fp32.onnx", work / "opt.onnx", model.config.num_attention_heads,
+                  model.config.hidden_size)
+    quantize_dynamic(str(work / "opt.onnx"), str(work / "int8.onnx"),
+                     op_types_to_quantize=["MatMul", "Gather", "EmbedLayerNormalization"],
+                     per_channel=False, weight_type=QuantType.QInt8,
+                     extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+    tokenizer_json = (Path(args.encoder) / "tokenizer.json").read_text(encoding="utf-8")
+    sequence = {"max_seq_len": 384, "stride": 128, "max_query_tokens": 64, "max_answer_tokens": 30}
+    write_artifact(out, work / "int8.onnx", tokenizer_json, "stand-in-minilm-l3-int8", sequence,
+                   extra={"onnx": {"opset": 17, "optimized": True},
+                          "stand_in": f"layers {keep} of {args.encoder}, untrained QA head"})
+    print(f"{out}: model.onnx {(out / 'model.onnx').stat().st_size / 1e6:.1f} MB")
     return 0
 
 
@@ -529,12 +708,25 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m tests.support.image", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--work", default=str(REPO / "build" / "image"), help="scratch folder (replaced)")
+    p.add_argument("--artifact", help="artifact folder (default: artifact/, else the tiny test artifact)")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("size", help="assemble the image and print its own layers' size")
     st = sub.add_parser("startup", help="median cold start: as built vs without .pyc files")
     st.add_argument("--runs", type=int, default=5)
+    pr = sub.add_parser("profile", help="memory, cold start and latency of the served model")
+    pr.add_argument("--threads", type=int, default=1, help="QA_THREADS: the vCPUs of the instance")
+    pr.add_argument("--requests", type=int, default=100, help="sample questions asked, one at a time")
+    pr.add_argument("--concurrency", type=int, nargs="*", default=[8],
+                    help="then ask them again with this many concurrent clients")
+    pr.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="extra environment of the server (e.g. MALLOC_ARENA_MAX=2)")
+    si = sub.add_parser("stand-in", help="an artifact shaped like the shipped one, from a public encoder")
+    si.add_argument("--encoder", required=True, help="a BERT encoder folder (all-MiniLM-L6-v2)")
+    si.add_argument("--keep-layers", default="0,2,4")
+    si.add_argument("--out", required=True)
     args = p.parse_args(argv)
-    return {"size": cmd_size, "startup": cmd_startup}[args.command](args)
+    commands = {"size": cmd_size, "startup": cmd_startup, "profile": cmd_profile, "stand-in": cmd_stand_in}
+    return commands[args.command](args)
 
 
 if __name__ == "__main__":
