@@ -8,8 +8,8 @@
 #
 # Recommended settings (docs/DEPLOY.md explains each), overridable here:
 #   MEMORY=512Mi  CPU=1  CONCURRENCY=8  MIN_INSTANCES=0  MAX_INSTANCES=10
-#   EXECUTION_ENVIRONMENT=gen2  REQUEST_TIMEOUT=30s  startup CPU boost on,
-#   request-based billing, no unauthenticated access, the runtime service account.
+#   EXECUTION_ENVIRONMENT=gen1  REQUEST_TIMEOUT=30s  BILLING=request (or instance),
+#   startup CPU boost on, no unauthenticated access, the runtime service account.
 #   EXTRA_ENV_VARS="QA_CACHE_TTL_S=86400,..." adds function settings (README table).
 # Cloud Run: IMAGE defaults to $REGION-docker.pkg.dev/$PROJECT_ID/$REPOSITORY/$SERVICE:latest.
 # Functions: the folder STAGE_DIR (build/function-source) gets main.py, function/,
@@ -43,8 +43,9 @@ CPU=${CPU:-1}
 CONCURRENCY=${CONCURRENCY:-8}
 MIN_INSTANCES=${MIN_INSTANCES:-0}
 MAX_INSTANCES=${MAX_INSTANCES:-10}
-EXECUTION_ENVIRONMENT=${EXECUTION_ENVIRONMENT:-gen2}
+EXECUTION_ENVIRONMENT=${EXECUTION_ENVIRONMENT:-gen1}
 REQUEST_TIMEOUT=${REQUEST_TIMEOUT:-30s}
+BILLING=${BILLING:-request}
 IMAGE=${IMAGE:-${IMAGE_REPO}/${SERVICE}:latest}
 FUNCTION_NAME=${FUNCTION_NAME:-${SERVICE}-fn}
 STAGE_DIR=${STAGE_DIR:-$REPO_DIR/build/function-source}
@@ -55,6 +56,14 @@ ARTIFACT_DIR=${ARTIFACT_DIR:-$REPO_DIR/artifact}
 [[ "$MIN_INSTANCES" =~ ^[0-9]+$ && "$MAX_INSTANCES" =~ ^[1-9][0-9]*$ ]] \
   || die "MIN_INSTANCES and MAX_INSTANCES must be integers (MAX_INSTANCES >= 1)"
 [[ -z "$TAG" || "$TAG" =~ ^[a-z][a-z0-9-]{0,45}$ ]] || die "--tag '$TAG': lowercase letters, digits, hyphens"
+[[ "$EXECUTION_ENVIRONMENT" =~ ^gen[12]$ ]] || die "EXECUTION_ENVIRONMENT=$EXECUTION_ENVIRONMENT: gen1 or gen2"
+# request: CPU only while requests (and start-up) run, billed per request; instance: CPU
+# all the time, billed per instance-second (worth it with MIN_INSTANCES > 0, see docs/DEPLOY.md).
+case $BILLING in
+  request) THROTTLING=--cpu-throttling ;;
+  instance) THROTTLING=--no-cpu-throttling ;;
+  *) die "BILLING=$BILLING: request or instance" ;;
+esac
 
 # The function's settings (README configuration table). QA_THREADS is the vCPU
 # limit, not "auto": with startup CPU boost the container briefly sees more CPUs
@@ -77,7 +86,7 @@ promote() {
 deploy_run() {
   local -a args=(run deploy "$SERVICE" --image="$IMAGE" --region="$REGION"
     --service-account="$RUNTIME_SA" --no-allow-unauthenticated --ingress=all
-    --memory="$MEMORY" --cpu="$CPU" --concurrency="$CONCURRENCY" --cpu-boost --cpu-throttling
+    --memory="$MEMORY" --cpu="$CPU" --concurrency="$CONCURRENCY" --cpu-boost "$THROTTLING"
     --min-instances="$MIN_INSTANCES" --max-instances="$MAX_INSTANCES"
     --execution-environment="$EXECUTION_ENVIRONMENT" --timeout="$REQUEST_TIMEOUT"
     --set-env-vars="$ENV_VARS" --labels=app=bert-qa)

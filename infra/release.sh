@@ -11,7 +11,8 @@
 # fails the build and leaves traffic where it was.
 # Settings: ARTIFACT_SOURCE (repo | cache | build; default repo), BUILD_CONFIG
 # (build_model/configs/production.toml), MIN_INSTANCES (0), MAX_INSTANCES (10),
-# BUILD_TIMEOUT (3600s; a CPU build of the artifact needs more); others in infra/lib.sh.
+# BILLING (request | instance; see infra/deploy.sh), BUILD_TIMEOUT (3600s; a CPU
+# build of the artifact needs more); others in infra/lib.sh.
 set -euo pipefail
 # shellcheck source=infra/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -32,6 +33,7 @@ BUILD_CONFIG=${BUILD_CONFIG:-build_model/configs/production.toml}
 MIN_INSTANCES=${MIN_INSTANCES:-0}
 MAX_INSTANCES=${MAX_INSTANCES:-10}
 BUILD_TIMEOUT=${BUILD_TIMEOUT:-3600s}
+BILLING=${BILLING:-request}
 [[ "$ARTIFACT_SOURCE" =~ ^(repo|cache|build)$ ]] || die "ARTIFACT_SOURCE must be repo, cache or build"
 
 cd "$REPO_DIR"
@@ -44,7 +46,7 @@ fi
 
 SUBS="_REGION=${REGION},_SERVICE=${SERVICE},_BUCKET=${BUCKET},_REPOSITORY=${REPOSITORY}"
 SUBS+=",_ARTIFACT_SOURCE=${ARTIFACT_SOURCE},_BUILD_CONFIG=${BUILD_CONFIG}"
-SUBS+=",_MIN_INSTANCES=${MIN_INSTANCES},_MAX_INSTANCES=${MAX_INSTANCES}"
+SUBS+=",_MIN_INSTANCES=${MIN_INSTANCES},_MAX_INSTANCES=${MAX_INSTANCES},_BILLING=${BILLING}"
 say "Releasing $SERVICE to $PROJECT_ID ($REGION), artifact from $ARTIFACT_SOURCE"
 gc builds submit . --region="$REGION" --config=cloudbuild.yaml --substitutions="$SUBS" \
   --ignore-file=infra/gcloudignore --gcs-source-staging-dir="gs://${BUCKET}/source" \

@@ -242,7 +242,7 @@ def test_deploy_cloud_run_recommended_settings(dry):
     assert _flag(cmd, "concurrency") == "8"
     assert _flag(cmd, "region") == "europe-west1"
     assert _flag(cmd, "min-instances") == "0" and _flag(cmd, "max-instances") == "10"
-    assert _flag(cmd, "execution-environment") == "gen2"
+    assert _flag(cmd, "execution-environment") == "gen1"
     assert _flag(cmd, "image") == f"europe-west1-docker.pkg.dev/{PROJECT}/bert-qa/bert-qa:latest"
     env = _env_vars(cmd)
     assert env["QA_STORE"] == "firestore" and env["QA_EAGER_LOAD"] == "1"
@@ -263,8 +263,11 @@ def test_deploy_sets_only_variables_the_function_knows(dry):
 
 def test_deploy_follows_the_settings(dry):
     _, commands = dry("deploy.sh", "--image", "r/img@sha256:abc", "--tag", "build-12ab", "--no-traffic",
-                      REGION="us-central1", MEMORY="1Gi", CPU="2", CONCURRENCY="16", MIN_INSTANCES="1")
+                      REGION="us-central1", MEMORY="1Gi", CPU="2", CONCURRENCY="16", MIN_INSTANCES="1",
+                      BILLING="instance", EXECUTION_ENVIRONMENT="gen2")
     cmd = _one(commands, "gcloud", "run", "deploy")
+    assert "--no-cpu-throttling" in cmd and "--cpu-throttling" not in cmd
+    assert _flag(cmd, "execution-environment") == "gen2"
     assert _flag(cmd, "region") == "us-central1" and _flag(cmd, "memory") == "1Gi"
     assert _flag(cmd, "image") == "r/img@sha256:abc" and _flag(cmd, "tag") == "build-12ab"
     assert "--no-traffic" in cmd and _flag(cmd, "min-instances") == "1"
@@ -272,7 +275,8 @@ def test_deploy_follows_the_settings(dry):
     assert env["QA_THREADS"] == "2" and env["THREADS"] == "16"
 
 
-@pytest.mark.parametrize("setting", [{"CPU": "0.5"}, {"CONCURRENCY": "0"}, {"MAX_INSTANCES": "x"}])
+@pytest.mark.parametrize("setting", [{"CPU": "0.5"}, {"CONCURRENCY": "0"}, {"MAX_INSTANCES": "x"},
+                                     {"BILLING": "always"}, {"EXECUTION_ENVIRONMENT": "gen3"}])
 def test_deploy_refuses_bad_settings(dry, setting):
     done, commands = dry("deploy.sh", ok=False, **setting)
     assert done.returncode == 1 and commands == [] and list(setting)[0] in done.stderr
