@@ -108,8 +108,8 @@ stage_source() {
   rm -rf "$STAGE_DIR"
   mkdir -p "$STAGE_DIR"
   cp "$REPO_DIR/main.py" "$REPO_DIR/requirements.txt" "$STAGE_DIR/"
-  (cd "$REPO_DIR" && find function -type f -name '*.py' -not -path '*/__pycache__/*' -not -path '*/tests/*' \
-    -exec cp --parents {} "$STAGE_DIR/" \;)
+  (cd "$REPO_DIR" && find function -type f -not -path '*/__pycache__/*' -not -path '*/tests/*' \
+    -not -name '*.py[cod]' -exec cp --parents {} "$STAGE_DIR/" \;)
   mkdir -p "$STAGE_DIR/artifact"
   find "$ARTIFACT_DIR" -maxdepth 1 -type f -exec cp {} "$STAGE_DIR/artifact/" \;
   say "Staged the function source in $STAGE_DIR ($(du -sh "$STAGE_DIR" | cut -f1))"

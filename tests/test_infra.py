@@ -18,7 +18,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
@@ -306,9 +306,10 @@ def test_deploy_cloud_functions_gen2_from_a_staged_folder(dry, tiny_artifact, tm
     assert not list(stage.rglob("__pycache__")) and not list(stage.rglob("tests"))
     assert sorted(p.name for p in (stage / "artifact").iterdir()) == \
         sorted(p.name for p in tiny_artifact.folder.iterdir() if p.is_file())
-    staged = sorted(p.relative_to(stage).as_posix() for p in (stage / "function").rglob("*.py"))
-    source = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "function").rglob("*.py")
-                    if "__pycache__" not in p.parts and "tests" not in p.parts)
+    # function/ as the Dockerfile copies it (.dockerignore: no caches, no tests)
+    staged = sorted(p.relative_to(stage).as_posix() for p in (stage / "function").rglob("*") if p.is_file())
+    source = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "function").rglob("*")
+                    if p.is_file() and not img._dockerignored(PurePosixPath(p.relative_to(REPO).as_posix())))
     assert staged == source
 
 
