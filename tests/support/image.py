@@ -347,16 +347,26 @@ def sizes(image: Image) -> dict:
 
 # ---- serving -----------------------------------------------------------------
 
+def tool(name: str) -> str | None:
+    """A command from the test environment's bin folder (``make test`` does not activate it), else PATH."""
+    beside = Path(sys.executable).with_name(name)
+    return str(beside) if beside.exists() else shutil.which(name)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def start(image: Image, extra_env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+def start(image: Image, extra_env: dict[str, str | None]) -> tuple[subprocess.Popen, str]:
     port = free_port()
     env = image.env()
-    env.update(extra_env)
+    for key, value in extra_env.items():  # None unsets a variable the image sets
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
     env["PORT"] = str(port)
     return popen_server(image.command(), image.workdir, env), f"http://127.0.0.1:{port}/"
 
@@ -612,9 +622,9 @@ def cmd_profile(args) -> int:
     image = assemble(work / "image", {"artifact/": _artifact_source(work, args.artifact)})
     env = {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(work / "db.sqlite"), "QA_EAGER_LOAD": "1",
            "QA_THREADS": str(args.threads), "QA_CACHE": "0"}
-    env.update(kv.split("=", 1) for kv in args.env)
+    env.update((kv.split("=", 1) + [None])[:2] for kv in args.env)  # NAME alone: unset it
     sample = REPO / "samples" / "squad_sample.json"
-    done = ingest(image, [str(sample)], env)
+    done = ingest(image, [str(sample)], {k: v for k, v in env.items() if v is not None})
     if done.returncode != 0:
         raise RuntimeError(done.stderr[-2000:])
     data = json.loads(sample.read_text(encoding="utf-8"))["data"]
@@ -719,7 +729,7 @@ def main(argv=None) -> int:
     pr.add_argument("--concurrency", type=int, nargs="*", default=[8],
                     help="then ask them again with this many concurrent clients")
     pr.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
-                    help="extra environment of the server (e.g. MALLOC_ARENA_MAX=2)")
+                    help="extra environment of the server; NAME alone unsets NAME")
     si = sub.add_parser("stand-in", help="an artifact shaped like the shipped one, from a public encoder")
     si.add_argument("--encoder", required=True, help="a BERT encoder folder (all-MiniLM-L6-v2)")
     si.add_argument("--keep-layers", default="0,2,4")
