@@ -7,9 +7,12 @@
 # SOURCE is where the artifact comes from:
 #   repo   artifact/ as committed; its version is repo-<artifact_hash[:16]>
 #   cache  gs://$BUCKET/artifacts/config-<key>/ where <key> = infra/artifact_key.sh CONFIG
-#          (written by an earlier pipeline run or by infra/train_vertex.sh); built
-#          in the pipeline (CPU) when absent
-#   build  always built in the pipeline from CONFIG (CPU; small configurations only)
+#          (written by infra/train_vertex.sh or an earlier pipeline build); an error
+#          when it is not there, naming the way to build it
+#   build  the same stored artifact when there is one, else built in the pipeline
+#          from CONFIG (CPU; small configurations). The SQuAD files under
+#          gs://$BUCKET/squad/, if any, are copied to data/squad/ for the build.
+# One key, one artifact: a configuration is never built twice under the same version.
 # `fetch` writes the decision to build/artifact-state/state (repo|fetched|build) and the
 # version to build/artifact-state/version; the build step reads them. `upload` copies
 # artifact/ (model, tokenizer, manifest, REPORT.md, report.png) to
@@ -57,12 +60,19 @@ fetch() {
     cache|build)
       [[ -n "$config" ]] || usage_error "fetch $source needs the build configuration"
       version="config-$("$INFRA_DIR/artifact_key.sh" "$config")"
-      if [[ $source == cache ]] && stored "$version"; then
+      if stored "$version"; then
         rm -rf "$ARTIFACT" && mkdir -p "$ARTIFACT"
         gc storage cp "gs://${BUCKET}/artifacts/${version}/*" "$ARTIFACT/"
         echo fetched > "$STATE_DIR/state"
+      elif [[ $source == cache ]]; then
+        die "no artifact for $config in gs://${BUCKET}/artifacts/${version}/: build it on a GPU with" \
+          "infra/train_vertex.sh --config $config, or in the pipeline (CPU) with _ARTIFACT_SOURCE=build"
       else
-        say "artifact $version is not stored (or _ARTIFACT_SOURCE=build): the next step builds it"
+        say "artifact $version is not stored: the next step builds it from $config"
+        if exists storage ls "gs://${BUCKET}/squad/"; then
+          mkdir -p data/squad
+          gc storage cp "gs://${BUCKET}/squad/*.json" data/squad/
+        fi
         echo build > "$STATE_DIR/state"
       fi ;;
     *) usage_error "SOURCE must be repo, cache or build, not '$source'" ;;

@@ -163,7 +163,8 @@ def test_render_escapes():
 
 
 class Pipeline:
-    def __init__(self, tmp: Path, artifact: Path, service_url: str, service_exists: bool = True):
+    def __init__(self, tmp: Path, artifact: Path, service_url: str, service_exists: bool = True,
+                 squad_in_bucket: bool = False):
         self.ws = tmp / "workspace"
         shutil.copytree(REPO / "infra", self.ws / "infra")
         shutil.copy(REPO / "cloudbuild.yaml", self.ws)
@@ -179,6 +180,7 @@ class Pipeline:
             {"prefix": describe, "rc": 0 if service_exists else 1},
             {"prefix": ["auth", "print-identity-token"], "stdout": "id-token\n"},
             {"prefix": ["storage", "objects", "describe"], "rc": 1},
+            {"prefix": ["storage", "ls"], "rc": 0 if squad_in_bucket else 1},
             {"prefix": ["storage", "cp"]}, {"prefix": ["run", "deploy"]},
             {"prefix": ["run", "services", "update-traffic"]},
         ])
@@ -264,27 +266,40 @@ def test_first_deploy_takes_traffic_at_once(tmp_path, tiny_artifact, local_servi
     assert "--no-traffic" not in deploy
 
 
-def test_cache_miss_builds_the_artifact_then_stores_it(tmp_path, tiny_artifact, local_service):
-    """_ARTIFACT_SOURCE=cache with nothing stored: the build step runs build_model (here a stand-in)."""
-    p = Pipeline(tmp_path, tiny_artifact.folder, local_service)
-    shutil.copytree(REPO / "build_model", p.ws / "build_model",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+def _with_build_code(p: Pipeline) -> None:
+    shutil.copytree(REPO / "build_model", p.ws / "build_model", ignore=shutil.ignore_patterns("__pycache__"))
     (p.ws / "function").mkdir()
     for name in ("artifact.py", "tokenizer.py"):
         shutil.copy(REPO / "function" / name, p.ws / "function")
     shutil.copy(REPO / "requirements.txt", p.ws)
+
+
+def test_cache_miss_stops_the_build_before_anything_is_deployed(tmp_path, tiny_artifact, local_service):
+    p = Pipeline(tmp_path, tiny_artifact.folder, local_service)
+    _with_build_code(p)
+    passed = p.run({"_ARTIFACT_SOURCE": "cache", "_BUILD_CONFIG": "build_model/configs/sandbox.toml"})
+    assert passed == [] and "infra/train_vertex.sh" in p.output
+    assert not [c for c in p.calls() if c[0] == "docker" or c[1:3] == ["run", "deploy"]]
+
+
+def test_build_source_builds_the_artifact_then_stores_it(tmp_path, tiny_artifact, local_service):
+    """_ARTIFACT_SOURCE=build with nothing stored: the build step runs build_model (here a stand-in)."""
+    p = Pipeline(tmp_path, tiny_artifact.folder, local_service, squad_in_bucket=True)
+    _with_build_code(p)
     built = p.ws / "artifact"
     shutil.move(built, tmp_path / "made-by-build")
     img.fake_tool(p.bin, "pip", p.log, [{"prefix": ["install"]}])
     (p.bin / "python").write_text(f"#!/bin/sh\necho python \"$@\" >> {tmp_path}/python.log\n"
                                   f"cp -r {tmp_path}/made-by-build {built}\n")
     (p.bin / "python").chmod(0o755)
-    passed = p.run({"_ARTIFACT_SOURCE": "cache", "_BUILD_CONFIG": "build_model/configs/sandbox.toml"})
+    passed = p.run({"_ARTIFACT_SOURCE": "build", "_BUILD_CONFIG": "build_model/configs/sandbox.toml"})
     assert passed[-1] == "promote", p.output
     ran = (tmp_path / "python.log").read_text()
     assert "-m build_model --config build_model/configs/sandbox.toml" in ran
     assert f"package.out={p.ws}/artifact" in ran
     key = subprocess.run([str(REPO / "infra" / "artifact_key.sh"), "build_model/configs/sandbox.toml"],
                          capture_output=True, text=True, check=True).stdout.strip()
-    uploads = [c for c in p.calls() if c[:3] == ["gcloud", "storage", "cp"]]
+    copies = [c for c in p.calls() if c[:3] == ["gcloud", "storage", "cp"]]
+    assert copies[0][3:5] == [f"gs://{PROJECT}-bert-qa/squad/*.json", "data/squad/"], "SQuAD for the build"
+    uploads = copies[1:]
     assert uploads and all(c[4] == f"gs://{PROJECT}-bert-qa/artifacts/config-{key}/" for c in uploads)

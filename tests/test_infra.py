@@ -417,12 +417,30 @@ def test_vertex_job_builds_on_a_gpu_into_the_pipelines_cache(dry):
     args = _flag(job, "args").split(",")
     assert args[:2] == ["--config", SANDBOX]
     assert f"package.out=/gcs/{PROJECT}-bert-qa/artifacts/config-{key}" in args
+    # The build stage reads local files: SQuAD comes through the job's Cloud Storage mount.
+    assert f"data.train=/gcs/{PROJECT}-bert-qa/squad/train-v1.1.json" in args
+    assert f"data.dev=/gcs/{PROJECT}-bert-qa/squad/dev-v1.1.json" in args
     assert _flag(job, "service-account") == BUILD_SA
+    assert not _find(commands, "gcloud", "storage", "cp"), "no --squad: nothing uploaded"
+
+
+def test_vertex_uploads_squad_first(dry, tmp_path):
+    squad = tmp_path / "squad"
+    squad.mkdir()
+    (squad / "train-v1.1.json").write_text("{}")
+    done, commands = dry("train_vertex.sh", "--config", SANDBOX, "--squad", str(squad), ok=False)
+    assert done.returncode == 1 and "dev-v1.1.json is missing" in done.stderr and commands == []
+    (squad / "dev-v1.1.json").write_text("{}")
+    _, commands = dry("train_vertex.sh", "--config", SANDBOX, "--squad", str(squad))
+    upload = _one(commands, "gcloud", "storage", "cp")
+    assert upload[3:6] == [str(squad / "train-v1.1.json"), str(squad / "dev-v1.1.json"),
+                           f"gs://{PROJECT}-bert-qa/squad/"]
+    assert commands.index(upload) < commands.index(_one(commands, "gcloud", "ai", "custom-jobs", "create"))
 
 
 def test_vertex_output_is_where_the_pipeline_looks(dry):
     _, vertex = dry("train_vertex.sh", "--config", SANDBOX, "--skip-image")
-    _, fetch = dry("artifact_store.sh", "fetch", "cache", SANDBOX, ARTIFACT_STATE_DIR=str(dry.tmp / "state"))
+    _, fetch = dry("artifact_store.sh", "fetch", "build", SANDBOX, ARTIFACT_STATE_DIR=str(dry.tmp / "state"))
     out = [a for a in _flag(_one(vertex, "gcloud", "ai", "custom-jobs", "create"), "args").split(",")
            if a.startswith("package.out=")][0].removeprefix("package.out=/gcs/")
     looked_up = _one(fetch, "gcloud", "storage", "objects", "describe")[4]
@@ -470,6 +488,19 @@ def test_release_needs_an_artifact_or_a_source(dry, tmp_path):
         pytest.skip("artifact/ exists")
     done, commands = dry("release.sh", ok=False)
     assert done.returncode == 1 and "artifact/manifest.json is missing" in done.stderr and not commands
+
+
+def test_artifact_store_cache_miss_names_the_way_to_build(dry, tmp_path):
+    done, commands = dry("artifact_store.sh", "fetch", "cache", SANDBOX, ok=False,
+                         ARTIFACT_STATE_DIR=str(tmp_path / "state"))
+    assert done.returncode == 1 and f"infra/train_vertex.sh --config {SANDBOX}" in done.stderr
+    assert _one(commands, "gcloud", "storage", "objects", "describe")
+
+
+def test_artifact_store_build_looks_for_squad_in_the_bucket(dry, tmp_path):
+    _, commands = dry("artifact_store.sh", "fetch", "build", SANDBOX, ARTIFACT_STATE_DIR=str(tmp_path / "s"))
+    assert _one(commands, "gcloud", "storage", "ls")[3] == f"gs://{PROJECT}-bert-qa/squad/"
+    assert (tmp_path / "s" / "state").read_text().strip() == "build"
 
 
 def test_artifact_store_uploads_manifest_last(dry, tmp_path):

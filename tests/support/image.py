@@ -12,9 +12,10 @@ starts it.
     python -m tests.support.image size       # the image's own layers (venv + code + artifact)
     python -m tests.support.image startup    # cold start with and without byte-compiled code
     python -m tests.support.image profile    # memory, cold start and latency of the served model
-    python -m tests.support.image stand-in --encoder DIR --out DIR
-                                             # an artifact shaped like the shipped one (for the
-                                             # figures before artifact/ exists; answers are junk)
+    python -m tests.support.image stand-in --encoder DIR --out DIR [--distilbert]
+                                             # an artifact shaped like the shipped one (or the
+                                             # production recipe's) for the figures before the
+                                             # real one exists; its answers are junk
 
 Each command takes ``--artifact DIR`` (default: artifact/, else the tiny test artifact).
 """
@@ -694,22 +695,28 @@ def cmd_stand_in(args) -> int:
     out, work = Path(args.out), Path(args.out).parent / (Path(args.out).name + "-work")
     work.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
-    model = BertForQuestionAnswering.from_pretrained(args.encoder, attn_implementation="eager").eval()
-    keep = [int(i) for i in args.keep_layers.split(",")]
-    model.bert.encoder.layer = torch.nn.ModuleList(model.bert.encoder.layer[i] for i in keep)
-    model.config.num_hidden_layers = len(keep)
+    if args.distilbert:  # the production recipe's student: DistilBERT's shape, random weights
+        from transformers import DistilBertConfig, DistilBertForQuestionAnswering
+
+        model = DistilBertForQuestionAnswering(DistilBertConfig(attn_implementation="eager")).eval()
+        heads, hidden, name, what = 12, 768, "stand-in-distilbert-int8", "DistilBERT shape, random weights"
+    else:
+        model = BertForQuestionAnswering.from_pretrained(args.encoder, attn_implementation="eager").eval()
+        keep = [int(i) for i in args.keep_layers.split(",")]
+        model.bert.encoder.layer = torch.nn.ModuleList(model.bert.encoder.layer[i] for i in keep)
+        model.config.num_hidden_layers = len(keep)
+        heads, hidden = model.config.num_attention_heads, model.config.hidden_size
+        name, what = "stand-in-minilm-l3-int8", f"layers {keep} of {args.encoder}, untrained QA head"
     export_onnx(model, work / "fp32.onnx", opset=17)
-    optimize_bert(work / "fp32.onnx", work / "opt.onnx", model.config.num_attention_heads,
-                  model.config.hidden_size)
+    optimize_bert(work / "fp32.onnx", work / "opt.onnx", heads, hidden)
     quantize_dynamic(str(work / "opt.onnx"), str(work / "int8.onnx"),
-                     op_types_to_quantize=["MatMul", "Gather", "EmbedLayerNormalization"],
+                     op_types_to_quantize=["MatMul", "Gather", "EmbedLayerNormalization", "Attention"],
                      per_channel=False, weight_type=QuantType.QInt8,
                      extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
     tokenizer_json = (Path(args.encoder) / "tokenizer.json").read_text(encoding="utf-8")
     sequence = {"max_seq_len": 384, "stride": 128, "max_query_tokens": 64, "max_answer_tokens": 30}
-    write_artifact(out, work / "int8.onnx", tokenizer_json, "stand-in-minilm-l3-int8", sequence,
-                   extra={"onnx": {"opset": 17, "optimized": True},
-                          "stand_in": f"layers {keep} of {args.encoder}, untrained QA head"})
+    write_artifact(out, work / "int8.onnx", tokenizer_json, name, sequence,
+                   extra={"onnx": {"opset": 17, "optimized": True}, "stand_in": what})
     print(f"{out}: model.onnx {(out / 'model.onnx').stat().st_size / 1e6:.1f} MB")
     return 0
 
@@ -731,8 +738,11 @@ def main(argv=None) -> int:
     pr.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                     help="extra environment of the server; NAME alone unsets NAME")
     si = sub.add_parser("stand-in", help="an artifact shaped like the shipped one, from a public encoder")
-    si.add_argument("--encoder", required=True, help="a BERT encoder folder (all-MiniLM-L6-v2)")
+    si.add_argument("--encoder", required=True,
+                    help="a BERT encoder folder (all-MiniLM-L6-v2); its tokenizer is used in any case")
     si.add_argument("--keep-layers", default="0,2,4")
+    si.add_argument("--distilbert", action="store_true",
+                    help="the production recipe's DistilBERT student's shape instead (random weights)")
     si.add_argument("--out", required=True)
     args = p.parse_args(argv)
     commands = {"size": cmd_size, "startup": cmd_startup, "profile": cmd_profile, "stand-in": cmd_stand_in}
