@@ -8,8 +8,8 @@
 #                                               Vertex AI training image, see infra/train_vertex.sh
 #   DOCKER_BUILDKIT=1 docker build --target artifact --output type=local,dest=artifact \
 #       --build-arg BUILD_CONFIG=build_model/configs/production.toml .
-#                                               runs `python -m build_model` and writes
-#                                               the artifact to ./artifact (CPU; slow)
+#                                               runs `python -m build_model` (its data in
+#                                               ./data) and writes the artifact to ./artifact
 #
 # The serving image holds the slim Python base, a virtual environment with
 # requirements.txt only (pinned; no torch, transformers or onnx), the function
@@ -48,7 +48,10 @@ CMD ["--config", "build_model/configs/production.toml"]
 
 FROM model AS model-build
 ARG BUILD_CONFIG=build_model/configs/production.toml
-RUN python -m build_model --config "${BUILD_CONFIG}" --set package.out=/artifact
+# The build stage reads its data from local files: production.toml's SQuAD files
+# are data/squad/*-v1.1.json in the build context, mounted for this step only.
+RUN --mount=type=bind,source=data,target=/src/data \
+    python -m build_model --config "${BUILD_CONFIG}" --set package.out=/artifact
 
 FROM scratch AS artifact
 COPY --from=model-build /artifact/ /

@@ -81,7 +81,7 @@ def test_dockerignore_keeps_caches_tests_and_local_state_out():
              if line.strip() and not line.startswith("#")]
     assert rules[0] == "*", "allowlist: ignore everything, then name what a stage copies"
     allowed = {r[1:].rstrip("/") for r in rules if r.startswith("!")}
-    assert allowed == {"main.py", "requirements.txt", "function", "artifact", "build_model"}, allowed
+    assert allowed == {"main.py", "requirements.txt", "function", "artifact", "build_model", "data"}, allowed
     for pattern in ("**/__pycache__/", "**/tests/"):
         assert pattern in rules
 
