@@ -8,7 +8,8 @@
 # POST / with a question and a context must return an answer that is a span of
 # that context and contains SMOKE_EXPECT (default "France"; empty: any answer).
 # --tag tests the revision behind a traffic tag (deployed with --no-traffic);
-# without it, the service URL. Retries SMOKE_ATTEMPTS times (default 6) while
+# without it, the service URL. The identity token's audience is the service's
+# URL (SMOKE_AUDIENCE overrides it, e.g. with --url). Retries SMOKE_ATTEMPTS times (default 6) while
 # the new revision starts. Needs gcloud, curl and python3.
 set -euo pipefail
 # shellcheck source=infra/lib.sh
@@ -35,8 +36,8 @@ QUESTION='{"question": "In what country is Normandy located?", "context": "The N
 
 if (( DRY_RUN )); then
   [[ -n "$URL" ]] || show gcloud run services describe "$SERVICE" --region="$REGION" --format=json --project="$PROJECT_ID"
+  show gcloud auth print-identity-token --audiences="${SMOKE_AUDIENCE:-${URL:-<the URL of service $SERVICE>}}"
   URL=${URL:-<the ${TAG:+tag $TAG }URL of service $SERVICE>}
-  show gcloud auth print-identity-token --audiences="$URL"
   # shellcheck disable=SC2016  # printed for the reader
   show curl -fsS -H 'Authorization: Bearer $TOKEN' "$URL"
   # shellcheck disable=SC2016
@@ -49,22 +50,23 @@ for tool in gcloud curl python3; do
   command -v "$tool" >/dev/null || die "$tool is needed for the smoke test"
 done
 
+# The token's audience is the service's URL, also when calling a tag's URL.
+AUDIENCE=${SMOKE_AUDIENCE:-$URL}
 if [[ -z "$URL" ]]; then
-  URL=$(gcloud run services describe "$SERVICE" --region="$REGION" --project="$PROJECT_ID" --format=json \
+  urls=$(gcloud run services describe "$SERVICE" --region="$REGION" --project="$PROJECT_ID" --format=json \
     | python3 -c '
 import json, sys
 svc, tag = json.load(sys.stdin), sys.argv[1]
-if not tag:
-    print(svc["status"]["url"])
-else:
-    urls = [t.get("url", "") for t in svc["status"].get("traffic", []) if t.get("tag") == tag]
-    print(urls[0] if urls else "")' "$TAG")
-  [[ -n "$URL" ]] || die "service $SERVICE has no URL${TAG:+ for tag $TAG}"
+tagged = [t.get("url", "") for t in svc["status"].get("traffic", []) if t.get("tag") == tag]
+print(svc["status"]["url"], (tagged[0] if tag and tagged else "" if tag else svc["status"]["url"]) or "-")' "$TAG")
+  AUDIENCE=${SMOKE_AUDIENCE:-${urls%% *}}
+  URL=${urls##* }
+  [[ "$URL" != "-" ]] || die "service $SERVICE has no URL${TAG:+ for tag $TAG}"
 fi
 
-# A service account (Cloud Build) mints a token for the URL; a user account's
-# token has a fixed audience, which Cloud Run also accepts for users.
-TOKEN=$(gcloud auth print-identity-token --audiences="$URL" 2>/dev/null || gcloud auth print-identity-token)
+# A service account (Cloud Build) mints a token for the audience; a user
+# account's token has a fixed audience, which Cloud Run also accepts for users.
+TOKEN=$(gcloud auth print-identity-token --audiences="$AUDIENCE" 2>/dev/null || gcloud auth print-identity-token)
 EXPECTED_HASH=""
 if [[ -f "$ARTIFACT_DIR/manifest.json" ]]; then
   EXPECTED_HASH=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["artifact_hash"])' \

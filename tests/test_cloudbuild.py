@@ -129,7 +129,7 @@ def test_user_service_account_logging():
 
 def test_smoke_test_uses_an_identity_token():
     smoke = (REPO / "infra" / "smoke_test.sh").read_text()
-    assert 'gcloud auth print-identity-token --audiences="$URL"' in smoke
+    assert 'gcloud auth print-identity-token --audiences="$AUDIENCE"' in smoke
     assert '-H "Authorization: Bearer $TOKEN"' in smoke
 
 

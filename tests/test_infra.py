@@ -536,7 +536,8 @@ def _smoke(tmp_path, url, artifact_dir, *args):
                                       {"tag": "build-12ab", "url": url}]}}
     img.fake_tool(bin_dir, "gcloud", log, [
         {"prefix": ["run", "services", "describe", "bert-qa"], "stdout": json.dumps(service)},
-        {"prefix": ["auth", "print-identity-token"], "with": [f"--audiences={url}"], "stdout": "id-token\n"},
+        {"prefix": ["auth", "print-identity-token"], "with": ["--audiences=https://bert-qa-xyz.a.run.app"],
+         "stdout": "id-token\n"},
     ])
     env = _clean_env(tmp_path, bin_dir, ARTIFACT_DIR=str(artifact_dir), SMOKE_EXPECT="", SMOKE_ATTEMPTS="1")
     done = subprocess.run(["bash", str(INFRA / "smoke_test.sh"), *args], cwd=REPO, env=env,
@@ -548,7 +549,8 @@ def test_smoke_test_passes_against_a_serving_revision(local_service, tiny_artifa
     done, calls = _smoke(tmp_path, local_service, tiny_artifact.folder, "--tag", "build-12ab")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Smoke test passed" in done.stderr
-    assert ["gcloud", "auth", "print-identity-token", f"--audiences={local_service}"] in calls
+    # the token is for the service's URL, the request goes to the tag's URL
+    assert ["gcloud", "auth", "print-identity-token", "--audiences=https://bert-qa-xyz.a.run.app"] in calls
 
 
 def test_smoke_test_fails_when_the_revision_serves_another_artifact(local_service, tiny_artifact, tmp_path):
