@@ -303,3 +303,14 @@ def test_build_source_builds_the_artifact_then_stores_it(tmp_path, tiny_artifact
     assert copies[0][3:5] == [f"gs://{PROJECT}-bert-qa/squad/*.json", "data/squad/"], "SQuAD for the build"
     uploads = copies[1:]
     assert uploads and all(c[4] == f"gs://{PROJECT}-bert-qa/artifacts/config-{key}/" for c in uploads)
+
+
+def test_builder_pipeline_builds_the_model_target():
+    """infra/builder.cloudbuild.yaml: the build-stage image that infra/train_vertex.sh runs on Vertex AI."""
+    builder = yaml.safe_load((REPO / "infra" / "builder.cloudbuild.yaml").read_text())
+    assert set(builder) <= BUILD_FIELDS
+    (step,) = builder["steps"]
+    assert set(step) <= STEP_FIELDS and step["name"] == "gcr.io/cloud-builders/docker"
+    assert step["args"][:2] == ["build", "--target=model"] and "--tag=${_IMAGE}" in step["args"]
+    assert builder["images"] == ["${_IMAGE}"] and "_IMAGE" in builder["substitutions"]
+    assert builder["options"]["logging"] == "CLOUD_LOGGING_ONLY"
