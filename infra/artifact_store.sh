@@ -69,6 +69,7 @@ fetch() {
           "infra/train_vertex.sh --config $config, or in the pipeline (CPU) with _ARTIFACT_SOURCE=build"
       else
         say "artifact $version is not stored: the next step builds it from $config"
+        rm -rf "$ARTIFACT"  # the build writes a fresh one; nothing of the repository's is mixed in
         if exists storage ls "gs://${BUCKET}/squad/"; then
           mkdir -p data/squad
           gc storage cp "gs://${BUCKET}/squad/*.json" data/squad/
