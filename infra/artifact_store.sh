@@ -61,7 +61,8 @@ fetch() {
       [[ -n "$config" ]] || usage_error "fetch $source needs the build configuration"
       version="config-$("$INFRA_DIR/artifact_key.sh" "$config")"
       if stored "$version"; then
-        rm -rf "$ARTIFACT" && mkdir -p "$ARTIFACT"
+        run rm -rf "$ARTIFACT"
+        run mkdir -p "$ARTIFACT"
         gc storage cp "gs://${BUCKET}/artifacts/${version}/*" "$ARTIFACT/"
         echo fetched > "$STATE_DIR/state"
       elif [[ $source == cache ]]; then
@@ -69,9 +70,9 @@ fetch() {
           "infra/train_vertex.sh --config $config, or in the pipeline (CPU) with _ARTIFACT_SOURCE=build"
       else
         say "artifact $version is not stored: the next step builds it from $config"
-        rm -rf "$ARTIFACT"  # the build writes a fresh one; nothing of the repository's is mixed in
+        run rm -rf "$ARTIFACT"  # the build writes a fresh one; nothing of the repository's is mixed in
         if exists storage ls "gs://${BUCKET}/squad/"; then
-          mkdir -p data/squad
+          run mkdir -p data/squad
           gc storage cp "gs://${BUCKET}/squad/*.json" data/squad/
         fi
         echo build > "$STATE_DIR/state"

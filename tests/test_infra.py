@@ -499,6 +499,7 @@ def test_artifact_store_cache_miss_names_the_way_to_build(dry, tmp_path):
 
 def test_artifact_store_build_looks_for_squad_in_the_bucket(dry, tmp_path):
     _, commands = dry("artifact_store.sh", "fetch", "build", SANDBOX, ARTIFACT_STATE_DIR=str(tmp_path / "s"))
+    assert ["rm", "-rf", "artifact"] in commands, "a dry run prints, never deletes, the local artifact"
     assert _one(commands, "gcloud", "storage", "ls")[3] == f"gs://{PROJECT}-bert-qa/squad/"
     assert (tmp_path / "s" / "state").read_text().strip() == "build"
 
