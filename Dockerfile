@@ -78,9 +78,9 @@ RUN /opt/venv/bin/python -m compileall -q main.py function
 # second process would double the memory. THREADS=8 matches the recommended
 # Cloud Run concurrency of 8, so the requests that wait on Firestore or hit the
 # answer cache do not queue behind the one running the model.
-# MALLOC_ARENA_MAX=2: glibc gives each busy thread its own heap arena; with 8
-# request threads the resident memory grew to 337 MB instead of 233 MB, at the
-# same latency (docs/DEPLOY.md, "Measured").
+# MALLOC_ARENA_MAX=2: glibc gives each busy thread its own heap arena; with 8-16
+# request threads the resident memory reached 321-386 MB instead of 200-249 MB,
+# at the same latency (docs/DEPLOY.md, "Measured").
 ENV PATH=/opt/venv/bin:$PATH \
     PORT=8080 \
     FUNCTION_TARGET=answer \

@@ -66,14 +66,14 @@ case $BILLING in
 esac
 
 # The function's settings (README configuration table). QA_THREADS is the vCPU
-# limit, not "auto": with startup CPU boost the container briefly sees more CPUs
+# limit, not "auto": during startup CPU boost the container can see more CPUs
 # than it keeps, and a thread pool sized then would oversubscribe afterwards.
 # THREADS (gunicorn threads) = concurrency, so every admitted request has a thread.
 ENV_VARS="QA_STORE=firestore,QA_FIRESTORE_DATABASE=${FIRESTORE_DATABASE}"
 ENV_VARS+=",QA_PASSAGES_COLLECTION=${PASSAGES_COLLECTION},QA_ANSWERS_COLLECTION=${ANSWERS_COLLECTION}"
 ENV_VARS+=",QA_EAGER_LOAD=1,QA_THREADS=${CPU},THREADS=${CONCURRENCY},WORKERS=1"
 # MALLOC_ARENA_MAX=2 (also in the Dockerfile; Cloud Functions builds without it):
-# fewer glibc heap arenas for the request threads, about 100 MB less resident memory.
+# fewer glibc heap arenas for the request threads, ~100 MB less resident memory.
 ENV_VARS+=",GOOGLE_CLOUD_PROJECT=${PROJECT_ID},MALLOC_ARENA_MAX=2"
 [[ -z "${EXTRA_ENV_VARS:-}" ]] || ENV_VARS+=",${EXTRA_ENV_VARS}"
 
