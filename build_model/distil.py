@@ -59,6 +59,13 @@ def teacher_model_dir(cfg: BuildConfig) -> Path:
     return path
 
 
+def _fastest_device(model):
+    """The teacher's one pass over the training set runs on a GPU when there is one."""
+    import torch
+
+    return model.to("cuda") if torch.cuda.is_available() else model
+
+
 def _fresh_checkpoint(out: Path, key: str, force: bool) -> None:
     """``train`` resumes from ``checkpoint.pt``; only a checkpoint of this very run may be resumed."""
     marker = out / "checkpoint.inputs"
@@ -106,7 +113,7 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
     held = build_features(tok, dev, spec)[:HELD_OUT_FEATURES]
 
     batch = max(8, 2 * sc.batch_size)
-    load_teacher = functools.cache(lambda: hf.load_qa_model(str(teacher_dir)).eval())
+    load_teacher = functools.cache(lambda: _fastest_device(hf.load_qa_model(str(teacher_dir)).eval()))
     held_logits = kd.teacher_logits(load_teacher(), held, serve.pad_id, batch)
     logits, cache = kd.cached_teacher_logits(out, teacher_key, load_teacher, features, serve.pad_id, batch)
     load_teacher.cache_clear()  # the teacher's memory is not needed while the student trains

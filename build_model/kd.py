@@ -41,13 +41,14 @@ def _forward(model, feats: list[Feature], pad_id: int):
 
     arrays = collate(feats, pad_id)
     names = INPUTS if accepts_token_type_ids(model) else INPUTS[:2]
+    device = next(model.parameters()).device
     with torch.inference_mode():
-        out = model(**{name: torch.from_numpy(arrays[name]) for name in names})
-    return out.start_logits.float(), out.end_logits.float(), arrays["attention_mask"]
+        out = model(**{name: torch.from_numpy(arrays[name]).to(device) for name in names})
+    return out.start_logits.float().cpu(), out.end_logits.float().cpu(), arrays["attention_mask"]
 
 
 def teacher_logits(model, features: list[Feature], pad_id: int, batch_size: int = 64) -> Logits:
-    """Start/end logits of every feature over its real positions, as float16."""
+    """Start/end logits of every feature over its real positions, as float16 (model on any device)."""
     model.eval()
     result: list = [None] * len(features)
     for idx in _batches(features, batch_size):
