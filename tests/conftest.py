@@ -60,3 +60,18 @@ def fake_gcs():
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def local_service(tiny_artifact, tmp_path_factory):
+    """URL of one functions-framework process serving the tiny artifact (empty SQLite store)."""
+    from tests.support import image as img
+
+    db = tmp_path_factory.mktemp("local-service") / "db.sqlite"
+    proc, url = img.start_repo({"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(db),
+                                "QA_ARTIFACT_DIR": str(tiny_artifact.folder)})
+    try:
+        img.wait_until_up(url, proc)
+        yield url
+    finally:
+        img.stop(proc)

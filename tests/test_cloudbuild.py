@@ -210,17 +210,6 @@ class Pipeline:
         return img.calls(self.log)
 
 
-@pytest.fixture(scope="module")
-def local_service(tiny_artifact, tmp_path_factory):
-    db = tmp_path_factory.mktemp("pipeline") / "db.sqlite"
-    proc, url = img.start_repo({"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(db),
-                                "QA_ARTIFACT_DIR": str(tiny_artifact.folder)})
-    try:
-        img.wait_until_up(url, proc)
-        yield url
-    finally:
-        img.stop(proc)
-
 
 def _index(calls, *prefix):
     return [i for i, c in enumerate(calls) if c[:len(prefix)] == list(prefix)]

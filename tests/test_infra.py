@@ -518,17 +518,6 @@ def test_artifact_store_uploads_manifest_last(dry, tmp_path):
     assert all(c[5] == dest for c in copies) and copies[-1][4].endswith("manifest.json")
 
 
-@pytest.fixture(scope="module")
-def local_service(tiny_artifact, tmp_path_factory):
-    db = tmp_path_factory.mktemp("smoke") / "db.sqlite"
-    proc, url = img.start_repo({"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(db),
-                                "QA_ARTIFACT_DIR": str(tiny_artifact.folder)})
-    try:
-        img.wait_until_up(url, proc)
-        yield url
-    finally:
-        img.stop(proc)
-
 
 def _smoke(tmp_path, url, artifact_dir, *args):
     bin_dir, log = tmp_path / "smoke-bin", tmp_path / "smoke-calls.jsonl"
