@@ -1,7 +1,8 @@
 """HTTP entry point for functions-framework (target ``answer``).
 
 Routes: ``POST /`` answers a question; ``GET /`` (also ``/healthz``,
-``/health``) describes the deployment without loading the model. On Cloud Run,
+``/health``) describes the deployment without loading the model; ``GET /ready``
+is 200 only once the model is loaded (a startup probe for ``QA_EAGER_LOAD=1``). On Cloud Run,
 paths ending in ``z`` are reserved by the front end, so use ``GET /`` there.
 
 Importing this module loads nothing heavy: onnxruntime, tokenizers, numpy and
@@ -86,6 +87,20 @@ def _health(app: _App) -> dict:
     }
 
 
+def _ready(app: _App) -> dict:
+    """200 once the model is loaded; 503 while it loads, or with the reason the load failed.
+
+    For a startup probe with QA_EAGER_LOAD=1: Cloud Run routes no request to
+    the instance before its model is loaded, and a revision whose artifact is
+    broken never becomes ready (its traffic stays where it was).
+    """
+    if app.runtime.model_loaded:
+        return {"ready": True, "model": app.runtime.manifest_summary(), "cold_start_ms": app.runtime.cold_start}
+    if app.runtime.load_error:
+        raise Unavailable(f"the model failed to load: {app.runtime.load_error}", retry_after_s=60)
+    raise Unavailable("the model is loading", retry_after_s=1)
+
+
 def _answer(app: _App, request) -> tuple[dict, dict, dict]:
     from function.request import parse, read_body
 
@@ -118,6 +133,8 @@ def answer(request):
         if path == "/" and request.method == "POST":
             body, headers, fields = _answer(app, request)
             status = 200
+        elif path == "/ready" and request.method in ("GET", "HEAD"):
+            body, status = _ready(app), 200
         elif path in ("/",) + _HEALTH_PATHS:
             if request.method not in ("GET", "HEAD"):
                 allowed = "GET, HEAD, POST" if path == "/" else "GET, HEAD"
@@ -149,10 +166,12 @@ def _warm_up_in_background() -> None:
     """Load the model on a thread of this process; requests that arrive meanwhile wait on its lock."""
 
     def run() -> None:
+        runtime = get_app().runtime
         try:
-            get_app().runtime.warm_up()
+            runtime.warm_up()
         except Exception as e:  # noqa: BLE001 - requests report the reason as a 503
-            log("ERROR", f"eager load failed: {e}")
+            runtime.load_error = getattr(e, "message", None) or f"{type(e).__name__}: {e}"
+            log("ERROR", f"eager load failed: {runtime.load_error}")
 
     threading.Thread(target=run, name="eager-load", daemon=True).start()
 

@@ -114,6 +114,7 @@ class Runtime:
         self._model: Model | None = None
         self._store = None
         self.cold_start: dict | None = None
+        self.load_error: str | None = None  # why the last eager load failed (for GET /ready)
         self.inference_slots = threading.BoundedSemaphore(settings.inference_concurrency)
 
     # Cheap: the health endpoint uses this, never the model.
@@ -189,6 +190,7 @@ class Runtime:
             finally:
                 created.wait()
             self._model = model
+            self.load_error = None
             timings["store_ms"] = store_result["store_ms"]
             if "error" in store_result:
                 timings["store_error"] = store_result["error"]

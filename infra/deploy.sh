@@ -77,6 +77,11 @@ ENV_VARS+=",QA_EAGER_LOAD=1,QA_THREADS=${CPU},THREADS=${CONCURRENCY},WORKERS=1"
 ENV_VARS+=",GOOGLE_CLOUD_PROJECT=${PROJECT_ID},MALLOC_ARENA_MAX=2"
 [[ -z "${EXTRA_ENV_VARS:-}" ]] || ENV_VARS+=",${EXTRA_ENV_VARS}"
 
+# With QA_EAGER_LOAD=1 the port opens before the model is loaded: probe GET /ready
+# (503 until it is) so that no request waits on a load, and a revision whose
+# artifact is broken never takes traffic. 1 s period, up to 60 s.
+STARTUP_PROBE="httpGet.path=/ready,periodSeconds=1,timeoutSeconds=1,failureThreshold=60"
+
 promote() {
   local -a args=(run services update-traffic "$SERVICE" --region="$REGION" --to-latest)
   [[ -z "$TAG" ]] || args+=(--remove-tags="$TAG")
@@ -89,7 +94,8 @@ deploy_run() {
     --memory="$MEMORY" --cpu="$CPU" --concurrency="$CONCURRENCY" --cpu-boost "$THROTTLING"
     --min-instances="$MIN_INSTANCES" --max-instances="$MAX_INSTANCES"
     --execution-environment="$EXECUTION_ENVIRONMENT" --timeout="$REQUEST_TIMEOUT"
-    --set-env-vars="$ENV_VARS" --labels=app=bert-qa)
+    --set-env-vars="$ENV_VARS" --labels=app=bert-qa
+    --startup-probe="$STARTUP_PROBE")
   [[ -z "$TAG" ]] || args+=(--tag="$TAG")
   (( ! NO_TRAFFIC )) || args+=(--no-traffic)
   say "Deploying $IMAGE to Cloud Run service $SERVICE ($REGION)"

@@ -40,6 +40,7 @@ def post(srv, body, **kw):
 
 
 def test_health_describes_the_deployment_without_loading_the_model(server):
+    assert requests.get(server.url + "ready", timeout=10).status_code == 503  # lazy: not loaded yet
     for path in ("", "healthz", "health"):
         r = requests.get(server.url + path, timeout=10)
         assert r.status_code == 200
@@ -150,9 +151,12 @@ def test_eager_load_loads_in_the_worker_before_any_request(sqlite_env, tmp_path)
     srv = FunctionServer({**env, "QA_EAGER_LOAD": "1"}, tmp_path / "server.log").start()
     try:
         deadline = time.monotonic() + 30
-        while not requests.get(srv.url, timeout=10).json()["model_loaded"]:
+        while (ready := requests.get(srv.url + "ready", timeout=10)).status_code == 503:
+            assert ready.json()["error"]["message"] == "the model is loading" and ready.headers["Retry-After"]
             assert time.monotonic() < deadline, "the model was not loaded at start-up"
-            time.sleep(0.1)
+            time.sleep(0.02)
+        assert ready.status_code == 200 and ready.json()["ready"] is True
+        assert requests.get(srv.url, timeout=10).json()["model_loaded"] is True
         cold = [line for line in srv.logs() if line.get("message") == "cold start"]
         assert cold and cold[0]["eager"] is True
         assert post(srv, {"question": "Who?", "passage_ids": ["Normans-0000"]}).status_code == 200
@@ -174,6 +178,8 @@ def test_eager_load_of_a_missing_artifact_is_logged_and_answered_with_503(sqlite
             assert time.monotonic() < deadline
             time.sleep(0.1)
         assert srv.proc.poll() is None  # still serving: no crash loop
+        ready = requests.get(srv.url + "ready", timeout=10)  # a startup probe keeps it out of traffic
+        assert ready.status_code == 503 and "failed to load" in ready.json()["error"]["message"]
     finally:
         srv.stop()
 

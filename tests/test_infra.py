@@ -243,6 +243,8 @@ def test_deploy_cloud_run_recommended_settings(dry):
     assert _flag(cmd, "region") == "europe-west1"
     assert _flag(cmd, "min-instances") == "0" and _flag(cmd, "max-instances") == "10"
     assert _flag(cmd, "execution-environment") == "gen1"
+    probe = dict(kv.split("=", 1) for kv in _flag(cmd, "startup-probe").split(","))
+    assert probe["httpGet.path"] == "/ready"  # no traffic before the eagerly loaded model is ready
     assert _flag(cmd, "image") == f"europe-west1-docker.pkg.dev/{PROJECT}/bert-qa/bert-qa:latest"
     env = _env_vars(cmd)
     assert env["QA_STORE"] == "firestore" and env["QA_EAGER_LOAD"] == "1"
