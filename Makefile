@@ -6,7 +6,7 @@ VENV ?= .venv
 PORT ?= 8080
 BIN := $(VENV)/bin
 
-.PHONY: run test install-runtime install-test build-model lint clean
+.PHONY: run test audit install-runtime install-test build-model lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,9 @@ run: $(VENV)/.runtime
 
 test: $(VENV)/.test
 	$(BIN)/python -m pytest
+
+audit: $(VENV)/.test
+	$(BIN)/python scripts/audit_deps.py requirements.txt
 
 build-model: $(VENV)/.test
 	$(BIN)/python -m build_model
