@@ -96,6 +96,7 @@ class PackageConfig:
     load_runs: int = 7  # fresh sessions (or model loads) timed for the load-time median
     preoptimize: bool = True  # also measure a graph pre-optimised by ONNX Runtime (.onnx and .ort)
     min_load_gain: float = 0.10  # ship a pre-optimised file only if it cuts session creation this much
+    notes: str = ""  # Markdown for REPORT.md's "Why this student": e.g. the student variants measured
 
 
 @dataclass(frozen=True)

@@ -194,7 +194,7 @@ def _facts(cfg: BuildConfig, records: dict, rows: list[dict], variants: list[dic
     diffs = {f"{name} {kind}": ex["models"][name][kind]["max_logit_diff"]
              for name in export.MODELS for kind in ("raw", "fused") if kind in ex["models"][name]}
     return {
-        "name": cfg.package.name, "command": command, "window": cfg.sequence.max_seq_len,
+        "name": cfg.package.name, "notes": cfg.package.notes, "command": command, "window": cfg.sequence.max_seq_len,
         "threads": benchmark.THREADS, "latency_runs": cfg.package.latency_runs, "rows": rows,
         "student_origin": origin, "kd_held_out": ds.get("kd_held_out"),
         "dev": {"file": Path(cfg.data.dev).name, "questions": len(dev.questions)},

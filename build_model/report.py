@@ -79,6 +79,8 @@ def markdown(facts: dict) -> str:
     n = facts["window"]
     lines = [f"# {facts['name']}: build report", "",
              f"Reproduce: `{facts['command']}`", "", "## Why this student", "", why_student(facts), ""]
+    if facts.get("notes"):
+        lines += [facts["notes"].strip(), ""]
     lines += ["## Models", "",
               f"Dev set: {facts['dev']['questions']} questions ({facts['dev']['file']}). Latency: median of "
               f"{facts['latency_runs']} runs of one {n}-token window (batch 1) after warm-up, "

@@ -86,7 +86,8 @@ def tiny_sections(root: Path, teacher: Path, train: Path, dev: Path) -> dict:
         # 20 dev questions: one flipped answer moves F1 by 5 points, so the gate is tested on its own.
         "quantize": {"per_channel": [False, True], "op_types": [["MatMul", "Gather", "Attention"]],
                      "reduce_range": [False], "max_f1_drop": 100.0, "max_em_drop": 100.0, "latency_runs": 3},
-        "package": {"out": str(root / "artifact"), "name": "tiny-squad-int8", "latency_runs": 3, "load_runs": 2},
+        "package": {"out": str(root / "artifact"), "name": "tiny-squad-int8", "latency_runs": 3, "load_runs": 2,
+                    "notes": "Variants tried: *none*, this is the test build."},
     }
 
 
