@@ -1,168 +1,119 @@
 """Cold-start profiler: a fresh function process per run, timed from process start to the first answer.
 
-Each run starts ``functions-framework --target answer`` on a loopback port
-(answer cache off), waits until the port accepts, sends one question, and
-records: time to listening, time to the first answer, the function's own
-cold-start log line (import, tokenizer, model, store set-up), and the peak
-resident memory of the process tree (the kernel's per-process high-water
-mark, VmHWM, summed over the tree). Reports min / median / max over N runs.
+Each run starts functions-framework serving the contender (by default our
+function with the artifact, answer cache off) on a loopback port, waits until
+the port accepts, sends one question, and records: time to listening, time to
+the first answer, the function's own ``cold start`` log line (import,
+tokenizer, model, store set-up) and the first inference from the reply, and
+the peak resident memory of the process tree (the kernel's per-process
+high-water mark, VmHWM, summed over the tree; see ``bench.proctree``).
+Reports min / median / max over N runs.
 
-    python bench/cold_start.py --runs 10 --json bench/results/cold_start.json
+    python bench/cold_start.py --runs 10 --json /tmp/cold_start.json
+
+(``python -m bench`` runs this for every contender, with the other benchmarks.)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
-import socket
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-QUESTION = {"question": "In what country is Normandy located?", "passage_ids": ["Normans-0000"]}
+if str(REPO) not in sys.path:  # run as a script
+    sys.path.insert(0, str(REPO))
+
+from bench import stats  # noqa: E402
+from bench.client import checked, post  # noqa: E402
+from bench.server import Contender, Server  # noqa: E402
+
+SEGMENTS = ("interpreter + module import", "server start", "worker boot + routing", "lazy imports + other load",
+            "verify artifact",
+            "tokenizer load", "model load", "first inference", "rest of first request")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def tree_pids(root: int) -> list[int]:
-    """``root`` and its descendants, from /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-                children.setdefault(ppid, []).append(int(entry))
-            except (OSError, ValueError, IndexError):
-                pass
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo.extend(children.get(pid, []))
-    return out
-
-
-def status_kb(pid: int, field: str) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def memory_mb(root: int) -> dict:
-    pids = tree_pids(root)
-    return {"peak_rss_mb": round(sum(status_kb(p, "VmHWM") for p in pids) / 1024, 1),
-            "rss_mb": round(sum(status_kb(p, "VmRSS") for p in pids) / 1024, 1),
-            "processes": len(pids)}
-
-
-def server_command(port: int) -> list[str]:
-    ff = Path(sys.executable).with_name("functions-framework")
-    return [str(ff), "--target", "answer", "--host", "127.0.0.1", "--port", str(port)]
-
-
-def one_run(env: dict, question: dict, timeout_s: float = 120.0) -> dict:
-    port = free_port()
-    log = tempfile.TemporaryFile()
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(server_command(port), cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    try:
-        deadline = t0 + timeout_s
-        while True:
-            if proc.poll() is not None or time.perf_counter() > deadline:
-                raise RuntimeError("the server did not start")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.005)
-        listening = time.perf_counter() - t0
-        req = urllib.request.Request(f"http://127.0.0.1:{port}/", data=json.dumps(question).encode(),
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=timeout_s) as resp:
-            reply = json.loads(resp.read())
-        first_answer = time.perf_counter() - t0
-        mem = memory_mb(proc.pid)
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
-    log.seek(0)
-    cold = {}
-    for line in log.read().decode(errors="replace").splitlines():
-        if line.startswith("{") and '"cold start"' in line:
-            cold = json.loads(line)["cold_start_ms"]
+def one_run(contender: Contender, base_env: dict, question: dict, timeout_s: float = 300.0) -> dict:
+    with Server(contender, base_env) as server:
+        listening = server.wait_listening(timeout_s)
+        reply = checked(post(server.url, question, timeout_s))  # sent as soon as the port accepts
+        first_answer = time.perf_counter() - server.started
+        memory = server.memory()
+        server.stop()
+        cold = server.cold_start()
+    answers = reply.body.get("answers") or []
     return {"listening_ms": round(listening * 1000, 1), "first_answer_ms": round(first_answer * 1000, 1),
-            "answer": reply["answers"][0]["text"] if reply.get("answers") else None,
-            "server_timings_ms": reply.get("timings_ms"), "cold_start_ms": cold, **mem}
+            "answer": answers[0]["text"] if answers else None, "server_timings_ms": reply.body.get("timings_ms", {}),
+            "cold_start_ms": cold, **memory}
+
+
+def breakdown(run: dict) -> dict[str, float]:
+    """A run's time to the first answer, split into consecutive segments that add up to it (ms).
+
+    gunicorn's master binds the port before it forks the worker, so the port
+    accepts before the worker can serve: the first request waits in the
+    backlog while the worker boots ("worker boot + routing", up to the start
+    of the model load, which the ``cold start`` line dates from process start).
+    """
+    cold, server = run.get("cold_start_ms") or {}, run.get("server_timings_ms") or {}
+    listening, first = run["listening_ms"], run["first_answer_ms"]
+    imported = min(cold.get("import_ms") or 0.0, listening)
+    load = cold.get("load_ms") or 0.0
+    load_end = cold.get("since_process_start_ms")
+    load_start = listening if load_end is None else min(max(listening, load_end - load), first)
+    known = {"verify artifact": cold.get("verify_ms") or 0.0, "tokenizer load": cold.get("tokenizer_ms") or 0.0,
+             "model load": cold.get("model_ms") or 0.0}
+    inference = server.get("inference") or server.get("pipeline") or 0.0
+    parts = {"interpreter + module import": imported, "server start": listening - imported,
+             "worker boot + routing": load_start - listening,
+             "lazy imports + other load": max(0.0, load - sum(known.values())), **known,
+             "first inference": inference,
+             "rest of first request": max(0.0, first - load_start - load - inference)}
+    return {k: round(parts[k], 1) for k in SEGMENTS}
 
 
 def summarise(runs: list[dict]) -> dict:
-    def stats(values):
-        values = [v for v in values if isinstance(v, (int, float))]
-        if not values:
-            return None
-        return {"min": min(values), "median": statistics.median(values), "max": max(values)}
-
-    keys = ["listening_ms", "first_answer_ms", "peak_rss_mb"]
-    out = {k: stats([r[k] for r in runs]) for k in keys}
-    cold_keys = sorted({k for r in runs for k in r["cold_start_ms"]})
-    out["cold_start_ms"] = {k: stats([r["cold_start_ms"].get(k) for r in runs]) for k in cold_keys}
+    keys = ["listening_ms", "first_answer_ms", "peak_rss_mb", "largest_peak_rss_mb", "rss_mb", "pss_mb"]
+    out = {k: stats.spread(r.get(k) for r in runs) for k in keys}
+    cold_keys = sorted({k for r in runs for k, v in r["cold_start_ms"].items() if isinstance(v, (int, float))})
+    out["cold_start_ms"] = {k: stats.spread(r["cold_start_ms"].get(k) for r in runs) for k in cold_keys}
+    out["first_inference_ms"] = stats.spread(breakdown(r)["first inference"] for r in runs)
+    out["breakdown_median_ms"] = {k: stats.spread(breakdown(r)[k] for r in runs)["median"] for k in SEGMENTS}
     return out
 
 
-def prepare_store(env: dict) -> None:
-    subprocess.run([sys.executable, "-m", "function.ingest", str(REPO / "samples" / "squad_sample.json"),
-                    "--quiet"], cwd=REPO, env=env, check=True)
+def profile(contender: Contender, base_env: dict, question: dict, runs: int, log=print) -> dict:
+    results = []
+    for i in range(runs):
+        results.append(one_run(contender, base_env, question))
+        log(f"  cold start {contender.name} {i + 1}/{runs}: first answer {results[-1]['first_answer_ms']:.0f} ms, "
+            f"peak RSS {results[-1]['peak_rss_mb']:.0f} MB")
+    return {"runs": results, "summary": summarise(results)}
 
 
 def main(argv=None) -> int:
+    from bench import passages
+    from bench.setup import base_env, ingest, ours
+
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=10)
-    p.add_argument("--artifact", default=str(REPO / "artifact"))
+    p.add_argument("--artifact", type=Path, default=REPO / "artifact")
     p.add_argument("--json", type=Path, help="write the runs and the summary here")
     args = p.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "QA_ARTIFACT_DIR": args.artifact, "QA_STORE": "sqlite",
-               "QA_SQLITE_PATH": str(Path(tmp) / "passages.sqlite"), "QA_CACHE": "0", "PYTHONUNBUFFERED": "1"}
-        prepare_store(env)
-        runs = [one_run(env, QUESTION) for _ in range(args.runs)]
-    result = {"artifact": args.artifact, "runs": runs, "summary": summarise(runs),
-              "cpu": cpu_model(), "cpus": os.cpu_count()}
+        env = base_env(Path(tmp) / "passages.sqlite")
+        ingest(env, args.artifact, Path(tmp), [384])
+        question = {"question": passages.QUESTION, "passage_ids": ["bench-w384"]}
+        result = profile(ours(args.artifact.resolve()), env, question, args.runs)
     print(json.dumps(result["summary"], indent=2))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=2) + "\n")
     return 0
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 if __name__ == "__main__":

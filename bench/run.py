@@ -1,0 +1,170 @@
+"""``python -m bench``: cold start, warm latency and throughput of our function and its alternatives, one run.
+
+Contenders (all served by functions-framework the same way, see bench/README.md):
+  ours      our function serving the int8 artifact (``--artifact``)
+  fp32      our function serving the fp32 ONNX graph of the same checkpoint
+  pipeline  transformers + PyTorch with the same fine-tuned weights (``bench/alt_pipeline.py``)
+
+Writes ``serving.json``, ``serving.md`` and ``serving-*.png`` into ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from bench import alternatives, charts, cold_start, machine, passages, report, serving, setup
+from bench.server import Contender
+
+REPO = Path(__file__).resolve().parent.parent
+CONTENDERS = ("ours", "fp32", "pipeline")
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--artifact", type=Path, default=REPO / "artifact", help="the int8 artifact folder (ours)")
+    p.add_argument("--runs", type=int, default=10, help="cold starts per contender")
+    p.add_argument("--requests", type=int, default=300, help="warm requests per passage")
+    p.add_argument("--warmup", type=int, default=10, help="unrecorded warm requests per passage")
+    p.add_argument("--lengths", type=int, nargs="+", default=[128, 256, 384], help="window lengths (tokens)")
+    p.add_argument("--clients", type=int, nargs="*", default=[1, 2, 4, 8], help="throughput concurrency levels")
+    p.add_argument("--throughput-requests", type=int, default=200, help="requests per concurrency level")
+    p.add_argument("--contenders", nargs="+", choices=CONTENDERS, default=list(CONTENDERS))
+    p.add_argument("--pytorch-model", type=Path, help="PyTorch checkpoint folder for the pipeline "
+                   "(default: found in --build-dir from the artifact's manifest)")
+    p.add_argument("--fp32-artifact", type=Path, help="artifact folder with the fp32 ONNX model "
+                   "(default: made from the export stage's graph, or exported from the PyTorch checkpoint)")
+    p.add_argument("--build-dir", type=Path, default=REPO / "build", help="where the build stage's work folders are")
+    p.add_argument("--no-firestore", action="store_true", help="skip the Firestore emulator measurements")
+    p.add_argument("--threads", type=int, default=setup.THREADS, help="intra-op threads of every contender")
+    p.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    return p.parse_args(argv)
+
+
+def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dict], dict]:
+    """The contenders to run, their descriptions for the report, and where their models came from."""
+    artifact = args.artifact.resolve()
+    manifest = json.loads((artifact / "manifest.json").read_text())
+    contenders, described, sources = [setup.ours(artifact)], [], {"artifact": str(artifact)}
+    described.append({"name": "ours", "label": "ours (int8 ONNX)",
+                      "description": f"this function serving `{manifest['name']}` "
+                                     f"({manifest['artifact_hash'][:12]}) from {artifact}"})
+    pytorch = None
+    if "pipeline" in args.contenders or ("fp32" in args.contenders and not args.fp32_artifact):
+        pytorch = (alternatives.Source(args.pytorch_model.resolve(), "given with --pytorch-model", True)
+                   if args.pytorch_model else alternatives.find_pytorch(manifest, args.build_dir))
+        if pytorch is None:
+            raise SystemExit("no PyTorch checkpoint found: pass --pytorch-model")
+        sources["pytorch"] = {"path": str(pytorch.path), "how": pytorch.how,
+                              "matches_artifact": pytorch.matches_artifact}
+    if "fp32" in args.contenders:
+        if args.fp32_artifact:
+            fp32 = alternatives.Source(args.fp32_artifact.resolve(), "given with --fp32-artifact", True)
+        else:
+            log("preparing the fp32 artifact")
+            fp32 = alternatives.fp32_artifact(manifest, artifact, args.build_dir, pytorch, work)
+        sources["fp32"] = {"path": str(fp32.path), "how": fp32.how, "matches_artifact": fp32.matches_artifact}
+        contenders.append(setup.ours(fp32.path, "fp32", "ours (fp32 ONNX)"))
+        described.append({"name": "fp32", "label": "ours (fp32 ONNX)",
+                          "description": f"this function serving the fp32 ONNX graph ({fp32.how})"})
+    if "pipeline" in args.contenders:
+        from bench.hf_qa import has_qa_pipeline
+
+        kind = ("`pipeline(\"question-answering\")`" if has_qa_pipeline() else
+                "the steps of transformers 4.x's `pipeline(\"question-answering\")`, which transformers "
+                "5 removed (`bench/hf_qa.py`)")
+        contenders.append(setup.pipeline(pytorch.path, artifact))
+        described.append({"name": "pipeline", "label": "transformers + PyTorch",
+                          "description": f"{kind} on PyTorch with the checkpoint {pytorch.path} ({pytorch.how}), "
+                                         f"served by `bench/alt_pipeline.py`, a functions-framework target of the "
+                                         f"same shape as ours"})
+    return contenders, described, sources
+
+
+def run(args, log=print) -> dict:
+    started, t0 = datetime.now(timezone.utc).isoformat(timespec="seconds"), time.perf_counter()
+    described_machine = machine.describe()
+    if not described_machine["quiet"]:
+        log("warning: other work is running on this machine; the figures will be noisy: "
+            + "; ".join(described_machine["competing_processes"])[:300])
+    work_root = args.build_dir / "bench"
+    work_root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        tmp = Path(tmp)
+        contenders, described, sources = resolve_contenders(args, work_root, log)
+        env = setup.base_env(tmp / "passages.sqlite", args.threads)
+        made = setup.ingest(env, args.artifact.resolve(), tmp, sorted(args.lengths))
+        question = {"question": passages.QUESTION, "passage_ids": [made[-1]["id"]]}
+
+        cold: dict = {c.name: [] for c in contenders}
+        for i in range(args.runs):  # interleaved, so that a slow spell of the machine hits every contender
+            for c in contenders:
+                cold[c.name].append(cold_start.one_run(c, env, question))
+                log(f"cold start {i + 1}/{args.runs} {c.name}: first answer {cold[c.name][-1]['first_answer_ms']:.0f} ms, "
+                    f"peak RSS {cold[c.name][-1]['peak_rss_mb']:.0f} MB")
+        cold_results = {n: {"runs": runs, "summary": cold_start.summarise(runs)} for n, runs in cold.items() if runs}
+
+        warm = []
+        for c in contenders:
+            w = serving.measure(c, env, made, args.requests, args.warmup, args.clients, args.throughput_requests, log)
+            warm.append({**w, "store": "sqlite"})
+        if not args.no_firestore:
+            warm.append(firestore_latency(contenders[0], env, args, tmp, made, log))
+
+    results = {"meta": {"command": "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+                        "started": started, "machine": described_machine, "sources": sources,
+                        "settings": {"threads": args.threads, "runs": args.runs, "requests": args.requests,
+                                     "warmup": args.warmup, "clients": args.clients,
+                                     "throughput_requests": args.throughput_requests, "question": passages.QUESTION,
+                                     "answer_cache": False, "passage_cache": False}},
+               "contenders": described,
+               "passages": [{k: p[k] for k in ("id", "window_tokens", "passage_tokens", "question_tokens")}
+                            for p in made],
+               "cold_start": cold_results, "warm": warm}
+    results["ratios"] = report.ratios(results)
+    results["meta"]["duration_s"] = round(time.perf_counter() - t0, 1)
+    return results
+
+
+def firestore_latency(ours: Contender, env: dict, args, tmp: Path, made: list[dict], log) -> dict:
+    """Warm latency of our function with its passages in the Firestore emulator (no throughput series)."""
+    from tests.support.services import FirestoreEmulator, emulator_env
+
+    emulator = FirestoreEmulator(tmp / "firestore-emulator.log")
+    log("starting the Firestore emulator")
+    emulator.start(timeout_s=120)
+    try:
+        fs_env = {**env, **emulator_env(emulator)}
+        setup.ingest(fs_env, args.artifact.resolve(), tmp, sorted(args.lengths))
+        contender = Contender(ours.name, ours.label, ours.source, {**ours.env, **emulator_env(emulator)})
+        w = serving.measure(contender, fs_env, made, args.requests, args.warmup, [], 0, log)
+    finally:
+        emulator.stop()
+    return {**w, "store": "firestore"}
+
+
+def write(results: dict, out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    json_path = out / "serving.json"
+    json_path.write_text(json.dumps(results, indent=1) + "\n")
+    md_path = out / "serving.md"
+    md_path.write_text(report.render(results))
+    return [json_path, md_path] + charts.write_all(results, out)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if not (args.artifact / "manifest.json").is_file():
+        raise SystemExit(f"{args.artifact} is not an artifact folder (no manifest.json); pass --artifact")
+    results = run(args)
+    for path in write(results, args.out):
+        print(f"wrote {path}")
+    print(report.render(results))
+    return 0

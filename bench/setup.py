@@ -1,0 +1,55 @@
+"""The contenders, the environment they all run with, and the passages they are asked about."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bench import passages
+from bench.server import Contender
+
+REPO = Path(__file__).resolve().parent.parent
+THREADS = 2  # intra-op threads of every contender (ONNX Runtime and PyTorch alike)
+
+
+def base_env(sqlite_path: Path, threads: int = THREADS) -> dict:
+    """Environment of every server: same threads, same gunicorn shape, same store, no answer cache.
+
+    The passage cache is off too, so that every request reads its passage from
+    the store and the fetch time is a real store round trip.
+    """
+    return {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(REPO),
+            "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(sqlite_path), "QA_CACHE": "0",
+            "QA_PASSAGE_CACHE_BYTES": "0", "QA_THREADS": str(threads),
+            "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
+            # as the image runs it (Dockerfile): one gunicorn worker with 8 threads, bounded heap arenas
+            "WORKERS": "1", "THREADS": "8", "MALLOC_ARENA_MAX": "2"}
+
+
+def ours(artifact: Path, name: str = "ours", label: str = "ours (int8 ONNX)") -> Contender:
+    return Contender(name, label, REPO / "main.py", {"QA_ARTIFACT_DIR": str(artifact)})
+
+
+def pipeline(checkpoint: Path, artifact: Path) -> Contender:
+    return Contender("pipeline", "transformers + PyTorch", REPO / "bench" / "alt_pipeline.py",
+                     {"BENCH_PYTORCH_MODEL": str(checkpoint), "QA_ARTIFACT_DIR": str(artifact)})
+
+
+def make_passages(artifact: Path, lengths: list[int]) -> list[dict]:
+    from function.artifact import load_manifest
+    from function.tokenizer import QATokenizer
+
+    manifest = load_manifest(artifact)
+    return passages.make_passages(QATokenizer(manifest.tokenizer_path), passages.QUESTION,
+                                  passages.article_text(), lengths)
+
+
+def ingest(env: dict, artifact: Path, work: Path, lengths: list[int]) -> list[dict]:
+    """Make the benchmark passages and ingest them with the artifact's tokenizer into ``env``'s store."""
+    made = make_passages(artifact, lengths)
+    corpus = passages.write_jsonl(made, work / "bench-passages.jsonl")
+    subprocess.run([sys.executable, "-m", "function.ingest", str(corpus), "--quiet", "--artifact", str(artifact)],
+                   cwd=REPO, env=env, check=True)
+    return made
