@@ -25,7 +25,9 @@ from function.logs import clip, log, trace_field
 from function.runtime import ImportClock, Runtime
 
 _IMPORTED = ImportClock.now()
-_HEALTH_PATHS = ("/healthz", "/health")
+# The methods each path answers; any other method is a 405 with ``Allow``, any other path a 404.
+_METHODS = {"/": ("GET", "HEAD", "POST"), "/ready": ("GET", "HEAD"),
+            "/healthz": ("GET", "HEAD"), "/health": ("GET", "HEAD")}
 _JSON = {"Content-Type": "application/json", "Cache-Control": "no-store"}
 
 
@@ -130,19 +132,20 @@ def answer(request):
     try:
         app = get_app()
         path = request.path.rstrip("/") or "/"
-        if path == "/" and request.method == "POST":
+        allowed = _METHODS.get(path)
+        if allowed is None:
+            raise NotFound(f"no such path {clip(path, 100)!r}; POST / to ask, GET / for health")
+        if request.method not in allowed:
+            allow = ", ".join(allowed)
+            raise MethodNotAllowed(f"{clip(request.method, 20)} is not allowed on {path}; use {allow}",
+                                   headers={"Allow": allow})
+        if request.method == "POST":
             body, headers, fields = _answer(app, request)
             status = 200
-        elif path == "/ready" and request.method in ("GET", "HEAD"):
+        elif path == "/ready":
             body, status = _ready(app), 200
-        elif path in ("/",) + _HEALTH_PATHS:
-            if request.method not in ("GET", "HEAD"):
-                allowed = "GET, HEAD, POST" if path == "/" else "GET, HEAD"
-                raise MethodNotAllowed(f"{request.method} is not allowed on {path}; use {allowed}",
-                                       headers={"Allow": allowed})
-            body, status = _health(app), 200
         else:
-            raise NotFound(f"no such path {clip(path, 100)!r}; POST / to ask, GET / for health")
+            body, status = _health(app), 200
     except QAError as e:
         body, status, headers = e.body(), e.http_status, e.headers
         fields = {"error": e.message[:500]}
