@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Protocol
 
+from function.retrieval.bm25 import Hit
 from function.store.records import Passage
 
 
@@ -14,10 +15,17 @@ class PassageStore(Protocol):
         """The passages that exist among ``ids`` (unknown ids are simply absent)."""
 
     def upsert_many(self, passages: Iterable[Passage]) -> int:
-        """Write passages by id (re-writing one replaces it); returns how many were written."""
+        """Write passages by id (re-writing one replaces it) and index their terms; returns how many."""
 
     def delete_many(self, ids: list[str]) -> int:
-        """Delete passages by id; returns how many existed."""
+        """Delete passages by id, and their postings; returns how many existed."""
+
+    def search(self, terms: list[str], k: int) -> list[Hit]:
+        """The ``k`` passages with the best BM25 score (``function.retrieval.bm25``) for any of the
+        distinct index ``terms``, best first, ties by passage id; only passages holding a term."""
+
+    def index_stats(self, terms: list[str]) -> dict:
+        """``{"passages": N, "total_length": index terms of all passages, "df": {term: passages}}``."""
 
     def count(self) -> int:
         """Number of stored passages."""

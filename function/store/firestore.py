@@ -8,11 +8,17 @@ A passage document::
     tokenizer                  sha256 fingerprint of the tokenizer that made them
     updated                    server timestamp
 
+    bm25_terms, bm25_length    what the retrieval index holds about it (firestore_terms.py)
+
 Reads fetch documents by id (``get_all``, one round trip for up to 50 ids); no
 query touches ``text``, ``token_ids`` or ``offsets``, so the set-up script
 exempts those fields from indexing and nothing here depends on them being
 indexed. Every call has a deadline and no retries: a store that does not
 answer in time gives a 503 the client can retry, not a hung request.
+
+The BM25 index for questions without passage ids lives in ``<passages>_terms``
+(see ``firestore_terms.py``): writes and deletes first rewrite the postings of
+the terms involved, then write the passages together with the corpus totals.
 """
 
 from __future__ import annotations
@@ -22,9 +28,14 @@ import json
 from typing import Iterable
 
 from function.errors import StoreUnavailable
+from function.retrieval.bm25 import Hit, PassageTerms
+from function.store.firestore_terms import TermIndex
 from function.store.records import Passage
 
 _FIELDS = ("title", "doc_id", "text", "token_ids", "token_dtype", "offsets", "n_tokens", "tokenizer")
+_INDEX_FIELDS = ("bm25_terms", "bm25_length")
+_BATCH_BYTES = 4 * 1024 * 1024  # per commit; Firestore takes at most 10 MiB
+_BATCH_DOCS = 400
 
 
 def _unavailable(what: str, error: Exception) -> StoreUnavailable:
@@ -44,12 +55,13 @@ class FirestoreStore:
         self.passages = self.client.collection(passages)
         self.answers = self.client.collection(answers)
         self.timeout_s = timeout_s
+        self.index = TermIndex(self.client, f"{passages}_terms", timeout_s)
         self.description = f"firestore:{self.client.project}/{database}/{passages}"
 
     def get_many(self, ids: list[str]) -> dict[str, Passage]:
         refs = [self.passages.document(i) for i in ids]
         try:
-            snaps = list(self.client.get_all(refs, retry=None, timeout=self.timeout_s))
+            snaps = list(self.client.get_all(refs, field_paths=_FIELDS, retry=None, timeout=self.timeout_s))
         except self._errors as e:
             raise _unavailable("get passages", e) from None
         found = {}
@@ -59,39 +71,93 @@ class FirestoreStore:
                 found[snap.id] = Passage(snap.id, *(d[f] for f in _FIELDS))
         return found
 
+    def _indexed(self, ids: list[str]) -> tuple[set[str], dict[str, tuple[list[str], int]]]:
+        """(ids that exist, id -> (terms, length) of those the index holds)."""
+        refs = [self.passages.document(i) for i in dict.fromkeys(ids)]
+        exist, indexed = set(), {}
+        for c in range(0, len(refs), 300):
+            for snap in self.client.get_all(refs[c : c + 300], field_paths=_INDEX_FIELDS, retry=None,
+                                            timeout=self.timeout_s):
+                if snap.exists:
+                    exist.add(snap.id)
+                    d = snap.to_dict()
+                    if "bm25_terms" in d:
+                        terms = d["bm25_terms"].decode("utf-8").split("\x00") if d["bm25_terms"] else []
+                        indexed[snap.id] = (terms, int(d["bm25_length"]))
+        return exist, indexed
+
+    def _commit_in_batches(self, writes, old: dict[str, tuple[list[str], int]]) -> None:
+        """Apply (id, fields or None to delete, their analysis) with the corpus totals' change, in batches."""
+        batch, size, docs, n, length = self.client.batch(), 0, 0, 0, 0
+
+        def flush() -> None:
+            nonlocal batch, size, docs, n, length
+            if docs:
+                self.index.corpus_change(batch, n, length)
+                batch.commit(timeout=max(self.timeout_s, 60))
+            batch, size, docs, n, length = self.client.batch(), 0, 0, 0, 0
+
+        for pid, data, analysed in writes:
+            ref = self.passages.document(pid)
+            if data is None:
+                batch.delete(ref)
+            else:
+                batch.set(ref, data)
+            previous = old.get(pid)
+            n += (analysed is not None) - (previous is not None)
+            length += (analysed.length if analysed else 0) - (previous[1] if previous else 0)
+            docs += 1
+            size += sum(len(v) for v in data.values() if isinstance(v, (bytes, str))) if data else 0
+            if docs >= _BATCH_DOCS or size >= _BATCH_BYTES:
+                flush()
+        flush()
+
     def upsert_many(self, passages: Iterable[Passage]) -> int:
-        """Bulk write (BulkWriter); raises if any write fails after the writer's own retries."""
-        failures: list[str] = []
+        """Index the passages' terms, then write them (see the module docstring); re-writing replaces."""
+        given = list(passages)
+        by_id = {p.id: p for p in given}  # one write per id: the last one given
+        analysed = {pid: PassageTerms.of(p.title, p.text) for pid, p in by_id.items()}
 
-        def on_error(error) -> bool:
-            if error.attempts >= 5:
-                failures.append(f"{error.operation.reference.id}: {error.message}")
-                return False
-            return True
-
-        writer = self.client.bulk_writer()
-        writer.on_write_error(on_error)
-        n = 0
-        try:
-            for p in passages:
+        def writes():
+            for pid, p in by_id.items():
                 data = {f: getattr(p, f) for f in _FIELDS}
+                data["bm25_terms"] = "\x00".join(analysed[pid].frequencies()).encode("utf-8")
+                data["bm25_length"] = analysed[pid].length
                 data["updated"] = self._firestore.SERVER_TIMESTAMP
-                writer.set(self.passages.document(p.id), data)
-                n += 1
-            writer.close()
+                yield pid, data, analysed[pid]
+
+        try:
+            _exist, old = self._indexed(list(by_id))
+            self.index.update({pid: terms for pid, (terms, _) in old.items()}, analysed)
+            self._commit_in_batches(writes(), old)
         except self._errors as e:
-            raise _unavailable("bulk write", e) from None
-        if failures:
-            raise StoreUnavailable(f"{len(failures)} passage writes failed: {'; '.join(failures[:5])}")
-        return n
+            raise _unavailable("write passages", e) from None
+        return len(given)
 
     def delete_many(self, ids: list[str]) -> int:
-        existing = self.get_many(ids)
-        writer = self.client.bulk_writer()
-        for pid in existing:
-            writer.delete(self.passages.document(pid))
-        writer.close()
-        return len(existing)
+        try:
+            exist, old = self._indexed(ids)
+            self.index.update({pid: terms for pid, (terms, _) in old.items()}, {})
+            self._commit_in_batches(((pid, None, None) for pid in exist), old)
+        except self._errors as e:
+            raise _unavailable("delete passages", e) from None
+        return len(exist)
+
+    def search(self, terms: list[str], k: int) -> list[Hit]:
+        """The ``k`` passages with the highest BM25 score for any of ``terms``."""
+        if not terms:
+            return []
+        try:
+            return self.index.search(terms, k)
+        except self._errors as e:
+            raise _unavailable("search", e) from None
+
+    def index_stats(self, terms: list[str]) -> dict:
+        """Passages indexed, their total length in terms, and each term's document frequency."""
+        try:
+            return self.index.stats(terms)
+        except self._errors as e:
+            raise _unavailable("index stats", e) from None
 
     def count(self) -> int:
         try:

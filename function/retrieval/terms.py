@@ -1,0 +1,54 @@
+"""Index terms: lower-cased Unicode words without English stop-words. Stdlib only.
+
+The same analysis runs at ingestion (passage title and text) and on the
+question, in both stores, so what a question can match does not depend on
+where the passages are kept. It is deliberately not the model's WordPiece
+tokenizer: BM25 wants whole words, and the index must not change when the
+model does.
+
+    >>> terms("Who ruled the Duchy of Normandy's capital, Rouen, in 1066?")
+    ['ruled', 'duchy', 'normandy', 'capital', 'rouen', '1066']
+
+Steps: Unicode compatibility caseless folding (NFKD and case folding), combining
+marks dropped (so "Zürich" and "Zurich" are one term), words are runs of
+letters and digits (underscores and punctuation split), stop-words and words
+longer than ``MAX_TERM_CHARS`` are dropped. A term therefore never holds a
+space, '/', '#' or any ASCII punctuation, which the stores rely on.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MAX_TERM_CHARS = 64  # longer "words" are noise (URLs, hashes); dropped
+MAX_QUERY_TERMS = 64  # distinct terms of a question that are searched
+
+_WORD = re.compile(r"[^\W_]+")
+
+# NLTK's English list, without "won" (a content word in questions: "who won ...").
+STOP_WORDS = frozenset("""
+a about above after again against all am an and any are aren as at be because been before being below
+between both but by can couldn d did didn do does doesn doing don down during each few for from further
+had hadn has hasn have haven having he her here hers herself him himself his how i if in into is isn it
+its itself just ll m ma me mightn more most mustn my myself needn no nor not now o of off on once only or
+other our ours ourselves out over own re s same shan she should shouldn so some such t than that the their
+theirs them themselves then there these they this those through to too under until up ve very was wasn we
+were weren what when where which while who whom why will with wouldn y you your yours yourself yourselves
+""".split())
+
+
+def _fold(text: str) -> str:
+    """Unicode's compatibility caseless form (NFKD(casefold(NFKD(casefold(x))))), without combining marks."""
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", text.casefold()).casefold())
+    return "".join(ch for ch in folded if not unicodedata.combining(ch))
+
+
+def terms(text: str) -> list[str]:
+    """Index terms of ``text``, in order, repeats kept (term frequencies count them)."""
+    return [w for w in _WORD.findall(_fold(text)) if w not in STOP_WORDS and len(w) <= MAX_TERM_CHARS]
+
+
+def query_terms(question: str) -> list[str]:
+    """Distinct terms of a question, in the order they first appear, at most ``MAX_QUERY_TERMS``."""
+    return list(dict.fromkeys(terms(question)))[:MAX_QUERY_TERMS]

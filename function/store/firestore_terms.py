@@ -1,0 +1,225 @@
+"""BM25 index in Firestore: one document per term (split when large), corpus totals beside them.
+
+Collection ``<passages>_terms``:
+
+    <term>#0, <term>#1, ...   the term's postings, sorted by passage id and split so
+                              that no document holds more than ``PART_BYTES``:
+        ids       bytes   the passage ids, UTF-8, joined by NUL (ids never hold NUL)
+        postings  bytes   per passage, little-endian: length (uint32, the passage's
+                          index terms), tf in the title (uint16), tf in the text (uint16)
+        gen       string  the same in every part written together
+        parts, df int     on ``#0`` only: how many parts, how many passages hold the term
+    #corpus                   passages (N) and length (total index terms): BM25's avgdl
+
+Each passage document also keeps ``bm25_terms`` (its distinct terms, NUL-joined
+bytes) and ``bm25_length``: what must be taken out of the index when it is
+rewritten or deleted, even if the analysis has changed since.
+
+A question reads ``#corpus`` and the ``#0`` documents of its terms in one
+``get_all``, then any further parts in a second one (only terms held by tens
+of thousands of passages have them): the cost follows the question's terms,
+not the size of the corpus. If a part's ``gen`` differs from its ``#0`` (a
+rewrite landed between the two reads) the term is read again.
+
+Updates (``update``), for a batch of passages being written or deleted:
+
+1. Every term the batch had (from ``bm25_terms``) or will have is rewritten,
+   100 terms per transaction: read all its parts, drop every posting of the
+   batch's passage ids, add the new postings, write the parts back, delete
+   parts no longer needed. Removal is by id, so re-running a batch never counts
+   a passage twice; transactions make parallel ingestion tasks that touch the
+   same terms serialise instead of losing each other's postings.
+2. Then the caller writes (or deletes) the passage documents with their
+   ``bm25_*`` fields, in batches that also move ``#corpus``'s totals by exactly
+   the batch's difference (``Increment``), so documents and totals agree.
+
+A failure between 1 and 2 leaves postings for the new text while the passage
+documents still describe the old: running the same ingestion again repairs it
+(step 1 drops the ids' postings from the old and new terms alike). Two writers
+must not write the same passage id at the same time (ingestion's task sharding
+gives each id to one task). Rewriting a term costs its whole posting list, so
+ingest in large batches; one term's postings must fit in one transaction
+(10 MiB, about 350,000 passages holding the term).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+import numpy as np
+
+from function.retrieval import bm25
+from function.retrieval.bm25 import Hit, PassageTerms
+
+POSTING = np.dtype([("length", "<u4"), ("title", "<u2"), ("text", "<u2")])
+CORPUS_ID = "#corpus"
+_TF_MAX = np.iinfo(np.uint16).max
+
+
+@dataclass
+class Postings:
+    """One term's postings: passage id -> (length, tf in title, tf in text)."""
+
+    by_id: dict[str, tuple[int, int, int]]
+
+    @classmethod
+    def decode(cls, parts: list[dict]) -> "Postings":
+        by_id: dict[str, tuple[int, int, int]] = {}
+        for part in parts:
+            ids = part["ids"].decode("utf-8").split("\x00") if part["ids"] else []
+            rows = np.frombuffer(part["postings"], dtype=POSTING)
+            by_id.update(zip(ids, zip(rows["length"].tolist(), rows["title"].tolist(), rows["text"].tolist())))
+        return cls(by_id)
+
+    def encode(self, part_bytes: int) -> list[dict]:
+        """Parts of at most about ``part_bytes`` each, ids in sorted order."""
+        parts, ids, rows, size = [], [], [], 0
+        for pid in sorted(self.by_id):
+            need = len(pid.encode("utf-8")) + 1 + POSTING.itemsize
+            if ids and size + need > part_bytes:
+                parts.append(self._part(ids, rows))
+                ids, rows, size = [], [], 0
+            ids.append(pid)
+            rows.append(self.by_id[pid])
+            size += need
+        if ids:
+            parts.append(self._part(ids, rows))
+        return parts
+
+    @staticmethod
+    def _part(ids: list[str], rows: list[tuple[int, int, int]]) -> dict:
+        return {"ids": "\x00".join(ids).encode("utf-8"), "postings": np.array(rows, dtype=POSTING).tobytes()}
+
+
+def passage_postings(pid: str, analysed: PassageTerms) -> dict[str, tuple[str, tuple[int, int, int]]]:
+    """term -> (passage id, posting) for one passage."""
+    return {t: (pid, (analysed.length, min(title, _TF_MAX), min(text, _TF_MAX)))
+            for t, (title, text) in analysed.frequencies().items()}
+
+
+class TermIndex:
+    PART_BYTES = 512 * 1024  # well inside Firestore's 1 MiB per document
+    TERMS_PER_TRANSACTION = 100
+
+    def __init__(self, client, collection: str, timeout_s: float):
+        from google.cloud import firestore
+
+        self._firestore = firestore
+        self.client = client
+        self.terms = client.collection(collection)
+        self.corpus = self.terms.document(CORPUS_ID)
+        self.timeout_s = timeout_s
+
+    def _ref(self, term: str, part: int):
+        return self.terms.document(f"{term}#{part}")
+
+    # -- reading -----------------------------------------------------------
+
+    def _get(self, refs: list) -> dict:
+        """Document id -> snapshot (``get_all`` answers in no particular order)."""
+        if not refs:
+            return {}
+        return {snap.id: snap for snap in self.client.get_all(refs, retry=None, timeout=self.timeout_s)}
+
+    def _read_terms(self, terms: list[str]) -> tuple[dict, dict[str, list[dict]]]:
+        """(#corpus fields, term -> its parts' fields), each term's parts from one rewrite."""
+        snaps = self._get([self.corpus] + [self._ref(t, 0) for t in terms])
+        corpus = snaps[CORPUS_ID].to_dict() if snaps[CORPUS_ID].exists else {}
+        heads = {t: snaps[f"{t}#0"].to_dict() for t in terms if snaps[f"{t}#0"].exists}
+        found: dict[str, list[dict]] = {}
+        for _attempt in range(3):
+            rest = self._get([self._ref(t, k) for t, head in heads.items() for k in range(1, head["parts"])])
+            torn = []
+            for t, head in heads.items():
+                tail = [rest[f"{t}#{k}"] for k in range(1, head["parts"])]
+                if all(part.exists and part.to_dict().get("gen") == head["gen"] for part in tail):
+                    found[t] = [head] + [part.to_dict() for part in tail]
+                else:
+                    torn.append(t)
+            if not torn:
+                return corpus, found
+            again = self._get([self._ref(t, 0) for t in torn])
+            heads = {t: again[f"{t}#0"].to_dict() for t in torn if again[f"{t}#0"].exists}
+        raise TimeoutError("the index's term documents kept changing while they were read")
+
+    def search(self, terms: list[str], k: int) -> list[Hit]:
+        corpus, found = self._read_terms(terms)
+        n, total = int(corpus.get("passages", 0)), int(corpus.get("length", 0))
+        if n <= 0 or not found:
+            return []
+        avgdl = total / n
+        scores: dict[str, float] = {}
+        for t in terms:  # question order: the sums are FTS5's
+            if t not in found:
+                continue
+            ids, rows = [], []
+            for part in found[t]:
+                if part["ids"]:
+                    ids.extend(part["ids"].decode("utf-8").split("\x00"))
+                    rows.append(np.frombuffer(part["postings"], dtype=POSTING))
+            rows = np.concatenate(rows)
+            contribution = bm25.term_scores(bm25.idf(n, len(ids)), avgdl, rows["length"].astype(np.float64),
+                                            rows["title"].astype(np.float64), rows["text"].astype(np.float64))
+            for pid, value in zip(ids, contribution.tolist()):
+                scores[pid] = scores.get(pid, 0.0) + value
+        return bm25.best(scores, k)
+
+    def stats(self, terms: list[str]) -> dict:
+        corpus, found = self._read_terms(terms)
+        df = {t: int(found[t][0]["df"]) if t in found else 0 for t in terms}
+        return {"passages": int(corpus.get("passages", 0)), "total_length": int(corpus.get("length", 0)), "df": df}
+
+    # -- writing -----------------------------------------------------------
+
+    def update(self, old_terms: dict[str, list[str]], new: dict[str, PassageTerms]) -> None:
+        """Step 1 of an update: the postings of passages ``old_terms | new`` become those of ``new``.
+
+        ``old_terms``: passage id -> the terms it is indexed under now (from ``bm25_terms``);
+        ``new``: passage id -> its new analysis (absent: the passage is being deleted).
+        """
+        ids = set(old_terms) | set(new)
+        additions: dict[str, list[tuple[str, tuple[int, int, int]]]] = {}
+        for pid, analysed in new.items():
+            for term, posting in passage_postings(pid, analysed).items():
+                additions.setdefault(term, []).append(posting)
+        affected = sorted(set(additions).union(*old_terms.values()) if old_terms else set(additions))
+        step = self.TERMS_PER_TRANSACTION
+        for i in range(0, len(affected), step):
+            self._rewrite(affected[i : i + step], ids, additions)
+
+    def _rewrite(self, terms: list[str], ids: set[str], additions: dict) -> None:
+        firestore = self._firestore
+
+        @firestore.transactional
+        def run(transaction) -> None:
+            def get(refs: list) -> dict:
+                return {snap.id: snap for snap in self.client.get_all(refs, transaction=transaction)} if refs else {}
+
+            heads = get([self._ref(t, 0) for t in terms])
+            counts = {t: heads[f"{t}#0"].get("parts") if heads[f"{t}#0"].exists else 0 for t in terms}
+            rest = get([self._ref(t, k) for t in terms for k in range(1, counts[t])])
+            gen = uuid.uuid4().hex
+            for t in terms:
+                stored = [heads[f"{t}#0"].to_dict()] if counts[t] else []
+                stored += [rest[f"{t}#{k}"].to_dict() for k in range(1, counts[t]) if rest[f"{t}#{k}"].exists]
+                postings = Postings.decode(stored)
+                for pid in ids:
+                    postings.by_id.pop(pid, None)
+                postings.by_id.update(additions.get(t, []))
+                parts = postings.encode(self.PART_BYTES)
+                for k, part in enumerate(parts):
+                    fields = {**part, "gen": gen}
+                    if k == 0:
+                        fields.update(parts=len(parts), df=len(postings.by_id))
+                    transaction.set(self._ref(t, k), fields)
+                for k in range(len(parts), counts[t]):
+                    transaction.delete(self._ref(t, k))
+
+        run(self.client.transaction())
+
+    def corpus_change(self, batch, passages: int, length: int) -> None:
+        """Step 2's totals: add to a write batch that also writes the passages they describe."""
+        if passages or length:
+            increment = self._firestore.Increment
+            batch.set(self.corpus, {"passages": increment(passages), "length": increment(length)}, merge=True)

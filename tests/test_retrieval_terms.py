@@ -1,0 +1,49 @@
+"""The index-term analyser both stores share: what a question and a passage are matched on."""
+
+import re
+
+from hypothesis import given, settings, strategies as st
+
+from function.retrieval.bm25 import PassageTerms, idf
+from function.retrieval.terms import MAX_QUERY_TERMS, STOP_WORDS, query_terms, terms
+
+
+def test_words_are_lower_cased_and_stop_words_dropped():
+    assert terms("Who ruled the Duchy of Normandy's capital, Rouen, in 1066?") == [
+        "ruled", "duchy", "normandy", "capital", "rouen", "1066"]
+    assert terms("What is it, and where was it?") == []
+    assert "won" in terms("Who won Super Bowl 50?")  # a content word, though NLTK lists it
+
+
+def test_unicode_words_are_folded_and_split_on_punctuation_and_underscores():
+    assert terms("Zürich ZURICH zurich") == ["zurich"] * 3
+    assert terms("Super_Bowl_50 e-mail ﬁnance STRASSE straße") == [
+        "super", "bowl", "50", "e", "mail", "finance", "strasse", "strasse"]
+    assert terms("東京 Москва") == ["東京", "москва"]
+    assert terms("x" * 65 + " ok") == ["ok"]
+
+
+def test_a_question_searches_its_distinct_terms_in_order():
+    assert query_terms("Normans, Normans and the Normandy normans") == ["normans", "normandy"]
+    assert len(query_terms(" ".join(f"w{i}" for i in range(200)))) == MAX_QUERY_TERMS
+
+
+def test_a_passage_counts_title_and_text_terms_apart():
+    analysed = PassageTerms.of("Normans", "The Normans came to Normandy. Normans!")
+    assert analysed.length == 5
+    assert analysed.frequencies() == {"normans": (1, 2), "came": (0, 1), "normandy": (0, 1)}
+
+
+def test_idf_is_fts5s_with_its_floor():
+    assert abs(idf(100, 1) - 4.1946925) < 1e-6  # ln(99.5 / 1.5)
+    assert idf(10, 5) == idf(10, 9) == 1e-6  # a term in half the passages or more
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_terms_are_safe_for_both_stores(text):
+    # FTS5's 'ascii' tokenizer must see each term as one token, and a Firestore
+    # document id "<term>#<k>" must be valid: letters and digits only.
+    for t in terms(text):
+        assert re.fullmatch(r"[^\W_]+", t) and not re.search(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]", t)
+        assert t == t.casefold() and t not in STOP_WORDS and 0 < len(t) <= 64
