@@ -51,7 +51,9 @@ def cold_start(results: dict, path: Path) -> Path:
 
 def latency(results: dict, path: Path) -> Path:
     plt = _plt()
-    labels = {c["name"]: c["label"] for c in results["contenders"]}
+    from matplotlib.ticker import ScalarFormatter
+
+    short = {c["name"]: c.get("short", c["label"]) for c in results["contenders"]}
     passages = results["passages"]
     warm = results["warm"]
     fig, axes = plt.subplots(1, len(passages), figsize=(4.2 * len(passages), 4.2), sharey=True, squeeze=False)
@@ -59,9 +61,12 @@ def latency(results: dict, path: Path) -> Path:
         data = [w["latency"][p["id"]]["samples_ms"] for w in warm]
         ax.boxplot(data, whis=(1, 99), showfliers=False)
         ax.set_xticks(range(1, len(warm) + 1),
-                      [f"{labels.get(w['contender'], w['contender'])}\n{w['store']}" for w in warm], fontsize=7)
+                      [f"{short.get(w['contender'], w['contender'])}\n{w['store']}" for w in warm], fontsize=8)
         ax.set_title(f"{p['window_tokens']}-token window")
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+        ax.yaxis.set_minor_formatter(ScalarFormatter())
+        ax.tick_params(axis="y", which="minor", labelsize=7)
         ax.grid(axis="y", which="both", alpha=0.3)
     axes[0][0].set_ylabel("client latency (ms, log); box p25–p75, whiskers p1–p99")
     fig.suptitle("Warm latency, one question against one stored passage")
@@ -90,6 +95,11 @@ def throughput(results: dict, path: Path) -> Path | None:
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
     tail.set_yscale("log")
+    from matplotlib.ticker import ScalarFormatter
+
+    tail.yaxis.set_major_formatter(ScalarFormatter())
+    tail.yaxis.set_minor_formatter(ScalarFormatter())
+    tail.tick_params(axis="y", which="minor", labelsize=7)
     rps.legend(fontsize=8)
     fig.suptitle("Throughput against the longest passage")
     fig.tight_layout()

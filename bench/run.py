@@ -45,6 +45,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--no-firestore", action="store_true", help="skip the Firestore emulator measurements")
     p.add_argument("--threads", type=int, default=setup.THREADS, help="intra-op threads of every contender")
     p.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    p.add_argument("--render", type=Path, metavar="JSON",
+                   help="measure nothing: write the report and charts of an earlier run's serving.json into --out")
     return p.parse_args(argv)
 
 
@@ -53,7 +55,7 @@ def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dic
     artifact = args.artifact.resolve()
     manifest = json.loads((artifact / "manifest.json").read_text())
     contenders, described, sources = [setup.ours(artifact)], [], {"artifact": str(artifact)}
-    described.append({"name": "ours", "label": "ours (int8 ONNX)",
+    described.append({"name": "ours", "label": "ours (int8 ONNX)", "short": "int8",
                       "description": f"this function serving `{manifest['name']}` "
                                      f"({manifest['artifact_hash'][:12]}) from {artifact}"})
     pytorch = None
@@ -72,7 +74,7 @@ def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dic
             fp32 = alternatives.fp32_artifact(manifest, artifact, args.build_dir, pytorch, work)
         sources["fp32"] = {"path": str(fp32.path), "how": fp32.how, "matches_artifact": fp32.matches_artifact}
         contenders.append(setup.ours(fp32.path, "fp32", "ours (fp32 ONNX)"))
-        described.append({"name": "fp32", "label": "ours (fp32 ONNX)",
+        described.append({"name": "fp32", "label": "ours (fp32 ONNX)", "short": "fp32",
                           "description": f"this function serving the fp32 ONNX graph ({fp32.how})"})
     if "pipeline" in args.contenders:
         from bench.hf_qa import has_qa_pipeline
@@ -81,7 +83,7 @@ def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dic
                 "the steps of transformers 4.x's `pipeline(\"question-answering\")`, which transformers "
                 "5 removed (`bench/hf_qa.py`)")
         contenders.append(setup.pipeline(pytorch.path, artifact))
-        described.append({"name": "pipeline", "label": "transformers + PyTorch",
+        described.append({"name": "pipeline", "label": "transformers + PyTorch", "short": "PyTorch",
                           "description": f"{kind} on PyTorch with the checkpoint {pytorch.path} ({pytorch.how}), "
                                          f"served by `bench/alt_pipeline.py`, a functions-framework target of the "
                                          f"same shape as ours"})
@@ -161,6 +163,12 @@ def write(results: dict, out: Path) -> list[Path]:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.render:
+        results = json.loads(args.render.read_text())
+        results["ratios"] = report.ratios(results)
+        for path in write(results, args.out):
+            print(f"wrote {path}")
+        return 0
     if not (args.artifact / "manifest.json").is_file():
         raise SystemExit(f"{args.artifact} is not an artifact folder (no manifest.json); pass --artifact")
     results = run(args)

@@ -1,0 +1,385 @@
+"""The benchmark's own code: percentiles, /proc parsing, passages, span selection, report rendering.
+
+Everything here is hermetic and fast except ``test_whole_bench_end_to_end`` (marked slow), which
+runs ``python -m bench`` with tiny settings on the tiny artifact.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bench import alternatives, cold_start, machine, passages, proctree, report, stats
+from bench.client import concurrent
+from bench.hf_qa import best_spans
+from bench.server import cold_start_lines
+
+# ---------------------------------------------------------------- stats
+
+
+@pytest.mark.parametrize("q", [0, 1, 25, 50, 90, 95, 99, 100])
+@pytest.mark.parametrize("n", [1, 2, 7, 100])
+def test_percentile_matches_numpy_linear(q, n):
+    values = list(np.random.default_rng(n).exponential(10.0, size=n))
+    assert stats.percentile(values, q) == pytest.approx(float(np.percentile(values, q)))
+
+
+def test_percentile_ignores_order_and_rejects_nonsense():
+    assert stats.percentile([3, 1, 2], 50) == 2
+    assert stats.percentile([10, 20], 50) == 15
+    with pytest.raises(ValueError):
+        stats.percentile([], 50)
+    with pytest.raises(ValueError):
+        stats.percentile([1], 101)
+
+
+def test_latency_summary_and_spread():
+    s = stats.latency_summary(range(1, 101))
+    assert s["n"] == 100 and s["min"] == 1 and s["max"] == 100
+    assert s["p50"] == 50.5 and s["p95"] == pytest.approx(95.05) and s["p99"] == pytest.approx(99.01)
+    assert stats.latency_summary([]) is None
+    assert stats.spread([3.0, None, 1.0, True, 2.0]) == {"min": 1.0, "median": 2.0, "max": 3.0, "n": 3}
+    assert stats.spread([None]) is None
+
+
+def test_ratio():
+    assert stats.ratio(30, 10) == 3.0
+    assert stats.ratio(None, 10) is None and stats.ratio(1, 0) is None and stats.ratio(1, None) is None
+
+
+# ---------------------------------------------------------------- /proc
+
+
+def test_parse_ppid_survives_odd_command_names():
+    assert proctree.parse_ppid("4242 (gunicorn: worker [main]) S 17 4242 4242 0 -1") == 17
+    assert proctree.parse_ppid("7 (a) b) (c) R 3 7 7 0") == 3
+
+
+def test_parse_kb():
+    status = "Name:\tpython\nVmPeak:\t  900 kB\nVmHWM:\t  123456 kB\nVmRSS:\t  100000 kB\n"
+    assert proctree.parse_kb(status, "VmHWM") == 123456
+    assert proctree.parse_kb(status, "VmRSS") == 100000
+    assert proctree.parse_kb(status, "VmSwap") == 0
+
+
+def test_descendants_follows_the_tree_only():
+    parents = {1: 0, 10: 1, 11: 10, 12: 10, 13: 12, 20: 1, 21: 20}
+    assert sorted(proctree.descendants(10, parents)) == [10, 11, 12, 13]
+    assert proctree.descendants(10, parents)[0] == 10
+    assert proctree.descendants(99, parents) == [99]
+
+
+def _fake_proc(root: Path, pid: int, ppid: int, name: str, hwm: int, rss: int, pss: int) -> None:
+    d = root / str(pid)
+    d.mkdir(parents=True)
+    (d / "stat").write_text(f"{pid} ({name}) S {ppid} {pid} {pid} 0 -1\n")
+    (d / "status").write_text(f"Name:\t{name}\nVmHWM:\t{hwm} kB\nVmRSS:\t{rss} kB\n")
+    (d / "smaps_rollup").write_text(f"00400000-ffffffff ---p 00000000 00:00 0 [rollup]\nRss: {rss} kB\nPss: {pss} kB\n")
+
+
+def test_tree_memory_sums_the_tree(tmp_path):
+    _fake_proc(tmp_path, 100, 1, "functions-frame", hwm=51200, rss=40960, pss=30720)
+    _fake_proc(tmp_path, 101, 100, "gunicorn: worker", hwm=153600, rss=102400, pss=81920)
+    _fake_proc(tmp_path, 200, 1, "unrelated", hwm=999999, rss=999999, pss=999999)
+    (tmp_path / "self").mkdir()  # non-numeric entries are skipped
+    mem = proctree.tree_memory(100, proc=str(tmp_path))
+    assert mem == {"peak_rss_mb": 200.0, "rss_mb": 140.0, "pss_mb": 110.0, "largest_peak_rss_mb": 150.0,
+                   "processes": 2}
+
+
+def test_tree_memory_of_this_process_is_plausible():
+    import os
+
+    mem = proctree.tree_memory(os.getpid())
+    assert mem["processes"] >= 1 and mem["peak_rss_mb"] >= mem["largest_peak_rss_mb"] > 0
+
+
+def test_parse_cpuinfo():
+    text = ("processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t\t: fpu sse avx2 fma\n\n"
+            "processor\t: 1\nmodel name\t: AMD EPYC 7B13\nflags\t\t: fpu sse avx2 fma\n")
+    assert machine.parse_cpuinfo(text) == {"cpu": "AMD EPYC 7B13", "isa": ["avx2"]}
+    assert machine.parse_cpuinfo("") == {"cpu": "unknown", "isa": []}
+
+
+# ---------------------------------------------------------------- passages
+
+
+def test_whole_word_tokens_cuts_between_words():
+    # "Normandy, France's region": normandy | , | france | ' | s | region
+    offsets = [(0, 8), (8, 9), (10, 16), (16, 17), (17, 18), (19, 25)]
+    assert passages.whole_word_tokens(offsets, 6) == 6
+    assert passages.whole_word_tokens(offsets, 5) == 5  # after "s": white space follows
+    assert passages.whole_word_tokens(offsets, 4) == 2  # never inside "france's"
+    with pytest.raises(ValueError):
+        passages.whole_word_tokens([(0, 3), (3, 4)], 1)
+
+
+class _WordTokenizer:
+    """One token per white-space separated word (enough for the cutting logic)."""
+
+    class _Enc:
+        def __init__(self, offsets):
+            self.ids = np.arange(len(offsets))
+            self.offsets = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+
+    def encode(self, text):
+        import re
+
+        return self._Enc([m.span() for m in re.finditer(r"\S+", text)])
+
+
+def test_make_passages_fill_one_window_each():
+    text = " ".join(f"w{i}" for i in range(500))
+    made = passages.make_passages(_WordTokenizer(), "what is it ?", text, [32, 64])
+    assert [p["id"] for p in made] == ["bench-w32", "bench-w64"]
+    for p, length in zip(made, (32, 64)):
+        assert p["question_tokens"] == 4
+        assert p["window_tokens"] == length == 4 + 3 + p["passage_tokens"]
+        assert len(p["text"].split()) == p["passage_tokens"] and text.startswith(p["text"])
+    with pytest.raises(ValueError):
+        passages.make_passages(_WordTokenizer(), "q", "too short", [64])
+
+
+def test_article_text_is_squad_text():
+    text = passages.article_text()
+    assert text.startswith("The Normans") and len(text) > 10000
+
+
+# ---------------------------------------------------------------- span selection (the pipeline's)
+
+
+def test_best_spans_respects_order_length_and_allowed_tokens():
+    start = np.array([9.0, 0.0, 5.0, 0.0, 0.0, 8.0])
+    end = np.array([9.0, 0.0, 0.0, 0.0, 6.0, 0.0])
+    allowed = np.array([False, True, True, True, True, True])  # [CLS] is never an answer
+    [(i, j, score)] = best_spans(start, end, allowed, max_answer_len=30, top_k=1)
+    assert (i, j) == (2, 4) and 0 < score <= 1  # start 5 (not after the end at 4), never [CLS]
+    [(i, j, _)] = best_spans(start, end, allowed, max_answer_len=2, top_k=1)
+    assert j - i < 2 and i <= j and allowed[i] and allowed[j]
+    spans = best_spans(start, end, allowed, max_answer_len=30, top_k=3)
+    assert [s[2] for s in spans] == sorted((s[2] for s in spans), reverse=True)
+
+
+# ---------------------------------------------------------------- cold start
+
+
+RUN = {"listening_ms": 300.0, "first_answer_ms": 900.0,
+       "server_timings_ms": {"tokenize": 1.0, "fetch": 0.2, "inference": 20.0, "total": 430.0},
+       "cold_start_ms": {"verify_ms": 30.0, "tokenizer_ms": 100.0, "model_ms": 150.0, "store_ms": 15.0,
+                         "load_ms": 400.0, "import_ms": 200.0, "since_process_start_ms": 850.0}}
+
+
+def test_breakdown_adds_up_to_the_first_answer():
+    parts = cold_start.breakdown(RUN)
+    assert list(parts) == list(cold_start.SEGMENTS)
+    assert sum(parts.values()) == pytest.approx(RUN["first_answer_ms"], abs=0.5)
+    assert parts["interpreter + module import"] == 200 and parts["server start"] == 100
+    assert parts["worker boot + routing"] == 150  # load started at 850 - 400 ms
+    assert parts["lazy imports + other load"] == 120 and parts["first inference"] == 20
+    assert all(v >= 0 for v in parts.values())
+
+
+def test_breakdown_without_a_cold_start_line():
+    parts = cold_start.breakdown({"listening_ms": 100.0, "first_answer_ms": 150.0, "cold_start_ms": {},
+                                  "server_timings_ms": {}})
+    assert parts["server start"] == 100 and parts["rest of first request"] == 50
+
+
+def test_summarise_runs():
+    other = {**RUN, "first_answer_ms": 1100.0, "peak_rss_mb": 200.0}
+    s = cold_start.summarise([{**RUN, "peak_rss_mb": 150.0}, other, {**RUN, "peak_rss_mb": 170.0}])
+    assert s["first_answer_ms"] == {"min": 900.0, "median": 900.0, "max": 1100.0, "n": 3}
+    assert s["peak_rss_mb"]["median"] == 170.0
+    assert s["cold_start_ms"]["model_ms"]["median"] == 150.0
+    assert set(s["breakdown_median_ms"]) == set(cold_start.SEGMENTS)
+
+
+def test_cold_start_lines_picks_the_json_line():
+    text = ("[2026-01-01 00:00:00 +0000] [1] [INFO] Starting gunicorn\n"
+            '{"severity": "INFO", "message": "cold start", "cold_start_ms": {"load_ms": 12.5}}\n'
+            '{"severity": "INFO", "message": "POST / 200", "note": "\\"cold start\\""}\n'
+            '{"broken json "cold start"\n')
+    assert [line["cold_start_ms"] for line in cold_start_lines(text)] == [{"load_ms": 12.5}]
+
+
+# ---------------------------------------------------------------- where the alternatives' models are
+
+
+def _checkpoint(folder: Path, weights: bytes) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text('{"model_type": "bert"}')
+    (folder / "model.safetensors").write_bytes(weights)
+    return folder
+
+
+def test_find_pytorch_and_fp32_by_the_manifests_fingerprint(tmp_path):
+    from build_model.stages import source_fingerprint
+
+    build = tmp_path / "build"
+    _checkpoint(build / "exp-a" / "distil" / "model", b"other weights")
+    mine = _checkpoint(build / "exp-b" / "distil" / "model", b"the artifact's weights")
+    _checkpoint(build / "teacher" / "model", b"teacher")
+    fingerprint = source_fingerprint(str(mine))
+    export = build / "exp-b" / "export"
+    export.mkdir()
+    (export / "student.opt.onnx").write_bytes(b"onnx")
+    (export / "stage.json").write_text(json.dumps({"inputs": {"student": fingerprint}, "optimized": True,
+                                                   "models": {"student": {"onnx": "student.opt.onnx"}}}))
+    manifest = {"source": {"student": {"checkpoint": fingerprint}}}
+
+    found = alternatives.find_pytorch(manifest, build)
+    assert found.path == mine and found.matches_artifact
+    graph, optimized = alternatives.find_fp32_onnx(manifest, build)
+    assert graph.path == export / "student.opt.onnx" and optimized and graph.matches_artifact
+
+    stand_in = alternatives.find_pytorch({}, build)  # no source recorded: the fallback, flagged
+    assert stand_in.path == build / "teacher" / "model" and not stand_in.matches_artifact
+    assert alternatives.find_fp32_onnx({}, build) is None
+    assert alternatives.find_pytorch({}, tmp_path / "nowhere") is None
+
+
+# ---------------------------------------------------------------- client
+
+
+def test_concurrent_sends_exactly_the_bounded_number_of_requests():
+    seen = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - http.server's naming
+            seen.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            body = b'{"answers": []}'
+            self.send_response(200 if len(seen) % 5 else 503)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        run = concurrent(f"http://127.0.0.1:{server.server_port}/", {"question": "q"}, clients=3, requests=20)
+    finally:
+        server.shutdown()
+    assert len(seen) == 20 and all(s == {"question": "q"} for s in seen)
+    assert len(run["latencies_ms"]) == 16 and run["errors"] == ["HTTP 503"] * 4
+
+
+# ---------------------------------------------------------------- report
+
+
+def _results(quiet: bool = True) -> dict:
+    def warm(name, store, p50, rps):
+        lat = {"n": 5, "mean": p50, "min": p50, "p50": p50, "p95": p50 * 1.5, "p99": p50 * 2, "max": p50 * 2}
+        entry = {"contender": name, "store": store,
+                 "latency": {"bench-w128": {"window_tokens": 124, "passage_tokens": 110,
+                                            "client_ms": lat, "server_ms": {"fetch": {**lat, "p50": 0.2}},
+                                            "samples_ms": [p50] * 5}}}
+        if rps:
+            entry["throughput"] = [{"clients": 1, "requests": 10, "ok": 10, "errors": 0, "seconds": 1.0,
+                                    "requests_per_s": rps, "latency_ms": lat}]
+            entry["memory_before_throughput"] = {"rss_mb": 100.0, "peak_rss_mb": 120.0}
+            entry["memory_after_throughput"] = {"rss_mb": 104.0, "peak_rss_mb": 121.0}
+        return entry
+
+    def cold(first, peak):
+        run = {**RUN, "first_answer_ms": first, "peak_rss_mb": peak, "largest_peak_rss_mb": peak - 40}
+        return {"runs": [run], "summary": cold_start.summarise([run])}
+
+    results = {
+        "meta": {"command": "python -m bench --runs 1", "started": "2026-01-01T00:00:00+00:00", "duration_s": 60,
+                 "settings": {"threads": 2},
+                 "machine": {"cpu": "Test CPU", "logical_cpus": 2, "available_cpus": 2, "isa": ["avx2"],
+                             "memory_gb": 24.0, "versions": {"python": "3.11.7", "onnxruntime": "1.31.1"},
+                             "quiet": quiet, "competing_processes": [] if quiet else ["python -m build_model"]}},
+        "contenders": [{"name": "ours", "label": "ours (int8 ONNX)", "description": "ours"},
+                       {"name": "pipeline", "label": "transformers + PyTorch", "description": "theirs"}],
+        "passages": [{"id": "bench-w128", "window_tokens": 124, "passage_tokens": 110, "question_tokens": 11}],
+        "cold_start": {"ours": cold(900.0, 160.0), "pipeline": cold(9000.0, 800.0)},
+        "warm": [warm("ours", "sqlite", 10.0, 80.0), warm("pipeline", "sqlite", 40.0, 20.0),
+                 warm("ours", "firestore", 14.0, None)],
+    }
+    results["ratios"] = report.ratios(results)
+    return results
+
+
+def test_ratios_say_how_much_better_ours_is():
+    r = report.ratios(_results())["pipeline"]
+    assert r["cold_start"]["first_answer_ms"] == 10.0 and r["cold_start"]["peak_rss_mb"] == 5.0
+    assert r["warm_p50"] == {"bench-w128": 4.0}
+    assert r["throughput"] == {"1": 4.0}
+    assert r["memory_after_throughput"] == 1.0
+
+
+def test_render_tables():
+    md = report.render(_results())
+    assert "Not a reference run" not in md
+    assert "Test CPU, 2 of 2 logical CPUs usable (avx2), 24.0 GB" in md
+    assert "| transformers + PyTorch | 300 (300–300) | 9,000 (9,000–9,000) | 800 (800–800) | 760 (760–760) | 10.0× / 5.0× |" in md
+    assert "| ours (int8 ONNX) | sqlite | 10.0 / 15.0 / 20.0 | 0.20 | – | 1.0× |" in md
+    assert "| transformers + PyTorch | sqlite | 40.0 / 60.0 / 80.0 | 0.20 | – | 4.0× |" in md
+    assert "| ours (int8 ONNX) | firestore | 14.0 / 21.0 / 28.0 | 0.20 | – | – |" in md
+    assert "| transformers + PyTorch | 1 | 20.0 | 40.0 | 60.0 | 80.0 | 0 | 4.0× |" in md
+    assert "| ours (int8 ONNX) | 100.0 | 104.0 | 4.0 | 121.0 |" in md
+    for line in md.splitlines():  # every table row has as many cells as its header
+        if line.startswith("|"):
+            assert line.endswith("|")
+
+
+def test_render_warns_about_a_noisy_machine():
+    assert "Not a reference run" in report.render(_results(quiet=False))
+
+
+def test_charts_are_written(tmp_path):
+    from bench import charts
+
+    paths = charts.write_all(_results(), tmp_path)
+    assert [p.name for p in paths] == ["serving-cold-start.png", "serving-latency.png", "serving-throughput.png"]
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in paths)
+
+
+# ---------------------------------------------------------------- the whole thing
+
+
+@pytest.mark.slow
+def test_whole_bench_end_to_end(tiny_artifact, tmp_path, monkeypatch):
+    """``python -m bench`` with tiny settings: every contender, every section, every output file."""
+    from bench.run import main
+
+    checkpoint = tmp_path / "pytorch"
+    tiny_artifact.model.save_pretrained(checkpoint)
+    shutil.copyfile(tiny_artifact.tokenizer_file, checkpoint / "tokenizer.json")
+    out = tmp_path / "results"
+    argv = ["--artifact", str(tiny_artifact.folder), "--runs", "1", "--requests", "3", "--warmup", "1",
+            "--lengths", "48", "96", "--clients", "1", "2", "--throughput-requests", "4",
+            "--pytorch-model", str(checkpoint), "--fp32-artifact", str(tiny_artifact.folder),
+            "--build-dir", str(tmp_path / "build"), "--out", str(out)]
+    if shutil.which("gcloud") is None:
+        argv.append("--no-firestore")
+    assert main(argv) == 0
+
+    results = json.loads((out / "serving.json").read_text())
+    assert [c["name"] for c in results["contenders"]] == ["ours", "fp32", "pipeline"]
+    assert [p["window_tokens"] <= p_len for p, p_len in zip(results["passages"], (48, 96))] == [True, True]
+    for name in ("ours", "fp32", "pipeline"):
+        [run] = results["cold_start"][name]["runs"]
+        assert run["answer"] is not None and run["peak_rss_mb"] > 0 and run["cold_start_ms"]["load_ms"] > 0
+    stores = [(w["contender"], w["store"]) for w in results["warm"]]
+    assert stores[:3] == [("ours", "sqlite"), ("fp32", "sqlite"), ("pipeline", "sqlite")]
+    for w in results["warm"]:
+        assert all(v["client_ms"]["n"] == 3 for v in w["latency"].values())
+        assert all("fetch" in v["server_ms"] for v in w["latency"].values())
+    for w in results["warm"][:3]:
+        assert [t["clients"] for t in w["throughput"]] == [1, 2]
+        assert all(t["ok"] == 4 and t["errors"] == 0 for t in w["throughput"])
+    assert set(results["ratios"]) == {"fp32", "pipeline"}
+    md = (out / "serving.md").read_text()
+    assert "### Cold start" in md and "### Warm latency" in md and "### Throughput" in md
+    assert all((out / f"serving-{k}.png").stat().st_size > 0 for k in ("cold-start", "latency", "throughput"))
