@@ -47,6 +47,9 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("QA_MAX_PASSAGE_IDS", "50", "Most `passage_ids` in one request."),
     Variable("QA_MAX_WINDOWS", "64", "Most model windows in one request (one batch)."),
     Variable("QA_MAX_TOP_K", "10", "Largest `top_k`."),
+    Variable("QA_TOP_K_PASSAGES", "5", "Passages retrieved and read for a question without `context` or "
+             "`passage_ids`, when the request does not say (`top_k_passages`)."),
+    Variable("QA_MAX_TOP_K_PASSAGES", "20", "Largest `top_k_passages`."),
     Variable("QA_MAX_ANSWER_TOKENS", "64", "Largest `max_answer_tokens`."),
     Variable("QA_LOG_TEXT_CHARS", "100", "Characters of the question written to logs (0: none)."),
     Variable("GOOGLE_CLOUD_PROJECT", "", "Project for the Cloud Logging trace field and the Firestore client."),
@@ -83,6 +86,8 @@ class Settings:
     max_passage_ids: int
     max_windows: int
     max_top_k: int
+    top_k_passages: int
+    max_top_k_passages: int
     max_answer_tokens: int
     log_text_chars: int
     project: str
@@ -124,6 +129,10 @@ class Settings:
         if store not in ("sqlite", "firestore"):
             raise ConfigError(f"QA_STORE must be 'sqlite' or 'firestore', got {store!r}")
         project = env.get("GOOGLE_CLOUD_PROJECT", "")
+        top_k_passages, max_top_k_passages = integer("QA_TOP_K_PASSAGES", 1), integer("QA_MAX_TOP_K_PASSAGES", 1)
+        if top_k_passages > max_top_k_passages:
+            raise ConfigError(f"QA_TOP_K_PASSAGES ({top_k_passages}) must not be more than "
+                              f"QA_MAX_TOP_K_PASSAGES ({max_top_k_passages})")
         return cls(
             artifact_dir=Path(raw("QA_ARTIFACT_DIR")),
             store=store,
@@ -147,6 +156,8 @@ class Settings:
             max_passage_ids=integer("QA_MAX_PASSAGE_IDS", 1),
             max_windows=integer("QA_MAX_WINDOWS", 1),
             max_top_k=integer("QA_MAX_TOP_K", 1),
+            top_k_passages=top_k_passages,
+            max_top_k_passages=max_top_k_passages,
             max_answer_tokens=integer("QA_MAX_ANSWER_TOKENS", 1),
             log_text_chars=integer("QA_LOG_TEXT_CHARS"),
             project=project,

@@ -9,7 +9,7 @@ from function.config import Settings
 from function.errors import BadRequest, PayloadTooLarge
 from function.store.ids import valid_passage_id
 
-FIELDS = ("question", "context", "passage_ids", "top_k", "max_answer_tokens")
+FIELDS = ("question", "context", "passage_ids", "top_k_passages", "top_k", "max_answer_tokens")
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,11 @@ class QARequest:
     passage_ids: tuple[str, ...] | None  # de-duplicated, in the caller's order
     top_k: int
     max_answer_tokens: int
+    top_k_passages: int | None = None  # passages to retrieve: set when neither context nor ids are given
+
+    @property
+    def retrieves(self) -> bool:
+        return self.context is None and self.passage_ids is None
 
 
 def read_body(stream, content_length: int | None, limit: int) -> bytes:
@@ -81,10 +86,14 @@ def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QA
 
     has_context = data.get("context") is not None
     has_ids = data.get("passage_ids") is not None
-    if has_context == has_ids:
-        raise BadRequest("give exactly one of 'context' or 'passage_ids'")
-    context = passage_ids = None
-    if has_context:
+    if has_context and has_ids:
+        raise BadRequest("give at most one of 'context' or 'passage_ids' (neither: the passages are retrieved)")
+    context = passage_ids = top_k_passages = None
+    if (has_context or has_ids) and data.get("top_k_passages") is not None:
+        raise BadRequest("'top_k_passages' is for questions without 'context' or 'passage_ids'")
+    if not (has_context or has_ids):
+        top_k_passages = _integer(data, "top_k_passages", settings.top_k_passages, settings.max_top_k_passages)
+    elif has_context:
         context = _text(data["context"], "context", settings.max_context_chars)
     else:
         ids = data["passage_ids"]
@@ -100,4 +109,4 @@ def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QA
 
     top_k = _integer(data, "top_k", 1, settings.max_top_k)
     max_tokens = _integer(data, "max_answer_tokens", default_max_answer_tokens, settings.max_answer_tokens)
-    return QARequest(question, context, passage_ids, top_k, max_tokens)
+    return QARequest(question, context, passage_ids, top_k, max_tokens, top_k_passages)

@@ -1,8 +1,10 @@
-"""The answer pipeline: cache -> tokenize -> fetch passages -> one model run -> spans.
+"""The answer pipeline: cache -> tokenize -> [retrieve] -> fetch passages -> one model run -> spans.
 
 The answer cache is consulted before anything is loaded: its key needs only
 the manifest (cheap), so a cached answer is served even by an instance whose
-model is not loaded yet.
+model is not loaded yet. A question with neither ``context`` nor
+``passage_ids`` first retrieves the passages with the best BM25 scores from the
+store's index, then reads them all in the same single model run.
 """
 
 from __future__ import annotations
@@ -15,14 +17,21 @@ from function.cache import LRU, AnswerCache, answer_key, normalize_question
 from function.errors import BadRequest, NotFound, PayloadTooLarge, TokenizerMismatch
 from function.logs import log
 from function.request import QARequest
+from function.retrieval.bm25 import Hit
+from function.retrieval.terms import query_terms
 from function.runtime import Runtime
 
 STAGES = ("tokenize", "fetch", "inference", "postprocess")
+RETRIEVAL_STAGES = ("tokenize", "retrieve", "fetch", "inference", "postprocess")
 
 
 @dataclass
 class Timer:
     ms: dict = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
+
+    @classmethod
+    def of(cls, req: QARequest) -> "Timer":
+        return cls(dict.fromkeys(RETRIEVAL_STAGES if req.retrieves else STAGES, 0.0))
 
     def add(self, stage: str, t0: float) -> float:
         now = time.perf_counter()
@@ -63,13 +72,27 @@ class QAService:
         manifest = self.rt.manifest()
         if req.context is not None:
             source = {"context_sha256": hashlib.sha256(req.context.encode("utf-8")).hexdigest()}
-        else:
+        elif req.passage_ids is not None:
             source = {"passage_ids": sorted(req.passage_ids)}
+        else:
+            source = {"retrieve": "bm25", "top_k_passages": req.top_k_passages}
         question = normalize_question(req.question, manifest.lowercase)
         return answer_key(manifest.artifact_hash, question, source,
                           {"top_k": req.top_k, "max_answer_tokens": req.max_answer_tokens})
 
-    def _fetch(self, ids: tuple[str, ...], fingerprint: str) -> list:
+    def retrieve(self, question: str, k: int) -> list[Hit]:
+        """The ``k`` stored passages with the best BM25 scores for ``question``, best first."""
+        terms = query_terms(question)
+        if not terms:
+            raise NotFound("the question has no words to search the passages for (only stop-words); "
+                           "ask with more words, or give 'passage_ids' or a 'context'", {"terms": []})
+        hits = self.rt.store().search(terms, k)
+        if not hits:
+            raise NotFound("no stored passage holds any of the question's words; give a 'context', "
+                           "or ingest passages with `python -m function.ingest`", {"terms": terms})
+        return hits
+
+    def _fetch(self, ids: tuple[str, ...], fingerprint: str, missing_ok: bool = False) -> list:
         found = {}
         missing = []
         for pid in ids:
@@ -84,7 +107,9 @@ class QAService:
                 self.passage_cache.put(pid, p)
             found.update(fetched)
         unknown = [pid for pid in ids if pid not in found]
-        if unknown:
+        if missing_ok:  # retrieved while an ingestion was writing: read the others
+            ids = tuple(pid for pid in ids if pid in found)
+        elif unknown:
             raise NotFound(f"{len(unknown)} unknown passage id(s): {', '.join(unknown[:10])}",
                            {"unknown_ids": unknown})
         stale = [pid for pid in ids if found[pid].tokenizer != fingerprint]
@@ -106,10 +131,10 @@ class QAService:
         if cache is not None:
             hit, _tier = cache.get(key)
             if hit is not None:
-                return Result(hit, "hit", self._totals(Timer(), started))
+                return Result(hit, "hit", self._totals(Timer.of(req), started))
 
         model = self.rt.model()
-        timer = Timer()
+        timer = Timer.of(req)
         t = time.perf_counter()
         q = model.tokenizer.encode(req.question)
         n_q = len(q.ids)
@@ -127,7 +152,12 @@ class QAService:
             t = timer.add("tokenize", t)
         else:
             t = timer.add("tokenize", t)
-            stored = self._fetch(req.passage_ids, model.tokenizer.fingerprint)
+            if req.passage_ids is not None:
+                stored = self._fetch(req.passage_ids, model.tokenizer.fingerprint)
+            else:
+                hits = self.retrieve(req.question, req.top_k_passages)
+                t = timer.add("retrieve", t)
+                stored, retrieved = self._read_retrieved(hits, n_q, model)
             passages = [PassageTokens(p.ids, p.char_offsets) for p in stored]
             texts = [p.text for p in stored]
             meta = [{"passage_id": p.id, "title": p.title} for p in stored]
@@ -149,10 +179,31 @@ class QAService:
             for a in found
         ]
         payload = {"answers": answers, "model": model.manifest.summary()}
+        if req.retrieves:
+            payload["retrieved"] = retrieved
         timer.add("postprocess", t)
         if cache is not None:
             cache.put(key, payload)
         return Result(payload, "miss", self._totals(timer, started))
+
+    def _read_retrieved(self, hits: list[Hit], n_question: int, model) -> tuple[list, list[dict]]:
+        """The retrieved passages, best first, as many as fit one model run (QA_MAX_WINDOWS; at least
+        one), and what the reply says about them."""
+        from function.windows import window_starts
+
+        stored = self._fetch(tuple(h.passage_id for h in hits), model.tokenizer.fingerprint, missing_ok=True)
+        if not stored:
+            raise NotFound("the retrieved passages are gone (being re-ingested?); retry shortly",
+                           {"passage_ids": [h.passage_id for h in hits]})
+        budget = model.spec.passage_budget(n_question)
+        kept, windows = [], 0
+        for p in stored:
+            windows += len(window_starts(p.n_tokens, budget, model.spec.stride))
+            if kept and windows > self.rt.settings.max_windows:
+                break
+            kept.append(p)
+        scores = {h.passage_id: h.score for h in hits}
+        return kept, [{"passage_id": p.id, "title": p.title, "score": round(scores[p.id], 4)} for p in kept]
 
     @staticmethod
     def _totals(timer: Timer, started: float) -> dict:

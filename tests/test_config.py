@@ -12,6 +12,7 @@ def test_defaults_are_usable():
     s = Settings.from_env({})
     assert s.store == "sqlite" and s.cache and s.max_passage_ids == 50 and s.max_top_k == 10
     assert s.inference_concurrency == 1 and s.threads == 0
+    assert s.top_k_passages == 5 and s.max_top_k_passages == 20
 
 
 def test_every_setting_has_a_documented_variable():
@@ -25,6 +26,7 @@ def test_every_setting_has_a_documented_variable():
     ({"QA_MAX_TOP_K": "0"}, "QA_MAX_TOP_K must be >= 1"),
     ({"QA_CACHE": "maybe"}, "QA_CACHE must be 1 or 0"),
     ({"QA_STORE_TIMEOUT_S": "-1"}, "QA_STORE_TIMEOUT_S must be > 0"),
+    ({"QA_TOP_K_PASSAGES": "21"}, "QA_TOP_K_PASSAGES \\(21\\) must not be more than QA_MAX_TOP_K_PASSAGES \\(20\\)"),
 ])
 def test_bad_values_are_named(env, words):
     with pytest.raises(ConfigError, match=words):

@@ -85,6 +85,41 @@ def test_answers_from_stored_passages_with_exact_offsets(server, repo):
     assert req["timings_ms"] == body["timings_ms"] and req["artifact_hash"] == body["model"]["artifact_hash"]
 
 
+def test_a_question_alone_is_answered_from_the_passages_bm25_retrieves(server, repo):
+    texts = sample_texts(repo)
+    q = {"question": "What is the name of the region in France the Normans gave their name to?", "top_k": 2}
+    r = post(server, q)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    retrieved = body["retrieved"]
+    assert len(retrieved) == 5 and all(h["passage_id"] in texts for h in retrieved)  # QA_TOP_K_PASSAGES
+    assert retrieved[0] == {"passage_id": "Normans-0000", "title": "Normans", "score": retrieved[0]["score"]}
+    scores = [h["score"] for h in retrieved]
+    assert scores == sorted(scores, reverse=True) and scores[-1] > 0
+    assert {a["passage_id"] for a in body["answers"]} <= {h["passage_id"] for h in retrieved}
+    for a in body["answers"]:
+        assert a["text"] == texts[a["passage_id"]][a["start"] : a["end"]]
+    assert list(body["timings_ms"]) == ["tokenize", "retrieve", "fetch", "inference", "postprocess", "total"]
+    timing = dict(part.strip().split(";dur=") for part in r.headers["Server-Timing"].split(","))
+    assert {k: float(v) for k, v in timing.items()} == body["timings_ms"]
+
+    again = post(server, q).json()
+    assert again["cache"] == "hit" and again["retrieved"] == retrieved and again["answers"] == body["answers"]
+    fewer = post(server, {**q, "top_k_passages": 2}).json()  # another retrieval, another cache entry
+    assert fewer["cache"] == "miss" and fewer["retrieved"] == retrieved[:2]
+    ids = post(server, {**q, "passage_ids": [h["passage_id"] for h in retrieved]}).json()
+    assert ids["cache"] == "miss" and "retrieved" not in ids and "retrieve" not in ids["timings_ms"]
+
+
+@pytest.mark.parametrize("question, words", [
+    ("What is it?", "only stop-words"),
+    ("Xyzzy plugh?", "no stored passage holds any of the question's words"),
+])
+def test_a_question_no_passage_matches_is_a_404(server, question, words):
+    r = post(server, {"question": question})
+    assert r.status_code == 404 and words in r.json()["error"]["message"] and "Traceback" not in r.text
+
+
 def test_answers_from_a_context_in_the_request(server):
     context = "The Normans were the people who in the 10th and 11th centuries gave their name to Normandy."
     body = post(server, {"question": "What did the Normans give their name to?", "context": context}).json()
@@ -97,6 +132,7 @@ def test_answers_from_a_context_in_the_request(server):
     ("POST", "", json.dumps({"question": "q", "passage_ids": ["Normans-0000", "nope-1", "nope-2"]}).encode(),
      404, "2 unknown passage id(s): nope-1, nope-2"),
     ("POST", "", json.dumps({"question": "q " * 100, "context": "c"}).encode(), 413, "the model reads at most 32"),
+    ("POST", "", json.dumps({"question": "Normans?", "top_k_passages": 50}).encode(), 400, "between 1 and 20"),
     ("PUT", "", b"", 405, "PUT is not allowed"),
     ("POST", "healthz", b"{}", 405, "not allowed"),
     ("GET", "nowhere", b"", 404, "no such path"),
@@ -215,6 +251,9 @@ def test_firestore_backed_answers_and_the_shared_answer_cache(tiny_artifact, fir
         again = post(second, q).json()
         assert again["cache"] == "hit" and again["cold_start"] is True
         assert again["answers"] == body["answers"]
+        retrieval = post(second, {"question": "When were the Normans in Normandy?", "top_k_passages": 3}).json()
+        assert retrieval["cache"] == "miss" and len(retrieval["retrieved"]) == 3
+        assert retrieval["retrieved"][0]["passage_id"].startswith("Normans-") and retrieval["timings_ms"]["retrieve"] > 0
     finally:
         second.stop()
 

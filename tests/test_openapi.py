@@ -47,6 +47,8 @@ def test_request_fields_and_limits_match_the_code(spec):
     assert p["context"]["maxLength"] == s.max_context_chars
     assert p["passage_ids"]["maxItems"] == s.max_passage_ids
     assert p["top_k"]["maximum"] == s.max_top_k
+    assert (p["top_k_passages"]["default"], p["top_k_passages"]["maximum"]) == (s.top_k_passages,
+                                                                             s.max_top_k_passages)
     assert p["max_answer_tokens"]["maximum"] == s.max_answer_tokens
 
 
@@ -59,12 +61,13 @@ def test_real_responses_validate_against_the_spec(spec, tiny_artifact, tmp_path)
         validator(spec, "Health").validate(health)
         for body in ({"question": "Who?", "passage_ids": ["Normans-0000", "Normans-0001"], "top_k": 2},
                      {"question": "Who?", "passage_ids": ["Normans-0000", "Normans-0001"], "top_k": 2},
-                     {"question": "Who?", "context": "Rollo, a Viking.", "max_answer_tokens": 5}):
+                     {"question": "Who?", "context": "Rollo, a Viking.", "max_answer_tokens": 5},
+                     {"question": "Who ruled Normandy?", "top_k_passages": 3}):
             r = requests.post(srv.url, json=body, timeout=30)
             assert r.status_code == 200
             validator(spec, "AnswerResponse").validate(r.json())
         validator(spec, "Health").validate(requests.get(srv.url, timeout=10).json())  # loaded now
-        for bad in ({"question": ""}, {"question": "q", "passage_ids": ["none"]}):
+        for bad in ({"question": ""}, {"question": "q", "passage_ids": ["none"]}, {"question": "xyzzy?"}):
             r = requests.post(srv.url, data=json.dumps(bad), timeout=10)
             assert str(r.status_code) in spec["paths"]["/"]["post"]["responses"]
             validator(spec, "Error").validate(r.json())

@@ -22,6 +22,13 @@ def test_valid_requests():
     assert (r.question, r.context, r.passage_ids, r.top_k, r.max_answer_tokens) == ("Who?", "Him.", None, 1, 30)
     r = ok({"question": "Who?", "passage_ids": ["a", "b", "a"], "top_k": 3, "max_answer_tokens": 10})
     assert r.passage_ids == ("a", "b") and r.top_k == 3 and r.max_answer_tokens == 10
+    assert not r.retrieves and r.top_k_passages is None
+
+
+def test_a_question_alone_retrieves_its_passages():
+    r = ok({"question": "Who?"})
+    assert r.retrieves and r.top_k_passages == S.top_k_passages == 5 and r.context is r.passage_ids is None
+    assert ok({"question": "Who?", "top_k_passages": 20, "context": None}).top_k_passages == 20
 
 
 @pytest.mark.parametrize("body, error, words", [
@@ -34,8 +41,12 @@ def test_valid_requests():
     (b'{"context": "x"}', BadRequest, "'question' is required"),
     (b'{"question": "  ", "context": "x"}', BadRequest, "must not be empty"),
     (b'{"question": 5, "context": "x"}', BadRequest, "must be a string"),
-    (b'{"question": "q"}', BadRequest, "exactly one"),
-    (b'{"question": "q", "context": "x", "passage_ids": ["a"]}', BadRequest, "exactly one"),
+    (b'{"question": "q", "context": "x", "passage_ids": ["a"]}', BadRequest, "at most one"),
+    (b'{"question": "q", "top_k_passages": 0}', BadRequest, "between 1 and 20"),
+    (b'{"question": "q", "top_k_passages": 21}', BadRequest, "between 1 and 20"),
+    (b'{"question": "q", "top_k_passages": "5"}', BadRequest, "integer"),
+    (b'{"question": "q", "context": "x", "top_k_passages": 3}', BadRequest, "without 'context' or 'passage_ids'"),
+    (b'{"question": "q", "passage_ids": ["a"], "top_k_passages": 3}', BadRequest, "without 'context'"),
     (b'{"question": "q", "passage_ids": []}', BadRequest, "non-empty array"),
     (b'{"question": "q", "passage_ids": "a"}', BadRequest, "non-empty array"),
     (b'{"question": "q", "passage_ids": ["a/b"]}', BadRequest, "invalid passage id"),
@@ -81,6 +92,7 @@ json_values = st.recursive(
 request_like = st.fixed_dictionaries({}, optional={
     "question": json_values | st.text(), "context": json_values | st.text(),
     "passage_ids": json_values | st.lists(st.text(), max_size=60), "top_k": json_values,
+    "top_k_passages": json_values,
     "max_answer_tokens": json_values,
 })
 
