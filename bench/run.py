@@ -23,6 +23,7 @@ from bench import alternatives, charts, cold_start, machine, passages, report, s
 from bench.server import Contender
 
 REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "bench" / "results"
 CONTENDERS = ("ours", "fp32", "pipeline")
 
 
@@ -44,7 +45,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--build-dir", type=Path, default=REPO / "build", help="where the build stage's work folders are")
     p.add_argument("--no-firestore", action="store_true", help="skip the Firestore emulator measurements")
     p.add_argument("--threads", type=int, default=setup.THREADS, help="intra-op threads of every contender")
-    p.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--allow-noisy", action="store_true",
+                   help=f"write into {RESULTS.relative_to(REPO)} even while a training job is running")
     p.add_argument("--render", type=Path, metavar="JSON",
                    help="measure nothing: write the report and charts of an earlier run's serving.json into --out")
     return p.parse_args(argv)
@@ -171,6 +174,10 @@ def main(argv=None) -> int:
         return 0
     if not (args.artifact / "manifest.json").is_file():
         raise SystemExit(f"{args.artifact} is not an artifact folder (no manifest.json); pass --artifact")
+    busy = machine.busy_processes()
+    if busy and args.out.resolve() == RESULTS.resolve() and not args.allow_noisy:
+        raise SystemExit("other work is running on this machine (" + "; ".join(busy)[:200] + "): its figures "
+                         f"would not be reference figures; pass --out DIR for a trial run (or --allow-noisy)")
     results = run(args)
     for path in write(results, args.out):
         print(f"wrote {path}")
