@@ -1,0 +1,309 @@
+"""``python -m bench.retrieval``: questions asked without passage ids, measured end to end.
+
+Ingests every paragraph of ``train.json`` and ``dev.json`` (``--data``; 1,757
+paragraphs) into a temporary SQLite store, asks every ``dev.json`` question
+with no passage ids through the function's own code in this process
+(``QAService``: the same retrieval, fetch, windowing, model run and decoding as
+``POST /``), and reports:
+
+  recall@1/5/10   the gold paragraph among the first 1, 5, 10 retrieved
+  EM / F1         SQuAD scores of the answers with retrieval (``--top-k-passages``)
+                  next to the answers with the gold paragraph given as ``passage_ids``
+  retrieve time   p50 / p95 of the ``retrieve`` stage (question analysis + the store's
+                  search), for SQLite and, with ``--firestore``, the Firestore emulator
+                  (started here unless FIRESTORE_EMULATOR_HOST names one)
+  title weight    recall with the title's terms weighted 0, 1, 2: chosen on train
+                  questions, dev shown beside
+
+The model is ``--artifact`` (default: ``artifact/`` if it holds a manifest, else
+``build/stand-in/artifact``); its name and hash are written with the figures.
+Writes ``retrieval.json`` and ``retrieval.md`` into ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+KS = (1, 5, 10)
+TITLE_WEIGHTS = (0.0, 1.0, 2.0)
+
+
+def default_artifact() -> Path:
+    shipped = REPO / "artifact"
+    return shipped if (shipped / "manifest.json").is_file() else REPO / "build" / "stand-in" / "artifact"
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench.retrieval", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "squad",
+                   help="folder with train.json and dev.json (SQuAD v1.1 layout)")
+    p.add_argument("--artifact", type=Path, default=None, help="model artifact folder (default: see above)")
+    p.add_argument("--top-k-passages", type=int, default=5, help="passages read per question with retrieval")
+    p.add_argument("--firestore", action="store_true", help="also measure the Firestore emulator")
+    p.add_argument("--no-reading", action="store_true", help="retrieval only: skip the model runs (EM/F1)")
+    p.add_argument("--limit", type=int, default=0, help="ask only the first N dev questions (0: all)")
+    p.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads (QA_THREADS)")
+    p.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    return p.parse_args(argv)
+
+
+def log(message: str) -> None:
+    print(f"[retrieval] {message}", file=sys.stderr, flush=True)
+
+
+# -- data ------------------------------------------------------------------
+
+def load_squad(folder: Path) -> tuple[list, dict[str, list[dict]]]:
+    """(every paragraph as an ingestion record, split -> questions with their gold paragraph id)."""
+    from function.sources import Record, parse_text, squad_id
+
+    records, questions = [], {}
+    for split in ("train", "dev"):
+        text = (folder / f"{split}.json").read_text(encoding="utf-8")
+        records += [r for r in parse_text(f"{split}.json", text) if isinstance(r, Record)]
+        questions[split] = [
+            {"id": qa["id"], "question": qa["question"], "gold": squad_id(article["title"], i),
+             "answers": [a["text"] for a in qa["answers"]]}
+            for article in json.loads(text)["data"] for i, paragraph in enumerate(article["paragraphs"])
+            for qa in paragraph["qas"]
+        ]
+    return records, questions
+
+
+def open_service(env: dict):
+    from function.config import Settings
+    from function.runtime import Runtime
+    from function.service import QAService
+
+    return QAService(Runtime(Settings.from_env(env)))
+
+
+def ingest_into(service, records: list) -> float:
+    from function.ingest import ingest
+
+    result = ingest(records, service.rt.store(), service.rt.model().tokenizer,
+                    service.rt.settings.max_context_chars, batch_size=256)
+    if result["rejected"] or result["written"] != len(records):
+        raise SystemExit(f"ingestion wrote {result['written']} of {len(records)}: {result['rejected'][:3]}")
+    return result["seconds"]
+
+
+# -- measurements ----------------------------------------------------------
+
+def percentiles(values: list[float]) -> dict:
+    ordered = sorted(values)
+
+    def at(q: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
+
+    return {"p50": at(0.50), "p95": at(0.95), "mean": round(statistics.fmean(ordered), 3), "n": len(ordered)}
+
+
+def retrieve_all(service, questions: list[dict], k: int = max(KS)) -> tuple[list[list[str]], list[float]]:
+    """Each question's retrieved ids (best first) and the time the function's retrieve step took (ms)."""
+    from function.errors import NotFound
+
+    for q in questions[:5]:  # connection and caches warm, as on a warm instance
+        try:
+            service.retrieve(q["question"], k)
+        except NotFound:
+            pass
+    ranked, times = [], []
+    for q in questions:
+        t0 = time.perf_counter()
+        try:
+            ids = [h.passage_id for h in service.retrieve(q["question"], k)]
+        except NotFound:  # no searchable word: counts as a miss
+            ids = []
+        times.append((time.perf_counter() - t0) * 1000)
+        ranked.append(ids)
+    return ranked, times
+
+
+def recall(questions: list[dict], ranked: list[list[str]]) -> dict:
+    n = len(questions)
+    return {f"@{k}": round(sum(q["gold"] in ids[:k] for q, ids in zip(questions, ranked)) / n, 4) for k in KS}
+
+
+def read_all(service, questions: list[dict], top_k_passages: int) -> dict:
+    """EM/F1 of the answers with retrieval and with the gold paragraph, through ``QAService.answer``."""
+    from build_model.metrics import squad_scores
+    from function.errors import NotFound
+    from function.request import QARequest
+
+    max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
+    retrieved, gold, stage_ms = {}, {}, []
+    started = time.perf_counter()
+    for i, q in enumerate(questions, 1):
+        ask = QARequest(q["question"], None, None, 1, max_tokens, top_k_passages)
+        try:
+            result = service.answer(ask)
+            answers = result.payload["answers"]
+            retrieved[q["id"]] = answers[0]["text"] if answers else ""
+            stage_ms.append(result.timings_ms["retrieve"])
+        except NotFound:
+            retrieved[q["id"]] = ""
+        given = service.answer(QARequest(q["question"], None, (q["gold"],), 1, max_tokens))
+        gold[q["id"]] = given.payload["answers"][0]["text"] if given.payload["answers"] else ""
+        if i % 200 == 0:
+            log(f"read {i} of {len(questions)} questions ({(time.perf_counter() - started) / i:.2f} s each)")
+    golds = {q["id"]: q["answers"] for q in questions}
+    with_retrieval, with_gold = squad_scores(retrieved, golds), squad_scores(gold, golds)
+    return {
+        "top_k_passages": top_k_passages,
+        "with_retrieval": {k: round(with_retrieval[k], 2) for k in ("exact_match", "f1")},
+        "gold_paragraph": {k: round(with_gold[k], 2) for k in ("exact_match", "f1")},
+        "f1_gap": round(with_gold["f1"] - with_retrieval["f1"], 2),
+        "retrieve_stage_ms": percentiles(stage_ms) if stage_ms else None,
+    }
+
+
+def title_weight_variants(service, questions: dict[str, list[dict]]) -> list[dict]:
+    """Recall with the title weighted differently (query-time in both stores): train decides."""
+    from function.retrieval import bm25
+
+    shipped = bm25.TITLE_WEIGHT
+    rows = []
+    try:
+        for weight in TITLE_WEIGHTS:
+            bm25.TITLE_WEIGHT = weight
+            row = {"title_weight": weight, "shipped": weight == shipped}
+            for split in ("train", "dev"):
+                row[split] = recall(questions[split], retrieve_all(service, questions[split])[0])
+            rows.append(row)
+    finally:
+        bm25.TITLE_WEIGHT = shipped
+    return rows
+
+
+def firestore_run(env: dict, records: list, questions: list[dict], sqlite_ranked: list[list[str]],
+                  work: Path) -> dict:
+    from tests.support.services import FirestoreEmulator, emulator_env
+
+    emulator = None
+    if not os.environ.get("FIRESTORE_EMULATOR_HOST"):
+        log("starting the Firestore emulator")
+        emulator = FirestoreEmulator(work / "firestore-emulator.log").start(timeout_s=120)
+        os.environ.update(emulator_env(emulator))
+    try:
+        service = open_service({**env, "QA_STORE": "firestore", "GOOGLE_CLOUD_PROJECT":
+                                os.environ.get("GOOGLE_CLOUD_PROJECT", "demo-qa-bench")})
+        log(f"ingesting {len(records)} paragraphs into {service.rt.store().description}")
+        seconds = ingest_into(service, records)
+        log(f"asking {len(questions)} questions of the Firestore emulator")
+        ranked, times = retrieve_all(service, questions)
+        same = sum(a == b for a, b in zip(ranked, sqlite_ranked)) / len(questions)
+        return {"ingest_s": round(seconds, 1), "recall": recall(questions, ranked),
+                "retrieve_ms": percentiles(times), "same_top10_as_sqlite": round(same, 4)}
+    finally:
+        if emulator is not None:
+            emulator.stop()
+
+
+# -- report ----------------------------------------------------------------
+
+def markdown(result: dict) -> str:
+    art, ret, read = result["artifact"], result["retrieval"], result.get("reading")
+    lines = [
+        "# Questions without passage ids: BM25 retrieval, then the model",
+        "",
+        f"`{result['command']}` on {result['date']}: {result['corpus']['paragraphs']:,} paragraphs "
+        f"(train.json + dev.json) ingested, {result['questions']:,} dev.json questions asked without passage ids. "
+        f"Model: `{art['name']}` (artifact hash `{art['artifact_hash'][:12]}`, {art['path']}).",
+        "",
+        "| store | recall@1 | recall@5 | recall@10 | retrieve p50 (ms) | retrieve p95 (ms) | ingest (s) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, label in (("sqlite", "SQLite (FTS5)"), ("firestore_emulator", "Firestore emulator")):
+        if name in ret:
+            r = ret[name]
+            lines.append(f"| {label} | {r['recall']['@1']:.3f} | {r['recall']['@5']:.3f} | {r['recall']['@10']:.3f} "
+                         f"| {r['retrieve_ms']['p50']:.2f} | {r['retrieve_ms']['p95']:.2f} | {r['ingest_s']} |")
+    if "firestore_emulator" in ret:
+        lines += ["", f"Same top-10 passages, in the same order, from both stores: "
+                      f"{ret['firestore_emulator']['same_top10_as_sqlite']:.1%} of the questions."]
+    if read:
+        lines += [
+            "",
+            "| answers from | EM | F1 |",
+            "|---|---|---|",
+            f"| the top {read['top_k_passages']} retrieved passages | {read['with_retrieval']['exact_match']:.2f} "
+            f"| {read['with_retrieval']['f1']:.2f} |",
+            f"| the gold paragraph (`passage_ids`) | {read['gold_paragraph']['exact_match']:.2f} "
+            f"| {read['gold_paragraph']['f1']:.2f} |",
+            "",
+            f"F1 gap: {read['f1_gap']:.2f} points.",
+        ]
+    lines += ["", "Title weight in BM25 (recall@5; chosen on train questions):", "",
+              "| title weight | train @1 | train @5 | train @10 | dev @1 | dev @5 | dev @10 |", "|---|---|---|---|---|---|---|"]
+    for v in result["title_weight_variants"]:
+        mark = " (shipped)" if v["shipped"] else ""
+        lines.append(f"| {v['title_weight']:g}{mark} | " + " | ".join(
+            f"{v[s][f'@{k}']:.3f}" for s in ("train", "dev") for k in KS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    from function.artifact import load_manifest
+    from function.retrieval import bm25
+
+    artifact = (args.artifact or default_artifact()).resolve()
+    manifest = load_manifest(artifact)
+    records, questions = load_squad(args.data)
+    dev = questions["dev"][: args.limit] if args.limit else questions["dev"]
+    log(f"{len(records)} paragraphs, {len(dev)} dev questions, model {manifest.name} ({artifact})")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        env = {"QA_ARTIFACT_DIR": str(artifact), "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(work / "p.sqlite"),
+               "QA_CACHE": "0", "QA_THREADS": str(args.threads), "QA_MAX_TOP_K_PASSAGES": str(max(20, *KS))}
+        service = open_service(env)
+        seconds = ingest_into(service, records)
+        log(f"ingested into SQLite in {seconds:.1f} s; retrieving")
+        ranked, times = retrieve_all(service, dev)
+        retrieval = {"sqlite": {"ingest_s": round(seconds, 1), "recall": recall(dev, ranked),
+                                "retrieve_ms": percentiles(times)}}
+        variants = title_weight_variants(service, {"train": questions["train"], "dev": dev})
+        reading = None
+        if not args.no_reading:
+            log(f"reading: {len(dev)} questions with retrieval and with the gold paragraph")
+            reading = read_all(service, dev, args.top_k_passages)
+        if args.firestore:
+            retrieval["firestore_emulator"] = firestore_run(env, records, dev, ranked, work)
+
+    result = {
+        "command": "python -m bench.retrieval " + shlex.join(argv if argv is not None else sys.argv[1:]),
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "artifact": {"path": os.path.relpath(artifact, REPO), "name": manifest.name,
+                     "artifact_hash": manifest.artifact_hash},
+        "corpus": {"paragraphs": len(records), "files": ["train.json", "dev.json"]},
+        "questions": len(dev),
+        "bm25": {"k1": bm25.K1, "b": bm25.B, "title_weight": bm25.TITLE_WEIGHT, "text_weight": bm25.TEXT_WEIGHT},
+        "retrieval": retrieval,
+        "reading": reading,
+        "title_weight_variants": variants,
+        "machine": {"cpus": os.cpu_count(), "load_1min": round(os.getloadavg()[0], 2), "threads": args.threads},
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "retrieval.json").write_text(json.dumps(result, indent=2) + "\n")
+    (args.out / "retrieval.md").write_text(markdown(result))
+    print(markdown(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,47 @@
+"""``python -m bench.retrieval`` runs end to end on a tiny SQuAD split and writes its figures."""
+
+import json
+
+import pytest
+
+from bench import retrieval
+
+
+@pytest.fixture
+def squad_folder(repo, tmp_path):
+    """The sample corpus split SQuAD-style: one article for train.json, the other for dev.json."""
+    data = json.loads((repo / "samples" / "squad_sample.json").read_text())
+    for split, articles in (("train", data["data"][:1]), ("dev", data["data"][1:])):
+        (tmp_path / f"{split}.json").write_text(json.dumps({"version": "1.1", "data": articles}))
+    return tmp_path
+
+
+def run(squad_folder, tiny_artifact, tmp_path, *extra):
+    out = tmp_path / "results"
+    args = ["--data", str(squad_folder), "--artifact", str(tiny_artifact.folder), "--limit", "12",
+            "--out", str(out), *extra]
+    assert retrieval.main(args) == 0
+    return json.loads((out / "retrieval.json").read_text()), (out / "retrieval.md").read_text()
+
+
+def test_the_evaluation_reports_recall_reading_and_timings(squad_folder, tiny_artifact, tmp_path):
+    result, md = run(squad_folder, tiny_artifact, tmp_path)
+    assert result["questions"] == 12 and result["corpus"]["paragraphs"] == 66
+    assert result["artifact"]["name"] == "tiny-random-bert" and len(result["artifact"]["artifact_hash"]) == 64
+    sqlite = result["retrieval"]["sqlite"]
+    at1, at5, at10 = (sqlite["recall"][k] for k in ("@1", "@5", "@10"))
+    assert 0 <= at1 <= at5 <= at10 <= 1 and at10 > 0.5  # BM25 finds most gold paragraphs of this tiny corpus
+    assert 0 < sqlite["retrieve_ms"]["p50"] <= sqlite["retrieve_ms"]["p95"]
+    reading = result["reading"]
+    assert reading["top_k_passages"] == 5 and 0 <= reading["with_retrieval"]["f1"] <= 100
+    assert reading["f1_gap"] == pytest.approx(reading["gold_paragraph"]["f1"] - reading["with_retrieval"]["f1"], abs=0.02)
+    assert [v["title_weight"] for v in result["title_weight_variants"]] == [0.0, 1.0, 2.0]
+    assert "| SQLite (FTS5) |" in md and "tiny-random-bert" in md and "F1 gap" in md
+
+
+@pytest.mark.firestore
+def test_the_evaluation_measures_the_firestore_emulator_too(squad_folder, tiny_artifact, tmp_path, firestore_env):
+    result, md = run(squad_folder, tiny_artifact, tmp_path, "--firestore", "--no-reading")
+    fs, sqlite = result["retrieval"]["firestore_emulator"], result["retrieval"]["sqlite"]
+    assert fs["recall"] == sqlite["recall"] and fs["same_top10_as_sqlite"] == 1.0
+    assert result["reading"] is None and "| Firestore emulator |" in md
