@@ -141,6 +141,7 @@ def test_firestore_splits_large_postings_and_removes_parts_no_longer_needed(fire
     from function.store.firestore_terms import TermIndex
 
     monkeypatch.setattr(TermIndex, "PART_BYTES", 30)  # two postings (12 bytes each) per document
+    monkeypatch.setattr(TermIndex, "TRANSACTION_BYTES", 100)  # a few terms per transaction
     store = FirestoreStore(None, "(default)", "passages", "answers", timeout_s=10)
     corpus = {f"p{i:02d}": ("Title", f"common words here, and rare{i}" + " common" * (i % 3)) for i in range(12)}
     store.upsert_many(passages(corpus))

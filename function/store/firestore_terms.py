@@ -24,7 +24,7 @@ rewrite landed between the two reads) the term is read again.
 Updates (``update``), for a batch of passages being written or deleted:
 
 1. Every term the batch had (from ``bm25_terms``) or will have is rewritten,
-   100 terms per transaction: read all its parts, drop every posting of the
+   up to 100 terms and about 4 MiB of postings per transaction: read all its parts, drop every posting of the
    batch's passage ids, add the new postings, write the parts back, delete
    parts no longer needed. Removal is by id, so re-running a batch never counts
    a passage twice; transactions make parallel ingestion tasks that touch the
@@ -101,6 +101,7 @@ def passage_postings(pid: str, analysed: PassageTerms) -> dict[str, tuple[str, t
 class TermIndex:
     PART_BYTES = 512 * 1024  # well inside Firestore's 1 MiB per document
     TERMS_PER_TRANSACTION = 100
+    TRANSACTION_BYTES = 4 * 1024 * 1024  # a commit takes at most 10 MiB
 
     def __init__(self, client, collection: str, timeout_s: float):
         from google.cloud import firestore
@@ -184,15 +185,16 @@ class TermIndex:
             for term, posting in passage_postings(pid, analysed).items():
                 additions.setdefault(term, []).append(posting)
         affected = sorted(set(additions).union(*old_terms.values()) if old_terms else set(additions))
-        step = self.TERMS_PER_TRANSACTION
-        for i in range(0, len(affected), step):
-            self._rewrite(affected[i : i + step], ids, additions)
+        done = 0
+        while done < len(affected):
+            done += self._rewrite(affected[done : done + self.TERMS_PER_TRANSACTION], ids, additions)
 
-    def _rewrite(self, terms: list[str], ids: set[str], additions: dict) -> None:
+    def _rewrite(self, terms: list[str], ids: set[str], additions: dict) -> int:
+        """Rewrite the first of ``terms`` in one transaction, up to TRANSACTION_BYTES; returns how many."""
         firestore = self._firestore
 
         @firestore.transactional
-        def run(transaction) -> None:
+        def run(transaction) -> int:
             def get(refs: list) -> dict:
                 return {snap.id: snap for snap in self.client.get_all(refs, transaction=transaction)} if refs else {}
 
@@ -200,7 +202,8 @@ class TermIndex:
             counts = {t: heads[f"{t}#0"].get("parts") if heads[f"{t}#0"].exists else 0 for t in terms}
             rest = get([self._ref(t, k) for t in terms for k in range(1, counts[t])])
             gen = uuid.uuid4().hex
-            for t in terms:
+            written = 0
+            for done, t in enumerate(terms, 1):
                 stored = [heads[f"{t}#0"].to_dict()] if counts[t] else []
                 stored += [rest[f"{t}#{k}"].to_dict() for k in range(1, counts[t]) if rest[f"{t}#{k}"].exists]
                 postings = Postings.decode(stored)
@@ -215,8 +218,12 @@ class TermIndex:
                     transaction.set(self._ref(t, k), fields)
                 for k in range(len(parts), counts[t]):
                     transaction.delete(self._ref(t, k))
+                written += sum(len(part["ids"]) + len(part["postings"]) for part in parts)
+                if written >= self.TRANSACTION_BYTES:
+                    break
+            return done
 
-        run(self.client.transaction())
+        return run(self.client.transaction())
 
     def corpus_change(self, batch, passages: int, length: int) -> None:
         """Step 2's totals: add to a write batch that also writes the passages they describe."""
