@@ -8,6 +8,7 @@ import pytest
 from function.artifact import load_manifest, verify
 from function.errors import ArtifactError
 from function.runtime import load_model
+from function.tokenizer import QATokenizer
 
 
 @pytest.fixture
@@ -22,6 +23,7 @@ def test_the_tiny_artifact_verifies_and_loads(artifact):
     verify(manifest)
     model, timings = load_model(manifest, threads=1)
     assert model.tokenizer.fingerprint == manifest.tokenizer_fingerprint
+    assert QATokenizer(manifest.tokenizer_path).fingerprint == manifest.tokenizer_fingerprint  # computed afresh
     assert set(timings) == {"verify_ms", "tokenizer_ms", "model_ms"}
 
 
