@@ -10,5 +10,8 @@ MAX_ID_BYTES = 500
 
 
 def valid_passage_id(pid: object) -> bool:
-    return (isinstance(pid, str) and 0 < len(pid.encode("utf-8", "surrogatepass")) <= MAX_ID_BYTES
-            and not _BAD_ID.search(pid) and "\x00" not in pid)
+    try:  # a lone surrogate (JSON "\ud800") is not UTF-8: no store can hold it as an id
+        size = len(pid.encode("utf-8")) if isinstance(pid, str) else 0
+    except UnicodeEncodeError:
+        return False
+    return 0 < size <= MAX_ID_BYTES and not _BAD_ID.search(pid) and "\x00" not in pid
