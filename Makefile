@@ -6,7 +6,7 @@ VENV ?= .venv
 PORT ?= 8080
 BIN := $(VENV)/bin
 
-.PHONY: run test audit install-runtime install-test build-model lint clean
+.PHONY: run test audit bench load-test install-runtime install-test build-model lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,13 @@ test: $(VENV)/.test
 
 audit: $(VENV)/.test
 	$(BIN)/python scripts/audit_deps.py requirements.txt
+
+bench: $(VENV)/.test
+	$(BIN)/pip install --quiet -r bench/requirements.txt
+	$(BIN)/python -m bench --artifact artifact --runs 10
+
+load-test: $(VENV)/.test
+	$(BIN)/python -m bench.load_test --artifact artifact --clients 8 --seconds 60
 
 build-model: $(VENV)/.test
 	$(BIN)/python -m build_model
