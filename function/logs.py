@@ -20,8 +20,12 @@ def trace_field(header: str | None, project: str) -> dict:
 
 
 def log(severity: str, message: str, **fields) -> None:
-    line = json.dumps({"severity": severity, "message": message, **fields},
-                      ensure_ascii=False, default=str)
+    entry = {"severity": severity, "message": message, **fields}
+    line = json.dumps(entry, ensure_ascii=False, default=str)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from a caller's text: \u-escaped, never an exception
+        line = json.dumps(entry, default=str)
     with _lock:
         sys.stdout.write(line + "\n")
         sys.stdout.flush()

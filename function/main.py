@@ -67,7 +67,21 @@ def get_app() -> _App:
 
 
 def _respond(status: int, body: dict, headers: dict | None = None):
-    return json.dumps(body, ensure_ascii=False), status, {**_JSON, **(headers or {})}
+    """The response as an iterator, so that functions-framework sends it without reading the request body.
+
+    functions-framework reads the whole request body into memory before it
+    sends a response (its ``after_request`` hook ``read_request``), unless the
+    response is streamed. A body refused with 413, or one a 404/405 never
+    needed, must not be read: the client would wait for the upload to finish,
+    and the memory and the thread would be held for as long as it lasts.
+    gunicorn then drains what is left for keep-alive under its own bound (5 s)
+    or closes the connection.
+    """
+    try:
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate the caller sent, echoed in a message: \u-escape it
+        data = json.dumps(body).encode("utf-8")
+    return iter((data,)), status, {**_JSON, "Content-Length": str(len(data)), **(headers or {})}
 
 
 def _health(app: _App) -> dict:
