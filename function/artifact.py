@@ -100,7 +100,37 @@ def load_manifest(folder: Path) -> Manifest:
     if raw.get("format") != FORMAT_VERSION:
         raise ArtifactError(f"{path} has format {raw.get('format')!r}; this function reads format "
                             f"{FORMAT_VERSION}", {"file": str(path)})
+    problem = _shape_problem(raw)
+    if problem:
+        raise ArtifactError(f"{path} {problem}", {"file": str(path)})
     return Manifest(Path(folder), raw)
+
+
+def _shape_problem(raw: dict) -> str | None:
+    """What is wrong with the values the function reads from a manifest, or None.
+
+    Checked when the manifest is read, so that an edited or damaged manifest is a
+    503 naming it, not a KeyError deep in a request.
+    """
+    def is_int(v) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    for key in ("name", "model_file", "tokenizer_file", "tokenizer_fingerprint", "artifact_hash"):
+        if not isinstance(raw[key], str) or not raw[key]:
+            return f"has no usable {key}"
+    for key, names in (("sequence", ("max_seq_len", "stride", "max_query_tokens", "max_answer_tokens")),
+                       ("special_tokens", ("cls", "sep", "pad"))):
+        if not isinstance(raw[key], dict) or not all(is_int(raw[key].get(n)) for n in names):
+            return f"lacks integer {key} {', '.join(names)}"
+    if not isinstance(raw["files"], dict):
+        return "has no files table"
+    for name in (raw["model_file"], raw["tokenizer_file"]):
+        entry = raw["files"].get(name)
+        if entry is None:
+            return f"does not list {name}"
+        if not isinstance(entry, dict) or not is_int(entry.get("bytes")) or not isinstance(entry.get("sha256"), str):
+            return f"lacks the size and sha256 of {name}"
+    return None
 
 
 def verify(manifest: Manifest) -> None:

@@ -114,6 +114,7 @@ def _ready(app: _App) -> dict:
         return {"ready": True, "model": app.runtime.manifest_summary(), "cold_start_ms": app.runtime.cold_start}
     if app.runtime.load_error:
         raise Unavailable(f"the model failed to load: {app.runtime.load_error}", retry_after_s=60)
+    app.runtime.manifest()  # a manifest that cannot be read is a 503 naming it, not "loading"
     raise Unavailable("the model is loading", retry_after_s=1)
 
 

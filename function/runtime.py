@@ -185,6 +185,9 @@ class Runtime:
             threading.Thread(target=set_up_store, name="store-setup", daemon=True).start()
             try:
                 model, timings = load_model(self.manifest(), self.settings.threads)
+            except ArtifactError as e:
+                self.load_error = e.message  # for GET /ready, after a lazy load failed too
+                raise
             finally:
                 created.wait()
             self._model = model
