@@ -1,0 +1,333 @@
+"""Faults: the store going away while serving, ingestion killed part way, a damaged artifact.
+
+Each fault is made for real: the Firestore emulator's processes are frozen
+(SIGSTOP: connections open, nothing answers) and then killed, an ingestion
+process is killed with SIGKILL, artifact files are cut short or altered. Elapsed
+times are measured only to assert upper bounds that show nothing hangs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.support.services import EMULATOR_PROJECT, REPO, FirestoreEmulator, FunctionServer, emulator_env, free_port
+
+PASSAGES = {"question": "Who ruled the duchy of Normandy?", "passage_ids": ["Normans-0000", "Normans-0001"]}
+RETRIEVE = {"question": "Who ruled the duchy of Normandy?"}
+CONTEXT = {"question": "Who was Rollo?", "context": "Rollo was a Viking leader who founded Normandy."}
+STORE_TIMEOUT_S = 1.0
+HANG_MARGIN_S = 5.0  # on top of QA_STORE_TIMEOUT_S: a loaded test machine, not a speed target
+RECOVERY_S = 15.0  # the documented bound is QA_STORE_TIMEOUT_S + about 2 s; the rest is margin
+TRACE_WORDS = ("Traceback", 'File "', 'File \\"', "stack_trace")
+
+
+def post(srv: FunctionServer, body: dict) -> tuple[requests.Response, float]:
+    t0 = time.monotonic()
+    r = requests.post(srv.url, json=body, timeout=60)
+    return r, time.monotonic() - t0
+
+
+def no_stack_traces(srv: FunctionServer) -> None:
+    text = srv.log_path.read_text(errors="replace")
+    assert not [w for w in TRACE_WORDS if w in text], text[-3000:]
+
+
+def load_sample(tiny_artifact, emulator: FirestoreEmulator, monkeypatch) -> None:
+    """Ten passages of the sample corpus into the emulator, from this process (it keeps data in memory only)."""
+    from function.artifact import load_manifest
+    from function.ingest import ingest
+    from function.sources import parse_text
+    from function.store.firestore import FirestoreStore
+    from function.tokenizer import QATokenizer
+
+    monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", emulator.host)
+    store = FirestoreStore(EMULATOR_PROJECT, "(default)", "passages", "answers", timeout_s=30)
+    sample = REPO / "samples" / "squad_sample.json"
+    tokenizer = QATokenizer(load_manifest(tiny_artifact.folder).tokenizer_path)
+    records = [r for r in parse_text(str(sample), sample.read_text()) if r.id.startswith("Normans-000")]
+    result = ingest(records, store, tokenizer, 20000, 500)
+    assert result["written"] == 10 and not result["rejected"]
+
+
+# ---- the store goes away while the function serves -------------------------------------------
+
+
+@pytest.fixture
+def own_emulator(tmp_path):
+    """An emulator of this test's own (not the session's): the test freezes, stops and restarts it."""
+    emulator = FirestoreEmulator(tmp_path / "emulator.log").start()
+    yield emulator
+    if emulator.proc is not None:
+        os.killpg(emulator.proc.pid, signal.SIGCONT)
+    emulator.stop()
+
+
+@pytest.mark.firestore
+def test_a_firestore_outage_is_a_quick_503_and_the_same_process_recovers(tiny_artifact, own_emulator,
+                                                                         tmp_path, monkeypatch):
+    load_sample(tiny_artifact, own_emulator, monkeypatch)
+    env = {**emulator_env(own_emulator), "QA_ARTIFACT_DIR": str(tiny_artifact.folder),
+           "QA_STORE_TIMEOUT_S": str(STORE_TIMEOUT_S), "QA_CACHE": "0", "QA_PASSAGE_CACHE_BYTES": "0"}
+    srv = FunctionServer(env, tmp_path / "server.log").start()
+    try:
+        for body in (PASSAGES, RETRIEVE):
+            assert post(srv, body)[0].status_code == 200
+
+        def outage(what: str) -> None:
+            for body in (PASSAGES, RETRIEVE):
+                r, seconds = post(srv, body)
+                assert r.status_code == 503, (what, r.text)
+                assert int(r.headers["Retry-After"]) > 0 and "Firestore did not answer" in r.json()["error"]["message"]
+                assert seconds < STORE_TIMEOUT_S + HANG_MARGIN_S, (what, seconds)
+                ok, seconds = post(srv, CONTEXT)  # the model needs no store
+                assert ok.status_code == 200 and ok.json()["answers"], (what, ok.text)
+                assert seconds < HANG_MARGIN_S, (what, seconds)
+
+        os.killpg(own_emulator.proc.pid, signal.SIGSTOP)  # hung: it accepts connections, answers nothing
+        outage("frozen")
+        os.killpg(own_emulator.proc.pid, signal.SIGCONT)
+        own_emulator.stop()  # gone: connections refused
+        outage("stopped")
+
+        own_emulator.start()  # same port, empty
+        back = time.monotonic()
+        load_sample(tiny_artifact, own_emulator, monkeypatch)
+        while (r := post(srv, PASSAGES)[0]).status_code != 200:
+            assert r.status_code == 503, r.text
+            assert time.monotonic() - back < RECOVERY_S, "the function did not reconnect to the store"
+            time.sleep(0.1)
+        assert r.json()["cold_start"] is False  # the same process, not a restarted one
+        assert post(srv, RETRIEVE)[0].status_code == 200
+        assert srv.proc.poll() is None
+        assert sum(line.get("message") == "cold start" for line in srv.logs()) == 1
+        no_stack_traces(srv)
+    finally:
+        srv.stop()
+
+
+@pytest.mark.firestore
+def test_a_connection_failure_makes_the_next_call_dial_a_new_channel(monkeypatch):
+    """gRPC's own reconnect backoff grows to 120 s; the store dials anew instead, at most once a second."""
+    import grpc
+
+    from function.errors import StoreUnavailable
+    from function.store import firestore as fs
+
+    monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", f"127.0.0.1:{free_port()}")  # nothing listens there
+    monkeypatch.setattr(fs, "RECONNECT_EVERY_S", 0.5)
+    channels = []
+    real = grpc.insecure_channel
+    monkeypatch.setattr(grpc, "insecure_channel", lambda *a, **kw: channels.append(1) or real(*a, **kw))
+    store = fs.FirestoreStore(EMULATOR_PROJECT, "(default)", "passages", "answers", timeout_s=STORE_TIMEOUT_S)
+
+    def fail() -> None:
+        with pytest.raises(StoreUnavailable, match="ServiceUnavailable"):
+            store.get_many(["a"])
+
+    fail()
+    assert len(channels) == 1
+    fail()  # a new channel; it fails too, within RECONNECT_EVERY_S: kept
+    fail()
+    assert len(channels) == 2
+    time.sleep(0.5)
+    fail()  # dropped again
+    fail()
+    assert len(channels) == 3
+
+
+# ---- ingestion killed part way, then run again -------------------------------------------------
+
+N_PASSAGES = 2000
+WATCHED = ["karo", "milendor", "suva", "telka", "absentword"]
+
+
+def write_corpus(path: Path, n: int) -> dict[str, tuple[str, str]]:
+    """A generated corpus: JSONL of {id, title, text}; returns id -> (title, text)."""
+    rng = random.Random(20)
+    syllables = ["ka", "ro", "mi", "len", "dor", "su", "va", "tel", "ne", "shi"]
+    words = sorted({"".join(rng.choice(syllables) for _ in range(rng.randint(2, 3))) for _ in range(600)})
+    words += ["karo", "milendor", "suva", "telka"]
+    corpus = {}
+    with open(path, "w", encoding="utf-8") as f:
+        for i in range(n):
+            pid, title = f"gen-{i:05d}", f"Topic {i // 20}"
+            text = " ".join(rng.choice(words) for _ in range(rng.randint(30, 70))) + "."
+            corpus[pid] = (title, text)
+            f.write(json.dumps({"id": pid, "title": title, "text": text}) + "\n")
+    return corpus
+
+
+def expected_stats(corpus: dict, terms: list[str]) -> dict:
+    from function.retrieval.bm25 import PassageTerms
+
+    analysed = [PassageTerms.of(title, text) for title, text in corpus.values()]
+    return {"passages": len(analysed), "total_length": sum(a.length for a in analysed),
+            "df": {t: sum(t in a.frequencies() for a in analysed) for t in terms}}
+
+
+def ingest_killed_part_way(args: list[str], env: dict, stored, total: int) -> int:
+    """Start an ingestion, SIGKILL it once ``stored()`` is above 0 and below ``total``; returns that count."""
+    proc = subprocess.Popen([sys.executable, "-m", "function.ingest", *args, "--quiet"], cwd=REPO,
+                            env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            n = stored()
+            if 0 < n < total:
+                proc.send_signal(signal.SIGKILL)
+                assert proc.wait(10) == -signal.SIGKILL
+                return n
+            time.sleep(0.005)
+        raise AssertionError(f"ingestion ended (rc {proc.poll()}) before it could be killed part way: "
+                             f"{proc.stderr.read().decode()[-2000:] if proc.poll() is not None else ''}")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        proc.stderr.close()
+
+
+def run_ingest(args: list[str], env: dict) -> None:
+    done = subprocess.run([sys.executable, "-m", "function.ingest", *args, "--quiet"], cwd=REPO,
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_ingestion_killed_part_way_then_run_again_stores_every_passage_once_sqlite(tiny_artifact, tmp_path):
+    from function.store.sqlite import SqliteStore
+
+    corpus = write_corpus(tmp_path / "corpus.jsonl", N_PASSAGES)
+    db = tmp_path / "p.sqlite"
+    env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(db)}
+    args = [str(tmp_path / "corpus.jsonl"), "--batch-size", "25"]
+
+    def stored() -> int:
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+                return con.execute("SELECT COUNT(*) FROM passages").fetchone()[0]
+        except sqlite3.OperationalError:  # not created yet
+            return 0
+
+    killed_at = ingest_killed_part_way(args, env, stored, N_PASSAGES)
+    assert 0 < killed_at < N_PASSAGES
+    run_ingest(args, env)
+    store = SqliteStore(db)
+    try:
+        ids = [row[0] for row in store._query("SELECT id FROM passages ORDER BY id")]
+        assert ids == sorted(corpus) and store.count() == N_PASSAGES
+        got = store.get_many(list(corpus))
+        assert all(got[pid].text == text for pid, (_, text) in corpus.items())
+        assert store.index_stats(WATCHED) == expected_stats(corpus, WATCHED)
+    finally:
+        store.close()
+
+
+@pytest.mark.firestore
+def test_ingestion_killed_part_way_then_run_again_stores_every_passage_once_firestore(tiny_artifact, firestore_env,
+                                                                                     tmp_path):
+    from function.store.firestore import FirestoreStore
+
+    corpus = write_corpus(tmp_path / "corpus.jsonl", N_PASSAGES)
+    env = {**firestore_env, "QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_STORE_TIMEOUT_S": "30"}
+    args = [str(tmp_path / "corpus.jsonl"), "--batch-size", "500"]
+    store = FirestoreStore(None, "(default)", "passages", "answers", timeout_s=30)
+    try:
+        killed_at = ingest_killed_part_way(args, env, store.count, N_PASSAGES)
+        assert 0 < killed_at < N_PASSAGES
+        run_ingest(args, env)
+        ids = [snap.id for snap in store.passages.select([]).stream()]
+        assert sorted(ids) == sorted(corpus) and store.count() == N_PASSAGES
+        got = store.get_many(list(corpus)[:300])
+        assert all(got[pid].text == corpus[pid][1] for pid in got) and len(got) == 300
+        assert store.index_stats(WATCHED) == expected_stats(corpus, WATCHED)
+    finally:
+        store.close()
+
+
+# ---- a damaged artifact ------------------------------------------------------------------------
+
+
+def _flip_middle_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def _edit_manifest(folder: Path, edit) -> None:
+    raw = json.loads((folder / "manifest.json").read_text())
+    edit(raw)
+    (folder / "manifest.json").write_text(json.dumps(raw))
+
+
+# name -> (damage, the file the 503 names, whether it also gives the file's expected sha256)
+DAMAGE = {
+    "model missing": (lambda f: (f / "model.onnx").unlink(), "model.onnx", True),
+    "model truncated": (lambda f: (f / "model.onnx").write_bytes((f / "model.onnx").read_bytes()[:4096]),
+                        "model.onnx", True),
+    "tokenizer tampered": (lambda f: _flip_middle_byte(f / "tokenizer.json"), "tokenizer.json", True),
+    "manifest not JSON": (lambda f: (f / "manifest.json").write_text('{"name": "tiny", '), "manifest.json", False),
+    "manifest without a hash": (lambda f: _edit_manifest(f, lambda m: m["files"]["model.onnx"].pop("sha256")),
+                                "manifest.json", False),
+    "manifest without sequence settings": (
+        lambda f: _edit_manifest(f, lambda m: m["sequence"].pop("max_answer_tokens")), "manifest.json", False),
+}
+CASES = [(name, eager) for name in DAMAGE for eager in (False, True)]
+
+
+@pytest.fixture(scope="module")
+def damaged_servers(tiny_artifact, tmp_path_factory):
+    """One functions-framework process per (damage, QA_EAGER_LOAD), all started together."""
+    root = tmp_path_factory.mktemp("damaged")
+    expected = json.loads((tiny_artifact.folder / "manifest.json").read_text())["files"]
+    servers = {}
+    for name, eager in CASES:
+        folder = root / f"{name.replace(' ', '-')}-{int(eager)}"
+        shutil.copytree(tiny_artifact.folder, folder / "artifact")
+        DAMAGE[name][0](folder / "artifact")
+        env = {"QA_ARTIFACT_DIR": str(folder / "artifact"), "QA_STORE": "sqlite",
+               "QA_SQLITE_PATH": str(folder / "p.sqlite"), "QA_EAGER_LOAD": str(int(eager))}
+        servers[name, eager] = FunctionServer(env, folder / "server.log")
+    with ThreadPoolExecutor(len(servers)) as pool:
+        list(pool.map(FunctionServer.start, servers.values()))
+        yield servers, expected
+        list(pool.map(FunctionServer.stop, servers.values()))
+
+
+@pytest.mark.parametrize("name, eager", CASES, ids=[f"{n}-{'eager' if e else 'lazy'}" for n, e in CASES])
+def test_a_damaged_artifact_is_a_503_naming_the_file_never_an_answer_or_a_crash(damaged_servers, name, eager):
+    servers, expected = damaged_servers
+    srv = servers[name, eager]
+    _, file, names_hash = DAMAGE[name]
+    if eager:  # the load at start-up fails once, and is logged as such
+        deadline = time.monotonic() + 30
+        while not any(line.get("message", "").startswith("eager load failed") for line in srv.logs()):
+            assert time.monotonic() < deadline and srv.proc.poll() is None, srv.log_path.read_text()[-3000:]
+            time.sleep(0.05)
+    for body in (CONTEXT, PASSAGES, CONTEXT):  # and again: the same clear answer each time
+        r, _ = post(srv, body)
+        assert r.status_code == 503 and int(r.headers["Retry-After"]) > 0, r.text
+        error = r.json()["error"]
+        assert file in error["message"] and error["details"]["file"].endswith(file)
+        if names_hash:
+            assert expected[file]["sha256"] in error["message"]
+            assert error["details"]["expected_sha256"] == expected[file]["sha256"]
+    ready = requests.get(srv.url + "ready", timeout=10)
+    assert ready.status_code == 503 and file in ready.json()["error"]["message"]
+    assert srv.proc.poll() is None  # still the same server: no crash loop
+    assert sum(line.get("message", "").startswith("eager load failed") for line in srv.logs()) == int(eager)
+    assert not [line for line in srv.logs() if line.get("httpRequest", {}).get("status") == 200
+                and line["httpRequest"]["requestMethod"] == "POST"]
+    no_stack_traces(srv)
