@@ -8,14 +8,23 @@ from __future__ import annotations
 
 
 class QAError(Exception):
+    """``message`` goes to the client; ``log_message`` (default: the same) to the log.
+
+    A message that quotes strings from the request body (field names, passage
+    ids) gives a ``log_message`` without them: logs hold no more of a caller's
+    text than the question clipped to QA_LOG_TEXT_CHARS.
+    """
+
     http_status = 500
     status = "INTERNAL"
 
-    def __init__(self, message: str, details: dict | None = None, headers: dict | None = None):
+    def __init__(self, message: str, details: dict | None = None, headers: dict | None = None,
+                 log_message: str | None = None):
         super().__init__(message)
         self.message = message
         self.details = details or {}
         self.headers = headers or {}
+        self.log_message = log_message or message
 
     def body(self) -> dict:
         error = {"code": self.http_status, "status": self.status, "message": self.message}

@@ -163,7 +163,7 @@ def answer(request):
             body, status = _health(app), 200
     except QAError as e:
         body, status, headers = e.body(), e.http_status, e.headers
-        fields = {"error": e.message[:500]}
+        fields = {"error": e.log_message[:500]}
     except Exception as e:  # noqa: BLE001 - the stack trace goes to the log, never the client
         log("ERROR", f"unhandled {type(e).__name__}", stack_trace=traceback.format_exc())
         body = {"error": {"code": 500, "status": "INTERNAL", "message": "internal error; see the logs"}}

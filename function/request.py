@@ -79,7 +79,7 @@ def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QA
     unknown = sorted(k for k in data if k not in FIELDS)
     if unknown:
         raise BadRequest(f"unknown field(s): {', '.join(repr(k[:50]) for k in unknown[:5])}; "
-                         f"expected {', '.join(FIELDS)}")
+                         f"expected {', '.join(FIELDS)}", log_message=f"{len(unknown)} unknown field(s)")
     if "question" not in data:
         raise BadRequest("'question' is required")
     question = _text(data["question"], "question", settings.max_question_chars)
@@ -104,7 +104,8 @@ def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QA
         bad = [i for i in ids if not valid_passage_id(i)]
         if bad:
             shown = ", ".join(repr(b)[:60] for b in bad[:5])
-            raise BadRequest(f"invalid passage id(s): {shown} (ids are non-empty strings without '/')")
+            raise BadRequest(f"invalid passage id(s): {shown} (ids are non-empty strings without '/')",
+                             log_message=f"{len(bad)} invalid passage id(s)")
         passage_ids = tuple(dict.fromkeys(ids))
 
     top_k = _integer(data, "top_k", 1, settings.max_top_k)

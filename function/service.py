@@ -111,7 +111,7 @@ class QAService:
             ids = tuple(pid for pid in ids if pid in found)
         elif unknown:
             raise NotFound(f"{len(unknown)} unknown passage id(s): {', '.join(unknown[:10])}",
-                           {"unknown_ids": unknown})
+                           {"unknown_ids": unknown}, log_message=f"{len(unknown)} unknown passage id(s)")
         stale = [pid for pid in ids if found[pid].tokenizer != fingerprint]
         if stale:
             raise TokenizerMismatch(
