@@ -77,25 +77,37 @@ class AnswerCache:
     """In-process LRU first, then the store's shared cache (Firestore ``answers``) if given.
 
     Shared-tier failures never fail a request: a read error is a miss, and
-    writes happen on a background thread.
+    writes happen on a background thread. After a failure the shared tier is
+    left alone for ``SHARED_PAUSE_S``: while the store hangs, a request with a
+    ``context`` would otherwise wait out the store's deadline on every cache read.
     """
+
+    SHARED_PAUSE_S = 5.0
 
     def __init__(self, entries: int, ttl_s: int, shared=None, on_error: Callable[[str], None] | None = None):
         self.local = LRU(max_entries=entries)
         self.ttl_s = ttl_s
         self.shared = shared
         self._on_error = on_error or (lambda message: None)
+        self._shared_paused_until = float("-inf")
+
+    def _shared_up(self) -> bool:
+        return self.shared is not None and time.monotonic() >= self._shared_paused_until
+
+    def _shared_failed(self, what: str, error: Exception) -> None:
+        self._shared_paused_until = time.monotonic() + self.SHARED_PAUSE_S
+        self._on_error(f"shared answer cache {what} failed: {error}; not used for {self.SHARED_PAUSE_S:.0f} s")
 
     def get(self, key: str) -> tuple[dict | None, str | None]:
         """(payload, tier) where tier is "local", "shared" or None on a miss."""
         hit = self.local.get(key)
         if hit is not None:
             return hit, "local"
-        if self.shared is not None:
+        if self._shared_up():
             try:
                 hit = self.shared.get_answer(key)
             except Exception as e:  # noqa: BLE001 - a cache must not fail the request
-                self._on_error(f"shared answer cache read failed: {e}")
+                self._shared_failed("read", e)
                 hit = None
             if hit is not None:
                 self.local.put(key, hit)
@@ -104,11 +116,11 @@ class AnswerCache:
 
     def put(self, key: str, payload: dict) -> None:
         self.local.put(key, payload)
-        if self.shared is not None:
+        if self._shared_up():
             threading.Thread(target=self._put_shared, args=(key, payload), daemon=True).start()
 
     def _put_shared(self, key: str, payload: dict) -> None:
         try:
             self.shared.put_answer(key, payload, time.time() + self.ttl_s)
         except Exception as e:  # noqa: BLE001
-            self._on_error(f"shared answer cache write failed: {e}")
+            self._shared_failed("write", e)
