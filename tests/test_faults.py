@@ -8,6 +8,7 @@ times are measured only to assert upper bounds that show nothing hangs.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -80,21 +81,31 @@ def test_a_firestore_outage_is_a_quick_503_and_the_same_process_recovers(tiny_ar
                                                                          tmp_path, monkeypatch):
     load_sample(tiny_artifact, own_emulator, monkeypatch)
     env = {**emulator_env(own_emulator), "QA_ARTIFACT_DIR": str(tiny_artifact.folder),
-           "QA_STORE_TIMEOUT_S": str(STORE_TIMEOUT_S), "QA_CACHE": "0", "QA_PASSAGE_CACHE_BYTES": "0"}
-    srv = FunctionServer(env, tmp_path / "server.log").start()
-    try:
-        for body in (PASSAGES, RETRIEVE):
-            assert post(srv, body)[0].status_code == 200
+           "QA_STORE_TIMEOUT_S": str(STORE_TIMEOUT_S)}
+    # bare: every request reaches the store; cached: the defaults (answer cache with its shared tier)
+    bare = FunctionServer({**env, "QA_CACHE": "0", "QA_PASSAGE_CACHE_BYTES": "0"}, tmp_path / "bare.log")
+    cached = FunctionServer(env, tmp_path / "cached.log")
+    asked = itertools.count()
 
-        def outage(what: str) -> None:
-            for body in (PASSAGES, RETRIEVE):
-                r, seconds = post(srv, body)
-                assert r.status_code == 503, (what, r.text)
-                assert int(r.headers["Retry-After"]) > 0 and "Firestore did not answer" in r.json()["error"]["message"]
-                assert seconds < STORE_TIMEOUT_S + HANG_MARGIN_S, (what, seconds)
-                ok, seconds = post(srv, CONTEXT)  # the model needs no store
-                assert ok.status_code == 200 and ok.json()["answers"], (what, ok.text)
-                assert seconds < HANG_MARGIN_S, (what, seconds)
+    def fresh(body: dict) -> dict:  # a question no cache has seen
+        return {**body, "question": f"{body['question']} ({next(asked)})"}
+
+    def outage(what: str) -> None:
+        for srv, body, store_calls in ((bare, PASSAGES, 1), (bare, RETRIEVE, 1), (cached, fresh(RETRIEVE), 2)):
+            r, seconds = post(srv, body)  # with the cache on, its shared tier is a store call too
+            assert r.status_code == 503, (what, r.text)
+            assert int(r.headers["Retry-After"]) > 0 and "Firestore did not answer" in r.json()["error"]["message"]
+            assert seconds < store_calls * STORE_TIMEOUT_S + HANG_MARGIN_S, (what, seconds)
+        for srv in (bare, cached, cached, cached):
+            ok, seconds = post(srv, fresh(CONTEXT))  # the model needs no store
+            assert ok.status_code == 200 and ok.json()["answers"], (what, ok.text)
+            assert seconds < STORE_TIMEOUT_S + HANG_MARGIN_S, (what, seconds)
+
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(FunctionServer.start, (bare, cached)))
+    try:
+        for srv, body in ((bare, PASSAGES), (bare, RETRIEVE), (cached, PASSAGES)):
+            assert post(srv, body)[0].status_code == 200
 
         os.killpg(own_emulator.proc.pid, signal.SIGSTOP)  # hung: it accepts connections, answers nothing
         outage("frozen")
@@ -105,17 +116,42 @@ def test_a_firestore_outage_is_a_quick_503_and_the_same_process_recovers(tiny_ar
         own_emulator.start()  # same port, empty
         back = time.monotonic()
         load_sample(tiny_artifact, own_emulator, monkeypatch)
-        while (r := post(srv, PASSAGES)[0]).status_code != 200:
+        while (r := post(bare, PASSAGES)[0]).status_code != 200:
             assert r.status_code == 503, r.text
             assert time.monotonic() - back < RECOVERY_S, "the function did not reconnect to the store"
             time.sleep(0.1)
         assert r.json()["cold_start"] is False  # the same process, not a restarted one
-        assert post(srv, RETRIEVE)[0].status_code == 200
-        assert srv.proc.poll() is None
-        assert sum(line.get("message") == "cold start" for line in srv.logs()) == 1
-        no_stack_traces(srv)
+        assert post(bare, RETRIEVE)[0].status_code == 200
+        for srv in (bare, cached):
+            assert srv.proc.poll() is None
+            assert sum(line.get("message") == "cold start" for line in srv.logs()) == 1
+            no_stack_traces(srv)
     finally:
-        srv.stop()
+        bare.stop()
+        cached.stop()
+
+
+def test_after_a_shared_answer_cache_failure_requests_stop_waiting_on_it(monkeypatch):
+    """While the store hangs, every read of the shared tier would wait for the store's deadline."""
+    from function.cache import AnswerCache
+    from function.errors import StoreUnavailable
+
+    calls, errors = [], []
+
+    class HungStore:
+        def get_answer(self, key):
+            calls.append(key)
+            raise StoreUnavailable("Firestore did not answer (get cached answer: DeadlineExceeded)")
+
+    monkeypatch.setattr(AnswerCache, "SHARED_PAUSE_S", 0.3)
+    cache = AnswerCache(10, 60, HungStore(), on_error=errors.append)
+    assert cache.get("a") == (None, None) and calls == ["a"]
+    assert cache.get("b") == (None, None) and calls == ["a"]  # not asked again while paused
+    cache.put("b", {"answers": []})  # kept locally; no write to the shared tier is started
+    assert cache.get("b") == ({"answers": []}, "local") and calls == ["a"]
+    time.sleep(0.3)
+    assert cache.get("c") == (None, None) and calls == ["a", "c"]
+    assert len(errors) == 2 and "not used for" in errors[0]
 
 
 @pytest.mark.firestore
