@@ -8,6 +8,7 @@ raw socket. Last, logs never hold more of a caller's text than QA_LOG_TEXT_CHARS
 
 from __future__ import annotations
 
+import collections
 import io
 import json
 import socket
@@ -27,6 +28,13 @@ from tests.support.services import REPO, FunctionServer
 
 S = Settings.from_env({})
 TRACE_WORDS = ("Traceback", 'File "', 'File \\"', "stack_trace")
+TRIED: collections.Counter = collections.Counter()  # inputs per test, printed at the end (-s)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def count_inputs():
+    yield
+    print(f"\nhostile inputs tried: {sum(TRIED.values())} {dict(TRIED)}")
 
 # ---- the parser, in process --------------------------------------------------------------------
 
@@ -102,6 +110,7 @@ def check_refusal(e: QAError) -> None:
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(hostile_body())
 def test_the_parser_answers_any_body_with_a_valid_request_or_a_client_error(body):
+    TRIED["parser"] += 1
     try:
         req = parse(body, S, 30)
     except QAError as e:
@@ -126,6 +135,7 @@ class CountingStream(io.BytesIO):
        declared=st.one_of(st.none(), st.integers(0, 10**12), st.just("honest")))
 def test_read_body_never_reads_past_the_limit(limit, size, declared):
     """Content-Length honest, lying or absent (chunked): at most limit + 1 bytes are read, none if it says too many."""
+    TRIED["read_body"] += 1
     stream = CountingStream(b"x" * size)
     content_length = size if declared == "honest" else declared
     try:
@@ -159,6 +169,7 @@ def no_trace(r) -> None:
 @schema.parametrize()
 @settings(deadline=None, suppress_health_check=list(HealthCheck))
 def test_schemathesis_finds_no_5xx_and_no_stack_trace(case, local_service):
+    TRIED["schemathesis"] += 1
     response = case.call(base_url=local_service.rstrip("/"), timeout=60)
     no_trace(response)
     case.validate_response(response)
@@ -167,6 +178,7 @@ def test_schemathesis_finds_no_5xx_and_no_stack_trace(case, local_service):
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(body=hostile_body(), content_type=st.sampled_from(["application/json", "text/plain", "", "application/json; charset=latin-1"]))
 def test_hostile_bodies_over_http_are_answered_with_4xx_or_2xx(local_service, body, content_type):
+    TRIED["raw bodies"] += 1
     r = requests.post(local_service, data=body, headers={"Content-Type": content_type}, timeout=60)
     no_trace(r)
     r.json()["error" if r.status_code >= 400 else "answers"]  # JSON either way
@@ -176,6 +188,7 @@ def test_hostile_bodies_over_http_are_answered_with_4xx_or_2xx(local_service, bo
 @given(question=hostile_text, context=hostile_text, top_k=st.integers(1, 10))
 def test_hostile_texts_reach_the_model_and_answers_are_exact_spans(local_service, question, context, top_k):
     """Emoji, right-to-left and zero-width characters, NUL, combining marks: offsets still map to characters."""
+    TRIED["texts to the model"] += 1
     r = requests.post(local_service, json={"question": question, "context": context, "top_k": top_k}, timeout=60)
     no_trace(r)
     if r.status_code == 200:
@@ -186,6 +199,7 @@ def test_hostile_texts_reach_the_model_and_answers_are_exact_spans(local_service
 @pytest.mark.parametrize("method, path", [("GET", "/" + "a" * 60_000), ("POST", "/%00%ff?x=\u202e"),
                                           ("DELETE", "/ready"), ("PATCH", "/health"), ("OPTIONS", "/")])
 def test_odd_paths_and_methods(local_service, method, path):
+    TRIED["paths and methods"] += 1
     r = requests.request(method, local_service.rstrip("/") + path, data=b"{}", timeout=30)
     assert r.status_code in (404, 405)
     no_trace(r)
@@ -214,6 +228,7 @@ def test_a_body_over_the_limit_is_refused_before_it_is_sent(local_service):
     """Content-Length 100 MB, the first 64 KB sent, then nothing: the 413 comes at once, not after an upload."""
     head = (b"POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
             b"Content-Length: 100000000\r\n\r\n" + b'{"question": "' + b"a" * 65536)
+    TRIED["over the limit"] += 1
     t0 = time.monotonic()
     with _raw_request(local_service, head) as sock:
         response = _read_response(sock)
@@ -225,6 +240,7 @@ def test_a_body_over_the_limit_is_refused_before_it_is_sent(local_service):
 
 def test_a_chunked_body_over_the_limit_is_refused_once_the_limit_is_passed(local_service):
     """No Content-Length: the body is read up to the limit + 1 byte, then refused while the client still sends."""
+    TRIED["over the limit"] += 1
     head = b"POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
     with _raw_request(local_service, head) as sock:
         chunk = b"a" * 65536
@@ -277,6 +293,7 @@ def test_logs_never_hold_more_of_the_question_or_context_than_qa_log_text_chars(
     finally:
         srv.stop()
     assert statuses == [200, 200, 413, 413, 400, 400, 400, 404, 404, 404, 400, 400, 413]
+    TRIED["log checks"] += len(statuses)
     text = srv.log_path.read_text(encoding="utf-8", errors="replace")
     logged = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
     assert sum("httpRequest" in line for line in logged) == len(statuses)  # every request wrote its line
