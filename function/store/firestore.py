@@ -21,7 +21,9 @@ the client's gRPC channel is dropped (at most once per ``RECONNECT_EVERY_S``)
 and the next call dials a new one. The old channel would wait out gRPC's
 reconnect backoff, which grows with every failed attempt up to 120 s: with the
 emulator down for 45 s, the same process kept answering 503 for 21 s after it
-was back; with a new channel it answers within a second or two.
+was back. With a new channel, requests are answered again within about
+``RECONNECT_EVERY_S`` + the call deadline (QA_STORE_TIMEOUT_S) of the store's
+return, as long as requests keep coming (measured: 1.5 s with a 1 s deadline).
 
 The BM25 index for questions without passage ids lives in ``<passages>_terms``
 (see ``firestore_terms.py``): writes and deletes first rewrite the postings of
