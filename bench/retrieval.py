@@ -234,6 +234,9 @@ def markdown(result: dict) -> str:
         lines += ["", f"Same top-10 passages, in the same order, from both stores: "
                       f"{ret['firestore_emulator']['same_top10_as_sqlite']:.1%} of the questions."]
     if read:
+        if art.get("stand_in"):
+            lines += ["", f"The model is a stand-in ({art['stand_in']}): its EM/F1 say nothing about "
+                          "answer quality, only that both paths ran; re-run with the trained artifact."]
         lines += [
             "",
             "| answers from | EM | F1 |",
@@ -289,7 +292,7 @@ def main(argv=None) -> int:
         "command": "python -m bench.retrieval " + shlex.join(argv if argv is not None else sys.argv[1:]),
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "artifact": {"path": os.path.relpath(artifact, REPO), "name": manifest.name,
-                     "artifact_hash": manifest.artifact_hash},
+                     "artifact_hash": manifest.artifact_hash, "stand_in": manifest.raw.get("stand_in")},
         "corpus": {"paragraphs": len(records), "files": ["train.json", "dev.json"]},
         "questions": len(dev),
         "bm25": {"k1": bm25.K1, "b": bm25.B, "title_weight": bm25.TITLE_WEIGHT, "text_weight": bm25.TEXT_WEIGHT},
