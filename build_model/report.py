@@ -23,21 +23,27 @@ def _f(value, fmt: str = ".2f", missing: str = "n/a") -> str:
     return missing if value is None else format(value, fmt)
 
 
+def _ratio(num, den) -> float | None:
+    """num / den, or None when den is zero (a tiny test model can score F1 0)."""
+    return num / den if den else None
+
+
 def targets(facts: dict) -> list[tuple[str, str, bool]]:
     """(target, measured, met) for each of the project's targets."""
     rows = {r["stage"]: r for r in facts["rows"]}
     teacher, teacher_onnx, shipped = rows[ROWS[0]], rows[ROWS[1]], rows[ROWS[4]]
     n = facts["window"]
-    speedup = teacher_onnx["p50_ms"][n] / shipped["p50_ms"][n]
-    share = shipped["f1"] / teacher["f1"] if teacher["f1"] else 0.0
+    speedup = _ratio(teacher_onnx["p50_ms"][n], shipped["p50_ms"][n])
+    share = _ratio(shipped["f1"], teacher["f1"])
     served = facts["artifact_bytes"]
     drop = facts["gate"]["f1_drop"]
     return [
         ("teacher dev F1 >= 65", f"{teacher['f1']:.2f}", teacher["f1"] >= 65),
-        ("student int8 F1 >= 90% of the teacher's", f"{share:.1%} ({shipped['f1']:.2f} / {teacher['f1']:.2f})",
-         share >= 0.9),
+        ("student int8 F1 >= 90% of the teacher's", f"{_f(share, '.1%')} ({shipped['f1']:.2f} / {teacher['f1']:.2f})",
+         share is not None and share >= 0.9),
         (f"int8 >= 2x faster than the teacher's fp32 ONNX (one {n}-token window, {facts['threads']} threads)",
-         f"{speedup:.2f}x ({shipped['p50_ms'][n]:.1f} vs {teacher_onnx['p50_ms'][n]:.1f} ms)", speedup >= 2),
+         f"{_f(speedup)}x ({shipped['p50_ms'][n]:.1f} vs {teacher_onnx['p50_ms'][n]:.1f} ms)",
+         speedup is not None and speedup >= 2),
         ("artifact (model + tokenizer) <= 20 MB", f"{served / MB:.1f} MB", served <= 20 * MB),
         ("int8 vs fp32 ONNX F1 drop <= 1.0", f"{drop:.2f}", drop <= 1.0),
     ]
@@ -51,9 +57,9 @@ def why_student(facts: dict) -> str:
     missed = [name for name, _, ok in targets(facts) if not ok]
     text = (
         f"The student ({facts['student_origin']}) has {s['parameters'] / 1e6:.1f} M parameters, "
-        f"{s['parameters'] / t['parameters']:.0%} of the teacher's {t['parameters'] / 1e6:.1f} M. "
+        f"{_f(_ratio(s['parameters'], t['parameters']), '.0%')} of the teacher's {t['parameters'] / 1e6:.1f} M. "
         f"Distilled on the teacher's soft targets, it reaches dev F1 {s['f1']:.2f} in PyTorch "
-        f"({s['f1'] / t['f1']:.0%} of the teacher's {t['f1']:.2f})"
+        f"({_f(_ratio(s['f1'], t['f1']), '.0%')} of the teacher's {t['f1']:.2f})"
     )
     if kd:
         moved = "fell" if kd["after"] < kd["before"] else "rose"
@@ -61,8 +67,8 @@ def why_student(facts: dict) -> str:
                  f"{kd['before']:.3f} to {kd['after']:.3f}")
     text += (
         f". Quantised to int8 it answers with F1 {q['f1']:.2f} in {q['p50_ms'][n]:.1f} ms per {n}-token "
-        f"window, {t_onnx['p50_ms'][n] / q['p50_ms'][n]:.1f}x faster than the teacher's fp32 ONNX "
-        f"({t_onnx['p50_ms'][n]:.1f} ms) in a file {t_onnx['bytes'] / q['bytes']:.1f}x smaller "
+        f"window, {_f(_ratio(t_onnx['p50_ms'][n], q['p50_ms'][n]), '.1f')}x faster than the teacher's fp32 ONNX "
+        f"({t_onnx['p50_ms'][n]:.1f} ms) in a file {_f(_ratio(t_onnx['bytes'], q['bytes']), '.1f')}x smaller "
         f"({q['bytes'] / MB:.1f} MB vs {t_onnx['bytes'] / MB:.1f} MB). "
     )
     text += ("It meets every target below." if not missed else
