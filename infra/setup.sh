@@ -37,7 +37,9 @@ APIS=(run.googleapis.com cloudbuild.googleapis.com artifactregistry.googleapis.c
 # Fields that are written and read by document id, never queried: exempt them from
 # the automatic single-field indexes (index entries for large values cost write
 # time and storage, and a timestamp index on a TTL field hot-spots).
-PASSAGE_FIELDS=(text token_ids offsets)
+PASSAGE_FIELDS=(text token_ids offsets bm25_terms)
+# The BM25 index (<passages>_terms, function/store/firestore_terms.py) is read by document id.
+TERM_FIELDS=(ids postings)
 ANSWER_FIELDS=(payload expires_at)
 TTL_FIELD=expires_at
 
@@ -55,6 +57,10 @@ gc firestore fields ttls update "$TTL_FIELD" --collection-group="$ANSWERS_COLLEC
 say "== Index exemptions"
 for field in "${PASSAGE_FIELDS[@]}"; do
   gc firestore indexes fields update "$field" --collection-group="$PASSAGES_COLLECTION" \
+    --database="$FIRESTORE_DATABASE" --disable-indexes
+done
+for field in "${TERM_FIELDS[@]}"; do
+  gc firestore indexes fields update "$field" --collection-group="${PASSAGES_COLLECTION}_terms" \
     --database="$FIRESTORE_DATABASE" --disable-indexes
 done
 for field in "${ANSWER_FIELDS[@]}"; do

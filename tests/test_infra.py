@@ -166,7 +166,8 @@ def test_setup_index_exemptions_match_firestore_indexes_json(setup_commands):
     config = json.loads((REPO / "firestore.indexes.json").read_text())
     declared = {(o["collectionGroup"], o["fieldPath"]) for o in config["fieldOverrides"] if o["indexes"] == []}
     assert exempt == declared
-    assert {("passages", "text"), ("passages", "token_ids"), ("passages", "offsets")} <= exempt
+    assert {("passages", "text"), ("passages", "token_ids"), ("passages", "offsets"), ("passages", "bm25_terms"),
+            ("passages_terms", "ids"), ("passages_terms", "postings")} <= exempt
     assert [(o["collectionGroup"], o["fieldPath"]) for o in config["fieldOverrides"] if o.get("ttl")] \
         == [("answers", "expires_at")]
     assert config["indexes"] == []
@@ -463,7 +464,10 @@ def test_production_recipe_uses_the_large_squad_teacher():
 def test_artifact_key_follows_the_configuration(tmp_path):
     assert re.fullmatch(r"[0-9a-f]{16}", _key(SANDBOX)) and _key(SANDBOX) == _key(SANDBOX)
     changed = tmp_path / "changed.toml"
-    changed.write_text((REPO / SANDBOX).read_text().replace("epochs = 3", "epochs = 2", 1))
+    original = (REPO / SANDBOX).read_text()
+    edited = re.sub(r"^epochs = \d+", "epochs = 17", original, count=1, flags=re.M)
+    assert edited != original
+    changed.write_text(edited)
     assert _key(str(changed)) != _key(SANDBOX)
     done = subprocess.run([str(INFRA / "artifact_key.sh"), "nope.toml"], capture_output=True, text=True)
     assert done.returncode == 1 and "does not exist" in done.stderr
