@@ -134,6 +134,7 @@ def _answer(app: _App, request) -> tuple[dict, dict, dict]:
                   "question": clip(req.question, settings.log_text_chars),
                   "passages": len(req.passage_ids) if req.passage_ids else 0,
                   "context_chars": len(req.context) if req.context else 0,
+                  "retrieved": len(result.payload.get("retrieved", ())),
                   "answers": len(result.payload["answers"])}
     return payload, {"Server-Timing": server_timing}, log_fields
 

@@ -102,6 +102,8 @@ def test_a_question_alone_is_answered_from_the_passages_bm25_retrieves(server, r
     assert list(body["timings_ms"]) == ["tokenize", "retrieve", "fetch", "inference", "postprocess", "total"]
     timing = dict(part.strip().split(";dur=") for part in r.headers["Server-Timing"].split(","))
     assert {k: float(v) for k, v in timing.items()} == body["timings_ms"]
+    logged = [line for line in server.logs() if line.get("question") == q["question"]]
+    assert logged and logged[-1]["retrieved"] == 5 and logged[-1]["passages"] == 0
 
     again = post(server, q).json()
     assert again["cache"] == "hit" and again["retrieved"] == retrieved and again["answers"] == body["answers"]
