@@ -6,7 +6,7 @@
 #   PROJECT_ID=p infra/deploy.sh --promote [--tag TAG]      all traffic to the latest revision
 #   PROJECT_ID=p infra/deploy.sh --functions [--dry-run]     gcloud functions deploy --gen2
 #
-# Recommended settings (docs/DEPLOY.md explains each), overridable here:
+# Recommended settings (README.md, "Recommended settings and why", explains each), overridable here:
 #   MEMORY=512Mi  CPU=1  CONCURRENCY=8  MIN_INSTANCES=0  MAX_INSTANCES=10
 #   EXECUTION_ENVIRONMENT=gen1  REQUEST_TIMEOUT=30s  BILLING=request (or instance),
 #   startup CPU boost on, no unauthenticated access, the runtime service account.
@@ -58,7 +58,7 @@ ARTIFACT_DIR=${ARTIFACT_DIR:-$REPO_DIR/artifact}
 [[ -z "$TAG" || "$TAG" =~ ^[a-z][a-z0-9-]{0,45}$ ]] || die "--tag '$TAG': lowercase letters, digits, hyphens"
 [[ "$EXECUTION_ENVIRONMENT" =~ ^gen[12]$ ]] || die "EXECUTION_ENVIRONMENT=$EXECUTION_ENVIRONMENT: gen1 or gen2"
 # request: CPU only while requests (and start-up) run, billed per request; instance: CPU
-# all the time, billed per instance-second (worth it with MIN_INSTANCES > 0, see docs/DEPLOY.md).
+# all the time, billed per instance-second (worth it with MIN_INSTANCES > 0, see README.md).
 case $BILLING in
   request) THROTTLING=--cpu-throttling ;;
   instance) THROTTLING=--no-cpu-throttling ;;

@@ -478,7 +478,7 @@ def calls(log: Path) -> list[list[str]]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
-# ---- command line: the figures in docs/DEPLOY.md ---------------------------------
+# ---- command line: the figures in README.md, "Measured" ---------------------------------
 
 def _artifact_source(work: Path, chosen: str | None = None) -> Path:
     if chosen:
