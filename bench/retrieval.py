@@ -14,6 +14,10 @@ with no passage ids through the function's own code in this process
                   (started here unless FIRESTORE_EMULATOR_HOST names one)
   title weight    recall with the title's terms weighted 0, 1, 2: chosen on train
                   questions, dev shown beside
+  span ranking    F1 with the retrieved passages' spans ranked by the reader's
+                  probabilities alone and by logits + w * BM25 for several w
+                  (``function/retrieval/fusion.py``): 1,000 train questions choose,
+                  dev shown beside; one model run per question, decoded each way
 
 The model is ``--artifact`` (default: ``artifact/`` if it holds a manifest, else
 ``build/stand-in/artifact``); its name and hash are written with the figures.
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shlex
 import statistics
 import sys
@@ -36,6 +41,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 KS = (1, 5, 10)
 TITLE_WEIGHTS = (0.0, 1.0, 2.0)
+FUSION_WEIGHTS = (None, 0.5, 0.8, 1.0, 1.25, 1.5)  # None: the reader's probabilities alone
+FUSION_TRAIN_QUESTIONS = 1000
 
 
 def default_artifact() -> Path:
@@ -187,6 +194,48 @@ def title_weight_variants(service, questions: dict[str, list[dict]]) -> list[dic
     return rows
 
 
+def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: int) -> list[dict]:
+    """F1 of the answers from the retrieved passages under each span ranking (train chooses)."""
+    from build_model.metrics import squad_scores
+    from function.errors import NotFound
+    from function.reader import PassageTokens, answers_from_logits, prepare
+    from function.retrieval import fusion
+
+    model = service.rt.model()
+    max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
+    shipped = fusion.BM25_WEIGHT
+    predictions = {w: {"train": {}, "dev": {}} for w in FUSION_WEIGHTS}
+    try:
+        for split, qs in questions.items():
+            for q in qs:
+                q_ids = model.tokenizer.encode(q["question"]).ids
+                try:
+                    hits = service.retrieve(q["question"], top_k_passages)
+                except NotFound:
+                    continue  # no searchable word: scores 0 under every ranking
+                stored = service._read_retrieved(hits, len(q_ids), model)[0]
+                scores = {h.passage_id: h.score for h in hits}
+                passages = [PassageTokens(p.ids, p.char_offsets) for p in stored]
+                batch = prepare(q_ids, passages, model.spec)
+                start, end = model.infer(batch)
+                for w in FUSION_WEIGHTS:
+                    fusion.BM25_WEIGHT = w
+                    bias = fusion.passage_bias([scores[p.id] for p in stored])
+                    found = answers_from_logits(start, end, batch, passages, 1, max_tokens, bias)
+                    predictions[w][split][q["id"]] = (stored[found[0].passage].text[found[0].start:found[0].end]
+                                                      if found else "")
+    finally:
+        fusion.BM25_WEIGHT = shipped
+    rows = []
+    for w in FUSION_WEIGHTS:
+        row = {"bm25_weight": w, "shipped": w == shipped}
+        for split, qs in questions.items():
+            golds = {q["id"]: q["answers"] for q in qs}
+            row[split] = round(squad_scores(predictions[w][split], golds)["f1"], 2)
+        rows.append(row)
+    return rows
+
+
 def firestore_run(env: dict, records: list, questions: list[dict], sqlite_ranked: list[list[str]],
                   work: Path) -> dict:
     from tests.support.services import FirestoreEmulator, emulator_env
@@ -248,6 +297,16 @@ def markdown(result: dict) -> str:
             "",
             f"F1 gap: {read['f1_gap']:.2f} points.",
         ]
+    if result.get("fusion_variants"):
+        n_train = result["fusion_train_questions"]
+        lines += ["", f"Ranking the spans of the top {read['top_k_passages']} passages (F1; chosen on "
+                      f"{n_train:,} train questions, `function/retrieval/fusion.py`):", "",
+                  "| ranking | train F1 | dev F1 |", "|---|---|---|"]
+        for v in result["fusion_variants"]:
+            w = v["bm25_weight"]
+            label = "the reader's probabilities alone" if w is None else f"start + end logits + {w:g} x BM25"
+            mark = " (shipped)" if v["shipped"] else ""
+            lines.append(f"| {label}{mark} | {v['train']:.2f} | {v['dev']:.2f} |")
     lines += ["", "Title weight in BM25 (recall@5; chosen on train questions):", "",
               "| title weight | train @1 | train @5 | train @10 | dev @1 | dev @5 | dev @10 |", "|---|---|---|---|---|---|---|"]
     for v in result["title_weight_variants"]:
@@ -281,10 +340,14 @@ def main(argv=None) -> int:
         retrieval = {"sqlite": {"ingest_s": round(seconds, 1), "recall": recall(dev, ranked),
                                 "retrieve_ms": percentiles(times)}}
         variants = title_weight_variants(service, {"train": questions["train"], "dev": dev})
-        reading = None
+        reading, fusion_rows, train_sample = None, None, []
         if not args.no_reading:
             log(f"reading: {len(dev)} questions with retrieval and with the gold paragraph")
             reading = read_all(service, dev, args.top_k_passages)
+            train_sample = random.Random(0).sample(questions["train"],
+                                                   min(FUSION_TRAIN_QUESTIONS, len(questions["train"])))
+            log(f"span rankings: {len(train_sample)} train and {len(dev)} dev questions")
+            fusion_rows = fusion_variants(service, {"train": train_sample, "dev": dev}, args.top_k_passages)
         if args.firestore:
             retrieval["firestore_emulator"] = firestore_run(env, records, dev, ranked, work)
 
@@ -299,6 +362,8 @@ def main(argv=None) -> int:
         "retrieval": retrieval,
         "reading": reading,
         "title_weight_variants": variants,
+        "fusion_variants": fusion_rows,
+        "fusion_train_questions": len(train_sample),
         "machine": {"cpus": os.cpu_count(), "load_1min": round(os.getloadavg()[0], 2), "threads": args.threads},
     }
     args.out.mkdir(parents=True, exist_ok=True)

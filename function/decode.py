@@ -10,6 +10,15 @@ and of different passages, can be ranked against each other.
 A span must start and end on passage tokens of one window, with
 ``start <= end < start + max_answer_tokens``. The same passage span found in
 two overlapping windows is reported once, with its higher score.
+
+Passages found by retrieval (``passage_bias``, one value per passage: the
+retrieval score times a weight) are ranked differently: a span's score is its
+raw start + end logits plus its passage's bias, turned into a probability by a
+softmax over every candidate span of the batch. The per-window normalisation
+above ranks spans from passages the model has never seen the answer in too
+high (a SQuAD model rarely meets a window without the answer in training);
+the raw logits plus the retrieval score rank them better
+(``function/retrieval/fusion.py`` has the measurements).
 """
 
 from __future__ import annotations
@@ -26,18 +35,23 @@ class Span:
     passage: int  # index into the passages of the batch
     token_start: int  # first passage token (index into the passage's tokens)
     token_end: int  # last passage token, inclusive
-    score: float  # p_start * p_end, in [0, 1]
+    score: float  # in [0, 1]: p_start * p_end, or with passage_bias a softmax over the spans
+
+
+def _context_logits(logits: np.ndarray, batch: Batch) -> np.ndarray:
+    """The passage part of each window's logits as they are, -inf padded."""
+    rows, _ = logits.shape
+    width = int(batch.context_len.max())
+    valid = np.arange(width)[None, :] < batch.context_len[:, None]
+    ctx = np.full((rows, width), -np.inf, dtype=np.float64)
+    cs = batch.context_start
+    ctx[valid] = logits[:, cs : cs + width].astype(np.float64)[valid]
+    return ctx
 
 
 def _context_log_probs(logits: np.ndarray, batch: Batch) -> np.ndarray:
     """Log-softmax over [CLS] + passage tokens; returns the passage part, -inf padded."""
-    rows, _ = logits.shape
-    width = int(batch.context_len.max())
-    cs = batch.context_start
-    cols = np.arange(width)
-    valid = cols[None, :] < batch.context_len[:, None]  # [W, L]
-    ctx = np.full((rows, width), -np.inf, dtype=np.float64)
-    ctx[valid] = logits[:, cs : cs + width].astype(np.float64)[valid]
+    ctx = _context_logits(logits, batch)
     cls = logits[:, 0].astype(np.float64)
     top = np.maximum(ctx.max(axis=1), cls)
     norm = top + np.log(np.exp(cls - top) + np.exp(ctx - top[:, None]).sum(axis=1))
@@ -50,22 +64,31 @@ def best_spans(
     batch: Batch,
     top_k: int = 1,
     max_answer_tokens: int = 30,
+    passage_bias: np.ndarray | None = None,
 ) -> list[Span]:
     """The ``top_k`` highest-scoring distinct passage spans, best first."""
     if top_k < 1 or max_answer_tokens < 1:
         raise ValueError("top_k and max_answer_tokens must be >= 1")
-    ls = _context_log_probs(np.asarray(start_logits), batch)
-    le = _context_log_probs(np.asarray(end_logits), batch)
+    if passage_bias is None:
+        ls = _context_log_probs(np.asarray(start_logits), batch)
+        le = _context_log_probs(np.asarray(end_logits), batch)
+    else:
+        bias = np.asarray(passage_bias, dtype=np.float64)[batch.passage_index]
+        ls = _context_logits(np.asarray(start_logits), batch) + bias[:, None]
+        le = _context_logits(np.asarray(end_logits), batch)
     rows, width = ls.shape
     depth = min(max_answer_tokens, width)
 
-    # band[w, d, i] = log p_start(i) + log p_end(i + d): every span of length d + 1.
+    # band[w, d, i] = start score(i) + end score(i + d): every span of length d + 1.
     band = np.full((rows, depth, width), -np.inf, dtype=np.float64)
     for d in range(depth):
         band[:, d, : width - d] = ls[:, : width - d] + le[:, d:]
 
     flat = band.reshape(-1)
     finite = int(np.isfinite(flat).sum())
+    if passage_bias is not None and finite:  # softmax over every candidate span of the batch
+        top = flat.max()
+        flat = flat - (top + np.log(np.exp(flat - top).sum()))
     # Overlapping windows repeat a span at most a few times: take enough
     # candidates that ``top_k`` distinct spans survive de-duplication.
     n_windows_per_span = max(1, int(np.bincount(batch.passage_index).max()))

@@ -42,9 +42,11 @@ def answers_from_logits(
     passages: Sequence[PassageTokens],
     top_k: int = 1,
     max_answer_tokens: int = 30,
+    passage_bias: np.ndarray | None = None,
 ) -> list[Answer]:
-    """Best spans mapped to character offsets in their passage's text."""
-    spans = best_spans(start_logits, end_logits, batch, top_k, max_answer_tokens)
+    """Best spans mapped to character offsets in their passage's text (``passage_bias``: see
+    ``function.decode``)."""
+    spans = best_spans(start_logits, end_logits, batch, top_k, max_answer_tokens, passage_bias)
     out = []
     for s in spans:
         offsets = passages[s.passage].offsets

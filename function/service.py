@@ -135,6 +135,7 @@ class QAService:
 
         model = self.rt.model()
         timer = Timer.of(req)
+        bias = None  # retrieval ranks spans with the passages' BM25 scores too
         t = time.perf_counter()
         q = model.tokenizer.encode(req.question)
         n_q = len(q.ids)
@@ -157,7 +158,7 @@ class QAService:
             else:
                 hits = self.retrieve(req.question, req.top_k_passages)
                 t = timer.add("retrieve", t)
-                stored, retrieved = self._read_retrieved(hits, n_q, model)
+                stored, retrieved, bias = self._read_retrieved(hits, n_q, model)
             passages = [PassageTokens(p.ids, p.char_offsets) for p in stored]
             texts = [p.text for p in stored]
             meta = [{"passage_id": p.id, "title": p.title} for p in stored]
@@ -172,7 +173,7 @@ class QAService:
             start_logits, end_logits = model.infer(batch)
         t = timer.add("inference", t)
         found = answers_from_logits(start_logits, end_logits, batch, passages, req.top_k,
-                                    req.max_answer_tokens)
+                                    req.max_answer_tokens, bias)
         answers = [
             {"text": texts[a.passage][a.start : a.end], "score": round(a.score, 6),
              "start": a.start, "end": a.end, **meta[a.passage]}
@@ -186,9 +187,10 @@ class QAService:
             cache.put(key, payload)
         return Result(payload, "miss", self._totals(timer, started))
 
-    def _read_retrieved(self, hits: list[Hit], n_question: int, model) -> tuple[list, list[dict]]:
+    def _read_retrieved(self, hits: list[Hit], n_question: int, model) -> tuple[list, list[dict], object]:
         """The retrieved passages, best first, as many as fit one model run (QA_MAX_WINDOWS; at least
-        one), and what the reply says about them."""
+        one), what the reply says about them, and their spans' bias (``function.retrieval.fusion``)."""
+        from function.retrieval.fusion import passage_bias
         from function.windows import window_starts
 
         stored = self._fetch(tuple(h.passage_id for h in hits), model.tokenizer.fingerprint, missing_ok=True)
@@ -203,7 +205,8 @@ class QAService:
                 break
             kept.append(p)
         scores = {h.passage_id: h.score for h in hits}
-        return kept, [{"passage_id": p.id, "title": p.title, "score": round(scores[p.id], 4)} for p in kept]
+        return (kept, [{"passage_id": p.id, "title": p.title, "score": round(scores[p.id], 4)} for p in kept],
+                passage_bias([scores[p.id] for p in kept]))
 
     @staticmethod
     def _totals(timer: Timer, started: float) -> dict:

@@ -94,3 +94,40 @@ def test_matches_brute_force_on_random_logits(seed):
     want = brute_force(start, end, b, top_k, max_len)
     assert [(s.passage, s.token_start, s.token_end) for s in got] == [k for k, _ in want]
     assert np.allclose([s.score for s in got], [v for _, v in want], rtol=1e-6)
+
+
+# -- retrieval: raw logits plus a per-passage bias ---------------------------
+
+def test_with_a_passage_bias_raw_logits_rank_passages_not_each_windows_probabilities():
+    # Passage 0: a confident span in a window whose [CLS] is low (probability near 1).
+    # Passage 1: higher raw logits, but [CLS] is higher still, so its probability is lower.
+    b = build_batch([11, 12], [np.arange(100, 106), np.arange(200, 206)], SPEC)
+    cs = b.context_start
+    start, end = logits_for(b, {(0, cs + 1): 4.0, (1, cs + 2): 6.0, (1, 0): 9.0},
+                            {(0, cs + 2): 4.0, (1, cs + 3): 6.0, (1, 0): 9.0})
+    [by_probability] = best_spans(start, end, b, top_k=1)
+    assert by_probability.passage == 0
+    [by_logits] = best_spans(start, end, b, top_k=1, passage_bias=np.zeros(2))
+    assert (by_logits.passage, by_logits.token_start, by_logits.token_end) == (1, 2, 3)
+    # A retrieval score large enough for passage 0 turns the ranking back.
+    [biased] = best_spans(start, end, b, top_k=1, passage_bias=np.array([5.0, 0.0]))
+    assert (biased.passage, biased.token_start, biased.token_end) == (0, 1, 2)
+
+
+def test_with_a_passage_bias_scores_are_a_softmax_over_every_candidate_span():
+    b = build_batch([11, 12], [np.arange(100, 106), np.arange(200, 204)], SPEC)
+    rng = np.random.default_rng(0)
+    start, end = (rng.normal(size=b.input_ids.shape).astype(np.float32) for _ in range(2))
+    bias = np.array([0.3, -1.2])
+    spans = best_spans(start, end, b, top_k=10, max_answer_tokens=30, passage_bias=bias)
+    cs = b.context_start
+    logits = {}
+    for w in range(len(b)):
+        n, p = int(b.context_len[w]), int(b.passage_index[w])
+        for i in range(n):
+            for j in range(i, n):
+                logits[(w, i, j)] = start[w, cs + i] + end[w, cs + j] + bias[p]
+    norm = np.logaddexp.reduce(np.array(list(logits.values()), dtype=np.float64))
+    want = sorted(logits.values(), reverse=True)[:10]
+    assert [s.score for s in spans] == pytest.approx([float(np.exp(v - norm)) for v in want])
+    assert sum(s.score for s in spans) < 1.0

@@ -36,6 +36,11 @@ def test_the_evaluation_reports_recall_reading_and_timings(squad_folder, tiny_ar
     assert reading["top_k_passages"] == 5 and 0 <= reading["with_retrieval"]["f1"] <= 100
     assert reading["f1_gap"] == pytest.approx(reading["gold_paragraph"]["f1"] - reading["with_retrieval"]["f1"], abs=0.02)
     assert [v["title_weight"] for v in result["title_weight_variants"]] == [0.0, 1.0, 2.0]
+    # The ranking comparison decodes one model run several ways; its shipped row must be what
+    # the function itself answered with retrieval.
+    [shipped] = [v for v in result["fusion_variants"] if v["shipped"]]
+    assert shipped["bm25_weight"] == 1.0 and shipped["dev"] == reading["with_retrieval"]["f1"]
+    assert result["fusion_variants"][0]["bm25_weight"] is None and result["fusion_train_questions"] > 0
     assert "| SQLite (FTS5) |" in md and "tiny-random-bert" in md and "F1 gap" in md
 
 
