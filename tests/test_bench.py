@@ -182,7 +182,15 @@ def test_breakdown_adds_up_to_the_first_answer():
     assert parts["interpreter + module import"] == 200 and parts["server start"] == 100
     assert parts["worker boot + routing"] == 150  # load started at 850 - 400 ms
     assert parts["lazy imports + other load"] == 120 and parts["first inference"] == 20
+    assert parts["artifact check + tokenizer + model load"] == 280  # one after the other: their sum
     assert all(v >= 0 for v in parts.values())
+
+
+def test_breakdown_counts_overlapping_load_parts_once():
+    overlapped = {**RUN, "cold_start_ms": {**RUN["cold_start_ms"], "load_ms": 160.0}}  # 30 + 100 + 150 > 160
+    parts = cold_start.breakdown(overlapped)
+    assert parts["artifact check + tokenizer + model load"] == 160 and parts["lazy imports + other load"] == 0
+    assert sum(parts.values()) == pytest.approx(RUN["first_answer_ms"], abs=0.5)
 
 
 def test_breakdown_without_a_cold_start_line():
