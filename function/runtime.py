@@ -69,62 +69,38 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 1)
 
 
-def _timed(name: str, fn, results: dict) -> None:
-    """Run ``fn`` and keep its value (or its exception) and its duration under ``name``."""
-    t0 = time.perf_counter()
-    try:
-        results[name] = fn()
-    except Exception as e:  # noqa: BLE001 - re-raised by the caller, on its own thread
-        results[name] = e
-    results[f"{name}_ms"] = _ms(t0)
-
-
 def load_model(manifest: Manifest, threads: int) -> tuple[Model, dict]:
-    """Verify the artifact's files while the tokenizer and the ONNX session load; fail if any check fails.
-
-    The three overlap (hashing, the tokenizer's parsing and the session's
-    creation mostly run outside the GIL): on 2 CPUs that takes the load from
-    their sum to about the session's time. Nothing is returned, and nothing
-    answers, unless every file matched the manifest; if a file is damaged, the
-    error is the check's (naming the file and its expected sha256), not
-    whatever the tokenizer or ONNX Runtime made of it.
-    """
+    """Verify the artifact's files, then load the tokenizer and the ONNX session."""
     from function.artifact import verify
     from function.cpus import available_cpus
     from function.onnx_model import OnnxQAModel
     from function.tokenizer import QATokenizer
     from function.windows import WindowSpec
 
-    # verify() matches tokenizer.json's sha256 with the manifest, which the build wrote together
-    # with the fingerprint of those very bytes: no need to hash the vocabulary twice.
-    def tokenizer():
-        return QATokenizer(manifest.tokenizer_path, fingerprint=manifest.tokenizer_fingerprint)
+    timings = {}
+    t0 = time.perf_counter()
+    verify(manifest)
+    timings["verify_ms"] = _ms(t0)
 
-    def model():
-        return OnnxQAModel(manifest.model_path, threads or available_cpus(),
-                           optimized=bool(manifest.raw.get("onnx", {}).get("optimized")))
+    t0 = time.perf_counter()
+    # verify() has matched tokenizer.json's sha256 with the manifest, which the build wrote
+    # together with the fingerprint of those very bytes: no need to hash the vocabulary again.
+    tokenizer = QATokenizer(manifest.tokenizer_path, fingerprint=manifest.tokenizer_fingerprint)
+    timings["tokenizer_ms"] = _ms(t0)
 
-    results: dict = {}
-    helpers = [threading.Thread(target=_timed, args=(name, fn, results), name=f"load-{name}", daemon=True)
-               for name, fn in (("verify", lambda: verify(manifest)), ("tokenizer", tokenizer))]
-    for t in helpers:
-        t.start()
-    _timed("model", model, results)
-    for t in helpers:
-        t.join()
-
-    for name in ("verify", "tokenizer"):
-        if isinstance(results[name], Exception):
-            raise results[name]
-    if isinstance(results["model"], Exception):  # onnxruntime raises its own exception types
-        raise ArtifactError(f"ONNX Runtime cannot load {manifest.model_path}: {str(results['model'])[:300]}",
-                            {"file": str(manifest.model_path)})
-    timings = {f"{name}_ms": results[f"{name}_ms"] for name in ("verify", "tokenizer", "model")}
+    t0 = time.perf_counter()
+    try:
+        infer = OnnxQAModel(manifest.model_path, threads or available_cpus(),
+                            optimized=bool(manifest.raw.get("onnx", {}).get("optimized")))
+    except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
+        raise ArtifactError(f"ONNX Runtime cannot load {manifest.model_path}: {str(e)[:300]}",
+                            {"file": str(manifest.model_path)}) from None
+    timings["model_ms"] = _ms(t0)
 
     seq, special = manifest.sequence, manifest.special_tokens
     spec = WindowSpec(seq["max_seq_len"], seq["stride"], seq["max_query_tokens"],
                       special["cls"], special["sep"], special["pad"])
-    return Model(manifest, results["tokenizer"], results["model"], spec), timings
+    return Model(manifest, tokenizer, infer, spec), timings
 
 
 class Runtime:

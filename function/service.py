@@ -123,6 +123,8 @@ class QAService:
         return [found[pid] for pid in ids]
 
     def answer(self, req: QARequest) -> Result:
+        from function.reader import PassageTokens, answers_from_logits, prepare
+
         started = time.perf_counter()
         cache = self.answer_cache()
         key = self._key(req) if cache is not None else None
@@ -132,9 +134,6 @@ class QAService:
                 return Result(hit, "hit", self._totals(Timer.of(req), started))
 
         model = self.rt.model()
-        # After the load: on a cold start, numpy's import then overlaps the artifact's hash check.
-        from function.reader import PassageTokens, answers_from_logits, prepare
-
         timer = Timer.of(req)
         bias = None  # retrieval ranks spans with the passages' BM25 scores too
         t = time.perf_counter()
