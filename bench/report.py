@@ -102,8 +102,8 @@ def cold_section(results: dict) -> list[str]:
                 + [_fmt(_median(cold[n]["summary"].get("cold_start_ms"), "store_ms"))]
                 for n in labels if (cold.get(n) or {}).get("summary")]
     out += ["", "Where the time to the first answer goes (medians, ms; the segments add up to it; the last four "
-            "columns are parts' own durations: ours checks the artifact's hashes and loads the tokenizer while it "
-            "creates the ONNX session, and every contender sets its store up on a second thread):", ""]
+            "columns are parts' own durations: the artifact check, tokenizer and model load make up the load "
+            "segment, and every contender sets its store up on a second thread while its model loads):", ""]
     out += _table(["contender"] + list(SEGMENTS) + [f"{k} (own time)" for k in LOAD_PARTS]
                   + ["store set-up (in parallel)"], seg_rows)
     return out

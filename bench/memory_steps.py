@@ -1,0 +1,83 @@
+"""Where the serving process's memory goes: resident memory after each step of a cold start.
+
+    python bench/memory_steps.py [--artifact artifact]
+
+One process, the steps in the order a first request takes them: the web stack
+and the function module, then numpy, onnxruntime and tokenizers, the
+tokenizer, the ONNX session, and a first model run on one full window. Prints
+the resident set size (VmRSS) after each step and what the step added.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--artifact", type=Path, default=REPO / "artifact")
+    args = p.parse_args(argv)
+    os.environ.setdefault("QA_CACHE", "0")
+    sys.path.insert(0, str(REPO))
+    rows, last = [], rss_mb()
+    rows.append(("interpreter", last, last))
+
+    def step(name: str) -> None:
+        nonlocal last
+        now = rss_mb()
+        rows.append((name, now, now - last))
+        last = now
+
+    from functions_framework import create_app
+
+    create_app("answer", str(REPO / "main.py"))
+    step("functions-framework, Flask and the function module")
+    import numpy  # noqa: F401
+
+    step("numpy")
+    import onnxruntime  # noqa: F401
+
+    step("onnxruntime")
+    import tokenizers  # noqa: F401
+
+    step("tokenizers")
+    from function.artifact import load_manifest
+    from function.onnx_model import OnnxQAModel
+    from function.reader import PassageTokens, prepare
+    from function.tokenizer import QATokenizer
+    from function.windows import WindowSpec
+
+    manifest = load_manifest(args.artifact.resolve())
+    tokenizer = QATokenizer(manifest.tokenizer_path, fingerprint=manifest.tokenizer_fingerprint)
+    step("the tokenizer (tokenizer.json)")
+    model = OnnxQAModel(manifest.model_path, 2, optimized=bool(manifest.raw.get("onnx", {}).get("optimized")))
+    step(f"the ONNX session ({manifest.model_path.stat().st_size / 1e6:.1f} MB model file)")
+    seq, sp = manifest.sequence, manifest.special_tokens
+    spec = WindowSpec(seq["max_seq_len"], seq["stride"], seq["max_query_tokens"], sp["cls"], sp["sep"], sp["pad"])
+    question = tokenizer.encode("What is the capital of France?")
+    passage = tokenizer.encode("Paris is the capital and largest city of France. " * 40)
+    budget = spec.passage_budget(len(question.ids))  # one full window
+    batch = prepare(question.ids, [PassageTokens(passage.ids[:budget], passage.offsets[:budget])], spec)
+    model(batch)
+    step(f"a first model run ({batch.input_ids.shape[1]} tokens)")
+    print("| step | RSS after (MB) | added (MB) |\n|---|---|---|")
+    for name, total, added in rows:
+        print(f"| {name} | {total:.1f} | {added:+.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
