@@ -521,7 +521,8 @@ def test_artifact_store_uploads_manifest_last(dry, tmp_path):
     _, commands = dry("artifact_store.sh", "upload", ARTIFACT_STATE_DIR=state)
     copies = _find(commands, "gcloud", "storage", "cp")
     dest = f"gs://{PROJECT}-bert-qa/artifacts/config-{_key(SANDBOX)}/"
-    assert all(c[5] == dest for c in copies) and copies[-1][4].endswith("manifest.json")
+    assert copies and all(c[4] == dest for c in copies)  # gcloud storage cp FILE DEST
+    assert copies[-1][3].endswith("/manifest.json") and len(copies) == len(list((REPO / "artifact").iterdir()))
 
 
 
