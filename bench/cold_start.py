@@ -33,7 +33,7 @@ from bench.server import Contender, Server  # noqa: E402
 
 SEGMENTS = ("interpreter + module import", "server start", "worker boot + routing", "lazy imports + other load",
             "artifact check + tokenizer + model load", "first inference", "rest of first request")
-# Reported beside the segments: each part's own duration (ours runs them at the same time).
+# Reported beside the segments: each part's own duration.
 LOAD_PARTS = {"verify artifact": "verify_ms", "tokenizer load": "tokenizer_ms", "model load": "model_ms"}
 
 

@@ -108,6 +108,7 @@ def summarise(rows: list[dict], memory: list[dict], seconds: float) -> dict:
     failed = [r for r in rows if r["status"] != 200]
     third = max(1, len(memory) // 3)
     rss = [m["rss_mb"] for m in memory]
+    middle, last = (rss[third:-third] or rss[third:], rss[-third:]) if len(rss) >= 3 else ([], [])
     return {
         "requests": len(rows), "errors": len(failed), "requests_per_s": round(len(rows) / seconds, 1),
         "latency_ms": latency_summary(r["ms"] for r in ok),
@@ -120,11 +121,8 @@ def summarise(rows: list[dict], memory: list[dict], seconds: float) -> dict:
         # Batch shapes make RSS swing from second to second (by 50-90 MB with retrieval batches):
         # growth compares the medians of the last and the middle thirds of the run, so that one
         # transient peak is not taken for a leak, while a leak shifts every later sample up.
-        "growth_after_warm_up_mb": (round(statistics.median(rss[-third:])
-                                          - statistics.median(rss[third:-third] or rss[third:]), 1)
-                                    if len(rss) >= 3 else None),
-        "peak_growth_after_warm_up_mb": (round(max(rss[-third:]) - max(rss[third:-third] or rss[third:]), 1)
-                                         if len(rss) >= 3 else None),
+        "growth_after_warm_up_mb": round(statistics.median(last) - statistics.median(middle), 1) if last else None,
+        "peak_growth_after_warm_up_mb": round(max(last) - max(middle), 1) if last else None,
         "first_errors": [r["error"] for r in failed[:5]],
     }
 

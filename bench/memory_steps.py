@@ -19,11 +19,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
+    from bench.proctree import process_memory
+
+    return process_memory(os.getpid())["rss_kb"] / 1024
 
 
 def main(argv=None) -> int:
@@ -32,7 +30,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     os.environ.setdefault("QA_CACHE", "0")
     sys.path.insert(0, str(REPO))
-    rows, last = [], rss_mb()
+    rows, last = [], rss_mb()  # bench.proctree (stdlib) adds nothing measurable
     rows.append(("interpreter", last, last))
 
     def step(name: str) -> None:
@@ -57,16 +55,15 @@ def main(argv=None) -> int:
     from function.artifact import load_manifest
     from function.onnx_model import OnnxQAModel
     from function.reader import PassageTokens, prepare
+    from function.runtime import window_spec
     from function.tokenizer import QATokenizer
-    from function.windows import WindowSpec
 
     manifest = load_manifest(args.artifact.resolve())
     tokenizer = QATokenizer(manifest.tokenizer_path, fingerprint=manifest.tokenizer_fingerprint)
     step("the tokenizer (tokenizer.json)")
     model = OnnxQAModel(manifest.model_path, 2, optimized=bool(manifest.raw.get("onnx", {}).get("optimized")))
     step(f"the ONNX session ({manifest.model_path.stat().st_size / 1e6:.1f} MB model file)")
-    seq, sp = manifest.sequence, manifest.special_tokens
-    spec = WindowSpec(seq["max_seq_len"], seq["stride"], seq["max_query_tokens"], sp["cls"], sp["sep"], sp["pad"])
+    spec = window_spec(manifest)
     question = tokenizer.encode("What is the capital of France?")
     passage = tokenizer.encode("Paris is the capital and largest city of France. " * 40)
     budget = spec.passage_budget(len(question.ids))  # one full window

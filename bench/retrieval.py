@@ -203,32 +203,27 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
 
     model = service.rt.model()
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
-    shipped = fusion.BM25_WEIGHT
     predictions = {w: {"train": {}, "dev": {}} for w in FUSION_WEIGHTS}
-    try:
-        for split, qs in questions.items():
-            for q in qs:
-                q_ids = model.tokenizer.encode(q["question"]).ids
-                try:
-                    hits = service.retrieve(q["question"], top_k_passages)
-                except NotFound:
-                    continue  # no searchable word: scores 0 under every ranking
-                stored = service._read_retrieved(hits, len(q_ids), model)[0]
-                scores = {h.passage_id: h.score for h in hits}
-                passages = [PassageTokens(p.ids, p.char_offsets) for p in stored]
-                batch = prepare(q_ids, passages, model.spec)
-                start, end = model.infer(batch)
-                for w in FUSION_WEIGHTS:
-                    fusion.BM25_WEIGHT = w
-                    bias = fusion.passage_bias([scores[p.id] for p in stored])
-                    found = answers_from_logits(start, end, batch, passages, 1, max_tokens, bias)
-                    predictions[w][split][q["id"]] = (stored[found[0].passage].text[found[0].start:found[0].end]
-                                                      if found else "")
-    finally:
-        fusion.BM25_WEIGHT = shipped
+    for split, qs in questions.items():
+        for q in qs:
+            q_ids = model.tokenizer.encode(q["question"]).ids
+            try:
+                hits = service.retrieve(q["question"], top_k_passages)
+            except NotFound:
+                continue  # no searchable word: scores 0 under every ranking
+            stored = service._read_retrieved(hits, len(q_ids), model)[0]
+            scores = {h.passage_id: h.score for h in hits}
+            passages = [PassageTokens(p.ids, p.char_offsets) for p in stored]
+            batch = prepare(q_ids, passages, model.spec)
+            start, end = model.infer(batch)
+            for w in FUSION_WEIGHTS:
+                bias = None if w is None else fusion.passage_bias([scores[p.id] for p in stored], w)
+                found = answers_from_logits(start, end, batch, passages, 1, max_tokens, bias)
+                predictions[w][split][q["id"]] = (stored[found[0].passage].text[found[0].start:found[0].end]
+                                                  if found else "")
     rows = []
     for w in FUSION_WEIGHTS:
-        row = {"bm25_weight": w, "shipped": w == shipped}
+        row = {"bm25_weight": w, "shipped": w == fusion.BM25_WEIGHT}
         for split, qs in questions.items():
             golds = {q["id"]: q["answers"] for q in qs}
             row[split] = round(squad_scores(predictions[w][split], golds)["f1"], 2)

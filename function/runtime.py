@@ -69,13 +69,21 @@ def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 1)
 
 
+def window_spec(manifest: Manifest):
+    """The artifact's window layout (``function.windows.WindowSpec``)."""
+    from function.windows import WindowSpec
+
+    seq, special = manifest.sequence, manifest.special_tokens
+    return WindowSpec(seq["max_seq_len"], seq["stride"], seq["max_query_tokens"],
+                      special["cls"], special["sep"], special["pad"])
+
+
 def load_model(manifest: Manifest, threads: int) -> tuple[Model, dict]:
     """Verify the artifact's files, then load the tokenizer and the ONNX session."""
     from function.artifact import verify
     from function.cpus import available_cpus
     from function.onnx_model import OnnxQAModel
     from function.tokenizer import QATokenizer
-    from function.windows import WindowSpec
 
     timings = {}
     t0 = time.perf_counter()
@@ -97,10 +105,7 @@ def load_model(manifest: Manifest, threads: int) -> tuple[Model, dict]:
                             {"file": str(manifest.model_path)}) from None
     timings["model_ms"] = _ms(t0)
 
-    seq, special = manifest.sequence, manifest.special_tokens
-    spec = WindowSpec(seq["max_seq_len"], seq["stride"], seq["max_query_tokens"],
-                      special["cls"], special["sep"], special["pad"])
-    return Model(manifest, tokenizer, infer, spec), timings
+    return Model(manifest, tokenizer, infer, window_spec(manifest)), timings
 
 
 class Runtime:

@@ -31,11 +31,9 @@ from typing import Sequence
 
 import numpy as np
 
-BM25_WEIGHT: float | None = 1.0  # None: the reader's probabilities alone (for the benchmark's comparison)
+BM25_WEIGHT = 1.0
 
 
-def passage_bias(bm25_scores: Sequence[float]) -> np.ndarray | None:
+def passage_bias(bm25_scores: Sequence[float], weight: float = BM25_WEIGHT) -> np.ndarray:
     """The per-passage term added to its spans' logits (see ``function.decode.best_spans``)."""
-    if BM25_WEIGHT is None:
-        return None
-    return BM25_WEIGHT * np.asarray(bm25_scores, dtype=np.float64)
+    return weight * np.asarray(bm25_scores, dtype=np.float64)
