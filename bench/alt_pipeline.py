@@ -8,9 +8,11 @@ optional ``top_k`` and ``max_answer_tokens``), same reply shape (``answers``,
 ``cold_start``, ``timings_ms``), passages resolved from the same SQLite store,
 sequence settings from the same artifact manifest (``QA_ARTIFACT_DIR``), and
 the same serving habits as ours: nothing heavy at import, the model loaded on
-the first request behind a lock while the store opens on a second thread, one
-model run at a time, ``QA_THREADS`` intra-op threads, one JSON log line per
-request and one ``cold start`` line with the load breakdown.
+the first request behind a lock while the store opens on a second thread (or,
+with ``QA_EAGER_LOAD=1``, on a thread of the gunicorn worker as soon as it is
+forked, like ours), one model run at a time, ``QA_THREADS`` intra-op threads,
+one JSON log line per request and one ``cold start`` line with the load
+breakdown.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ _lock = threading.Lock()
 _run_lock = threading.Lock()
 _state: dict = {}
 _served = [0]
+_EAGER = os.environ.get("QA_EAGER_LOAD", "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def _ms(t0: float) -> float:
@@ -71,7 +74,7 @@ def _load() -> dict:
         opener.join()
         timings.update(store_ms=store["store_ms"], load_ms=_ms(started), import_ms=_IMPORTED.process_age_ms,
                        since_process_start_ms=_IMPORTED.since_process_start_ms())
-        _log("cold start", cold_start_ms=timings, kind=qa.kind)
+        _log("cold start", cold_start_ms=timings, kind=qa.kind, eager=_EAGER)
         _state.update(qa=qa, store=store["store"], kind=qa.kind, sequence=sequence)
         return _state
 
@@ -119,3 +122,7 @@ def answer(request):
     _log("POST / 200", timings_ms=timings, cold_start=cold)
     return _respond(200, {"answers": answers, "model": {"name": state["kind"]}, "cold_start": cold,
                           "timings_ms": timings})
+
+
+if _EAGER:  # as function.main does it: after fork, in the worker (the model's thread pools do not survive fork)
+    os.register_at_fork(after_in_child=lambda: threading.Thread(target=_load, name="eager-load", daemon=True).start())

@@ -44,11 +44,11 @@ def one_run(contender: Contender, base_env: dict, question: dict, timeout_s: flo
         first_answer = time.perf_counter() - server.started
         memory = server.memory()
         server.stop()
-        cold = server.cold_start()
+        cold_line = server.cold_start()
     answers = reply.body.get("answers") or []
     return {"listening_ms": round(listening * 1000, 1), "first_answer_ms": round(first_answer * 1000, 1),
             "answer": answers[0]["text"] if answers else None, "server_timings_ms": reply.body.get("timings_ms", {}),
-            "cold_start_ms": cold, **memory}
+            "cold_start_ms": cold_line.get("cold_start_ms", {}), "eager_load": cold_line.get("eager"), **memory}
 
 
 def breakdown(run: dict) -> dict[str, float]:
@@ -100,16 +100,18 @@ def profile(contender: Contender, base_env: dict, question: dict, runs: int, log
 
 def main(argv=None) -> int:
     from bench import passages
-    from bench.setup import base_env, ingest, ours
+    from bench.setup import LOADS, base_env, ingest, ours
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--artifact", type=Path, default=REPO / "artifact")
     p.add_argument("--json", type=Path, help="write the runs and the summary here")
+    p.add_argument("--load", choices=LOADS, default="eager",
+                   help="load the model as soon as the worker starts (QA_EAGER_LOAD=1, as deployed) or on the first request")
     args = p.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
-        env = base_env(Path(tmp) / "passages.sqlite")
+        env = base_env(Path(tmp) / "passages.sqlite", load=args.load)
         ingest(env, args.artifact, Path(tmp), [384])
         question = {"question": passages.QUESTION, "passage_ids": ["bench-w384"]}
         result = profile(ours(args.artifact.resolve()), env, question, args.runs)

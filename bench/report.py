@@ -6,6 +6,12 @@ from bench.cold_start import LOAD_PARTS, SEGMENTS
 from bench.stats import ratio
 
 BASE = "ours"
+# When the contenders loaded their models (results written before the setting existed were lazy).
+LOAD_WORDS = {
+    "eager": "Every contender loaded its model as soon as its gunicorn worker started (`QA_EAGER_LOAD=1`, as "
+             "`infra/deploy.sh` deploys it), so the load overlaps the worker's boot and the wait for the first request.",
+    "lazy": "Every contender loaded its model inside the first request (`QA_EAGER_LOAD=0`).",
+}
 
 
 def _median(summary: dict | None, key: str) -> float | None:
@@ -176,7 +182,8 @@ def render(results: dict) -> str:
             f"Command: `{meta['command']}` ({meta['started']}, {meta['duration_s']:.0f} s).", "",
             f"Every contender ran with {s['threads']} intra-op threads (ONNX Runtime `QA_THREADS`, "
             f"`torch.set_num_threads`, `OMP_NUM_THREADS`), one gunicorn worker with 8 threads, one model run at a "
-            f"time, answer cache off and passage cache off (every request reads its passage from the store).", ""]
+            f"time, answer cache off and passage cache off (every request reads its passage from the store). "
+            f"{LOAD_WORDS[s.get('load', 'lazy')]}", ""]
     out += ["Contenders:", ""]
     for c in results["contenders"]:
         out.append(f"- **{c['label']}**: {c['description']}")

@@ -45,6 +45,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--build-dir", type=Path, default=REPO / "build", help="where the build stage's work folders are")
     p.add_argument("--no-firestore", action="store_true", help="skip the Firestore emulator measurements")
     p.add_argument("--threads", type=int, default=setup.THREADS, help="intra-op threads of every contender")
+    p.add_argument("--load", choices=setup.LOADS, default="eager",
+                   help="when every contender loads its model: as soon as its worker starts (QA_EAGER_LOAD=1, as "
+                        "deployed) or inside the first request")
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--allow-noisy", action="store_true",
                    help=f"write into {RESULTS.relative_to(REPO)} even while a training job is running")
@@ -104,7 +107,7 @@ def run(args, log=print) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         tmp = Path(tmp)
         contenders, described, sources = resolve_contenders(args, work_root, log)
-        env = setup.base_env(tmp / "passages.sqlite", args.threads)
+        env = setup.base_env(tmp / "passages.sqlite", args.threads, args.load)
         made = setup.ingest(env, args.artifact.resolve(), tmp, sorted(args.lengths))
         question = {"question": passages.QUESTION, "passage_ids": [made[-1]["id"]]}
 
@@ -125,7 +128,7 @@ def run(args, log=print) -> dict:
 
     results = {"meta": {"command": "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
                         "started": started, "machine": described_machine, "sources": sources,
-                        "settings": {"threads": args.threads, "runs": args.runs, "requests": args.requests,
+                        "settings": {"threads": args.threads, "load": args.load, "runs": args.runs, "requests": args.requests,
                                      "warmup": args.warmup, "clients": args.clients,
                                      "throughput_requests": args.throughput_requests, "question": passages.QUESTION,
                                      "answer_cache": False, "passage_cache": False}},

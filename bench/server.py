@@ -99,8 +99,9 @@ class Server:
         return self._log.read().decode(errors="replace")
 
     def cold_start(self) -> dict:
+        """The server's ``cold start`` log line (empty when it wrote none)."""
         lines = cold_start_lines(self.output())
-        return lines[0].get("cold_start_ms", {}) if lines else {}
+        return lines[0] if lines else {}
 
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:

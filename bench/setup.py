@@ -12,17 +12,24 @@ from bench.server import Contender
 
 REPO = Path(__file__).resolve().parent.parent
 THREADS = 2  # intra-op threads of every contender (ONNX Runtime and PyTorch alike)
+LOADS = ("eager", "lazy")  # eager: QA_EAGER_LOAD=1, as infra/deploy.sh deploys it
 
 
-def base_env(sqlite_path: Path, threads: int = THREADS) -> dict:
+def base_env(sqlite_path: Path, threads: int = THREADS, load: str = "eager") -> dict:
     """Environment of every server: same threads, same gunicorn shape, same store, no answer cache.
 
     The passage cache is off too, so that every request reads its passage from
-    the store and the fetch time is a real store round trip.
+    the store and the fetch time is a real store round trip. ``load`` is when
+    every contender loads its model: ``eager`` as soon as the gunicorn worker
+    is forked (``QA_EAGER_LOAD=1``, the deployed setting), ``lazy`` inside the
+    first request.
     """
+    if load not in LOADS:
+        raise ValueError(f"load must be one of {LOADS}, got {load!r}")
     return {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(REPO),
             "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(sqlite_path), "QA_CACHE": "0",
             "QA_PASSAGE_CACHE_BYTES": "0", "QA_THREADS": str(threads),
+            "QA_EAGER_LOAD": "1" if load == "eager" else "0",
             "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
             # as the image runs it (Dockerfile): one gunicorn worker with 8 threads, bounded heap arenas
             "WORKERS": "1", "THREADS": "8", "MALLOC_ARENA_MAX": "2"}

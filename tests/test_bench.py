@@ -303,7 +303,7 @@ def _results(quiet: bool = True) -> dict:
 
     results = {
         "meta": {"command": "python -m bench --runs 1", "started": "2026-01-01T00:00:00+00:00", "duration_s": 60,
-                 "settings": {"threads": 2},
+                 "settings": {"threads": 2, "load": "eager"},
                  "machine": {"cpu": "Test CPU", "logical_cpus": 2, "available_cpus": 2, "isa": ["avx2"],
                              "memory_gb": 24.0, "versions": {"python": "3.11.7", "onnxruntime": "1.31.1"},
                              "quiet": quiet, "competing_processes": [] if quiet else ["python -m build_model"]}},
@@ -330,6 +330,7 @@ def test_render_tables():
     md = report.render(_results())
     assert "Not a reference run" not in md
     assert "Test CPU, 2 of 2 logical CPUs usable (avx2), 24.0 GB" in md
+    assert "loaded its model as soon as its gunicorn worker started" in md
     assert "| transformers + PyTorch | 300 (300–300) | 9,000 (9,000–9,000) | 800 (800–800) | 760 (760–760) | 10.0× / 5.0× |" in md
     assert "| ours (int8 ONNX) | sqlite | 10.0 / 15.0 / 20.0 | 0.20 | – | 1.0× |" in md
     assert "| transformers + PyTorch | sqlite | 40.0 / 60.0 / 80.0 | 0.20 | – | 4.0× |" in md
@@ -379,6 +380,7 @@ def test_whole_bench_end_to_end(tiny_artifact, tmp_path, monkeypatch):
     for name in ("ours", "fp32", "pipeline"):
         [run] = results["cold_start"][name]["runs"]
         assert run["answer"] is not None and run["peak_rss_mb"] > 0 and run["cold_start_ms"]["load_ms"] > 0
+        assert run["eager_load"] is True  # the default: loaded as soon as the worker started, as deployed
     stores = [(w["contender"], w["store"]) for w in results["warm"]]
     assert stores[:3] == [("ours", "sqlite"), ("fp32", "sqlite"), ("pipeline", "sqlite")]
     for w in results["warm"]:
