@@ -11,21 +11,26 @@ py=.venv/bin/python
 logs=logs/measure
 mkdir -p "$logs"
 
-step() {  # step NAME COMMAND...: run it, its output in logs/measure/NAME.log
+failed=()
+step() {  # step NAME COMMAND...: run it, its output in logs/measure/NAME.log; a failure does not stop the rest
   local name=$1
   shift
   echo "$(date -u +%H:%M:%S) $name: $*"
-  "$@" >"$logs/$name.log" 2>&1 || { echo "$name failed: see $logs/$name.log" >&2; return 1; }
+  "$@" >"$logs/$name.log" 2>&1 || { echo "$name failed: see $logs/$name.log" >&2; failed+=("$name"); }
 }
 
 step serving "$py" -m bench --artifact "$artifact" --runs 10
 step serving-lazy "$py" -m bench --artifact "$artifact" --runs 10 --load lazy --contenders ours pipeline \
   --requests 20 --warmup 2 --clients 1 --throughput-requests 10 --no-firestore --out build/bench-lazy
 step memory-steps "$py" bench/memory_steps.py --artifact "$artifact"
-step load "$py" -m bench.load_test --artifact "$artifact" --clients 8 --seconds 60
+step load "$py" -m bench.load_test --artifact "$artifact" --clients 8 --seconds 120
 step image-size "$py" -m tests.support.image --artifact "$artifact" size
 step image-profile "$py" -m tests.support.image --artifact "$artifact" profile --threads 1 --requests 200 \
   --concurrency 8 16
 step image-startup "$py" -m tests.support.image --artifact "$artifact" startup --runs 11
 step retrieval "$py" -m bench.retrieval --artifact "$artifact" --firestore
 echo "$(date -u +%H:%M:%S) done"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed: ${failed[*]}" >&2
+  exit 1
+fi
