@@ -18,7 +18,7 @@ import pytest
 from bench import alternatives, cold_start, machine, passages, proctree, report, stats
 from bench.client import concurrent
 from bench.hf_qa import best_spans
-from bench.server import cold_start_lines
+from bench.server import Contender, cold_start_lines
 
 # ---------------------------------------------------------------- stats
 
@@ -206,6 +206,24 @@ def test_summarise_runs():
     assert s["peak_rss_mb"]["median"] == 170.0
     assert s["cold_start_ms"]["model_ms"]["median"] == 150.0
     assert set(s["breakdown_median_ms"]) == set(cold_start.SEGMENTS)
+
+
+def test_profile_interleaves_the_environments(monkeypatch):
+    """Each mode's runs alternate with the other's, first one way then the other, and are summarised apart."""
+    calls = []
+
+    def fake_run(contender, env, question):
+        calls.append(env["QA_EAGER_LOAD"])
+        return {**RUN, "first_answer_ms": 500.0 if env["QA_EAGER_LOAD"] == "1" else 600.0, "peak_rss_mb": 150.0}
+
+    monkeypatch.setattr(cold_start, "one_run", fake_run)
+    envs = {"eager": {"QA_EAGER_LOAD": "1"}, "lazy": {"QA_EAGER_LOAD": "0"}}
+    contender = Contender("ours", "ours", Path("main.py"))
+    result = cold_start.profile(contender, envs, {}, runs=3, log=lambda *_: None)
+    assert calls == ["1", "0", "0", "1", "1", "0"]
+    assert result["eager"]["summary"]["first_answer_ms"]["median"] == 500.0
+    assert result["lazy"]["summary"]["first_answer_ms"]["median"] == 600.0
+    assert len(result["lazy"]["runs"]) == 3
 
 
 def test_cold_start_lines_picks_the_json_line():
