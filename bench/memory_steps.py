@@ -61,7 +61,7 @@ def main(argv=None) -> int:
     manifest = load_manifest(args.artifact.resolve())
     tokenizer = QATokenizer(manifest.tokenizer_path, fingerprint=manifest.tokenizer_fingerprint)
     step("the tokenizer (tokenizer.json)")
-    model = OnnxQAModel(manifest.model_path, 2, optimized=bool(manifest.raw.get("onnx", {}).get("optimized")))
+    model = OnnxQAModel(manifest.model_path, 2, optimized=manifest.graph_optimized)
     step(f"the ONNX session ({manifest.model_path.stat().st_size / 1e6:.1f} MB model file)")
     spec = window_spec(manifest)
     question = tokenizer.encode("What is the capital of France?")

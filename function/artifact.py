@@ -64,6 +64,11 @@ class Manifest:
         return self.raw["tokenizer_fingerprint"]
 
     @property
+    def graph_optimized(self) -> bool:
+        """Whether the build stage already optimised the ONNX graph (then only cheap passes run at load)."""
+        return bool(self.raw.get("onnx", {}).get("optimized"))
+
+    @property
     def sequence(self) -> dict:
         """max_seq_len, stride, max_query_tokens, max_answer_tokens."""
         return self.raw["sequence"]

@@ -99,7 +99,7 @@ def load_model(manifest: Manifest, threads: int) -> tuple[Model, dict]:
     t0 = time.perf_counter()
     try:
         infer = OnnxQAModel(manifest.model_path, threads or available_cpus(),
-                            optimized=bool(manifest.raw.get("onnx", {}).get("optimized")))
+                            optimized=manifest.graph_optimized)
     except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
         raise ArtifactError(f"ONNX Runtime cannot load {manifest.model_path}: {str(e)[:300]}",
                             {"file": str(manifest.model_path)}) from None
