@@ -10,6 +10,7 @@ high-water mark, VmHWM, summed over the tree; see ``bench.proctree``).
 Reports min / median / max over N runs.
 
     python bench/cold_start.py --runs 10 --json /tmp/cold_start.json
+    python bench/cold_start.py --runs 15 --variant OPENBLAS_NUM_THREADS=2   # A/B of a setting
 
 (``python -m bench`` runs this for every contender, with the other benchmarks.)
 """
@@ -101,6 +102,23 @@ def profile(contender: Contender, envs: dict[str, dict], question: dict, runs: i
     return {name: {"runs": r, "summary": summarise(r)} for name, r in results.items()}
 
 
+def with_variant(envs: dict[str, dict], variant: list[str]) -> dict[str, dict]:
+    """``envs`` and, beside each, a copy with the ``KEY=VALUE`` settings of ``variant`` applied."""
+    changes = {}
+    for item in variant:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--variant takes KEY=VALUE settings, got {item!r}")
+        changes[key] = value
+    label = " ".join(f"{k}={v}" for k, v in changes.items())
+    out = {}
+    for name, env in envs.items():
+        out[name] = env
+        if changes:
+            out[f"{name} {label}"] = {**env, **changes}
+    return out
+
+
 def main(argv=None) -> int:
     from bench import passages
     from bench.setup import LOADS, base_env, ingest, ours
@@ -112,10 +130,17 @@ def main(argv=None) -> int:
     p.add_argument("--load", choices=LOADS, nargs="+", default=["eager"],
                    help="load the model as soon as the worker starts (eager: QA_EAGER_LOAD=1, as deployed) or on "
                         "the first request (lazy); both: interleaved runs of each")
+    p.add_argument("--variant", nargs="+", default=[], metavar="KEY=VALUE",
+                   help="also run with these environment variables changed, interleaved with the runs "
+                        "without them (an A/B of a setting)")
     args = p.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
         envs = {load: base_env(Path(tmp) / "passages.sqlite", load=load) for load in dict.fromkeys(args.load)}
+        try:
+            envs = with_variant(envs, args.variant)
+        except ValueError as e:
+            p.error(str(e))
         ingest(next(iter(envs.values())), args.artifact, Path(tmp), [384])
         question = {"question": passages.QUESTION, "passage_ids": ["bench-w384"]}
         result = profile(ours(args.artifact.resolve()), envs, question, args.runs)

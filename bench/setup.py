@@ -31,6 +31,8 @@ def base_env(sqlite_path: Path, threads: int = THREADS, load: str = "eager") -> 
             "QA_PASSAGE_CACHE_BYTES": "0", "QA_THREADS": str(threads),
             "QA_EAGER_LOAD": "1" if load == "eager" else "0",
             "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
+            # numpy's BLAS does none of the model's work in any contender; our function sets this itself
+            "OPENBLAS_NUM_THREADS": "1",
             # as the image runs it (Dockerfile): one gunicorn worker with 8 threads, bounded heap arenas
             "WORKERS": "1", "THREADS": "8", "MALLOC_ARENA_MAX": "2"}
 

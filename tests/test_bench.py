@@ -226,6 +226,17 @@ def test_profile_interleaves_the_environments(monkeypatch):
     assert len(result["lazy"]["runs"]) == 3
 
 
+def test_variant_adds_a_changed_copy_of_each_environment():
+    envs = {"eager": {"A": "1", "B": "x"}, "lazy": {"A": "0", "B": "x"}}
+    out = cold_start.with_variant(envs, ["B=y", "C="])
+    assert list(out) == ["eager", "eager B=y C=", "lazy", "lazy B=y C="]
+    assert out["eager B=y C="] == {"A": "1", "B": "y", "C": ""}
+    assert out["eager"] == {"A": "1", "B": "x"}  # the base runs keep their settings
+    assert cold_start.with_variant(envs, []) == envs
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        cold_start.with_variant(envs, ["OPENBLAS_NUM_THREADS"])
+
+
 def test_cold_start_lines_picks_the_json_line():
     text = ("[2026-01-01 00:00:00 +0000] [1] [INFO] Starting gunicorn\n"
             '{"severity": "INFO", "message": "cold start", "cold_start_ms": {"load_ms": 12.5}}\n'
