@@ -90,16 +90,22 @@ def summarise(runs: list[dict]) -> dict:
     return out
 
 
-def profile(contender: Contender, envs: dict[str, dict], question: dict, runs: int, log=print) -> dict:
-    """``runs`` cold starts under each environment of ``envs``, interleaved (a slow spell hits every one)."""
-    results: dict[str, list] = {name: [] for name in envs}
+def profile(cases: dict[str, tuple[Contender, dict]], question: dict, runs: int, log=print) -> dict:
+    """``runs`` cold starts of each case (a contender and its environment), interleaved.
+
+    Run 1 of every case, then run 2 of every case in the reverse order, and so
+    on: a slow spell of the machine hits every case, and no case always runs
+    first (right after the previous server exited) or last.
+    """
+    results: dict[str, list] = {name: [] for name in cases}
     for i in range(runs):
-        order = list(envs) if i % 2 == 0 else list(reversed(envs))
+        order = list(cases) if i % 2 == 0 else list(reversed(cases))
         for name in order:
-            results[name].append(one_run(contender, envs[name], question))
-            log(f"  cold start {contender.name} ({name}) {i + 1}/{runs}: first answer "
+            contender, env = cases[name]
+            results[name].append(one_run(contender, env, question))
+            log(f"  cold start {name} {i + 1}/{runs}: first answer "
                 f"{results[name][-1]['first_answer_ms']:.0f} ms, peak RSS {results[name][-1]['peak_rss_mb']:.0f} MB")
-    return {name: {"runs": r, "summary": summarise(r)} for name, r in results.items()}
+    return {name: {"runs": r, "summary": summarise(r)} for name, r in results.items() if r}
 
 
 def with_variant(envs: dict[str, dict], variant: list[str]) -> dict[str, dict]:
@@ -143,7 +149,8 @@ def main(argv=None) -> int:
             p.error(str(e))
         ingest(next(iter(envs.values())), args.artifact, Path(tmp), [384])
         question = {"question": passages.QUESTION, "passage_ids": ["bench-w384"]}
-        result = profile(ours(args.artifact.resolve()), envs, question, args.runs)
+        contender = ours(args.artifact.resolve())
+        result = profile({name: (contender, env) for name, env in envs.items()}, question, args.runs)
     for load, r in result.items():
         first = r["summary"]["first_answer_ms"]
         print(f"{load}: first answer median {first['median']:.0f} ms (min {first['min']:.0f}, max {first['max']:.0f}) "

@@ -111,13 +111,7 @@ def run(args, log=print) -> dict:
         made = setup.ingest(env, args.artifact.resolve(), tmp, sorted(args.lengths))
         question = {"question": passages.QUESTION, "passage_ids": [made[-1]["id"]]}
 
-        cold: dict = {c.name: [] for c in contenders}
-        for i in range(args.runs):  # interleaved, so that a slow spell of the machine hits every contender
-            for c in contenders:
-                cold[c.name].append(cold_start.one_run(c, env, question))
-                log(f"cold start {i + 1}/{args.runs} {c.name}: first answer {cold[c.name][-1]['first_answer_ms']:.0f} ms, "
-                    f"peak RSS {cold[c.name][-1]['peak_rss_mb']:.0f} MB")
-        cold_results = {n: {"runs": runs, "summary": cold_start.summarise(runs)} for n, runs in cold.items() if runs}
+        cold_results = cold_start.profile({c.name: (c, env) for c in contenders}, question, args.runs, log)
 
         warm = []
         for c in contenders:

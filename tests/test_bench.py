@@ -208,8 +208,8 @@ def test_summarise_runs():
     assert set(s["breakdown_median_ms"]) == set(cold_start.SEGMENTS)
 
 
-def test_profile_interleaves_the_environments(monkeypatch):
-    """Each mode's runs alternate with the other's, first one way then the other, and are summarised apart."""
+def test_profile_interleaves_the_cases(monkeypatch):
+    """Each case's runs alternate with the other's, first one way then the other, and are summarised apart."""
     calls = []
 
     def fake_run(contender, env, question):
@@ -217,9 +217,9 @@ def test_profile_interleaves_the_environments(monkeypatch):
         return {**RUN, "first_answer_ms": 500.0 if env["QA_EAGER_LOAD"] == "1" else 600.0, "peak_rss_mb": 150.0}
 
     monkeypatch.setattr(cold_start, "one_run", fake_run)
-    envs = {"eager": {"QA_EAGER_LOAD": "1"}, "lazy": {"QA_EAGER_LOAD": "0"}}
     contender = Contender("ours", "ours", Path("main.py"))
-    result = cold_start.profile(contender, envs, {}, runs=3, log=lambda *_: None)
+    cases = {"eager": (contender, {"QA_EAGER_LOAD": "1"}), "lazy": (contender, {"QA_EAGER_LOAD": "0"})}
+    result = cold_start.profile(cases, {}, runs=3, log=lambda *_: None)
     assert calls == ["1", "0", "0", "1", "1", "0"]
     assert result["eager"]["summary"]["first_answer_ms"]["median"] == 500.0
     assert result["lazy"]["summary"]["first_answer_ms"]["median"] == 600.0
