@@ -25,11 +25,13 @@ from function.logs import clip, log, trace_field
 from function.runtime import ImportClock, Runtime
 
 _IMPORTED = ImportClock.now()
-# numpy's OpenBLAS starts a thread per core when numpy is imported, which took a
-# quarter of numpy's import time here (README, "Benchmarks"), for matrix products
-# this function never asks numpy for: the model runs in ONNX Runtime's own thread
-# pool and numpy only slices and takes maxima. Nothing imported above imports
-# numpy; an explicit setting wins.
+# numpy's OpenBLAS starts a thread per CPU it sees (the affinity mask, not a
+# container's CPU quota) when numpy is imported, for matrix products this
+# function never asks numpy for: the model runs in ONNX Runtime's own thread
+# pool, sized to the quota (function.cpus), and numpy only slices and takes
+# maxima. On the 2-core sandbox this made no measurable difference to a cold
+# start (README, "Cold start and logs"); on a host with many visible cores it
+# saves their threads. Nothing imported above imports numpy; an explicit setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # The methods each path answers; any other method is a 405 with ``Allow``, any other path a 404.
 _METHODS = {"/": ("GET", "HEAD", "POST"), "/ready": ("GET", "HEAD"),
