@@ -151,9 +151,9 @@ def main(argv=None) -> int:
         question = {"question": passages.QUESTION, "passage_ids": ["bench-w384"]}
         contender = ours(args.artifact.resolve())
         result = profile({name: (contender, env) for name, env in envs.items()}, question, args.runs)
-    for load, r in result.items():
+    for name, r in result.items():
         first = r["summary"]["first_answer_ms"]
-        print(f"{load}: first answer median {first['median']:.0f} ms (min {first['min']:.0f}, max {first['max']:.0f}) "
+        print(f"{name}: first answer median {first['median']:.0f} ms (min {first['min']:.0f}, max {first['max']:.0f}) "
               f"of {first['n']}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
