@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from function.config import parse_flag  # noqa: E402 - stdlib only
 from function.runtime import ImportClock  # noqa: E402 - stdlib only; the clock must start at import
 
 _IMPORTED = ImportClock.now()
@@ -35,7 +36,7 @@ _lock = threading.Lock()
 _run_lock = threading.Lock()
 _state: dict = {}
 _served = [0]
-_EAGER = os.environ.get("QA_EAGER_LOAD", "").strip().lower() in ("1", "true", "yes", "on")
+_EAGER = parse_flag("QA_EAGER_LOAD", os.environ.get("QA_EAGER_LOAD", "0"))
 
 
 def _ms(t0: float) -> float:

@@ -62,6 +62,16 @@ class ConfigError(ValueError):
     """An environment variable has a value that cannot be used."""
 
 
+def parse_flag(name: str, value: str) -> bool:
+    """An on/off variable: 1/true/yes/on or 0/false/no/off, any case."""
+    v = value.strip().lower()
+    if v in ("1", "true", "yes", "on"):
+        return True
+    if v in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name} must be 1 or 0, got {value!r}")
+
+
 @dataclass(frozen=True)
 class Settings:
     artifact_dir: Path
@@ -118,12 +128,7 @@ class Settings:
             return value
 
         def flag(name: str) -> bool:
-            value = raw(name).strip().lower()
-            if value in ("1", "true", "yes", "on"):
-                return True
-            if value in ("0", "false", "no", "off"):
-                return False
-            raise ConfigError(f"{name} must be 1 or 0, got {raw(name)!r}")
+            return parse_flag(name, raw(name))
 
         store = raw("QA_STORE").strip().lower()
         if store not in ("sqlite", "firestore"):
