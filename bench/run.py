@@ -174,7 +174,7 @@ def main(argv=None) -> int:
     busy = machine.busy_processes()
     if busy and args.out.resolve() == RESULTS.resolve() and not args.allow_noisy:
         raise SystemExit("other work is running on this machine (" + "; ".join(busy)[:200] + "): its figures "
-                         f"would not be reference figures; pass --out DIR for a trial run (or --allow-noisy)")
+                         "would not be reference figures; pass --out DIR for a trial run (or --allow-noisy)")
     results = run(args)
     for path in write(results, args.out):
         print(f"wrote {path}")

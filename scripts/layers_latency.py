@@ -76,7 +76,7 @@ def main(argv=None) -> int:
         sizes = {name: path.stat().st_size / 1e6 for name, (path, _) in files.items()}
 
     lengths = list(batches)
-    print(f"| model | int8 MB | " + " | ".join(f"p50 {n} tokens (ms)" for n in lengths) + " |")
+    print("| model | int8 MB | " + " | ".join(f"p50 {n} tokens (ms)" for n in lengths) + " |")
     print("|---|---|" + "---|" * len(lengths))
     for name, per_length in rounds.items():
         cells = " | ".join(f"{statistics.median(v):.1f}" for v in per_length.values())

@@ -16,7 +16,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 import yaml
 
 from tests.support import image as img

@@ -12,10 +12,8 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path, PurePosixPath
@@ -23,6 +21,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from tests.support import image as img
+from tests.support.services import FirestoreEmulator
 
 REPO = img.REPO
 INFRA = REPO / "infra"
@@ -580,56 +579,44 @@ def test_rules_deny_every_client_request_statically():
 
 @pytest.fixture(scope="module")
 def rules_emulator(tmp_path_factory):
-    gcloud = shutil.which("gcloud")
-    if gcloud is None:
+    if shutil.which("gcloud") is None:
         pytest.skip("gcloud (with the Firestore emulator) is not installed")
-    port = img.free_port()
-    home = tmp_path_factory.mktemp("emulator")
-    env = {**os.environ, "CLOUDSDK_CONFIG": str(home), "CLOUDSDK_CORE_DISABLE_USAGE_REPORTING": "true",
-           "CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK": "true"}
-    proc = subprocess.Popen([gcloud, "emulators", "firestore", "start", f"--host-port=127.0.0.1:{port}",
-                             f"--rules={REPO / 'firestore.rules'}"], env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
+    log = tmp_path_factory.mktemp("emulator") / "emulator.log"
+    emulator = FirestoreEmulator(log, rules=REPO / "firestore.rules").start(timeout_s=90)
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                urllib.request.urlopen(url, timeout=2)
-                break
-            except urllib.error.HTTPError:
-                break
-            except (urllib.error.URLError, ConnectionError):
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("the Firestore emulator did not start")
-                time.sleep(0.3)
-        yield f"{url}/v1/projects/demo-rules/databases/(default)/documents"
+        yield f"http://{emulator.host}/v1/projects/demo-rules/databases/(default)/documents"
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # gcloud and the emulator's java it started
-        proc.wait(timeout=30)
+        emulator.stop()
 
 
-def _request(url: str, method: str = "GET", body: dict | None = None, owner: bool = False) -> int:
+def _status(url: str, method: str = "GET", body: dict | None = None, owner: bool = False) -> tuple[int, str]:
+    """The emulator's HTTP status and body (the body says which rule, or what else, refused)."""
     headers = {"Content-Type": "application/json"}
     if owner:
         headers["Authorization"] = "Bearer owner"  # the emulator's stand-in for IAM credentials
     req = urllib.request.Request(url, method=method, headers=headers,
                                  data=json.dumps(body).encode() if body is not None else None)
     try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.read().decode(errors="replace")[:300]
     except urllib.error.HTTPError as e:
-        return e.code
+        return e.code, e.read().decode(errors="replace")[:300]
+
+
+def _assert_status(expected: int, url: str, method: str = "GET", body: dict | None = None,
+                   owner: bool = False) -> None:
+    status, text = _status(url, method, body, owner)
+    assert status == expected, f"{method} {url} -> {status}: {text}"
 
 
 @pytest.mark.firestore
 def test_rules_refuse_client_sdks_in_the_emulator(rules_emulator):
     doc = {"fields": {"text": {"stringValue": "x"}}}
     for collection in ("passages", "answers", "anything"):
-        assert _request(f"{rules_emulator}/{collection}/a") == 403
-        assert _request(f"{rules_emulator}/{collection}/a", "PATCH", doc) == 403
-    assert _request(f"{rules_emulator}/passages") == 403  # list
+        _assert_status(403, f"{rules_emulator}/{collection}/a")
+        _assert_status(403, f"{rules_emulator}/{collection}/a", "PATCH", doc)
+    _assert_status(403, f"{rules_emulator}/passages")  # list
     # Server credentials are not subject to the rules (IAM governs them).
-    assert _request(f"{rules_emulator}/passages/a", "PATCH", doc, owner=True) == 200
-    assert _request(f"{rules_emulator}/passages/a", owner=True) == 200
-    assert _request(f"{rules_emulator}/passages/a") == 403
+    _assert_status(200, f"{rules_emulator}/passages/a", "PATCH", doc, owner=True)
+    _assert_status(200, f"{rules_emulator}/passages/a", owner=True)
+    _assert_status(403, f"{rules_emulator}/passages/a")

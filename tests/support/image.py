@@ -29,7 +29,6 @@ import os
 import re
 import shlex
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,8 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+
+from tests.support.services import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 DOCKERFILE = REPO / "Dockerfile"
@@ -352,12 +353,6 @@ def tool(name: str) -> str | None:
     """A command from the test environment's bin folder (``make test`` does not activate it), else PATH."""
     beside = Path(sys.executable).with_name(name)
     return str(beside) if beside.exists() else shutil.which(name)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start(image: Image, extra_env: dict[str, str | None]) -> tuple[subprocess.Popen, str]:
