@@ -18,7 +18,6 @@ def test_importing_the_function_loads_no_heavy_module(repo, tmp_path):
         assert not any(m == heavy or m.startswith(heavy + ".") for m in loaded), (heavy, loaded)
 
 
-
 def _numpy_threads(repo, tmp_path, extra_env: dict) -> tuple[str, int]:
     """OPENBLAS_NUM_THREADS as numpy saw it, and the threads of a process that imported main, then numpy."""
     code = ("import os, main, numpy; "
