@@ -38,6 +38,7 @@ class SequenceConfig:
 @dataclass(frozen=True)
 class TeacherConfig:
     model: str
+    fetch: str = ""  # a pinned encoder of build_model.fetch, fetched into ``model`` when not there
     fine_tune: bool = True  # False: ``model`` is already a QA model, take it as given
     train_seq_len: int = 256
     train_stride: int = 96

@@ -24,7 +24,8 @@ from build_model.features import build_features
 from build_model.pipeline import BuildFailed
 from build_model.specs import serving_spec, training_spec
 from build_model.squad import SquadSplit, load_squad
-from build_model.stages import file_sha256, fresh_record, inputs_hash, save_record, source_fingerprint
+from build_model.stages import (clear_checkpoint, file_sha256, fresh_checkpoint, fresh_record, inputs_hash,
+                                save_record, source_fingerprint)
 from build_model.student import (StudentError, check_same_tokenizer, derive_student, parameters,
                                  trainable)
 from build_model.train import TrainSettings, train
@@ -64,16 +65,6 @@ def _fastest_device(model):
     import torch
 
     return model.to("cuda") if torch.cuda.is_available() else model
-
-
-def _fresh_checkpoint(out: Path, key: str, force: bool) -> None:
-    """``train`` resumes from ``checkpoint.pt``; only a checkpoint of this very run may be resumed."""
-    marker = out / "checkpoint.inputs"
-    if force or not marker.is_file() or marker.read_text() != key:
-        (out / "checkpoint.pt").unlink(missing_ok=True)
-        (out / "train.log.jsonl").unlink(missing_ok=True)
-    out.mkdir(parents=True, exist_ok=True)
-    marker.write_text(key)
 
 
 def run(cfg: BuildConfig, force: bool = False) -> dict:
@@ -128,15 +119,14 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         warmup_ratio=sc.warmup_ratio, weight_decay=sc.weight_decay, seed=sc.seed,
         temperature=sc.temperature, alpha=sc.alpha, threads=cfg.threads,
     )
-    _fresh_checkpoint(out, inputs_hash(inputs), force)
+    fresh_checkpoint(out, inputs_hash(inputs), force)
     training = train(model, features, settings, out, serve.pad_id, teacher_logits=logits,
                      on_epoch_end=dev_scores)
     kd_after = kd.mean_kd(model, held, held_logits, serve.pad_id, sc.temperature, batch)
 
     student.save_pretrained(out / "model")
     (out / "model" / "tokenizer.json").write_text(tok_json, encoding="utf-8")
-    (out / "checkpoint.pt").unlink(missing_ok=True)
-    (out / "checkpoint.inputs").unlink(missing_ok=True)
+    clear_checkpoint(out)
     final = training["history"][-1]
     result = {
         **origin,

@@ -7,10 +7,19 @@ from pathlib import Path
 
 
 def load_qa_model(model: str, attn: str = "sdpa"):
-    """A BERT-family question-answering model; a plain encoder gets a fresh QA head."""
+    """A BERT-family question-answering model; a plain encoder gets a fresh QA head.
+
+    PyTorch's fused attention (``sdpa``) where the architecture has it; MPNet's
+    relative position bias has no such kernel in transformers, so it runs eager.
+    """
     from transformers import AutoModelForQuestionAnswering
 
-    return AutoModelForQuestionAnswering.from_pretrained(model, attn_implementation=attn)
+    try:
+        return AutoModelForQuestionAnswering.from_pretrained(model, attn_implementation=attn)
+    except ValueError as e:
+        if attn == "eager" or "attention implementation" not in str(e):
+            raise
+        return AutoModelForQuestionAnswering.from_pretrained(model, attn_implementation="eager")
 
 
 def tokenizer_json(model: str) -> str:

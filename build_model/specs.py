@@ -8,14 +8,8 @@ from function.windows import WindowSpec
 
 
 def _spec(tok: QATokenizer, max_seq_len: int, stride: int, max_query_tokens: int) -> WindowSpec:
-    return WindowSpec(
-        max_seq_len=max_seq_len,
-        stride=stride,
-        max_query_tokens=max_query_tokens,
-        cls_id=tok.token_id("[CLS]"),
-        sep_id=tok.token_id("[SEP]"),
-        pad_id=tok.token_id("[PAD]"),
-    )
+    return WindowSpec(max_seq_len=max_seq_len, stride=stride, max_query_tokens=max_query_tokens,
+                      **tok.pair_layout())
 
 
 def serving_spec(cfg: BuildConfig, tok: QATokenizer) -> WindowSpec:

@@ -60,3 +60,18 @@ def save_record(stage_dir: Path, inputs: dict, result: dict) -> dict:
     tmp.write_text(json.dumps(record, indent=2, sort_keys=True))
     tmp.replace(stage_dir / "stage.json")
     return record
+
+
+def fresh_checkpoint(out: Path, key: str, force: bool) -> None:
+    """Training resumes from ``checkpoint.pt``; only a checkpoint of this very run may be resumed."""
+    marker = out / "checkpoint.inputs"
+    if force or not marker.is_file() or marker.read_text() != key:
+        (out / "checkpoint.pt").unlink(missing_ok=True)
+        (out / "train.log.jsonl").unlink(missing_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    marker.write_text(key)
+
+
+def clear_checkpoint(out: Path) -> None:
+    (out / "checkpoint.pt").unlink(missing_ok=True)
+    (out / "checkpoint.inputs").unlink(missing_ok=True)

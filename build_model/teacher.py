@@ -1,15 +1,25 @@
-"""Stage 1, teacher: take a QA model as given, or fine-tune an encoder on SQuAD-format data."""
+"""Stage 1, teacher: take a QA model as given, or fine-tune an encoder on SQuAD-format data.
+
+The teacher tokenizes with its own tokenizer and pair layout (``<s> q </s></s> p
+</s>`` for MPNet); ``build_model.kd`` maps its distributions onto the student's
+tokens. The stage's inputs are the values that decide the trained weights (the
+encoder's files, the data, the training settings and windows), not the shape of
+the configuration file, so reorganising the configuration does not retrain.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
-from build_model import hf
+from build_model import fetch, hf
 from build_model.config import BuildConfig
 from build_model.evaluate import evaluate, torch_infer
 from build_model.features import build_features
 from build_model.squad import load_squad
-from build_model.stages import file_sha256, fresh_record, save_record, source_fingerprint
+from build_model.stages import (clear_checkpoint, file_sha256, fresh_checkpoint, fresh_record, inputs_hash,
+                                save_record, source_fingerprint)
+from build_model.student import trainable
 from build_model.train import TrainSettings, train
 from build_model.specs import serving_spec, training_spec
 from function.tokenizer import QATokenizer
@@ -19,21 +29,45 @@ def stage_dir(cfg: BuildConfig) -> Path:
     return Path(cfg.work_dir) / "teacher"
 
 
+def settings_of(cfg: BuildConfig) -> TrainSettings:
+    tc = cfg.teacher
+    return TrainSettings(
+        epochs=tc.epochs, batch_size=tc.batch_size, learning_rate=tc.learning_rate,
+        warmup_ratio=tc.warmup_ratio, weight_decay=tc.weight_decay, seed=tc.seed,
+        threads=cfg.threads,
+    )
+
+
+def stage_inputs(cfg: BuildConfig) -> dict:
+    tc, s = cfg.teacher, cfg.sequence
+    training = dataclasses.asdict(settings_of(cfg))
+    for untouched in ("threads", "checkpoint_every", "temperature", "alpha"):
+        training.pop(untouched)
+    return {
+        "model": source_fingerprint(tc.model),
+        "fine_tune": tc.fine_tune,
+        "training": training if tc.fine_tune else None,
+        "train_windows": [tc.train_seq_len, tc.train_stride, s.max_query_tokens] if tc.fine_tune else None,
+        "train_limit": tc.train_limit if tc.fine_tune else None,
+        "serve_windows": [s.max_seq_len, s.stride, s.max_query_tokens, s.max_answer_tokens],
+        "train": file_sha256(cfg.data.train) if tc.fine_tune else None,
+        "dev": file_sha256(cfg.data.dev),
+        "dev_limit": cfg.data.dev_limit,
+    }
+
+
 def run(cfg: BuildConfig, force: bool = False) -> dict:
     out = stage_dir(cfg)
-    inputs = {
-        "config": cfg.section_hash("data", "teacher", "sequence"),
-        "model": source_fingerprint(cfg.teacher.model),
-        "train": file_sha256(cfg.data.train),
-        "dev": file_sha256(cfg.data.dev),
-    }
+    tc = cfg.teacher
+    if tc.fetch:
+        fetch.ensure(tc.fetch, tc.model)
+    inputs = stage_inputs(cfg)
     if not force and (record := fresh_record(out, inputs)):
         print(f"teacher: inputs unchanged, skipped ({out})")
         return record
 
     import torch
 
-    tc = cfg.teacher
     (out / "model").mkdir(parents=True, exist_ok=True)
     tok_path = out / "model" / "tokenizer.json"
     tok_path.write_text(hf.tokenizer_json(tc.model), encoding="utf-8")
@@ -49,12 +83,9 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
     if tc.fine_tune:
         split = load_squad(cfg.data.train, tc.train_limit or None)
         features = build_features(tok, split, training_spec(cfg, tok, tc))
-        settings = TrainSettings(
-            epochs=tc.epochs, batch_size=tc.batch_size, learning_rate=tc.learning_rate,
-            warmup_ratio=tc.warmup_ratio, weight_decay=tc.weight_decay, seed=tc.seed,
-            threads=cfg.threads,
-        )
-        result["training"] = train(model, features, settings, out, serve.pad_id, on_epoch_end=dev_scores)
+        fresh_checkpoint(out, inputs_hash(inputs), force)
+        result["training"] = train(trainable(model), features, settings_of(cfg), out, serve.pad_id,
+                                   on_epoch_end=lambda _m, epoch: dev_scores(model, epoch))
         final = result["training"]["history"][-1]
         result["dev"] = {k: final[k] for k in ("exact_match", "f1", "questions")}
     else:
@@ -62,6 +93,6 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         with torch.inference_mode():
             result["dev"] = dev_scores(model, 0)
     model.save_pretrained(out / "model")
-    (out / "checkpoint.pt").unlink(missing_ok=True)
+    clear_checkpoint(out)
     print(f"teacher: dev EM {result['dev']['exact_match']:.2f} F1 {result['dev']['f1']:.2f}")
     return save_record(out, inputs, result)

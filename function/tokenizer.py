@@ -59,6 +59,33 @@ class QATokenizer:
             raise KeyError(f"token {token!r} is not in the tokenizer's vocabulary")
         return tid
 
+    def pair_layout(self) -> dict:
+        """How the tokenizer's own post-processor joins a (question, passage) pair.
+
+        Read from the tokenizer, never assumed: ``[CLS] q [SEP] p [SEP]`` for BERT
+        gives one separator between the pair, ``<s> q </s></s> p </s>`` (RoBERTa,
+        MPNet) two. Only layouts of that shape (one leading token, separators
+        between, one trailing separator) are supported. A tokenizer without a
+        post-processor gets BERT's layout when it has ``[CLS]`` and ``[SEP]``.
+        """
+        enc = self._tok.encode("q", "p", add_special_tokens=True)
+        special = enc.special_tokens_mask
+        if not any(special) and self._tok.post_processor is None:
+            enc = self._tok.encode("[CLS] q [SEP] p [SEP]", add_special_tokens=False)
+            special = [int(t in ("[CLS]", "[SEP]")) for t in enc.tokens]
+        words = [i for i, m in enumerate(special) if not m]
+        if len(words) != 2 or words[0] != 1 or words[1] != len(special) - 2:
+            raise ValueError(f"unsupported pair layout {enc.tokens}: expected one token before the "
+                             "question, separators between, and one after the passage")
+        seps = enc.ids[words[0] + 1 : words[1]]
+        if not seps or len(set(seps)) != 1 or enc.ids[-1] != seps[0]:
+            raise ValueError(f"unsupported pair layout {enc.tokens}: the separators differ")
+        specials = {t.content: i for i, t in self._tok.get_added_tokens_decoder().items() if t.special}
+        pad = next((specials[t] for t in ("[PAD]", "<pad>") if t in specials), None)
+        if pad is None:
+            raise ValueError("the tokenizer has no special [PAD] or <pad> token")
+        return {"cls_id": enc.ids[0], "sep_id": seps[0], "pair_seps": len(seps), "pad_id": pad}
+
     def encode_many(self, texts: Sequence[str]) -> list[Encoded]:
         """Token ids and character offsets of each text (the Rust side runs in parallel)."""
         encodings = self._tok.encode_batch(list(texts), add_special_tokens=False)

@@ -5,14 +5,18 @@ model inputs. The build stage imports it for training features and for
 evaluation, so the EM/F1 it reports is measured on exactly the inputs the
 function feeds the model.
 
-Layout of one window (BERT pair encoding)::
+Layout of one window (BERT pair encoding, ``pair_seps = 1``)::
 
     [CLS] question [SEP] passage[s : s + n] [SEP]
     type:  0 ... 0 0     1 ...           1  1
 
+RoBERTa and MPNet put two separators between the pair (``pair_seps = 2``)::
+
+    <s> question </s> </s> passage[s : s + n] </s>
+
 A passage longer than one window is split into windows of at most
-``max_seq_len - len(question) - 3`` passage tokens that overlap by ``stride``
-tokens (the Hugging Face ``doc_stride`` convention).
+``max_seq_len - len(question) - 2 - pair_seps`` passage tokens that overlap by
+``stride`` tokens (the Hugging Face ``doc_stride`` convention).
 """
 
 from __future__ import annotations
@@ -33,10 +37,16 @@ class WindowSpec:
     cls_id: int
     sep_id: int
     pad_id: int
+    pair_seps: int = 1  # separators between question and passage: 1 (BERT), 2 (RoBERTa, MPNet)
+
+    @property
+    def special_tokens(self) -> int:
+        """Special tokens in one window: [CLS], the separators between the pair, the last one."""
+        return 2 + self.pair_seps
 
     def passage_budget(self, n_question: int) -> int:
         """Passage tokens that fit in one window next to an ``n_question``-token question."""
-        budget = self.max_seq_len - n_question - 3
+        budget = self.max_seq_len - n_question - self.special_tokens
         if budget <= self.stride:
             raise ValueError(
                 f"a {n_question}-token question leaves {budget} passage tokens per window, "
@@ -58,7 +68,7 @@ class Batch:
     """All windows of all passages for one question, padded to the longest window.
 
     ``context_start`` is the sequence position of a window's first passage token
-    (the same for every window: ``len(question) + 2``); ``token_start[w]`` is the
+    (the same for every window: ``len(question) + 1 + pair_seps``); ``token_start[w]`` is the
     index of that token in passage ``passage_index[w]``; ``context_len[w]`` is the
     number of passage tokens in window ``w``.
     """
@@ -83,7 +93,7 @@ def build_batch(
     if n_q > spec.max_query_tokens:
         raise ValueError(f"question has {n_q} tokens, more than {spec.max_query_tokens}")
     budget = spec.passage_budget(n_q)
-    context_start = n_q + 2
+    context_start = n_q + 1 + spec.pair_seps
 
     plan: list[tuple[int, int, int]] = []  # (passage, first token, length)
     for p, ids in enumerate(passages):
@@ -101,7 +111,7 @@ def build_batch(
 
     input_ids[:, 0] = spec.cls_id
     input_ids[:, 1 : n_q + 1] = np.asarray(question_ids, dtype=np.int64)
-    input_ids[:, n_q + 1] = spec.sep_id
+    input_ids[:, n_q + 1 : context_start] = spec.sep_id
     for w, (p, s, length) in enumerate(plan):
         end = context_start + length
         input_ids[w, context_start:end] = passages[p][s : s + length]

@@ -60,3 +60,16 @@ def test_batch_is_padded_only_to_its_longest_window():
 def test_a_question_over_the_token_limit_is_refused():
     with pytest.raises(ValueError, match="more than 5"):
         build_batch(list(range(6)), [np.array([1])], SPEC)
+
+
+def test_roberta_layout_puts_two_separators_between_question_and_passage():
+    spec = WindowSpec(max_seq_len=12, stride=2, max_query_tokens=5, cls_id=0, sep_id=2, pad_id=1, pair_seps=2)
+    b = build_batch([11, 12], [np.arange(20, 30)], spec)
+    assert spec.passage_budget(2) == 12 - 2 - 4
+    assert b.context_start == 5
+    assert b.input_ids[0].tolist() == [0, 11, 12, 2, 2, 20, 21, 22, 23, 24, 25, 2]
+    assert b.token_start.tolist() == [0, 4] and b.context_len.tolist() == [6, 6]
+    assert b.input_ids[1].tolist() == [0, 11, 12, 2, 2, 24, 25, 26, 27, 28, 29, 2]
+    assert b.token_type_ids[1].tolist() == [0] * 5 + [1] * 7
+    short = build_batch([11], [np.arange(20, 23)], spec)
+    assert short.input_ids[0].tolist() == [0, 11, 2, 2, 20, 21, 22, 2]
