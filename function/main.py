@@ -29,9 +29,10 @@ _IMPORTED = ImportClock.now()
 # container's CPU quota) when numpy is imported, for matrix products this
 # function never asks numpy for: the model runs in ONNX Runtime's own thread
 # pool, sized to the quota (function.cpus), and numpy only slices and takes
-# maxima. On the 2-core sandbox this made no measurable difference to a cold
-# start (README, "Cold start and logs"); on a host with many visible cores it
-# saves their threads. Nothing imported above imports numpy; an explicit setting wins.
+# maxima. Turning the pool off saves those threads (and their start) on a host
+# with many visible cores; its measured effect on a cold start is in
+# docs/benchmarks.md ("What loads when"). Nothing imported above imports numpy;
+# an explicit setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # The methods each path answers; any other method is a 405 with ``Allow``, any other path a 404.
 _METHODS = {"/": ("GET", "HEAD", "POST"), "/ready": ("GET", "HEAD"),
