@@ -32,12 +32,14 @@ test: $(VENV)/.test
 audit: $(VENV)/.test
 	$(BIN)/python scripts/audit_deps.py requirements.txt
 
+# make bench BENCH_ARGS="--runs 2 --requests 20 --throughput-requests 20 --out /tmp/bench": a quick look
+BENCH_ARGS ?= --runs 10
 bench: $(VENV)/.test
 	$(BIN)/pip install --quiet -r bench/requirements.txt
-	$(BIN)/python -m bench --artifact artifact --runs 10
+	$(BIN)/python -m bench serving --artifact artifact $(BENCH_ARGS)
 
 load-test: $(VENV)/.test
-	$(BIN)/python -m bench.load_test --artifact artifact --clients 8 --seconds 60
+	$(BIN)/python -m bench load --artifact artifact --clients 8 --seconds 60
 
 build-model: $(VENV)/.test
 	$(BIN)/python -m build_model

@@ -1,5 +1,6 @@
-"""Serving benchmarks: cold start, warm latency and throughput of the function and its alternatives.
+"""Measurements of the function: ``python -m bench <command>`` (``bench/cli.py`` lists them; bench/README.md).
 
-``python -m bench`` runs everything (see bench/README.md); ``bench/cold_start.py``
-is the cold-start profiler on its own.
+``bench.harness`` is what the tests and the measurements share to run the
+function: the launcher, the memory reader, percentiles, the HTTP client, the
+Firestore emulator.
 """

@@ -1,3 +1,3 @@
-from bench.run import main
+from bench.cli import main
 
 raise SystemExit(main())

@@ -19,17 +19,14 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import threading
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from function.config import parse_flag  # stdlib only
+from function.runtime import ImportClock  # stdlib only; the clock must start at import
 
-from function.config import parse_flag  # noqa: E402 - stdlib only
-from function.runtime import ImportClock  # noqa: E402 - stdlib only; the clock must start at import
+REPO = Path(__file__).resolve().parent.parent
 
 _IMPORTED = ImportClock.now()
 _lock = threading.Lock()

@@ -6,31 +6,28 @@ the port accepts, sends one question, and records: time to listening, time to
 the first answer, the function's own ``cold start`` log line (import,
 tokenizer, model, store set-up) and the first inference from the reply, and
 the peak resident memory of the process tree (the kernel's per-process
-high-water mark, VmHWM, summed over the tree; see ``bench.proctree``).
+high-water mark, VmHWM, summed over the tree; see ``bench.harness.proctree``).
 Reports min / median / max over N runs.
 
-    python bench/cold_start.py --runs 10 --json /tmp/cold_start.json
-    python bench/cold_start.py --runs 15 --variant OPENBLAS_NUM_THREADS=2   # A/B of a setting
+    python -m bench cold-start --runs 10 --json /tmp/cold_start.json
+    python -m bench cold-start --runs 15 --variant OPENBLAS_NUM_THREADS=2   # A/B of a setting
 
-(``python -m bench`` runs this for every contender, with the other benchmarks.)
+(``python -m bench serving`` runs this for every contender, with the other benchmarks.)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-if str(REPO) not in sys.path:  # run as a script
-    sys.path.insert(0, str(REPO))
+from bench.harness import stats
+from bench.harness.client import checked, post
+from bench.setup import Contender
 
-from bench import stats  # noqa: E402
-from bench.client import checked, post  # noqa: E402
-from bench.server import Contender, Server  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
 
 SEGMENTS = ("interpreter + module import", "server start", "worker boot + routing", "lazy imports + other load",
             "artifact check + tokenizer + model load", "first inference", "rest of first request")
@@ -39,8 +36,8 @@ LOAD_PARTS = {"verify artifact": "verify_ms", "tokenizer load": "tokenizer_ms", 
 
 
 def one_run(contender: Contender, base_env: dict, question: dict, timeout_s: float = 300.0) -> dict:
-    with Server(contender, base_env) as server:
-        listening = server.wait_listening(timeout_s)
+    with contender.server(base_env).start(timeout_s) as server:
+        listening = server.listening_s
         reply = checked(post(server.url, question, timeout_s))  # sent as soon as the port accepts
         first_answer = time.perf_counter() - server.started
         memory = server.memory()
@@ -129,7 +126,8 @@ def main(argv=None) -> int:
     from bench import passages
     from bench.setup import LOADS, base_env, ingest, ours
 
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(prog="python -m bench cold-start", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--artifact", type=Path, default=REPO / "artifact")
     p.add_argument("--json", type=Path, help="write the runs and the summary here")
@@ -159,7 +157,3 @@ def main(argv=None) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=2) + "\n")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,6 +1,6 @@
 """Bounded load test: concurrent clients for a fixed time against the real function on Firestore.
 
-    python -m bench.load_test --artifact artifact --clients 8 --seconds 60
+    python -m bench load --artifact artifact --clients 8 --seconds 60
 
 One functions-framework process serves the artifact (as the image runs it: one
 gunicorn worker, 8 threads) with the official Firestore emulator as its store,
@@ -22,19 +22,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
+import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-from bench import client, machine
-from bench.server import Contender, Server
-from bench.stats import latency_summary
+from bench import machine
+from bench.harness import client
+from bench.harness.launch import FunctionServer, ingest
+from bench.harness.stats import latency_summary
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "samples" / "squad_sample.json"
@@ -96,7 +96,7 @@ def run_clients(url: str, questions: list[dict], clients: int, seconds: float, s
     return results
 
 
-def sample_memory(server: Server, stop: threading.Event, every_s: float, out: list[dict]) -> None:
+def sample_memory(server: FunctionServer, stop: threading.Event, every_s: float, out: list[dict]) -> None:
     t0 = time.perf_counter()
     while not stop.is_set():
         out.append({"s": round(time.perf_counter() - t0, 1), **server.memory()})
@@ -128,10 +128,9 @@ def summarise(rows: list[dict], memory: list[dict], seconds: float) -> dict:
 
 
 def one_phase(cache: bool, artifact: Path, emulator_env: dict, questions: list[dict], args) -> dict:
-    env = {**os.environ, **emulator_env, "PYTHONUNBUFFERED": "1", "QA_ARTIFACT_DIR": str(artifact),
+    env = {**emulator_env, "QA_ARTIFACT_DIR": str(artifact),
            "QA_CACHE": "1" if cache else "0", "WORKERS": "1", "THREADS": "8", "MALLOC_ARENA_MAX": "2"}
-    with Server(Contender("ours", "ours", REPO / "main.py"), env) as server:
-        server.wait_listening()
+    with FunctionServer(env, source=REPO / "main.py").start(120) as server:
         for kind in KINDS:  # warm-up: load the model, open the store, touch every path once
             client.checked(client.post(server.url, payload(kind, questions[0]), timeout_s=120))
         warm = run_clients(server.url, questions, args.clients, args.warmup_s, seed=1000)
@@ -172,9 +171,9 @@ def markdown(result: dict) -> str:
 
 
 def main(argv=None) -> int:
-    from tests.support.services import FirestoreEmulator, emulator_env
+    from bench.harness.firestore import FirestoreEmulator, emulator_env
 
-    p = argparse.ArgumentParser(prog="python -m bench.load_test", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m bench load", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifact", type=Path, default=REPO / "artifact")
     p.add_argument("--clients", type=int, default=8)
@@ -189,13 +188,12 @@ def main(argv=None) -> int:
         emulator = FirestoreEmulator(Path(tmp) / "emulator.log").start()
         try:
             env = emulator_env(emulator)
-            subprocess.run([sys.executable, "-m", "function.ingest", str(SAMPLE), "--quiet",
-                            "--artifact", str(args.artifact)], cwd=REPO, env={**os.environ, **env}, check=True)
+            ingest(env, str(SAMPLE), "--quiet", "--artifact", str(args.artifact), check=True)
             phases = {"on": one_phase(True, args.artifact, env, questions, args),
                       "off": one_phase(False, args.artifact, env, questions, args)}
         finally:
             emulator.stop()
-    result = {"command": "python -m bench.load_test " + " ".join(argv if argv is not None else sys.argv[1:]),
+    result = {"command": "python -m bench load " + shlex.join(argv if argv is not None else sys.argv[1:]),
               "artifact": str(args.artifact), "clients": args.clients, "seconds": args.seconds,
               "machine": machine.describe(),
               "phases": phases}
@@ -210,7 +208,3 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 1
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

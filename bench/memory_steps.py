@@ -1,6 +1,6 @@
 """Where the serving process's memory goes: resident memory after each step of a cold start.
 
-    python bench/memory_steps.py [--artifact artifact]
+    python -m bench memory [--artifact artifact]
 
 One process, the steps in the order a first request takes them: the web stack
 and the function module, then numpy, onnxruntime and tokenizers, the
@@ -12,25 +12,24 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def rss_mb() -> float:
-    from bench.proctree import process_memory
+    from bench.harness.proctree import process_memory
 
     return process_memory(os.getpid())["rss_kb"] / 1024
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(prog="python -m bench memory", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifact", type=Path, default=REPO / "artifact")
     args = p.parse_args(argv)
     os.environ.setdefault("QA_CACHE", "0")
-    sys.path.insert(0, str(REPO))
-    rows, last = [], rss_mb()  # bench.proctree (stdlib) adds nothing measurable
+    rows, last = [], rss_mb()  # bench.harness.proctree (stdlib) adds nothing measurable
     rows.append(("interpreter", last, last))
 
     def step(name: str) -> None:
@@ -74,7 +73,3 @@ def main(argv=None) -> int:
     for name, total, added in rows:
         print(f"| {name} | {total:.1f} | {added:+.1f} |")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

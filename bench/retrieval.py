@@ -1,4 +1,4 @@
-"""``python -m bench.retrieval``: questions asked without passage ids, measured end to end.
+"""``python -m bench retrieval``: questions asked without passage ids, measured end to end.
 
 Ingests every paragraph of ``train.json`` and ``dev.json`` (``--data``; 1,757
 paragraphs) into a temporary SQLite store, asks every ``dev.json`` question
@@ -31,12 +31,13 @@ import json
 import os
 import random
 import shlex
-import statistics
 import sys
 import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+
+from bench.harness.stats import latency_summary
 
 REPO = Path(__file__).resolve().parent.parent
 KS = (1, 5, 10)
@@ -51,7 +52,7 @@ def default_artifact() -> Path:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m bench.retrieval", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m bench retrieval", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "squad",
                    help="folder with train.json and dev.json (SQuAD v1.1 layout)")
@@ -108,15 +109,6 @@ def ingest_into(service, records: list) -> float:
 
 # -- measurements ----------------------------------------------------------
 
-def percentiles(values: list[float]) -> dict:
-    ordered = sorted(values)
-
-    def at(q: float) -> float:
-        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
-
-    return {"p50": at(0.50), "p95": at(0.95), "mean": round(statistics.fmean(ordered), 3), "n": len(ordered)}
-
-
 def retrieve_all(service, questions: list[dict], k: int = max(KS)) -> tuple[list[list[str]], list[float]]:
     """Each question's retrieved ids (best first) and the time the function's retrieve step took (ms)."""
     from function.errors import NotFound
@@ -172,7 +164,7 @@ def read_all(service, questions: list[dict], top_k_passages: int) -> dict:
         "with_retrieval": {k: round(with_retrieval[k], 2) for k in ("exact_match", "f1")},
         "gold_paragraph": {k: round(with_gold[k], 2) for k in ("exact_match", "f1")},
         "f1_gap": round(with_gold["f1"] - with_retrieval["f1"], 2),
-        "retrieve_stage_ms": percentiles(stage_ms) if stage_ms else None,
+        "retrieve_stage_ms": latency_summary(stage_ms, 3) if stage_ms else None,
     }
 
 
@@ -233,7 +225,7 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
 
 def firestore_run(env: dict, records: list, questions: list[dict], sqlite_ranked: list[list[str]],
                   work: Path) -> dict:
-    from tests.support.services import FirestoreEmulator, emulator_env
+    from bench.harness.firestore import FirestoreEmulator, emulator_env
 
     emulator = None
     if not os.environ.get("FIRESTORE_EMULATOR_HOST"):
@@ -249,7 +241,7 @@ def firestore_run(env: dict, records: list, questions: list[dict], sqlite_ranked
         ranked, times = retrieve_all(service, questions)
         same = sum(a == b for a, b in zip(ranked, sqlite_ranked)) / len(questions)
         return {"ingest_s": round(seconds, 1), "recall": recall(questions, ranked),
-                "retrieve_ms": percentiles(times), "same_top10_as_sqlite": round(same, 4)}
+                "retrieve_ms": latency_summary(times, 3), "same_top10_as_sqlite": round(same, 4)}
     finally:
         if emulator is not None:
             emulator.stop()
@@ -313,8 +305,6 @@ def markdown(result: dict) -> str:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    if str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
     from function.artifact import load_manifest
     from function.retrieval import bm25
 
@@ -333,7 +323,7 @@ def main(argv=None) -> int:
         log(f"ingested into SQLite in {seconds:.1f} s; retrieving")
         ranked, times = retrieve_all(service, dev)
         retrieval = {"sqlite": {"ingest_s": round(seconds, 1), "recall": recall(dev, ranked),
-                                "retrieve_ms": percentiles(times)}}
+                                "retrieve_ms": latency_summary(times, 3)}}
         variants = title_weight_variants(service, {"train": questions["train"], "dev": dev})
         reading, fusion_rows, train_sample = None, None, []
         if not args.no_reading:
@@ -347,7 +337,7 @@ def main(argv=None) -> int:
             retrieval["firestore_emulator"] = firestore_run(env, records, dev, ranked, work)
 
     result = {
-        "command": "python -m bench.retrieval " + shlex.join(argv if argv is not None else sys.argv[1:]),
+        "command": "python -m bench retrieval " + shlex.join(argv if argv is not None else sys.argv[1:]),
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "artifact": {"path": os.path.relpath(artifact, REPO), "name": manifest.name,
                      "artifact_hash": manifest.artifact_hash, "stand_in": manifest.raw.get("stand_in")},
@@ -366,7 +356,3 @@ def main(argv=None) -> int:
     (args.out / "retrieval.md").write_text(markdown(result))
     print(markdown(result))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

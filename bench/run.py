@@ -1,4 +1,4 @@
-"""``python -m bench``: cold start, warm latency and throughput of our function and its alternatives, one run.
+"""``python -m bench serving``: cold start, warm latency and throughput of our function and its alternatives.
 
 Contenders (all served by functions-framework the same way, see bench/README.md):
   ours      our function serving the int8 artifact (``--artifact``)
@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bench import alternatives, charts, cold_start, machine, passages, report, serving, setup
-from bench.server import Contender
+from bench.setup import Contender
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"
@@ -28,7 +28,7 @@ CONTENDERS = ("ours", "fp32", "pipeline")
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m bench serving", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifact", type=Path, default=REPO / "artifact", help="the int8 artifact folder (ours)")
     p.add_argument("--runs", type=int, default=10, help="cold starts per contender")
@@ -96,7 +96,7 @@ def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dic
     return contenders, described, sources
 
 
-def run(args, log=print) -> dict:
+def run(args, argv: list[str], log=print) -> dict:
     started, t0 = datetime.now(timezone.utc).isoformat(timespec="seconds"), time.perf_counter()
     described_machine = machine.describe()
     if not described_machine["quiet"]:
@@ -120,7 +120,7 @@ def run(args, log=print) -> dict:
         if not args.no_firestore:
             warm.append(firestore_latency(contenders[0], env, args, tmp, made, log))
 
-    results = {"meta": {"command": "python -m bench " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+    results = {"meta": {"command": "python -m bench serving " + shlex.join(argv),
                         "started": started, "machine": described_machine, "sources": sources,
                         "settings": {"threads": args.threads, "load": args.load, "runs": args.runs, "requests": args.requests,
                                      "warmup": args.warmup, "clients": args.clients,
@@ -137,7 +137,7 @@ def run(args, log=print) -> dict:
 
 def firestore_latency(ours: Contender, env: dict, args, tmp: Path, made: list[dict], log) -> dict:
     """Warm latency of our function with its passages in the Firestore emulator (no throughput series)."""
-    from tests.support.services import FirestoreEmulator, emulator_env
+    from bench.harness.firestore import FirestoreEmulator, emulator_env
 
     emulator = FirestoreEmulator(tmp / "firestore-emulator.log")
     log("starting the Firestore emulator")
@@ -162,6 +162,7 @@ def write(results: dict, out: Path) -> list[Path]:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
     if args.render:
         results = json.loads(args.render.read_text())
@@ -175,7 +176,7 @@ def main(argv=None) -> int:
     if busy and args.out.resolve() == RESULTS.resolve() and not args.allow_noisy:
         raise SystemExit("other work is running on this machine (" + "; ".join(busy)[:200] + "): its figures "
                          "would not be reference figures; pass --out DIR for a trial run (or --allow-noisy)")
-    results = run(args)
+    results = run(args, argv)
     for path in write(results, args.out):
         print(f"wrote {path}")
     print(report.render(results))

@@ -14,9 +14,9 @@ process tree's memory before and after the whole series.
 
 from __future__ import annotations
 
-from bench import stats
-from bench.client import checked, concurrent, post, sequential
-from bench.server import Contender, Server
+from bench.harness import stats
+from bench.harness.client import checked, concurrent, post, sequential
+from bench.setup import Contender
 
 
 def _question(passage: dict) -> dict:
@@ -51,8 +51,7 @@ def throughput(url: str, passage: dict, clients: list[int], requests: int) -> li
 
 def measure(contender: Contender, base_env: dict, passages: list[dict], requests: int, warmup: int,
             clients: list[int], throughput_requests: int, log=print) -> dict:
-    with Server(contender, base_env) as server:
-        server.wait_listening(300)
+    with contender.server(base_env).start(300) as server:
         first = checked(post(server.url, _question(passages[-1])))
         result = {"contender": contender.name, "first_answer": (first.body.get("answers") or [{}])[0].get("text"),
                   "memory_loaded": server.memory()}

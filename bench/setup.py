@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import passages
-from bench.server import Contender
+from bench.harness.launch import FunctionServer, ingest as run_ingest
 
 REPO = Path(__file__).resolve().parent.parent
 THREADS = 2  # intra-op threads of every contender (ONNX Runtime and PyTorch alike)
 LOADS = ("eager", "lazy")  # eager: QA_EAGER_LOAD=1, as infra/deploy.sh deploys it
+
+
+@dataclass(frozen=True)
+class Contender:
+    """What to serve: a functions-framework source file and the environment it runs with."""
+
+    name: str
+    label: str
+    source: Path
+    env: dict = field(default_factory=dict)
+    target: str = "answer"
+
+    def server(self, base_env: dict) -> FunctionServer:
+        """Its server (not started), with ``base_env`` under its own environment."""
+        return FunctionServer(self.env, source=self.source, target=self.target, base_env=base_env)
 
 
 def base_env(sqlite_path: Path, threads: int = THREADS, load: str = "eager") -> dict:
@@ -59,6 +73,5 @@ def ingest(env: dict, artifact: Path, work: Path, lengths: list[int]) -> list[di
     """Make the benchmark passages and ingest them with the artifact's tokenizer into ``env``'s store."""
     made = make_passages(artifact, lengths)
     corpus = passages.write_jsonl(made, work / "bench-passages.jsonl")
-    subprocess.run([sys.executable, "-m", "function.ingest", str(corpus), "--quiet", "--artifact", str(artifact)],
-                   cwd=REPO, env=env, check=True)
+    run_ingest({}, str(corpus), "--quiet", "--artifact", str(artifact), base_env=env, check=True)
     return made

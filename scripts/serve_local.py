@@ -1,8 +1,11 @@
 """`make run`: ingest the sample corpus into the embedded store, serve the function, answer a question.
 
 Starts functions-framework on localhost with the shipped artifact and the
-SQLite store, asks one question over HTTP, prints the `curl` that asks it and
-the reply, and keeps serving until Ctrl-C (``--once``: stop after the answer).
+SQLite store (the harness's launcher, as the tests and benchmarks start it),
+asks one question over HTTP, prints the `curl` that asks it and the reply,
+and keeps serving until Ctrl-C (``--once``: stop after the answer).
+
+    python -m scripts.serve_local [--port 8080] [--once]
 """
 
 from __future__ import annotations
@@ -11,12 +14,7 @@ import argparse
 import json
 import os
 import shlex
-import signal
-import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -24,57 +22,41 @@ SAMPLE = REPO / "samples" / "squad_sample.json"
 QUESTION = {"question": "In what country is Normandy located?", "passage_ids": ["Normans-0000", "Normans-0001"]}
 
 
-def wait_until_up(url: str, server: subprocess.Popen, timeout_s: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"the server exited with code {server.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            time.sleep(0.1)
-    raise SystemExit(f"the server did not answer {url} within {timeout_s:.0f} s")
-
-
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__)
+    from bench.harness.client import checked, post
+    from bench.harness.launch import FunctionServer, ingest
+
+    p = argparse.ArgumentParser(prog="python -m scripts.serve_local", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--once", action="store_true", help="stop the server after answering")
     args = p.parse_args(argv)
 
-    env = {**os.environ, "QA_STORE": "sqlite", "PYTHONUNBUFFERED": "1"}
-    ingest = [sys.executable, "-m", "function.ingest", str(SAMPLE), "--quiet"]
-    subprocess.run(ingest, cwd=REPO, env=env, check=True)
-
-    url = f"http://127.0.0.1:{args.port}/"
-    ff = Path(sys.executable).with_name("functions-framework")
-    server = subprocess.Popen([str(ff), "--target", "answer", "--host", "127.0.0.1", "--port", str(args.port)],
-                              cwd=REPO, env=env)
+    env = {"QA_STORE": "sqlite"}
+    ingest(env, str(SAMPLE), "--quiet", check=True)
+    server = FunctionServer(env, port=args.port, echo=True)  # its log lines on this terminal
     try:
-        wait_until_up(url, server)
-        body = json.dumps(QUESTION)
-        curl = f"curl -s -X POST {url} -H 'Content-Type: application/json' -d {shlex.quote(body)}"
-        req = urllib.request.Request(url, data=body.encode(), headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=60) as resp:
-            reply = json.loads(resp.read())
+        server.start()
+        server.health()
+        curl = (f"curl -s -X POST {server.url} -H 'Content-Type: application/json' "
+                f"-d {shlex.quote(json.dumps(QUESTION))}")
+        reply = checked(post(server.url, QUESTION, timeout_s=60))
         print("\nAsk it yourself:\n  " + curl + "\n", flush=True)
-        print(json.dumps(reply, indent=2, ensure_ascii=False), flush=True)
+        print(json.dumps(reply.body, indent=2, ensure_ascii=False), flush=True)
         if args.once:
             return 0
-        print(f"\nServing on {url} (GET / for health). Ctrl-C stops it.", flush=True)
-        server.wait()
-        return server.returncode or 0
+        print(f"\nServing on {server.url} (GET / for health). Ctrl-C stops it.", flush=True)
+        return server.proc.wait() or 0
     except KeyboardInterrupt:
         return 0
+    except RuntimeError as e:
+        raise SystemExit(str(e)) from None
     finally:
-        if server.poll() is None:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+        server.close()
 
 
 if __name__ == "__main__":
+    if not __package__:  # run by path (make run): run as a module from the repository root instead
+        os.chdir(REPO)
+        os.execv(sys.executable, [sys.executable, "-m", "scripts.serve_local", *sys.argv[1:]])
     raise SystemExit(main())

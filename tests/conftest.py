@@ -32,7 +32,7 @@ def repo() -> Path:
 @pytest.fixture(scope="session")
 def firestore_emulator(tmp_path_factory):
     """The official Firestore emulator on a free port, for the whole session."""
-    from tests.support.services import FirestoreEmulator
+    from bench.harness.firestore import FirestoreEmulator
 
     emulator = FirestoreEmulator(tmp_path_factory.mktemp("firestore") / "emulator.log").start()
     yield emulator
@@ -42,7 +42,7 @@ def firestore_emulator(tmp_path_factory):
 @pytest.fixture
 def firestore_env(firestore_emulator, monkeypatch):
     """Environment for a Firestore-backed test, with an emptied database."""
-    from tests.support.services import emulator_env
+    from bench.harness.firestore import emulator_env
 
     firestore_emulator.reset()
     env = emulator_env(firestore_emulator)
@@ -65,13 +65,11 @@ def fake_gcs():
 @pytest.fixture(scope="session")
 def local_service(tiny_artifact, tmp_path_factory):
     """URL of one functions-framework process serving the tiny artifact (empty SQLite store)."""
-    from tests.support import image as img
+    from bench.harness.launch import FunctionServer
 
     db = tmp_path_factory.mktemp("local-service") / "db.sqlite"
-    proc, url = img.start_repo({"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(db),
-                                "QA_ARTIFACT_DIR": str(tiny_artifact.folder)})
-    try:
-        img.wait_until_up(url, proc)
-        yield url
-    finally:
-        img.stop(proc)
+    server = FunctionServer({"PYTHONPATH": None, "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(db),
+                             "QA_ARTIFACT_DIR": str(tiny_artifact.folder)})
+    with server:
+        server.health()
+        yield server.url

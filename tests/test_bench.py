@@ -1,7 +1,7 @@
 """The benchmark's own code: percentiles, /proc parsing, passages, span selection, report rendering.
 
 Everything here is hermetic and fast except ``test_whole_bench_end_to_end`` (marked slow), which
-runs ``python -m bench`` with tiny settings on the tiny artifact.
+runs ``python -m bench serving`` with tiny settings on the tiny artifact.
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench import alternatives, cold_start, machine, passages, proctree, report, stats
-from bench.client import concurrent
+from bench import alternatives, cold_start, machine, passages, report
+from bench.harness import proctree, stats
+from bench.harness.client import concurrent
+from bench.harness.launch import cold_start_lines
 from bench.hf_qa import best_spans
-from bench.server import Contender, cold_start_lines
+from bench.setup import Contender
 
 # ---------------------------------------------------------------- stats
 
@@ -422,3 +424,4 @@ def test_whole_bench_end_to_end(tiny_artifact, tmp_path, monkeypatch):
     md = (out / "serving.md").read_text()
     assert "### Cold start" in md and "### Warm latency" in md and "### Throughput" in md
     assert all((out / f"serving-{k}.png").stat().st_size > 0 for k in ("cold-start", "latency", "throughput"))
+

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import yaml
 
-from tests.support import image as img
+from bench.harness.launch import REPO
+from tests.support import fake_tools
 
-REPO = img.REPO
 CONFIG = yaml.safe_load((REPO / "cloudbuild.yaml").read_text())
 BUILT_IN = {"PROJECT_ID", "BUILD_ID", "PROJECT_NUMBER", "LOCATION", "SERVICE_ACCOUNT_EMAIL",
             "SERVICE_ACCOUNT", "TRIGGER_NAME", "COMMIT_SHA", "REVISION_ID", "SHORT_SHA", "REPO_NAME",
@@ -174,7 +174,7 @@ class Pipeline:
                               "traffic": [{"percent": 100, "revisionName": "bert-qa-00001-abc"},
                                           {"tag": TAG, "url": service_url}]}}
         describe = ["run", "services", "describe", "bert-qa"]
-        img.fake_tool(self.bin, "gcloud", self.log, [
+        fake_tools.fake_tool(self.bin, "gcloud", self.log, [
             {"prefix": describe, "with": ["--format=json"], "stdout": json.dumps(service)},
             {"prefix": describe, "rc": 0 if service_exists else 1},
             {"prefix": ["auth", "print-identity-token"], "stdout": "id-token\n"},
@@ -183,7 +183,7 @@ class Pipeline:
             {"prefix": ["storage", "cp"]}, {"prefix": ["run", "deploy"]},
             {"prefix": ["run", "services", "update-traffic"]},
         ])
-        img.fake_tool(self.bin, "docker", self.log, [
+        fake_tools.fake_tool(self.bin, "docker", self.log, [
             {"prefix": ["pull"], "rc": 1}, {"prefix": ["build"]}, {"prefix": ["push"]}])
 
     def run(self, subs: dict[str, str] | None = None) -> list[str]:
@@ -206,7 +206,7 @@ class Pipeline:
         return passed
 
     def calls(self) -> list[list[str]]:
-        return img.calls(self.log)
+        return fake_tools.calls(self.log)
 
 
 
@@ -276,7 +276,7 @@ def test_build_source_builds_the_artifact_then_stores_it(tmp_path, tiny_artifact
     _with_build_code(p)
     built = p.ws / "artifact"
     shutil.move(built, tmp_path / "made-by-build")
-    img.fake_tool(p.bin, "pip", p.log, [{"prefix": ["install"]}])
+    fake_tools.fake_tool(p.bin, "pip", p.log, [{"prefix": ["install"]}])
     (p.bin / "python").write_text(f"#!/bin/sh\necho python \"$@\" >> {tmp_path}/python.log\n"
                                   f"cp -r {tmp_path}/made-by-build {built}\n")
     (p.bin / "python").chmod(0o755)

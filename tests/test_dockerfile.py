@@ -7,8 +7,9 @@ import subprocess
 
 import pytest
 
-from tests.support.image import (BUILD_ONLY, DOCKERFILE, REPO, base_chain, copies, exec_form,
-                                 final_stage, parse_env, read_dockerfile, stage_by_name, tool)
+from bench.harness.launch import tool
+from image_assembler import (BUILD_ONLY, DOCKERFILE, REPO, base_chain, copies, exec_form, final_stage, parse_env,
+                             read_dockerfile, stage_by_name)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.support.services import FirestoreEmulator
+from bench.harness.firestore import FirestoreEmulator
 
 
 class _Refuses(BaseHTTPRequestHandler):

@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.support.services import EMULATOR_PROJECT, REPO, FirestoreEmulator, FunctionServer, emulator_env, free_port
+from bench.harness.firestore import EMULATOR_PROJECT, FirestoreEmulator, emulator_env
+from bench.harness.launch import REPO, FunctionServer, free_port, ingest as ingest_command
 
 PASSAGES = {"question": "Who ruled the duchy of Normandy?", "passage_ids": ["Normans-0000", "Normans-0001"]}
 RETRIEVE = {"question": "Who ruled the duchy of Normandy?"}
@@ -244,8 +245,7 @@ def ingest_killed_part_way(args: list[str], env: dict, stored, total: int) -> in
 
 
 def run_ingest(args: list[str], env: dict) -> None:
-    done = subprocess.run([sys.executable, "-m", "function.ingest", *args, "--quiet"], cwd=REPO,
-                          env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
+    done = ingest_command(env, *args, "--quiet", timeout_s=120)
     assert done.returncode == 0, done.stderr[-3000:]
 
 

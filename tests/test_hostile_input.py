@@ -24,7 +24,7 @@ from function.config import Settings
 from function.errors import QAError
 from function.request import QARequest, parse, read_body
 from function.store.ids import valid_passage_id
-from tests.support.services import REPO, FunctionServer
+from bench.harness.launch import REPO, FunctionServer
 
 S = Settings.from_env({})
 TRACE_WORDS = ("Traceback", 'File "', 'File \\"', "stack_trace")

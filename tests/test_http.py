@@ -7,7 +7,8 @@ import pytest
 import requests
 
 from function.store.records import Passage
-from tests.support.services import FunctionServer, emulator_env, free_port, ingest
+from bench.harness.firestore import emulator_env
+from bench.harness.launch import FunctionServer, free_port, ingest
 
 SAMPLE_IDS = ["Normans-0000", "Normans-0001", "Jacksonville,_Florida-0003"]
 

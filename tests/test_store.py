@@ -72,7 +72,7 @@ def test_shared_answer_cache_respects_expiry(store):
 
 @pytest.mark.firestore
 def test_an_unreachable_firestore_fails_fast_with_503(monkeypatch):
-    from tests.support.services import free_port
+    from bench.harness.launch import free_port
     from function.errors import StoreUnavailable
     from function.store.firestore import FirestoreStore
 

@@ -1,6 +1,6 @@
 """What fewer layers would buy: int8 latency of the student cut to 1, 2 and 3 layers.
 
-    .venv/bin/python scripts/layers_latency.py [--model build/distil/model] [--rounds 5]
+    .venv/bin/python -m experiments.layers_latency [--model build/distil/model] [--rounds 5]
 
 Latency does not depend on the weights, so no training is needed: the first N
 layers of the trained student (``build/distil/model``, from the sandbox build)
@@ -18,21 +18,19 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from build_model import benchmark, hf
+from build_model.load_variants import preoptimize
+from build_model.onnx_export import export_onnx, optimize_bert
+from build_model.quantize import Candidate, graph_ops, quantize_candidate
+from build_model.student import derive_student
+from function.artifact import load_manifest
+from function.onnx_model import OnnxQAModel
+from function.tokenizer import QATokenizer
 
-from build_model import benchmark, hf  # noqa: E402
-from build_model.load_variants import preoptimize  # noqa: E402
-from build_model.onnx_export import export_onnx, optimize_bert  # noqa: E402
-from build_model.quantize import Candidate, graph_ops, quantize_candidate  # noqa: E402
-from build_model.student import derive_student  # noqa: E402
-from function.artifact import load_manifest  # noqa: E402
-from function.onnx_model import OnnxQAModel  # noqa: E402
-from function.tokenizer import QATokenizer  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
 
 
 def build_int8(model_dir: Path, layers: int, quantization: dict, opset: int, work: Path) -> Path:
@@ -48,7 +46,8 @@ def build_int8(model_dir: Path, layers: int, quantization: dict, opset: int, wor
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(prog="python -m experiments.layers_latency", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", type=Path, default=REPO / "build" / "distil" / "model",
                    help="the trained student (a transformers folder)")
     p.add_argument("--artifact", type=Path, default=REPO / "artifact")

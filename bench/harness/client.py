@@ -1,4 +1,4 @@
-"""HTTP client side of the benchmarks: one request, a sequential latency run, a concurrent throughput run.
+"""HTTP client side of the tests and benchmarks: one request, a sequential latency run, a concurrent throughput run.
 
 A fresh loopback connection per request (as a front end without keep-alive
 would make; it costs a fraction of a millisecond here). Latency is measured
@@ -24,12 +24,21 @@ class Reply:
 
 
 def post(url: str, payload: dict, timeout_s: float = 120.0) -> Reply:
+    return _request("POST", url, json.dumps(payload).encode(), timeout_s)
+
+
+def get(url: str, timeout_s: float = 10.0) -> Reply:
+    return _request("GET", url, None, timeout_s)
+
+
+def _request(method: str, url: str, data: bytes | None, timeout_s: float) -> Reply:
+    """One request on a fresh connection; any HTTP status is a reply, a connection failure raises OSError."""
     parts = urlsplit(url)
-    data = json.dumps(payload).encode()
+    headers = {"Content-Type": "application/json"} if data is not None else {}
     t0 = time.perf_counter()
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout_s)
     try:
-        conn.request("POST", parts.path or "/", body=data, headers={"Content-Type": "application/json"})
+        conn.request(method, parts.path or "/", body=data, headers=headers)
         resp = conn.getresponse()
         raw = resp.read()
     finally:

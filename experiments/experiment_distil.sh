@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One distillation variant beside the main build, sharing its finished teacher stage.
-#   scripts/experiment_distil.sh NAME [--set section.key=value ...]
+#   experiments/experiment_distil.sh NAME [--set section.key=value ...]
 # writes build/exp-NAME/distil (stage.json holds dev EM/F1 and the training history).
 # A variant worth shipping is copied to build/distil and the config set to match it:
 # the next `python -m build_model` then skips teacher and distil (same inputs hash).

@@ -1,4 +1,4 @@
-"""Resident memory of a process tree, from Linux /proc.
+"""Resident memory of a process tree, from Linux /proc: the one memory reader of the tests and benchmarks.
 
 functions-framework runs gunicorn: a master process that imported the
 function module and one forked worker that serves (and loads the model), so a

@@ -1,4 +1,7 @@
-"""Summaries of measured values: percentiles, min / median / max, ratios. Pure functions."""
+"""Summaries of measured values: percentiles, min / median / max, ratios. Pure functions.
+
+``percentile`` is the one percentile of the tests and benchmarks (linear between closest ranks).
+"""
 
 from __future__ import annotations
 

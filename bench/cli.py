@@ -1,0 +1,46 @@
+"""``python -m bench <command>``: the one entry for measurements (see bench/README.md).
+
+Without a command (or with options only) it runs ``serving``, as it always has.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# command -> (module with main(argv), what it measures)
+COMMANDS = {
+    "serving": ("bench.run", "cold start, warm latency, throughput and memory of ours against the alternatives "
+                             "(the default)"),
+    "cold-start": ("bench.cold_start", "cold starts of our function alone; --load and --variant for A/B runs"),
+    "load": ("bench.load_test", "bounded load test against the Firestore emulator (exit 1 on errors or growth)"),
+    "retrieval": ("bench.retrieval", "questions without passage ids: recall, EM/F1, retrieve time"),
+    "memory": ("bench.memory_steps", "resident memory after each step of a cold start, in one process"),
+    "image": ("bench.image", "the serving image laid out without Docker: size, startup, profile"),
+    "stand-in": ("bench.standin", "an int8 artifact of the shipped shape from a public encoder (junk answers)"),
+    "all": ("bench.measure_all", "every measurement the README cites, one after the other, a log each"),
+}
+DEFAULT = "serving"
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = ["usage: python -m bench [COMMAND] [OPTIONS]   (python -m bench COMMAND --help for its options)",
+             "", "commands:"]
+    lines += [f"  {name:{width}}  {what}" for name, (_, what) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    if argv and not argv[0].startswith("-"):
+        name, rest = argv[0], argv[1:]
+        if name not in COMMANDS:
+            print(f"python -m bench: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+            return 2
+    else:
+        name, rest = DEFAULT, argv
+    return importlib.import_module(COMMANDS[name][0]).main(rest)

@@ -1,0 +1,148 @@
+"""The Dockerfile, read: stages, their instructions, what each stage copies and where.
+
+Enough of the Dockerfile's syntax for this repository's Dockerfile (FROM ... AS,
+continued lines, comments, COPY/RUN flags, exec-form CMD, ENV); anything the
+assembler cannot reproduce is refused rather than guessed.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+REPO = Path(__file__).resolve().parent.parent
+DOCKERFILE = REPO / "Dockerfile"
+
+
+@dataclass
+class Instruction:
+    keyword: str  # upper case
+    args: str  # the rest of the line, continuations joined
+    flags: dict[str, str] = field(default_factory=dict)  # --from=..., --chown=...
+
+
+@dataclass
+class Stage:
+    base: str
+    name: str
+    instructions: list[Instruction]
+
+    def all(self, keyword: str) -> list[Instruction]:
+        return [i for i in self.instructions if i.keyword == keyword]
+
+
+def _logical_lines(text: str) -> list[str]:
+    lines, current = [], ""
+    for raw in text.splitlines():
+        stripped = raw.strip()
+        if not current and (not stripped or stripped.startswith("#")):
+            continue
+        if current and stripped.startswith("#"):
+            continue  # comment inside a continued instruction
+        if stripped.endswith("\\"):
+            current += stripped[:-1] + " "
+            continue
+        lines.append((current + stripped).strip())
+        current = ""
+    if current.strip():
+        lines.append(current.strip())
+    return lines
+
+
+def _split_flags(args: str) -> tuple[dict[str, str], str]:
+    flags = {}
+    while args.startswith("--"):
+        token, _, args = args.partition(" ")
+        key, _, value = token[2:].partition("=")
+        flags[key] = value
+        args = args.lstrip()
+    return flags, args
+
+
+def read_dockerfile(path: Path = DOCKERFILE) -> list[Stage]:
+    stages: list[Stage] = []
+    for line in _logical_lines(path.read_text(encoding="utf-8")):
+        keyword, _, args = line.partition(" ")
+        keyword, args = keyword.upper(), args.strip()
+        if keyword == "FROM":
+            flags, rest = _split_flags(args)
+            parts = rest.split()
+            name = parts[2] if len(parts) == 3 and parts[1].upper() == "AS" else ""
+            stages.append(Stage(parts[0], name, []))
+            continue
+        if not stages:
+            continue  # global ARGs
+        flags, rest = _split_flags(args) if keyword in ("COPY", "ADD", "RUN") else ({}, args)
+        stages[-1].instructions.append(Instruction(keyword, rest, flags))
+    return stages
+
+
+def exec_form(args: str) -> list[str]:
+    """A JSON-array CMD/ENTRYPOINT; raises ValueError for the shell form."""
+    value = json.loads(args)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"not an exec-form array: {args}")
+    return value
+
+
+def parse_env(args: str) -> dict[str, str]:
+    """``ENV a=1 b="two words"`` (or the legacy ``ENV a 1``) into a dict, values unexpanded."""
+    tokens = shlex.split(args, posix=True)
+    if tokens and "=" not in tokens[0]:
+        return {tokens[0]: " ".join(tokens[1:])}
+    return dict(t.split("=", 1) for t in tokens)
+
+
+def final_stage(stages: list[Stage] | None = None) -> Stage:
+    return (stages or read_dockerfile())[-1]
+
+
+def stage_by_name(stages: list[Stage], name: str) -> Stage:
+    for s in stages:
+        if s.name == name:
+            return s
+    raise KeyError(f"no stage named {name!r} in the Dockerfile")
+
+
+def base_chain(stages: list[Stage], stage: Stage) -> list[Stage]:
+    """The stage and the stages it is built FROM, nearest first."""
+    chain = [stage]
+    names = {s.name: s for s in stages if s.name}
+    while chain[-1].base in names:
+        chain.append(names[chain[-1].base])
+    return chain
+
+
+@dataclass
+class Copy:
+    sources: list[str]
+    dest: str  # absolute path in the image
+    from_stage: str  # "" for the build context
+
+
+def copies(stage: Stage) -> list[Copy]:
+    """The stage's COPY instructions, destinations made absolute against WORKDIR."""
+    workdir = PurePosixPath("/")
+    found = []
+    for ins in stage.instructions:
+        if ins.keyword == "WORKDIR":
+            workdir = workdir / ins.args
+        elif ins.keyword in ("COPY", "ADD"):
+            if ins.keyword == "ADD":
+                raise ValueError("ADD is not supported here; the Dockerfile should use COPY")
+            parts = exec_form(ins.args) if ins.args.startswith("[") else ins.args.split()
+            *sources, dest = parts
+            absolute = workdir / dest
+            dest_s = str(absolute) + ("/" if dest.endswith("/") or dest in (".", "./") else "")
+            found.append(Copy(sources, dest_s, ins.flags.get("from", "")))
+    return found
+
+
+def workdir(stage: Stage) -> str:
+    wd = PurePosixPath("/")
+    for ins in stage.instructions:
+        if ins.keyword == "WORKDIR":
+            wd = wd / ins.args
+    return str(wd)

@@ -1,0 +1,195 @@
+"""The serving image's final stage laid out on disk, as the Dockerfile builds it.
+
+``assemble`` builds what the final stage holds: a fresh virtual environment
+from ``requirements.txt`` only (for ``COPY --from=<stage> /opt/venv``),
+exactly the paths the stage copies from the build context (minus what
+``.dockerignore`` drops), and the stage's byte-compilation step. An image path
+``/app/main.py`` lands at ``<root>/app/main.py``; ``Image.env()`` maps the
+stage's ``ENV`` the same way, so the function starts as the image's ``CMD``
+starts it. ``sizes`` measures the image's own layers.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from image_assembler.dockerfile import (REPO, Stage, base_chain, copies, exec_form, final_stage, parse_env,
+                                        read_dockerfile, stage_by_name, workdir)
+
+# Packages of the build stage that must never reach the serving image.
+BUILD_ONLY = ("torch", "transformers", "onnx", "onnxscript", "safetensors", "matplotlib")
+
+
+def dockerignored(rel: PurePosixPath) -> bool:
+    """What .dockerignore drops inside the allowed folders: caches and tests."""
+    return any(p in ("__pycache__", "tests") for p in rel.parts) or rel.suffix in (".pyc", ".pyo", ".pyd")
+
+
+def copy_tree(src: Path, dst: Path) -> None:
+    if src.is_file():
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+        return
+    for path in sorted(src.rglob("*")):
+        rel = PurePosixPath(path.relative_to(src).as_posix())
+        if dockerignored(rel) or not path.is_file():
+            continue
+        target = dst / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+
+
+@dataclass
+class Image:
+    root: Path  # the image's "/" on disk
+    stage: Stage
+    venv: Path
+
+    def path(self, image_path: str) -> Path:
+        return self.root / image_path.lstrip("/")
+
+    @property
+    def workdir(self) -> Path:
+        return self.path(workdir(self.stage))
+
+    def env(self, base: dict[str, str] | None = None) -> dict[str, str]:
+        """The final stage's ENV (inherited stages first), image paths mapped into ``root``."""
+        env = dict(base if base is not None else os.environ)
+        env.pop("PYTHONPATH", None)  # nothing from the repository may leak in
+        env.pop("VIRTUAL_ENV", None)
+        stages = read_dockerfile()
+        for stage in reversed(base_chain(stages, self.stage)):
+            for ins in stage.all("ENV"):
+                for key, value in parse_env(ins.args).items():
+                    value = re.sub(r"\$\{?(\w+)\}?", lambda m: env.get(m.group(1), ""), value)
+                    env[key] = self._map_paths(value)
+        return env
+
+    def _map_paths(self, value: str) -> str:
+        for prefix in ("/opt/venv", workdir(self.stage)):
+            value = re.sub(rf"(^|:){re.escape(prefix)}(?=/|:|$)",
+                           lambda m: m.group(1) + str(self.path(prefix)), value)
+        return value
+
+    def command(self) -> list[str]:
+        cmd = exec_form(self.stage.all("CMD")[-1].args)
+        exe = shutil.which(cmd[0], path=self.env()["PATH"])
+        if exe is None:
+            raise FileNotFoundError(f"{cmd[0]} is not on the image's PATH")
+        return [exe, *cmd[1:]]
+
+    def python(self) -> Path:
+        return self.venv / "bin" / "python"
+
+    def installed(self) -> list[str]:
+        out = subprocess.run([str(self.python()), "-c",
+                              "import importlib.metadata as m; print('\\n'.join(sorted("
+                              "d.metadata['Name'].lower() for d in m.distributions())))"],
+                             capture_output=True, text=True, check=True, env=self.env())
+        return out.stdout.split()
+
+
+def make_venv(venv: Path, requirements: Path, quiet: bool = True) -> None:
+    """As the Dockerfile's runtime-deps stage: ``venv --without-pip``, then pip from outside installs into it."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    cmd = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
+           "--disable-pip-version-check", "-r", str(requirements)]
+    done = subprocess.run(cmd, capture_output=quiet, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"pip install -r {requirements} failed:\n{(done.stdout or '')[-2000:]}"
+                           f"{(done.stderr or '')[-3000:]}")
+
+
+def assemble(root: Path, sources: dict[str, Path] | None = None, compile_code: bool = True) -> Image:
+    """Lay out the final stage under ``root``. ``sources`` replaces build-context paths (``artifact/``)."""
+    stages = read_dockerfile()
+    stage = final_stage(stages)
+    sources = sources or {}
+    venv = None
+    for cp in copies(stage):
+        if cp.from_stage:
+            producer = stage_by_name(stages, cp.from_stage)
+            if cp.sources != ["/opt/venv"] or "requirements.txt" not in " ".join(
+                    i.args for i in producer.all("COPY")):
+                raise ValueError(f"COPY --from={cp.from_stage} {cp.sources}: only the runtime venv "
+                                 f"built from requirements.txt is supported here")
+            venv = root / cp.dest.strip("/")
+            make_venv(venv, REPO / "requirements.txt")
+            continue
+        for src in cp.sources:
+            origin = sources.get(src, REPO / src)
+            if not origin.exists():
+                raise FileNotFoundError(f"COPY source {src} does not exist ({origin})")
+            if cp.dest.endswith("/") and origin.is_file():
+                target = root / cp.dest.strip("/") / origin.name
+            else:
+                target = root / cp.dest.strip("/")
+            copy_tree(origin, target)
+    if venv is None:
+        raise ValueError("the final stage copies no virtual environment")
+    image = Image(root, stage, venv)
+    for ins in stage.all("RUN"):
+        _run(image, ins.args, compile_code)
+    return image
+
+
+def _run(image: Image, command: str, compile_code: bool) -> None:
+    """The final stage's RUN steps that shape the files: byte-compilation. User set-up is skipped."""
+    if re.match(r"^(groupadd|useradd)\b", command):
+        return  # the non-root user: checked by test_dockerfile.py, not reproducible here
+    if "compileall" in command:
+        if compile_code:
+            mapped = command.replace("/opt/venv", str(image.path("/opt/venv")))
+            subprocess.run(mapped, shell=True, check=True, cwd=image.workdir, env=image.env())
+        return
+    raise ValueError(f"image_assembler does not know how to reproduce `RUN {command}`")
+
+
+# ---- sizes -------------------------------------------------------------------
+
+def tree_bytes(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+class _Counter:
+    def __init__(self):
+        self.n = 0
+
+    def write(self, b):
+        self.n += len(b)
+        return len(b)
+
+    def flush(self):
+        pass
+
+
+def gzip_tar_bytes(paths: list[Path], root: Path) -> int:
+    """Size of the paths as one gzip'd tar (how registries store layers): the push/pull size."""
+    counter = _Counter()
+    with gzip.GzipFile(fileobj=counter, mode="wb", compresslevel=6, mtime=0) as gz:
+        with tarfile.open(fileobj=gz, mode="w") as tar:
+            for p in paths:
+                tar.add(p, arcname=str(p.relative_to(root)))
+    return counter.n
+
+
+def sizes(image: Image) -> dict:
+    code = [image.workdir / "main.py", image.workdir / "function"]
+    parts = {
+        "venv": tree_bytes(image.venv),
+        "artifact": tree_bytes(image.workdir / "artifact"),
+        "code": sum(tree_bytes(p) for p in code),
+    }
+    parts["total"] = sum(parts.values())
+    parts["total_gzip"] = gzip_tar_bytes([image.venv, image.workdir], image.root)
+    return parts
