@@ -8,7 +8,9 @@ the export stage whose record names it (``export/stage.json``: the fp32 ONNX
 graph). An artifact without that record (a stand-in) falls back to the first
 existing checkpoint of ``FALLBACK_CHECKPOINTS``, and its fp32 graph is
 exported here from that checkpoint with the build stage's own export code;
-the results then say the weights are not the artifact's.
+the results then say the weights are not the artifact's. Where there is no
+checkpoint at all (a fresh clone), ``bench.standin`` makes one of the
+artifact's architecture with random weights (``Source.stand_in``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,20 @@ class Source:
     path: Path
     how: str  # why this one: for the results
     matches_artifact: bool
+    stand_in: bool = False  # random weights in the artifact's architecture: speed and memory only
+
+    def record(self) -> dict:
+        """Where it came from, for the results."""
+        return {"path": str(self.path), "how": self.how, "matches_artifact": self.matches_artifact,
+                "weights": "stand-in" if self.stand_in else "trained"}
+
+
+def stand_in(artifact: Path, work: Path) -> Source:
+    """The PyTorch checkpoint to serve when none of the artifact's is at hand (``bench.standin``)."""
+    from bench import standin
+
+    folder, how = standin.checkpoint(artifact, work)
+    return Source(folder, how, False, stand_in=True)
 
 
 def student_checkpoint(manifest: dict) -> str | None:
@@ -116,9 +132,10 @@ def fp32_artifact(manifest: dict, artifact: Path, build: Path, pytorch: Source |
     elif pytorch is not None:
         key = _fingerprint(pytorch.path)[:12]
         graph, optimized = export_fp32(pytorch.path, work / f"fp32-onnx-{key}"), True
-        source = Source(graph, f"exported here from {pytorch.path} ({pytorch.how})", pytorch.matches_artifact)
+        source = Source(graph, f"exported here from {pytorch.path} ({pytorch.how})", pytorch.matches_artifact,
+                        pytorch.stand_in)
     else:
         raise FileNotFoundError("no fp32 ONNX graph and no PyTorch checkpoint to export one from: "
                                 "pass --fp32-artifact or --pytorch-model")
     folder = make_artifact(graph, optimized, artifact, work / "fp32-artifact", f"{source.how}: {graph}")
-    return Source(folder, source.how, source.matches_artifact)
+    return Source(folder, source.how, source.matches_artifact, source.stand_in)

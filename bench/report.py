@@ -188,6 +188,11 @@ def render(results: dict) -> str:
     for c in results["contenders"]:
         out.append(f"- **{c['label']}**: {c['description']}")
     out.append("")
+    stand_ins = [c["label"] for c in results["contenders"] if c.get("weights") == "stand-in"]
+    if stand_ins:
+        out += [f"> **Stand-in weights:** {' and '.join(stand_ins)} served random weights in the artifact's "
+                "architecture (no PyTorch checkpoint of the artifact was at hand): their speed and memory compare "
+                "with ours, their answers do not.", ""]
     for section in (cold_section, warm_section, throughput_section):
         lines = section(results)
         if lines:

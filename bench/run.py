@@ -5,6 +5,11 @@ Contenders (all served by functions-framework the same way, see bench/README.md)
   fp32      our function serving the fp32 ONNX graph of the same checkpoint
   pipeline  transformers + PyTorch with the same fine-tuned weights (``bench/alt_pipeline.py``)
 
+Without a PyTorch checkpoint of the artifact (a fresh clone has no build
+folder), pipeline and fp32 serve stand-in weights: random, in the artifact's
+architecture (``bench/standin.py``); their speed and memory compare with
+ours, their answers do not, and the results say so.
+
 Writes ``serving.json``, ``serving.md`` and ``serving-*.png`` into ``--out``.
 """
 
@@ -39,7 +44,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--throughput-requests", type=int, default=200, help="requests per concurrency level")
     p.add_argument("--contenders", nargs="+", choices=CONTENDERS, default=list(CONTENDERS))
     p.add_argument("--pytorch-model", type=Path, help="PyTorch checkpoint folder for the pipeline "
-                   "(default: found in --build-dir from the artifact's manifest)")
+                   "(default: found in --build-dir from the artifact's manifest, else stand-in weights)")
     p.add_argument("--fp32-artifact", type=Path, help="artifact folder with the fp32 ONNX model "
                    "(default: made from the export stage's graph, or exported from the PyTorch checkpoint)")
     p.add_argument("--build-dir", type=Path, default=REPO / "build", help="where the build stage's work folders are")
@@ -61,7 +66,7 @@ def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dic
     artifact = args.artifact.resolve()
     manifest = json.loads((artifact / "manifest.json").read_text())
     contenders, described, sources = [setup.ours(artifact)], [], {"artifact": str(artifact)}
-    described.append({"name": "ours", "label": "ours (int8 ONNX)", "short": "int8",
+    described.append({"name": "ours", "label": "ours (int8 ONNX)", "short": "int8", "weights": "trained",
                       "description": f"this function serving `{manifest['name']}` "
                                      f"({manifest['artifact_hash'][:12]}) from {artifact}"})
     pytorch = None
@@ -69,18 +74,19 @@ def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dic
         pytorch = (alternatives.Source(args.pytorch_model.resolve(), "given with --pytorch-model", True)
                    if args.pytorch_model else alternatives.find_pytorch(manifest, args.build_dir))
         if pytorch is None:
-            raise SystemExit("no PyTorch checkpoint found: pass --pytorch-model")
-        sources["pytorch"] = {"path": str(pytorch.path), "how": pytorch.how,
-                              "matches_artifact": pytorch.matches_artifact}
+            log("no PyTorch checkpoint of the artifact: making one of its architecture with random weights")
+            pytorch = alternatives.stand_in(artifact, work)
+        sources["pytorch"] = pytorch.record()
     if "fp32" in args.contenders:
         if args.fp32_artifact:
             fp32 = alternatives.Source(args.fp32_artifact.resolve(), "given with --fp32-artifact", True)
         else:
             log("preparing the fp32 artifact")
             fp32 = alternatives.fp32_artifact(manifest, artifact, args.build_dir, pytorch, work)
-        sources["fp32"] = {"path": str(fp32.path), "how": fp32.how, "matches_artifact": fp32.matches_artifact}
+        sources["fp32"] = fp32.record()
         contenders.append(setup.ours(fp32.path, "fp32", "ours (fp32 ONNX)"))
         described.append({"name": "fp32", "label": "ours (fp32 ONNX)", "short": "fp32",
+                          "weights": sources["fp32"]["weights"],
                           "description": f"this function serving the fp32 ONNX graph ({fp32.how})"})
     if "pipeline" in args.contenders:
         from bench.hf_qa import has_qa_pipeline
@@ -90,6 +96,7 @@ def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dic
                 "5 removed (`bench/hf_qa.py`)")
         contenders.append(setup.pipeline(pytorch.path, artifact))
         described.append({"name": "pipeline", "label": "transformers + PyTorch", "short": "PyTorch",
+                          "weights": sources["pytorch"]["weights"],
                           "description": f"{kind} on PyTorch with the checkpoint {pytorch.path} ({pytorch.how}), "
                                          f"served by `bench/alt_pipeline.py`, a functions-framework target of the "
                                          f"same shape as ours"})

@@ -1,7 +1,9 @@
 """The benchmark's own code: percentiles, /proc parsing, passages, span selection, report rendering.
 
 Everything here is hermetic and fast except ``test_whole_bench_end_to_end`` (marked slow), which
-runs ``python -m bench serving`` with tiny settings on the tiny artifact.
+runs ``python -m bench serving`` with tiny settings on the tiny artifact, and
+``test_serving_without_a_checkpoint_uses_stand_in_weights``, the same with no PyTorch checkpoint
+at hand (a fresh clone), which serves stand-in weights and says so.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench import alternatives, cold_start, machine, passages, report
+from bench import alternatives, cold_start, machine, passages, report, standin
 from bench.harness import proctree, stats
 from bench.harness.client import concurrent
 from bench.harness.launch import cold_start_lines
@@ -425,3 +427,37 @@ def test_whole_bench_end_to_end(tiny_artifact, tmp_path, monkeypatch):
     assert "### Cold start" in md and "### Warm latency" in md and "### Throughput" in md
     assert all((out / f"serving-{k}.png").stat().st_size > 0 for k in ("cold-start", "latency", "throughput"))
 
+
+def test_stand_in_architecture_is_read_from_the_graph(tiny_artifact):
+    config, where = standin.architecture(tiny_artifact.folder)
+    tiny = tiny_artifact.model.config
+    assert config == {"vocab_size": tiny.vocab_size, "hidden_size": tiny.hidden_size,
+                      "num_hidden_layers": tiny.num_hidden_layers, "num_attention_heads": tiny.num_attention_heads,
+                      "intermediate_size": tiny.intermediate_size,
+                      "max_position_embeddings": tiny.max_position_embeddings, "type_vocab_size": tiny.type_vocab_size}
+    assert where == "the graph model.onnx"
+
+
+def test_serving_without_a_checkpoint_uses_stand_in_weights(tiny_artifact, tmp_path):
+    """A fresh clone (no build folder): PyTorch and fp32 serve random weights of the artifact's shape, and say so."""
+    from bench.cli import main
+
+    out = tmp_path / "results"
+    argv = ["serving", "--artifact", str(tiny_artifact.folder), "--runs", "1", "--requests", "1", "--warmup", "0",
+            "--lengths", "48", "--clients", "--throughput-requests", "0", "--no-firestore",
+            "--build-dir", str(tmp_path / "fresh-clone" / "build"), "--out", str(out)]
+    assert main(argv) == 0
+
+    results = json.loads((out / "serving.json").read_text())
+    weights = {c["name"]: c["weights"] for c in results["contenders"]}
+    assert weights == {"ours": "trained", "fp32": "stand-in", "pipeline": "stand-in"}
+    assert results["meta"]["sources"]["pytorch"]["weights"] == "stand-in"
+    assert results["meta"]["sources"]["fp32"]["weights"] == "stand-in"
+    assert "stand-in: random weights in the artifact's architecture (2 layers, hidden 32, 2 heads" in \
+        results["meta"]["sources"]["pytorch"]["how"]
+    assert results["meta"]["command"].startswith("python -m bench serving --artifact")
+    for name in ("ours", "fp32", "pipeline"):  # every contender served: speed and memory were measured
+        [run] = results["cold_start"][name]["runs"]
+        assert run["first_answer_ms"] > 0 and run["peak_rss_mb"] > 0
+    md = (out / "serving.md").read_text()
+    assert "> **Stand-in weights:** ours (fp32 ONNX) and transformers + PyTorch served random weights" in md
