@@ -8,7 +8,7 @@ import shlex
 import sys
 from pathlib import Path
 
-STAGES = ("teacher", "distil", "export", "quantize", "package")
+STAGES = ("teacher", "base", "distil", "export", "quantize", "package")
 DEFAULT_CONFIG = Path(__file__).parent / "configs" / "sandbox.toml"
 
 

@@ -53,9 +53,10 @@ class TeacherConfig:
 
 @dataclass(frozen=True)
 class StudentConfig:
-    model: str = ""  # a given checkpoint; empty: derive from the teacher by keeping layers
+    model: str = ""  # a given checkpoint; empty: keep layers of [base] (or of the teacher without one)
     keep_layers: tuple[int, ...] = (0, 2, 4)
     augment_pairs: int = 0  # extra (question, other paragraph of its article) pairs per question
+    base_weight: float = 0.0  # weight of [base]'s distributions mixed with the teacher's (an ensemble teacher)
     train_seq_len: int = 256
     train_stride: int = 96
     epochs: float = 3.0
@@ -104,6 +105,7 @@ class PackageConfig:
 class BuildConfig:
     data: DataConfig
     teacher: TeacherConfig
+    base: TeacherConfig | None = None  # the encoder the student is cut from, fine-tuned first
     student: StudentConfig = field(default_factory=StudentConfig)
     sequence: SequenceConfig = field(default_factory=SequenceConfig)
     export: ExportConfig = field(default_factory=ExportConfig)
@@ -114,7 +116,8 @@ class BuildConfig:
 
     def section_hash(self, *names: str) -> str:
         """Stable hash of some sections, for skipping stages whose inputs did not change."""
-        parts = {n: dataclasses.asdict(getattr(self, n)) for n in names}
+        parts = {n: dataclasses.asdict(getattr(self, n)) if getattr(self, n) is not None else None
+                 for n in names}
         blob = json.dumps(parts, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()
 
@@ -160,13 +163,13 @@ def load_config(path: str | Path, overrides: dict | None = None) -> BuildConfig:
         section, _, key = dotted.rpartition(".")
         target = raw.setdefault(section, {}) if section else raw
         target[key] = value
-    base = path.parent
+    folder = path.parent
     sections = {
         "data": DataConfig, "teacher": TeacherConfig, "student": StudentConfig,
         "sequence": SequenceConfig, "export": ExportConfig, "quantize": QuantizeConfig,
         "package": PackageConfig,
     }
-    unknown = sorted(set(raw) - set(sections) - {"work_dir", "threads"})
+    unknown = sorted(set(raw) - set(sections) - {"base", "work_dir", "threads"})
     if unknown:
         raise ConfigError(f"unknown sections: {', '.join(unknown)}")
     for required in ("data", "teacher"):
@@ -174,14 +177,17 @@ def load_config(path: str | Path, overrides: dict | None = None) -> BuildConfig:
             raise ConfigError(f"the configuration needs a [{required}] section")
     built = {name: _build(cls, raw.get(name, {}), name) for name, cls in sections.items()}
     built["data"] = dataclasses.replace(
-        built["data"], train=_resolve(built["data"].train, base), dev=_resolve(built["data"].dev, base)
+        built["data"], train=_resolve(built["data"].train, folder), dev=_resolve(built["data"].dev, folder)
     )
-    built["teacher"] = dataclasses.replace(built["teacher"], model=_resolve(built["teacher"].model, base))
-    built["student"] = dataclasses.replace(built["student"], model=_resolve(built["student"].model, base))
-    built["package"] = dataclasses.replace(built["package"], out=_resolve(built["package"].out, base))
+    built["teacher"] = dataclasses.replace(built["teacher"], model=_resolve(built["teacher"].model, folder))
+    if "base" in raw:
+        built["base"] = _build(TeacherConfig, raw["base"], "base")
+        built["base"] = dataclasses.replace(built["base"], model=_resolve(built["base"].model, folder))
+    built["student"] = dataclasses.replace(built["student"], model=_resolve(built["student"].model, folder))
+    built["package"] = dataclasses.replace(built["package"], out=_resolve(built["package"].out, folder))
     cfg = BuildConfig(
         **built,
-        work_dir=_resolve(str(raw.get("work_dir", "build")), base),
+        work_dir=_resolve(str(raw.get("work_dir", "build")), folder),
         threads=int(raw.get("threads", 0)),
     )
     _validate(cfg)
@@ -194,8 +200,10 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("sequence.max_seq_len must be between 32 and 512")
     if not 0 <= s.stride < s.max_seq_len - s.max_query_tokens - 3:
         raise ConfigError("sequence.stride must leave room for new passage tokens in each window")
-    for name in ("teacher", "student"):
+    for name in ("teacher", "base", "student"):
         sec = getattr(cfg, name)
+        if sec is None:
+            continue
         if sec.epochs <= 0 or sec.batch_size < 1 or sec.learning_rate <= 0:
             raise ConfigError(f"[{name}] epochs, batch_size and learning_rate must be positive")
         if not sec.train_stride < sec.train_seq_len - s.max_query_tokens - 3:
@@ -204,6 +212,10 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("[student] needs a model or keep_layers")
     if not 0.0 <= cfg.student.alpha <= 1.0 or cfg.student.temperature <= 0:
         raise ConfigError("[student] alpha must be in [0, 1] and temperature positive")
+    if not 0.0 <= cfg.student.base_weight < 1.0:
+        raise ConfigError("[student] base_weight must be in [0, 1)")
+    if cfg.student.base_weight and cfg.base is None:
+        raise ConfigError("[student] base_weight mixes in [base]'s distributions: add a [base] section")
     q = cfg.quantize
     if q.max_f1_drop < 0 or q.max_em_drop < 0:
         raise ConfigError("[quantize] max_f1_drop and max_em_drop must be >= 0")

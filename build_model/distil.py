@@ -1,9 +1,14 @@
-"""Stage 2, distil: train a smaller student on the teacher's soft targets.
+"""Stage 3, distil: train a smaller student on the teacher's soft targets.
 
-The student is ``[student] model`` when given (it must tokenize exactly as the
-teacher does), else a copy of the teacher with only ``keep_layers``. The
-teacher's logits for every training feature are computed once and cached in
-the stage folder (``build_model.kd``). ``augment_pairs = k`` adds, for each
+The student is ``[student] model`` when given (it must tokenize exactly as
+``[base]``, or the teacher without one, does), else a copy of ``keep_layers``
+of the fine-tuned ``[base]`` (or of the teacher). The teacher may tokenize
+differently: it reads its own window over the same characters and its
+distributions are carried onto the student's tokens (``build_model.align``).
+Its logits for every training feature are computed once and cached in
+``<work_dir>/teacher_logits`` (``build_model.kd``), shared by students of any
+depth. ``base_weight`` mixes ``[base]``'s distributions into the target (an
+ensemble of two teachers). ``augment_pairs = k`` adds, for each
 training question, k other paragraphs of the same article: the question has
 no gold answer there, and the student learns the teacher's soft "not here"
 (DistilBERT's SQuAD recipe uses the teacher the same way).
@@ -17,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from build_model import hf, kd, teacher
+from build_model import align, hf, kd, teacher
 from build_model.config import BuildConfig
 from build_model.evaluate import evaluate, torch_infer
 from build_model.features import build_features
@@ -53,11 +58,16 @@ def augment_pairs(split: SquadSplit, k: int, seed: int) -> list[tuple[int, str]]
     return pairs
 
 
-def teacher_model_dir(cfg: BuildConfig) -> Path:
-    path = teacher.stage_dir(cfg) / "model"
-    if not (teacher.stage_dir(cfg) / "stage.json").is_file() or not (path / "config.json").is_file():
-        raise BuildFailed(f"distil needs the teacher stage's model in {path}: run --stage teacher first")
+def teacher_model_dir(cfg: BuildConfig, name: str = "teacher") -> Path:
+    path = teacher.stage_dir(cfg, name) / "model"
+    if not (teacher.stage_dir(cfg, name) / "stage.json").is_file() or not (path / "config.json").is_file():
+        raise BuildFailed(f"distil needs the {name} stage's model in {path}: run --stage {name} first")
     return path
+
+
+def logits_dir(cfg: BuildConfig) -> Path:
+    """Teacher logits, shared by every student distilled from the same teacher and features."""
+    return Path(cfg.work_dir) / "teacher_logits"
 
 
 def _fastest_device(model):
@@ -67,14 +77,33 @@ def _fastest_device(model):
     return model.to("cuda") if torch.cuda.is_available() else model
 
 
+def _soft_targets(cfg: BuildConfig, name: str, features, split, features_held_out, student_tok: QATokenizer,
+                  batch: int, log) -> tuple[list, list, dict]:
+    """``name``'s logits on the student's windows of ``features`` (cached) and of the first held-out
+    dev features (not cached), each carried onto the student's tokens."""
+    model_dir = teacher_model_dir(cfg, name)
+    tok = QATokenizer(model_dir / "tokenizer.json")
+    pad_id = tok.pair_layout()["pad_id"]
+    q = cfg.sequence.max_query_tokens
+    load = functools.cache(lambda: _fastest_device(hf.load_qa_model(str(model_dir)).eval()))
+    windows = align.teacher_windows(features, split, student_tok, tok, q)
+    logits, cache = kd.cached_teacher_logits(logits_dir(cfg) / name, source_fingerprint(str(model_dir)), load,
+                                             windows, pad_id, batch, log=log)
+    dev, held = features_held_out
+    held_logits = kd.teacher_logits(load(), align.teacher_windows(held, dev, student_tok, tok, q), pad_id, batch)
+    load.cache_clear()  # the teacher's memory is not needed while the student trains
+    return logits, held_logits, cache
+
+
 def run(cfg: BuildConfig, force: bool = False) -> dict:
     out = stage_dir(cfg)
     sc = cfg.student
-    teacher_dir = teacher_model_dir(cfg)
-    teacher_key = source_fingerprint(str(teacher_dir))
+    source = "base" if cfg.base is not None else "teacher"
+    source_dir = teacher_model_dir(cfg, source)
     inputs = {
         "config": cfg.section_hash("data", "student", "sequence"),
-        "teacher": teacher_key,
+        "teacher": source_fingerprint(str(teacher_model_dir(cfg))),
+        "base": source_fingerprint(str(source_dir)) if cfg.base is not None else None,
         "student_model": source_fingerprint(sc.model) if sc.model else None,
         "train": file_sha256(cfg.data.train),
         "dev": file_sha256(cfg.data.dev),
@@ -83,16 +112,16 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         print(f"distil: inputs unchanged, skipped ({out})")
         return record
 
-    tok_json = hf.tokenizer_json(str(teacher_dir))
-    tok = QATokenizer(teacher_dir / "tokenizer.json")
+    tok_json = hf.tokenizer_json(str(source_dir))
+    tok = QATokenizer(source_dir / "tokenizer.json")
     try:
         if sc.model:
             check_same_tokenizer(sc.model, tok.fingerprint)
             student = hf.load_qa_model(sc.model)
             origin = {"model": sc.model}
         else:
-            student = derive_student(hf.load_qa_model(str(teacher_dir)), sc.keep_layers)
-            origin = {"model": "teacher layers", "keep_layers": list(sc.keep_layers)}
+            student = derive_student(hf.load_qa_model(str(source_dir)), sc.keep_layers)
+            origin = {"model": f"{source} layers", "keep_layers": list(sc.keep_layers)}
     except StudentError as e:
         raise BuildFailed(f"distil: {e}") from None
     serve = serving_spec(cfg, tok)
@@ -103,11 +132,25 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
     dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)
     held = build_features(tok, dev, spec)[:HELD_OUT_FEATURES]
 
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = out / "distil.log.jsonl"
+
+    def log(line: str) -> None:
+        print(line, flush=True)
+        with log_path.open("a") as f:
+            f.write(line + "\n")
+
     batch = max(8, 2 * sc.batch_size)
-    load_teacher = functools.cache(lambda: _fastest_device(hf.load_qa_model(str(teacher_dir)).eval()))
-    held_logits = kd.teacher_logits(load_teacher(), held, serve.pad_id, batch)
-    logits, cache = kd.cached_teacher_logits(out, teacher_key, load_teacher, features, serve.pad_id, batch)
-    load_teacher.cache_clear()  # the teacher's memory is not needed while the student trains
+    soft = {name: _soft_targets(cfg, name, features, split, (dev, held), tok, batch, log)
+            for name in (["teacher", "base"] if sc.base_weight else ["teacher"])}
+    logits, held_logits, cache = soft["teacher"]
+    caches = {"teacher": cache}
+    if sc.base_weight:
+        w = 1.0 - sc.base_weight
+        logits = kd.ensemble(logits, soft["base"][0], w, sc.temperature)
+        held_logits = kd.ensemble(held_logits, soft["base"][1], w, sc.temperature)
+        caches["base"] = soft["base"][2]
+    del soft
     model = trainable(student)
 
     def dev_scores(m, _epoch) -> dict:
@@ -134,7 +177,8 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         "layers": student.config.num_hidden_layers,
         "features": {"total": len(features), "gold": sum(f.gold for f in features),
                      "augmented_pairs": len(pairs) - len(split.questions)},
-        "teacher_logits": cache,
+        "teacher_logits": caches,
+        "base_weight": sc.base_weight,
         "kd_held_out": {"features": len(held), "before": round(kd_before, 4), "after": round(kd_after, 4)},
         "training": training,
         "dev": {k: final[k] for k in ("exact_match", "f1", "questions")},

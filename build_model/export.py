@@ -1,4 +1,4 @@
-"""Stage 3, export: teacher and student to ONNX, fused, parity-checked, scored through the function's path.
+"""Stage 4, export: teacher and student to ONNX, fused, parity-checked, scored through the function's path.
 
 Both models are exported: the student is what ships, the teacher's fp32 ONNX
 is the yardstick of the report ("int8 student at least 2x faster"). Each

@@ -26,6 +26,12 @@ class Feature:
     question_index: int  # which question of the split it came from
     paragraph_id: str  # the passage in this window (may differ from the question's own)
     gold: bool  # labels are real (the question's own paragraph), not a [CLS] stand-in
+    token_start: int = 0  # index in the passage's tokens of the window's first passage token
+
+    @property
+    def context_len(self) -> int:
+        """Passage tokens in the window (between the separators)."""
+        return len(self.input_ids) - self.context_start - 1
 
 
 def answer_token_span(offsets: np.ndarray, char_start: int, char_end: int) -> tuple[int, int]:
@@ -87,26 +93,31 @@ def build_features(
                 if first <= span[0] and span[1] <= last:
                     start = batch.context_start + span[0] - first
                     end = batch.context_start + span[1] - first
-            features.append(Feature(ids, batch.context_start, start, end, qi, pid, span is not None))
+            features.append(Feature(ids, batch.context_start, start, end, qi, pid, span is not None,
+                                    int(batch.token_start[w])))
     return features
 
 
-def collate(features: list[Feature], pad_id: int) -> dict[str, np.ndarray]:
-    """Pad a batch of features to its longest sequence."""
-    width = max(len(f.input_ids) for f in features)
-    n = len(features)
+def collate_inputs(windows, pad_id: int) -> dict[str, np.ndarray]:
+    """Model inputs of a batch of windows (anything with ``input_ids`` and ``context_start``),
+    padded to the longest."""
+    width = max(len(f.input_ids) for f in windows)
+    n = len(windows)
     input_ids = np.full((n, width), pad_id, dtype=np.int64)
     attention_mask = np.zeros((n, width), dtype=np.int64)
     token_type_ids = np.zeros((n, width), dtype=np.int64)
-    for r, f in enumerate(features):
+    for r, f in enumerate(windows):
         t = len(f.input_ids)
         input_ids[r, :t] = f.input_ids
         attention_mask[r, :t] = 1
         token_type_ids[r, f.context_start : t] = 1
+    return {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": token_type_ids}
+
+
+def collate(features: list[Feature], pad_id: int) -> dict[str, np.ndarray]:
+    """Pad a batch of features to its longest sequence; with their answer positions."""
     return {
-        "input_ids": input_ids,
-        "attention_mask": attention_mask,
-        "token_type_ids": token_type_ids,
+        **collate_inputs(features, pad_id),
         "start_positions": np.asarray([f.start for f in features], dtype=np.int64),
         "end_positions": np.asarray([f.end for f in features], dtype=np.int64),
     }

@@ -1,4 +1,4 @@
-"""Stage 5, package: the artifact folder the function serves, its manifest, REPORT.md and report.png.
+"""Stage 6, package: the artifact folder the function serves, its manifest, REPORT.md and report.png.
 
 The artifact (``[package] out``) holds only what its manifest lists: the
 model, ``tokenizer.json``, ``manifest.json`` and the report. The stage's

@@ -13,6 +13,7 @@ class BuildFailed(RuntimeError):
 
 _MODULES = {
     "teacher": "build_model.teacher",
+    "base": "build_model.base",
     "distil": "build_model.distil",
     "export": "build_model.export",
     "quantize": "build_model.quantize",

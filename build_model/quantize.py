@@ -1,4 +1,4 @@
-"""Stage 4, quantize: dynamic int8 quantisation of the student's fused ONNX graph, candidates compared.
+"""Stage 5, quantize: dynamic int8 quantisation of the student's fused ONNX graph, candidates compared.
 
 Every combination of ``per_channel`` x ``op_types`` x ``reduce_range`` is
 quantised (int8 weights, uint8 activations quantised at run time), scored on

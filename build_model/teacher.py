@@ -1,6 +1,7 @@
 """Stage 1, teacher: take a QA model as given, or fine-tune an encoder on SQuAD-format data.
 
-The teacher tokenizes with its own tokenizer and pair layout (``<s> q </s></s> p
+The same code fine-tunes ``[base]`` (``build_model.base``), the smaller encoder
+the student's layers are cut from. The teacher tokenizes with its own tokenizer and pair layout (``<s> q </s></s> p
 </s>`` for MPNet); ``build_model.kd`` maps its distributions onto the student's
 tokens. The stage's inputs are the values that decide the trained weights (the
 encoder's files, the data, the training settings and windows), not the shape of
@@ -25,12 +26,12 @@ from build_model.specs import serving_spec, training_spec
 from function.tokenizer import QATokenizer
 
 
-def stage_dir(cfg: BuildConfig) -> Path:
-    return Path(cfg.work_dir) / "teacher"
+def stage_dir(cfg: BuildConfig, name: str = "teacher") -> Path:
+    return Path(cfg.work_dir) / name
 
 
-def settings_of(cfg: BuildConfig) -> TrainSettings:
-    tc = cfg.teacher
+def settings_of(cfg: BuildConfig, name: str = "teacher") -> TrainSettings:
+    tc = getattr(cfg, name)
     return TrainSettings(
         epochs=tc.epochs, batch_size=tc.batch_size, learning_rate=tc.learning_rate,
         warmup_ratio=tc.warmup_ratio, weight_decay=tc.weight_decay, seed=tc.seed,
@@ -38,9 +39,9 @@ def settings_of(cfg: BuildConfig) -> TrainSettings:
     )
 
 
-def stage_inputs(cfg: BuildConfig) -> dict:
-    tc, s = cfg.teacher, cfg.sequence
-    training = dataclasses.asdict(settings_of(cfg))
+def stage_inputs(cfg: BuildConfig, name: str = "teacher") -> dict:
+    tc, s = getattr(cfg, name), cfg.sequence
+    training = dataclasses.asdict(settings_of(cfg, name))
     for untouched in ("threads", "checkpoint_every", "temperature", "alpha"):
         training.pop(untouched)
     return {
@@ -57,13 +58,18 @@ def stage_inputs(cfg: BuildConfig) -> dict:
 
 
 def run(cfg: BuildConfig, force: bool = False) -> dict:
-    out = stage_dir(cfg)
-    tc = cfg.teacher
+    return fine_tune(cfg, "teacher", force)
+
+
+def fine_tune(cfg: BuildConfig, name: str, force: bool = False) -> dict:
+    """Fine-tune (or evaluate as given) the model of section ``name`` into ``<work_dir>/<name>/model``."""
+    out = stage_dir(cfg, name)
+    tc = getattr(cfg, name)
     if tc.fetch:
         fetch.ensure(tc.fetch, tc.model)
-    inputs = stage_inputs(cfg)
+    inputs = stage_inputs(cfg, name)
     if not force and (record := fresh_record(out, inputs)):
-        print(f"teacher: inputs unchanged, skipped ({out})")
+        print(f"{name}: inputs unchanged, skipped ({out})")
         return record
 
     import torch
@@ -84,7 +90,7 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         split = load_squad(cfg.data.train, tc.train_limit or None)
         features = build_features(tok, split, training_spec(cfg, tok, tc))
         fresh_checkpoint(out, inputs_hash(inputs), force)
-        result["training"] = train(trainable(model), features, settings_of(cfg), out, serve.pad_id,
+        result["training"] = train(trainable(model), features, settings_of(cfg, name), out, serve.pad_id,
                                    on_epoch_end=lambda _m, epoch: dev_scores(model, epoch))
         final = result["training"]["history"][-1]
         result["dev"] = {k: final[k] for k in ("exact_match", "f1", "questions")}
@@ -94,5 +100,5 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
             result["dev"] = dev_scores(model, 0)
     model.save_pretrained(out / "model")
     clear_checkpoint(out)
-    print(f"teacher: dev EM {result['dev']['exact_match']:.2f} F1 {result['dev']['f1']:.2f}")
+    print(f"{name}: dev EM {result['dev']['exact_match']:.2f} F1 {result['dev']['f1']:.2f}")
     return save_record(out, inputs, result)

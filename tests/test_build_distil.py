@@ -22,10 +22,16 @@ def data(tmp_path_factory):
     teacher_dir = tiny_teacher(root / "teacher")
     tok = QATokenizer(teacher_dir / "tokenizer.json")
     spec = WindowSpec(96, 32, 32, tok.token_id("[CLS]"), tok.token_id("[SEP]"), tok.token_id("[PAD]"))
+    from build_model.align import teacher_windows
+
+    features = build_features(tok, load_squad(train, 24), spec)
+    held = build_features(tok, load_squad(dev), spec)[:48]
     return {
         "root": root, "tok": tok, "spec": spec, "teacher_dir": teacher_dir,
-        "train": load_squad(train), "features": build_features(tok, load_squad(train, 24), spec),
-        "held": build_features(tok, load_squad(dev), spec)[:48],
+        "train": load_squad(train), "features": features, "held": held,
+        # the teacher tokenizes as the student does: its windows are the student's own
+        "windows": teacher_windows(features, load_squad(train, 24), tok, tok, 32),
+        "held_windows": teacher_windows(held, load_squad(dev), tok, tok, 32),
     }
 
 
@@ -106,25 +112,88 @@ def test_teacher_logits_are_computed_once_and_cached(data, tmp_path):
     from build_model import kd
 
     teacher = _spread_teacher(data["tok"].vocab_size)
-    features, pad = data["features"][:20], data["spec"].pad_id
+    features, windows, pad = data["features"][:20], data["windows"][:20], data["spec"].pad_id
     calls = []
 
     def load():
         calls.append(1)
         return teacher
 
-    first, info = kd.cached_teacher_logits(tmp_path, "teacher-a", load, features, pad, batch_size=8)
-    again, info2 = kd.cached_teacher_logits(tmp_path, "teacher-a", load, features, pad, batch_size=8)
+    prefix = tmp_path / "teacher"
+    first, info = kd.cached_teacher_logits(prefix, "teacher-a", load, windows, pad, batch_size=8, log=str)
+    again, info2 = kd.cached_teacher_logits(prefix, "teacher-a", load, windows, pad, batch_size=8, log=str)
     assert len(calls) == 1 and not info["cached"] and info2["cached"]
     assert all(s.dtype == np.float16 and len(s) == len(f.input_ids) for (s, _), f in zip(again, features))
     for (s1, e1), (s2, e2) in zip(first, again):
         assert np.array_equal(s1, s2) and np.array_equal(e1, e2)
     # batching and padding do not change a feature's logits (beyond fp16 rounding)
-    alone = kd.teacher_logits(teacher, features[:1], pad)
+    alone = kd.teacher_logits(teacher, windows[:1], pad)
     assert np.allclose(alone[0][0].astype(np.float32), first[0][0].astype(np.float32), atol=1e-2)
     # another teacher or other features: computed again, the stale cache file replaced
-    kd.cached_teacher_logits(tmp_path, "teacher-b", load, features, pad, batch_size=8)
-    assert len(calls) == 2 and len(list(tmp_path.glob("teacher_logits-*.npz"))) == 1
+    kd.cached_teacher_logits(prefix, "teacher-b", load, windows, pad, batch_size=8, log=str)
+    assert len(calls) == 2 and len(list(tmp_path.glob("teacher-*.npz"))) == 1
+
+
+def test_an_interrupted_teacher_pass_resumes_from_its_finished_chunks(data, tmp_path):
+    from build_model import kd
+
+    teacher = _spread_teacher(data["tok"].vocab_size)
+    windows, pad = data["windows"][:20], data["spec"].pad_id
+    whole, _ = kd.cached_teacher_logits(tmp_path / "a", "t", lambda: teacher, windows, pad, 4, chunk=8, log=str)
+
+    class Interrupted(Exception):
+        pass
+
+    calls = []
+
+    def dies_on_the_second_chunk(model, chunk, pad_id, batch_size):
+        if calls:
+            raise Interrupted
+        calls.append(len(chunk))
+        return original(model, chunk, pad_id, batch_size)
+
+    original = kd.teacher_logits
+    kd.teacher_logits = dies_on_the_second_chunk
+    try:
+        with pytest.raises(Interrupted):
+            kd.cached_teacher_logits(tmp_path / "b", "t", lambda: teacher, windows, pad, 4, chunk=8, log=str)
+    finally:
+        kd.teacher_logits = original
+    assert calls == [8] and len(list(tmp_path.glob("b-*.npz.parts/*.npz"))) == 1
+    counted = []
+
+    def counting(model, chunk, pad_id, batch_size):
+        counted.append(len(chunk))
+        return original(model, chunk, pad_id, batch_size)
+
+    kd.teacher_logits = counting
+    try:
+        resumed, info = kd.cached_teacher_logits(tmp_path / "b", "t", lambda: teacher, windows, pad, 4, chunk=8,
+                                                 log=str)
+    finally:
+        kd.teacher_logits = original
+    assert counted == [8, 4] and not list(tmp_path.glob("b-*.npz.parts"))  # the finished chunk was read back
+    for (s1, e1), (s2, e2) in zip(whole, resumed):
+        assert np.array_equal(s1, s2) and np.array_equal(e1, e2)
+
+
+def test_an_ensemble_target_is_the_mixture_of_the_two_distributions():
+    from build_model import kd
+    from build_model.align import NO_MASS
+
+    a = (np.array([2.0, 0.0, NO_MASS], np.float16), np.array([0.0, 1.0, NO_MASS], np.float16))
+    b = (np.array([0.0, 3.0, NO_MASS], np.float16), np.array([1.0, 0.0, NO_MASS], np.float16))
+    t = 2.0
+    (start, end), = kd.ensemble([a], [b], 0.25, t)
+
+    def p(x):
+        z = np.exp(x.astype(np.float64) / t)
+        return z / z.sum()
+
+    assert np.allclose(p(start), 0.25 * p(a[0]) + 0.75 * p(b[0]), atol=2e-3)
+    assert np.allclose(p(end), 0.25 * p(a[1]) + 0.75 * p(b[1]), atol=2e-3)
+    assert start[2] == np.float16(NO_MASS)  # no mass in either: none in the mixture
+    assert kd.ensemble([a], [b], 1.0, t)[0] is a
 
 
 def test_distillation_brings_the_student_closer_to_the_teacher(data, tmp_path):
@@ -135,8 +204,8 @@ def test_distillation_brings_the_student_closer_to_the_teacher(data, tmp_path):
     pad, held = data["spec"].pad_id, data["held"]
     teacher = _spread_teacher(data["tok"].vocab_size)
     student = derive_student(teacher, (0,))
-    logits = kd.teacher_logits(teacher, data["features"], pad)
-    held_logits = kd.teacher_logits(teacher, held, pad)
+    logits = kd.teacher_logits(teacher, data["windows"], pad)
+    held_logits = kd.teacher_logits(teacher, data["held_windows"], pad)
     before = kd.mean_kd(student, held, held_logits, pad, temperature=2.0)
     settings = TrainSettings(epochs=2, batch_size=16, learning_rate=3e-3, warmup_ratio=0.0, seed=0,
                              temperature=2.0, alpha=1.0, threads=2)
@@ -178,13 +247,13 @@ def test_the_stage_records_distillation_and_reuses_teacher_logits(tmp_path_facto
     record = load_record(stage)
     assert record["layers"] == 1 and record["keep_layers"] == [0]
     assert record["features"]["augmented_pairs"] > 0 and record["features"]["gold"] < record["features"]["total"]
-    assert record["kd_held_out"]["features"] > 0 and not record["teacher_logits"]["cached"]
+    assert record["kd_held_out"]["features"] > 0 and not record["teacher_logits"]["teacher"]["cached"]
     assert {"exact_match", "f1", "questions"} <= set(record["dev"])
     assert (stage / "model" / "tokenizer.json").is_file() and (stage / "model" / "config.json").is_file()
     assert not (stage / "checkpoint.pt").exists()
 
     # another student setting: the stage re-runs, the teacher's logits come from the cache
-    cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil")))
+    cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "teacher_logits")))
     cfg = dataclasses.replace(cfg, student=dataclasses.replace(cfg.student, learning_rate=5e-4))
     again = distil.run(cfg)
-    assert again["teacher_logits"]["cached"] and again["inputs_hash"] != record["inputs_hash"]
+    assert again["teacher_logits"]["teacher"]["cached"] and again["inputs_hash"] != record["inputs_hash"]
