@@ -14,12 +14,17 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "samples" / "squad_sample.json"
 QUESTION = {"question": "In what country is Normandy located?", "passage_ids": ["Normans-0000", "Normans-0001"]}
+
+
+def _exit_on(signum: int, frame) -> None:
+    raise SystemExit(128 + signum)  # so that the server is stopped on the way out
 
 
 def main(argv=None) -> int:
@@ -32,6 +37,8 @@ def main(argv=None) -> int:
     p.add_argument("--once", action="store_true", help="stop the server after answering")
     args = p.parse_args(argv)
 
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # kill, or the terminal closed
+        signal.signal(sig, _exit_on)
     env = {"QA_STORE": "sqlite"}
     ingest(env, str(SAMPLE), "--quiet", check=True)
     server = FunctionServer(env, port=args.port, echo=True)  # its log lines on this terminal

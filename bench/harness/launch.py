@@ -77,21 +77,26 @@ def cold_start_lines(text: str) -> list[dict]:
     return [r for r in json_lines(text) if r.get("message") == "cold start"]
 
 
-def stop_group(proc: subprocess.Popen, timeout_s: float = 10.0) -> None:
-    """Stop a process started with ``start_new_session=True`` and everything it spawned:
-    SIGTERM to its process group, SIGKILL after ``timeout_s``."""
+def stop_group(proc: subprocess.Popen, timeout_s: float = 10.0, group: bool = True) -> None:
+    """SIGTERM, then SIGKILL after ``timeout_s``: to the process group of a process started with
+    ``start_new_session=True`` (everything it spawned), or with ``group=False`` to the process alone."""
     if proc.poll() is not None:
         return
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
+
+    def send(sig: int) -> None:
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
+            if group:
+                os.killpg(proc.pid, sig)
+            else:
+                proc.send_signal(sig)
         except ProcessLookupError:
             pass
-        proc.wait()
-    except ProcessLookupError:
+
+    send(signal.SIGTERM)
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        send(signal.SIGKILL)
         proc.wait()
 
 
@@ -104,7 +109,10 @@ class FunctionServer:
     --target TARGET [--source SOURCE]`` bound to 127.0.0.1; a given
     ``command`` (the image's) finds its port in ``$PORT``.
     The output goes to ``log_path`` (appended), else to a temporary file that
-    ``close()`` removes, or with ``echo`` to this process's terminal.
+    ``close()`` removes, or with ``echo`` to this process's terminal: the
+    server then stays in this process's session, so that Ctrl-C and a closed
+    terminal reach it too (``make run``); otherwise it gets a session of its
+    own, whose whole process group ``stop()`` ends.
     """
 
     def __init__(self, env: dict | None = None, log_path: Path | None = None, *, source: Path | None = None,
@@ -138,7 +146,8 @@ class FunctionServer:
         try:
             self.started = time.perf_counter()
             self.proc = subprocess.Popen(self.command, cwd=self.cwd, env=self.env, stdout=out,
-                                         stderr=None if out is None else subprocess.STDOUT, start_new_session=True)
+                                         stderr=None if out is None else subprocess.STDOUT,
+                                         start_new_session=not self.echo)
         finally:
             if out is not None:
                 out.close()  # the child holds its own descriptor
@@ -195,10 +204,12 @@ class FunctionServer:
         return lines[0] if lines else {}
 
     def stop(self, timeout_s: float = 10.0) -> None:
-        """SIGTERM to the process group, SIGKILL after ``timeout_s``; the output stays readable."""
+        """SIGTERM to its process group (the process alone with ``echo``), SIGKILL after ``timeout_s``.
+
+        The output stays readable until ``close()``."""
         proc, self.proc = self.proc, None
         if proc is not None:
-            stop_group(proc, timeout_s)
+            stop_group(proc, timeout_s, group=not self.echo)
 
     def close(self) -> None:
         """Stop it and remove a temporary log."""
