@@ -36,13 +36,14 @@ def window_lengths(max_seq_len: int) -> list[int]:
 def windows(tok: QATokenizer, lengths: list[int], seed: int = 0) -> dict[int, Batch]:
     """One full window of each length (a 16-token question, random non-special token ids)."""
     rng = np.random.default_rng(seed)
-    cls, sep, pad = (tok.token_id(t) for t in ("[CLS]", "[SEP]", "[PAD]"))
-    low = max(cls, sep, pad) + 1
+    layout = tok.pair_layout()
+    low = max(layout["cls_id"], layout["sep_id"], layout["pad_id"]) + 1
     out = {}
     for n in lengths:
+        spec = WindowSpec(n, 0, QUESTION_TOKENS, **layout)
         question = rng.integers(low, tok.vocab_size, QUESTION_TOKENS)
-        passage = rng.integers(low, tok.vocab_size, n - QUESTION_TOKENS - 3)
-        out[n] = build_batch(question, [passage], WindowSpec(n, 0, QUESTION_TOKENS, cls, sep, pad))
+        passage = rng.integers(low, tok.vocab_size, spec.passage_budget(QUESTION_TOKENS))
+        out[n] = build_batch(question, [passage], spec)
     return out
 
 

@@ -121,17 +121,19 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         return record
 
     out.mkdir(parents=True, exist_ok=True)
-    tok = QATokenizer(sources["student"] / "tokenizer.json")
-    spec = serving_spec(cfg, tok)
     dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)
-    batches = parity_batches(dev, tok, spec, cfg.export.parity_windows)
     threads = cfg.threads or available_cpus()
-    result = {"opset": cfg.export.opset, "optimized": cfg.export.optimize, "atol": cfg.export.atol,
-              "parity": {"batches": len(batches), "windows": sum(len(b) for b in batches),
-                         "padded_batches": sum(int((b.attention_mask == 0).any()) for b in batches),
-                         "max_windows_per_batch": max(len(b) for b in batches)},
-              "models": {}}
+    result = {"opset": cfg.export.opset, "optimized": cfg.export.optimize, "atol": cfg.export.atol, "models": {}}
     for name in MODELS:
+        # each model reads its own tokens and pair layout (the teacher may tokenize differently)
+        tok = QATokenizer(sources[name] / "tokenizer.json")
+        spec = serving_spec(cfg, tok)
+        batches = parity_batches(dev, tok, spec, cfg.export.parity_windows)
+        parity = {"batches": len(batches), "windows": sum(len(b) for b in batches),
+                  "padded_batches": sum(int((b.attention_mask == 0).any()) for b in batches),
+                  "max_windows_per_batch": max(len(b) for b in batches)}
+        if name == "student":
+            result["parity"] = parity
         final, entry = export_model(cfg, name, sources[name], out, batches, threads)
         entry["dev"] = evaluate(dev, tok, spec, onnx_infer(final, threads, cfg.export.optimize),
                                 max_answer_tokens=cfg.sequence.max_answer_tokens)

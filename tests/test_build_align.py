@@ -157,3 +157,12 @@ def test_the_distil_stage_cuts_the_student_from_base_and_learns_from_an_mpnet_te
     assert saved["model"]["vocab"] == json.loads(student_tok._tok.to_str())["model"]["vocab"]
     assert load_record(build / "distil")["inputs"]["base"] is not None
     assert len(list((build / "teacher_logits").glob("*.npz"))) == 2
+
+    # the export stage reads each model with its own tokenizer: the MPNet teacher's windows are its own
+    from build_model import export
+
+    exported = export.run(cfg)
+    teacher_entry = exported["models"]["teacher"]
+    assert teacher_entry["raw"]["max_logit_diff"] <= cfg.export.atol
+    assert "Attention" not in teacher_entry.get("fused", {}).get("fused_ops", {})  # MPNet's relative bias
+    assert {"exact_match", "f1"} <= set(teacher_entry["dev"])
