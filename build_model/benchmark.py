@@ -33,16 +33,18 @@ def window_lengths(max_seq_len: int) -> list[int]:
     return sorted({n for n in WINDOW_LENGTHS if n <= max_seq_len} | {max_seq_len})
 
 
-def windows(tok: QATokenizer, lengths: list[int], seed: int = 0) -> dict[int, Batch]:
-    """One full window of each length (a 16-token question, random non-special token ids)."""
+def windows(tok: QATokenizer, lengths: list[int], seed: int = 0, vocab_size: int | None = None) -> dict[int, Batch]:
+    """One full window of each length (a 16-token question, random non-special token ids below
+    ``vocab_size``, the tokenizer's by default)."""
     rng = np.random.default_rng(seed)
     layout = tok.pair_layout()
     low = max(layout["cls_id"], layout["sep_id"], layout["pad_id"]) + 1
+    high = vocab_size or tok.vocab_size
     out = {}
     for n in lengths:
         spec = WindowSpec(n, 0, QUESTION_TOKENS, **layout)
-        question = rng.integers(low, tok.vocab_size, QUESTION_TOKENS)
-        passage = rng.integers(low, tok.vocab_size, spec.passage_budget(QUESTION_TOKENS))
+        question = rng.integers(low, high, QUESTION_TOKENS)
+        passage = rng.integers(low, high, spec.passage_budget(QUESTION_TOKENS))
         out[n] = build_batch(question, [passage], spec)
     return out
 
@@ -56,6 +58,21 @@ def p50_ms(infer: Callable[[Batch], object], batch: Batch, runs: int) -> float:
         infer(batch)
         times.append(time.perf_counter() - t0)
     return round(statistics.median(times) * 1000, 2)
+
+
+def interleaved_p50_ms(models: dict[str, Callable[[Batch], object]], batch: Batch, runs: int) -> dict[str, float]:
+    """p50 of each model on ``batch``, their runs taken in turn (A B A B ...) so that a machine
+    slowing down part way through slows every model alike: compare them as ratios."""
+    for infer in models.values():
+        for _ in range(WARMUP):
+            infer(batch)
+    times: dict[str, list[float]] = {name: [] for name in models}
+    for _ in range(runs):
+        for name, infer in models.items():
+            t0 = time.perf_counter()
+            infer(batch)
+            times[name].append(time.perf_counter() - t0)
+    return {name: round(statistics.median(t) * 1000, 2) for name, t in times.items()}
 
 
 def median_seconds(load: Callable[[], object], runs: int) -> tuple[float, object]:

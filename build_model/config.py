@@ -102,6 +102,19 @@ class PackageConfig:
 
 
 @dataclass(frozen=True)
+class TargetsConfig:
+    """What the build report checks the shipped model against; 0 turns a target off."""
+
+    teacher_f1: float = 65.0  # teacher dev F1 at least
+    student_f1: float = 0.0  # int8 student dev F1 at least
+    student_share: float = 0.9  # int8 student F1 / teacher F1 at least
+    speedup_vs_teacher: float = 2.0  # teacher fp32 ONNX p50 / int8 p50 at least (serving-length window)
+    max_artifact_mb: float = 20.0  # model + tokenizer, 10^6 bytes
+    max_int8_f1_drop: float = 1.0  # int8 vs fp32 ONNX dev F1
+    max_slowdown_vs_replaced: float = 0.0  # int8 p50 / p50 of the artifact this build replaces, interleaved
+
+
+@dataclass(frozen=True)
 class BuildConfig:
     data: DataConfig
     teacher: TeacherConfig
@@ -111,6 +124,7 @@ class BuildConfig:
     export: ExportConfig = field(default_factory=ExportConfig)
     quantize: QuantizeConfig = field(default_factory=QuantizeConfig)
     package: PackageConfig = field(default_factory=PackageConfig)
+    targets: TargetsConfig = field(default_factory=TargetsConfig)
     work_dir: str = "build"
     threads: int = 0
 
@@ -167,7 +181,7 @@ def load_config(path: str | Path, overrides: dict | None = None) -> BuildConfig:
     sections = {
         "data": DataConfig, "teacher": TeacherConfig, "student": StudentConfig,
         "sequence": SequenceConfig, "export": ExportConfig, "quantize": QuantizeConfig,
-        "package": PackageConfig,
+        "package": PackageConfig, "targets": TargetsConfig,
     }
     unknown = sorted(set(raw) - set(sections) - {"base", "work_dir", "threads"})
     if unknown:

@@ -150,6 +150,7 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
                           f"against the fp32 ONNX student through the function's loader")
     rows = _benchmarks(cfg, records, tok, staging / ship["model_file"], ship["optimized"], shipped_dev)
     facts = _facts(cfg, records, rows, variants, variant_why, gate, extra["build"]["command"], dev)
+    facts["replaced"] = _against_replaced(cfg, out, staging / ship["model_file"], ship["optimized"], tok)
     facts["artifact_bytes"] = sum(manifest["files"][f]["bytes"] for f in (manifest["model_file"], "tokenizer.json"))
     files = report.write(staging, facts)
     metrics = {r["key"]: {k: r[k] for k in ("parameters", "bytes", "exact_match", "f1", "p50_ms", "load_s")}
@@ -161,7 +162,33 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
     print(f"package: {out} ({manifest['artifact_hash'][:12]}), dev F1 {shipped_dev['f1']:.2f}")
     return save_record(work, inputs, {"artifact": str(out), "artifact_hash": manifest["artifact_hash"],
                                       "model_file": manifest["model_file"], "dev": shipped_dev, "gate": gate,
-                                      "variants": variants, "variant_why": variant_why, "benchmarks": rows})
+                                      "variants": variants, "variant_why": variant_why, "benchmarks": rows,
+                                      "replaced": facts["replaced"]})
+
+
+def _against_replaced(cfg: BuildConfig, out: Path, shipped: Path, optimized: bool, tok: QATokenizer) -> dict | None:
+    """p50 of the new int8 model and of the artifact in ``out`` it replaces, interleaved on the same windows
+    (None when ``out`` holds no intact artifact)."""
+    from function.onnx_model import OnnxQAModel
+
+    try:
+        old = load_manifest(out)
+        verify(old)
+    except (ArtifactError, OSError):
+        return None
+    old_vocab = QATokenizer(old.tokenizer_path).vocab_size
+    lengths = benchmark.window_lengths(cfg.sequence.max_seq_len)
+    windows = benchmark.windows(tok, lengths, vocab_size=min(tok.vocab_size, old_vocab))
+    models = {"new": OnnxQAModel(shipped, benchmark.THREADS, optimized=optimized),
+              "old": OnnxQAModel(old.model_path, benchmark.THREADS, optimized=old.graph_optimized)}
+    p50 = {n: benchmark.interleaved_p50_ms(models, b, cfg.package.latency_runs) for n, b in windows.items()}
+    replaced = {"name": old.name, "artifact_hash": old.artifact_hash,
+                "p50_ms": {n: v["old"] for n, v in p50.items()}, "new_p50_ms": {n: v["new"] for n, v in p50.items()},
+                "ratio": {n: round(v["new"] / v["old"], 3) for n, v in p50.items()}}
+    n = cfg.sequence.max_seq_len
+    print(f"package: against the replaced {old.name}: {replaced['new_p50_ms'][n]:.1f} vs "
+          f"{replaced['p50_ms'][n]:.1f} ms per {n}-token window ({replaced['ratio'][n]:.2f}x)")
+    return replaced
 
 
 def _publish(staging: Path, out: Path) -> None:
@@ -200,6 +227,6 @@ def _facts(cfg: BuildConfig, records: dict, rows: list[dict], variants: list[dic
         "dev": {"file": Path(cfg.data.dev).name, "questions": len(dev.questions)},
         "candidates": qr["candidates"], "kept": qr["kept"]["name"], "why": qr["why"], "gate": gate,
         "parity": {**ex["parity"], "atol": ex["atol"], "diffs": diffs, "int8": qr["kept"]["max_logit_diff_vs_fp32"]},
-        "variants": variants, "variant_why": variant_why,
+        "variants": variants, "variant_why": variant_why, "targets": dataclasses.asdict(cfg.targets),
         "machine": benchmark.machine(), "versions": benchmark.versions(),
     }

@@ -102,6 +102,22 @@ def test_a_tampered_artifact_is_rebuilt(project, tmp_path):
     assert "edited by hand" not in (tmp_path / "artifact" / "REPORT.md").read_text()
     verify(load_manifest(tmp_path / "artifact"))
     assert again["artifact_hash"] == load_manifest(tmp_path / "artifact").artifact_hash
+    assert record["replaced"] is None  # the folder was empty: nothing to compare with
+
+
+def test_a_rebuild_is_timed_against_the_artifact_it_replaces(project, tmp_path):
+    from build_model import package
+    from build_model.config import load_config
+
+    cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export", "quantize", "package")))
+    first = package.run(cfg)
+    again = package.run(cfg, force=True)
+    replaced = again["replaced"]
+    assert first["replaced"] is None and replaced["artifact_hash"] == first["artifact_hash"]
+    assert set(replaced["p50_ms"]) == set(replaced["new_p50_ms"]) == set(replaced["ratio"]) and replaced["ratio"]
+    for n, ratio in replaced["ratio"].items():
+        assert ratio == pytest.approx(replaced["new_p50_ms"][n] / replaced["p50_ms"][n], rel=1e-2)
+    assert "Against the artifact it replaces" in (tmp_path / "artifact" / "REPORT.md").read_text()
 
 
 def test_an_ort_format_model_is_served_by_its_file_name(project, tmp_path):
