@@ -69,7 +69,7 @@ COPY main.py ./
 COPY function/ ./function/
 # Byte-compile the function's own code now: the code is root-owned and read-only
 # for the service user, so Python could not cache it at run time and would
-# recompile it on every cold start (README.md, "Measured", has the measurement).
+# recompile it on every cold start (docs/deploy.md#measured has the measurement).
 RUN /opt/venv/bin/python -m compileall -q main.py function
 
 # Cloud Run sets PORT; functions-framework reads it (and FUNCTION_TARGET, WORKERS,
@@ -80,7 +80,7 @@ RUN /opt/venv/bin/python -m compileall -q main.py function
 # answer cache do not queue behind the one running the model.
 # MALLOC_ARENA_MAX=2: glibc gives each busy thread its own heap arena; with 8-16
 # request threads the resident memory reached 321-386 MB instead of 200-249 MB,
-# at the same latency (README.md, "Measured").
+# at the same latency (docs/deploy.md#measured).
 ENV PATH=/opt/venv/bin:$PATH \
     PORT=8080 \
     FUNCTION_TARGET=answer \

@@ -32,6 +32,8 @@ test: $(VENV)/.test
 audit: $(VENV)/.test
 	$(BIN)/python scripts/audit_deps.py requirements.txt
 
+# make bench: python -m bench serving (bench/README.md); on a fresh clone (no build/) the PyTorch
+# and fp32 contenders serve stand-in weights of the artifact's shape.
 # make bench BENCH_ARGS="--runs 2 --requests 20 --throughput-requests 20 --out /tmp/bench": a quick look
 BENCH_ARGS ?= --runs 10
 bench: $(VENV)/.test

@@ -6,11 +6,11 @@
 #   PROJECT_ID=p infra/deploy.sh --promote [--tag TAG]      all traffic to the latest revision
 #   PROJECT_ID=p infra/deploy.sh --functions [--dry-run]     gcloud functions deploy --gen2
 #
-# Recommended settings (README.md, "Recommended settings and why", explains each), overridable here:
+# Recommended settings (docs/deploy.md#recommended-settings-and-why explains each), overridable here:
 #   MEMORY=512Mi  CPU=1  CONCURRENCY=8  MIN_INSTANCES=0  MAX_INSTANCES=10
 #   EXECUTION_ENVIRONMENT=gen1  REQUEST_TIMEOUT=30s  BILLING=request (or instance),
 #   startup CPU boost on, no unauthenticated access, the runtime service account.
-#   EXTRA_ENV_VARS="QA_CACHE_TTL_S=86400,..." adds function settings (README table).
+#   EXTRA_ENV_VARS="QA_CACHE_TTL_S=86400,..." adds function settings (README.md#configuration).
 # Cloud Run: IMAGE defaults to $REGION-docker.pkg.dev/$PROJECT_ID/$REPOSITORY/$SERVICE:latest.
 # Functions: the folder STAGE_DIR (build/function-source) gets main.py, function/,
 #   the artifact (ARTIFACT_DIR, default artifact/) and requirements.txt; the function
@@ -58,14 +58,15 @@ ARTIFACT_DIR=${ARTIFACT_DIR:-$REPO_DIR/artifact}
 [[ -z "$TAG" || "$TAG" =~ ^[a-z][a-z0-9-]{0,45}$ ]] || die "--tag '$TAG': lowercase letters, digits, hyphens"
 [[ "$EXECUTION_ENVIRONMENT" =~ ^gen[12]$ ]] || die "EXECUTION_ENVIRONMENT=$EXECUTION_ENVIRONMENT: gen1 or gen2"
 # request: CPU only while requests (and start-up) run, billed per request; instance: CPU
-# all the time, billed per instance-second (worth it with MIN_INSTANCES > 0, see README.md).
+# all the time, billed per instance-second (worth it with MIN_INSTANCES > 0, see
+# docs/deploy.md#recommended-settings-and-why, "Minimum instances").
 case $BILLING in
   request) THROTTLING=--cpu-throttling ;;
   instance) THROTTLING=--no-cpu-throttling ;;
   *) die "BILLING=$BILLING: request or instance" ;;
 esac
 
-# The function's settings (README configuration table). QA_THREADS is the vCPU
+# The function's settings (README.md#configuration). QA_THREADS is the vCPU
 # limit, not "auto": during startup CPU boost the container can see more CPUs
 # than it keeps, and a thread pool sized then would oversubscribe afterwards.
 # THREADS (gunicorn threads) = concurrency, so every admitted request has a thread.
