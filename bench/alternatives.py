@@ -56,7 +56,7 @@ def work_dirs(build: Path) -> list[Path]:
 
 
 def _fingerprint(folder: Path) -> str:
-    from build_model.stages import source_fingerprint
+    from build_model.records import source_fingerprint
 
     return source_fingerprint(str(folder))
 
@@ -98,7 +98,7 @@ def find_fp32_onnx(manifest: dict, build: Path) -> tuple[Source, bool] | None:
 def export_fp32(checkpoint: Path, out: Path) -> Path:
     """fp32 ONNX of a PyTorch QA checkpoint, fused like the build stage's export (cached in ``out``)."""
     from build_model import hf
-    from build_model.onnx_export import export_onnx, optimize_bert
+    from build_model.conversion.onnx_export import export_onnx, optimize_bert
 
     fused = out / "model.opt.onnx"
     if fused.is_file():
@@ -114,7 +114,7 @@ def export_fp32(checkpoint: Path, out: Path) -> Path:
 
 def make_artifact(graph: Path, optimized: bool, like: Path, out: Path, how: str) -> Path:
     """An artifact folder serving ``graph`` with the tokenizer and sequence settings of the artifact ``like``."""
-    from build_model.artifact_writer import write_artifact
+    from build_model.packaging.writer import write_artifact
 
     manifest = json.loads((like / "manifest.json").read_text())
     tokenizer_json = (like / manifest["tokenizer_file"]).read_text(encoding="utf-8")

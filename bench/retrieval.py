@@ -137,7 +137,7 @@ def recall(questions: list[dict], ranked: list[list[str]]) -> dict:
 
 def read_all(service, questions: list[dict], top_k_passages: int) -> dict:
     """EM/F1 of the answers with retrieval and with the gold paragraph, through ``QAService.answer``."""
-    from build_model.metrics import squad_scores
+    from build_model.evaluation.metrics import squad_scores
     from function.errors import NotFound
     from function.request import QARequest
 
@@ -188,7 +188,7 @@ def title_weight_variants(service, questions: dict[str, list[dict]]) -> list[dic
 
 def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: int) -> list[dict]:
     """F1 of the answers from the retrieved passages under each span ranking (train chooses)."""
-    from build_model.metrics import squad_scores
+    from build_model.evaluation.metrics import squad_scores
     from function.errors import NotFound
     from function.reader import PassageTokens, answers_from_logits, prepare
     from function.retrieval import fusion

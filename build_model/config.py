@@ -36,19 +36,34 @@ class SequenceConfig:
 
 
 @dataclass(frozen=True)
-class TeacherConfig:
-    model: str
-    fetch: str = ""  # a pinned encoder of build_model.fetch, fetched into ``model`` when not there
-    fine_tune: bool = True  # False: ``model`` is already a QA model, take it as given
+class Training:
+    """How one model is trained: the teacher, [base] and the student each have one.
+
+    In the TOML file these keys sit directly in the model's section
+    (``[teacher] epochs = 2``); ``temperature`` and ``alpha`` apply to distillation only.
+    """
+
     train_seq_len: int = 256
     train_stride: int = 96
+    train_limit: int = 0  # first N training questions only (0: all); for quick runs
     epochs: float = 3.0
     batch_size: int = 32
     learning_rate: float = 1e-4
     warmup_ratio: float = 0.1
     weight_decay: float = 0.01
     seed: int = 42
-    train_limit: int = 0  # first N training questions only (0: all); for quick runs
+    temperature: float = 2.0  # distillation: softmax temperature of both distributions
+    alpha: float = 0.5  # distillation: weight of the soft-target term where a gold answer exists
+
+
+@dataclass(frozen=True)
+class TeacherConfig:
+    """The teacher, or [base]: a model fine-tuned on SQuAD (or a QA model taken as given)."""
+
+    model: str
+    fetch: str = ""  # a pinned encoder of build_model.fetch, fetched into ``model`` when not there
+    fine_tune: bool = True  # False: ``model`` is already a QA model, take it as given
+    training: Training = field(default_factory=Training)
 
 
 @dataclass(frozen=True)
@@ -57,17 +72,7 @@ class StudentConfig:
     keep_layers: tuple[int, ...] = (0, 2, 4)
     augment_pairs: int = 0  # extra (question, other paragraph of its article) pairs per question
     base_weight: float = 0.0  # weight of [base]'s distributions mixed with the teacher's (an ensemble teacher)
-    train_seq_len: int = 256
-    train_stride: int = 96
-    epochs: float = 3.0
-    batch_size: int = 32
-    learning_rate: float = 1e-4
-    warmup_ratio: float = 0.1
-    weight_decay: float = 0.01
-    temperature: float = 2.0
-    alpha: float = 0.5
-    seed: int = 42
-    train_limit: int = 0
+    training: Training = field(default_factory=Training)
 
 
 @dataclass(frozen=True)
@@ -146,6 +151,12 @@ def _build(cls, values: dict, where: str):
     if not isinstance(values, dict):
         raise ConfigError(f"[{where}] must be a table")
     known = {f.name: f for f in dataclasses.fields(cls)}
+    if "training" in known:  # a model's section: its Training keys sit beside the others
+        if "training" in values:
+            raise ConfigError(f"[{where}] takes the training keys directly (epochs = ...), not a 'training' table")
+        names = {f.name for f in dataclasses.fields(Training)}
+        values = {**{k: v for k, v in values.items() if k not in names},
+                  "training": _build(Training, {k: v for k, v in values.items() if k in names}, where)}
     unknown = sorted(set(values) - set(known))
     if unknown:
         raise ConfigError(f"[{where}] has unknown keys: {', '.join(unknown)}")
@@ -155,7 +166,8 @@ def _build(cls, values: dict, where: str):
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise ConfigError(f"[{where}] needs '{name}'")
             continue
-        kwargs[name] = _tuple(values[name])
+        value = values[name]
+        kwargs[name] = value if dataclasses.is_dataclass(value) else _tuple(value)
     return cls(**kwargs)
 
 
@@ -215,16 +227,16 @@ def _validate(cfg: BuildConfig) -> None:
     if not 0 <= s.stride < s.max_seq_len - s.max_query_tokens - 3:
         raise ConfigError("sequence.stride must leave room for new passage tokens in each window")
     for name in ("teacher", "base", "student"):
-        sec = getattr(cfg, name)
-        if sec is None:
+        if getattr(cfg, name) is None:
             continue
-        if sec.epochs <= 0 or sec.batch_size < 1 or sec.learning_rate <= 0:
+        tr = getattr(cfg, name).training
+        if tr.epochs <= 0 or tr.batch_size < 1 or tr.learning_rate <= 0:
             raise ConfigError(f"[{name}] epochs, batch_size and learning_rate must be positive")
-        if not sec.train_stride < sec.train_seq_len - s.max_query_tokens - 3:
+        if not tr.train_stride < tr.train_seq_len - s.max_query_tokens - 4:
             raise ConfigError(f"[{name}] train_stride too large for train_seq_len")
     if not cfg.student.model and not cfg.student.keep_layers:
         raise ConfigError("[student] needs a model or keep_layers")
-    if not 0.0 <= cfg.student.alpha <= 1.0 or cfg.student.temperature <= 0:
+    if not 0.0 <= cfg.student.training.alpha <= 1.0 or cfg.student.training.temperature <= 0:
         raise ConfigError("[student] alpha must be in [0, 1] and temperature positive")
     if not 0.0 <= cfg.student.base_weight < 1.0:
         raise ConfigError("[student] base_weight must be in [0, 1)")

@@ -12,12 +12,12 @@ class BuildFailed(RuntimeError):
 
 
 _MODULES = {
-    "teacher": "build_model.teacher",
-    "base": "build_model.base",
-    "distil": "build_model.distil",
-    "export": "build_model.export",
-    "quantize": "build_model.quantize",
-    "package": "build_model.package",
+    "teacher": "build_model.stages.teacher",
+    "base": "build_model.stages.base",
+    "distil": "build_model.stages.distil",
+    "export": "build_model.stages.export",
+    "quantize": "build_model.stages.quantize",
+    "package": "build_model.stages.package",
 }
 
 

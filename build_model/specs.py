@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from build_model.config import BuildConfig
+from build_model.config import BuildConfig, Training
 from function.tokenizer import QATokenizer
 from function.windows import WindowSpec
 
@@ -17,5 +17,5 @@ def serving_spec(cfg: BuildConfig, tok: QATokenizer) -> WindowSpec:
     return _spec(tok, s.max_seq_len, s.stride, s.max_query_tokens)
 
 
-def training_spec(cfg: BuildConfig, tok: QATokenizer, section) -> WindowSpec:
-    return _spec(tok, section.train_seq_len, section.train_stride, cfg.sequence.max_query_tokens)
+def training_spec(cfg: BuildConfig, tok: QATokenizer, training: Training) -> WindowSpec:
+    return _spec(tok, training.train_seq_len, training.train_stride, cfg.sequence.max_query_tokens)

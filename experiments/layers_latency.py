@@ -11,7 +11,7 @@ options on 2 threads, one full window of 128, 256 and 384 tokens, beside the
 shipped ``artifact/model.onnx``. The models are measured in alternating rounds
 (each round: every model, p50 of ``--runs`` runs per length) and the median
 of the rounds is printed, so that a slow spell of the machine hits all of
-them. What the layers would cost in F1 needs training; see the README.
+them. What the layers would cost in F1 needs training; see docs/build.md.
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from build_model import benchmark, hf
-from build_model.load_variants import preoptimize
-from build_model.onnx_export import export_onnx, optimize_bert
-from build_model.quantize import Candidate, graph_ops, quantize_candidate
-from build_model.student import derive_student
+from build_model import hf
+from build_model.evaluation import benchmark
+from build_model.conversion.load_variants import preoptimize
+from build_model.conversion.onnx_export import export_onnx, optimize_bert
+from build_model.stages.quantize import Candidate, graph_ops, quantize_candidate
+from build_model.training.student import derive_student
 from function.artifact import load_manifest
 from function.onnx_model import OnnxQAModel
 from function.tokenizer import QATokenizer
@@ -57,7 +58,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     manifest = load_manifest(args.artifact.resolve())
     if not (args.model / "config.json").exists():
-        p.error(f"{args.model} holds no trained student: run the sandbox build first (README, 'Build your own model')")
+        p.error(f"{args.model} holds no trained student: run the sandbox build first (docs/build.md, 'The sandbox recipe')")
 
     tok = QATokenizer(manifest.tokenizer_path)
     batches = benchmark.windows(tok, benchmark.window_lengths(manifest.sequence["max_seq_len"]))

@@ -12,7 +12,7 @@ from tests.support.tiny_build import tiny_squad
 
 
 def test_offsets_align_by_first_and_last_character():
-    from build_model.align import align_offsets
+    from build_model.training.align import align_offsets
 
     student = np.array([[0, 3], [4, 7], [7, 9], [10, 12]])
     teacher = np.array([[0, 3], [4, 6], [6, 9], [10, 11], [11, 12]])
@@ -41,7 +41,7 @@ def _mpnet_like(bert_json: str) -> str:
 
 @pytest.fixture(scope="module")
 def tokenizers_and_data(tmp_path_factory):
-    from build_model.squad import load_squad
+    from build_model.evaluation.squad import load_squad
     from function.tokenizer import QATokenizer
 
     root = tmp_path_factory.mktemp("align")
@@ -53,9 +53,9 @@ def tokenizers_and_data(tmp_path_factory):
 
 
 def test_an_mpnet_layout_teacher_reads_the_same_characters_and_maps_back_token_for_token(tokenizers_and_data):
-    from build_model.align import teacher_windows
-    from build_model.distil import augment_pairs
-    from build_model.features import build_features, encode_paragraphs
+    from build_model.training.align import teacher_windows
+    from build_model.stages.distil import augment_pairs
+    from build_model.training.features import build_features, encode_paragraphs
     from function.windows import WindowSpec
 
     student, teacher, split = tokenizers_and_data
@@ -85,8 +85,8 @@ def test_an_mpnet_layout_teacher_reads_the_same_characters_and_maps_back_token_f
 
 
 def test_carried_back_logits_keep_the_teachers_values_and_put_no_mass_elsewhere(tokenizers_and_data):
-    from build_model.align import NO_MASS, carry_back, teacher_windows
-    from build_model.features import build_features
+    from build_model.training.align import NO_MASS, carry_back, teacher_windows
+    from build_model.training.features import build_features
     from function.windows import WindowSpec
 
     student, teacher, split = tokenizers_and_data
@@ -105,9 +105,9 @@ def test_carried_back_logits_keep_the_teachers_values_and_put_no_mass_elsewhere(
 def test_the_same_tokenizer_gives_the_teachers_own_logits_on_passage_and_cls(tokenizers_and_data):
     import torch
 
-    from build_model import kd
-    from build_model.align import teacher_windows
-    from build_model.features import build_features, collate_inputs
+    from build_model.training import kd
+    from build_model.training.align import teacher_windows
+    from build_model.training.features import build_features, collate_inputs
     from function.windows import WindowSpec
     from tests.support.tiny_build import tiny_bert
 
@@ -128,9 +128,9 @@ def test_the_distil_stage_cuts_the_student_from_base_and_learns_from_an_mpnet_te
     import torch
     from transformers import MPNetConfig, MPNetForQuestionAnswering
 
-    from build_model import distil
+    from build_model.stages import distil
     from build_model.config import load_config
-    from build_model.stages import load_record, save_record
+    from build_model.records import load_record, save_record
     from tests.support.tiny_build import tiny_bert, tiny_sections, write_config
 
     student_tok, teacher_tok, _ = tokenizers_and_data
@@ -159,7 +159,7 @@ def test_the_distil_stage_cuts_the_student_from_base_and_learns_from_an_mpnet_te
     assert len(list((build / "teacher_logits").glob("*.npz"))) == 2
 
     # the export stage reads each model with its own tokenizer: the MPNet teacher's windows are its own
-    from build_model import export
+    from build_model.stages import export
 
     exported = export.run(cfg)
     teacher_entry = exported["models"]["teacher"]

@@ -12,8 +12,8 @@ from tests.support.tiny_build import built, copy_build, tiny_bert, tiny_squad, t
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
-    from build_model.features import build_features
-    from build_model.squad import load_squad
+    from build_model.training.features import build_features
+    from build_model.evaluation.squad import load_squad
     from function.tokenizer import QATokenizer
     from function.windows import WindowSpec
 
@@ -22,7 +22,7 @@ def data(tmp_path_factory):
     teacher_dir = tiny_teacher(root / "teacher")
     tok = QATokenizer(teacher_dir / "tokenizer.json")
     spec = WindowSpec(96, 32, 32, tok.token_id("[CLS]"), tok.token_id("[SEP]"), tok.token_id("[PAD]"))
-    from build_model.align import teacher_windows
+    from build_model.training.align import teacher_windows
 
     features = build_features(tok, load_squad(train, 24), spec)
     held = build_features(tok, load_squad(dev), spec)[:48]
@@ -47,7 +47,7 @@ def _spread_teacher(vocab_size: int):
 
 
 def test_derived_student_copies_the_chosen_layers():
-    from build_model.student import derive_student
+    from build_model.training.student import derive_student
 
     teacher = tiny_bert(500, layers=3)
     student = derive_student(teacher, (2, 0))
@@ -62,7 +62,7 @@ def test_derived_student_copies_the_chosen_layers():
 def test_keeping_every_layer_reproduces_the_teacher():
     import torch
 
-    from build_model.student import derive_student
+    from build_model.training.student import derive_student
 
     teacher = tiny_bert(500, layers=2)
     student = derive_student(teacher, (0, 1))
@@ -74,14 +74,14 @@ def test_keeping_every_layer_reproduces_the_teacher():
 
 @pytest.mark.parametrize("keep", [(), (0, 0), (2,), (-1,)])
 def test_bad_layer_choices_are_rejected(keep):
-    from build_model.student import StudentError, derive_student
+    from build_model.training.student import StudentError, derive_student
 
     with pytest.raises(StudentError):
         derive_student(tiny_bert(500, layers=2), keep)
 
 
 def test_augmentation_pairs_other_paragraphs_of_the_same_article(data):
-    from build_model.distil import augment_pairs
+    from build_model.stages.distil import augment_pairs
 
     split = data["train"]
     pairs = augment_pairs(split, 2, seed=7)
@@ -98,8 +98,8 @@ def test_augmentation_pairs_other_paragraphs_of_the_same_article(data):
 
 
 def test_augmented_features_have_no_gold_labels(data):
-    from build_model.distil import augment_pairs
-    from build_model.features import build_features
+    from build_model.stages.distil import augment_pairs
+    from build_model.training.features import build_features
 
     split = data["train"]
     pairs = augment_pairs(split, 1, seed=0)[len(split.questions):][:5]
@@ -109,7 +109,7 @@ def test_augmented_features_have_no_gold_labels(data):
 
 
 def test_teacher_logits_are_computed_once_and_cached(data, tmp_path):
-    from build_model import kd
+    from build_model.training import kd
 
     teacher = _spread_teacher(data["tok"].vocab_size)
     features, windows, pad = data["features"][:20], data["windows"][:20], data["spec"].pad_id
@@ -129,13 +129,16 @@ def test_teacher_logits_are_computed_once_and_cached(data, tmp_path):
     # batching and padding do not change a feature's logits (beyond fp16 rounding)
     alone = kd.teacher_logits(teacher, windows[:1], pad)
     assert np.allclose(alone[0][0].astype(np.float32), first[0][0].astype(np.float32), atol=1e-2)
-    # another teacher or other features: computed again, the stale cache file replaced
+    # another teacher or other features: computed again, in a file of its own beside the first
     kd.cached_teacher_logits(prefix, "teacher-b", load, windows, pad, batch_size=8, log=str)
-    assert len(calls) == 2 and len(list(tmp_path.glob("teacher-*.npz"))) == 1
+    kd.cached_teacher_logits(prefix, "teacher-a", load, windows[:10], pad, batch_size=8, log=str)
+    assert len(calls) == 3 and len(list(tmp_path.glob("teacher-*.npz"))) == 3
+    kd.cached_teacher_logits(prefix, "teacher-a", load, windows, pad, batch_size=8, log=str)
+    assert len(calls) == 3  # still cached
 
 
 def test_an_interrupted_teacher_pass_resumes_from_its_finished_chunks(data, tmp_path):
-    from build_model import kd
+    from build_model.training import kd
 
     teacher = _spread_teacher(data["tok"].vocab_size)
     windows, pad = data["windows"][:20], data["spec"].pad_id
@@ -178,8 +181,8 @@ def test_an_interrupted_teacher_pass_resumes_from_its_finished_chunks(data, tmp_
 
 
 def test_an_ensemble_target_is_the_mixture_of_the_two_distributions():
-    from build_model import kd
-    from build_model.align import NO_MASS
+    from build_model.training import kd
+    from build_model.training.align import NO_MASS
 
     a = (np.array([2.0, 0.0, NO_MASS], np.float16), np.array([0.0, 1.0, NO_MASS], np.float16))
     b = (np.array([0.0, 3.0, NO_MASS], np.float16), np.array([1.0, 0.0, NO_MASS], np.float16))
@@ -197,9 +200,10 @@ def test_an_ensemble_target_is_the_mixture_of_the_two_distributions():
 
 
 def test_distillation_brings_the_student_closer_to_the_teacher(data, tmp_path):
-    from build_model import kd
-    from build_model.student import derive_student
-    from build_model.train import TrainSettings, train
+    from build_model.training import kd
+    from build_model.training.student import derive_student
+    from build_model.config import Training
+    from build_model.training.loop import train
 
     pad, held = data["spec"].pad_id, data["held"]
     teacher = _spread_teacher(data["tok"].vocab_size)
@@ -207,9 +211,9 @@ def test_distillation_brings_the_student_closer_to_the_teacher(data, tmp_path):
     logits = kd.teacher_logits(teacher, data["windows"], pad)
     held_logits = kd.teacher_logits(teacher, data["held_windows"], pad)
     before = kd.mean_kd(student, held, held_logits, pad, temperature=2.0)
-    settings = TrainSettings(epochs=2, batch_size=16, learning_rate=3e-3, warmup_ratio=0.0, seed=0,
-                             temperature=2.0, alpha=1.0, threads=2)
-    record = train(student, data["features"], settings, tmp_path, pad, teacher_logits=logits)
+    settings = Training(epochs=2, batch_size=16, learning_rate=3e-3, warmup_ratio=0.0, seed=0,
+                        temperature=2.0, alpha=1.0)
+    record = train(student, data["features"], settings, tmp_path, pad, teacher_logits=logits, threads=2)
     after = kd.mean_kd(student, held, held_logits, pad, temperature=2.0)
     assert record["steps"] >= 10
     assert before > 1.0  # dropping a layer really changed the logits
@@ -217,10 +221,10 @@ def test_distillation_brings_the_student_closer_to_the_teacher(data, tmp_path):
 
 
 def test_a_student_with_another_tokenizer_fails_the_stage(data, tmp_path):
-    from build_model import distil
+    from build_model.stages import distil
     from build_model.config import load_config
     from build_model.pipeline import BuildFailed
-    from build_model.stages import save_record
+    from build_model.records import save_record
     from tests.support.tiny import train_tokenizer
     from tests.support.tiny_build import tiny_sections, write_config
 
@@ -237,9 +241,9 @@ def test_a_student_with_another_tokenizer_fails_the_stage(data, tmp_path):
 
 
 def test_the_stage_records_distillation_and_reuses_teacher_logits(tmp_path_factory, tmp_path):
-    from build_model import distil
+    from build_model.stages import distil
     from build_model.config import load_config
-    from build_model.stages import load_record
+    from build_model.records import load_record
 
     project = built(tmp_path_factory)
     assert project["exit"] == 0
@@ -254,6 +258,7 @@ def test_the_stage_records_distillation_and_reuses_teacher_logits(tmp_path_facto
 
     # another student setting: the stage re-runs, the teacher's logits come from the cache
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "teacher_logits")))
-    cfg = dataclasses.replace(cfg, student=dataclasses.replace(cfg.student, learning_rate=5e-4))
+    training = dataclasses.replace(cfg.student.training, learning_rate=5e-4)
+    cfg = dataclasses.replace(cfg, student=dataclasses.replace(cfg.student, training=training))
     again = distil.run(cfg)
     assert again["teacher_logits"]["teacher"]["cached"] and again["inputs_hash"] != record["inputs_hash"]

@@ -17,9 +17,9 @@ def project(tmp_path_factory):
 
 def _dev_batches(project, windows: int):
     from build_model.config import load_config
-    from build_model.export import parity_batches
+    from build_model.stages.export import parity_batches
     from build_model.specs import serving_spec
-    from build_model.squad import load_squad
+    from build_model.evaluation.squad import load_squad
     from function.tokenizer import QATokenizer
 
     cfg = load_config(project["config"])
@@ -38,7 +38,7 @@ def test_parity_batches_cover_padding_and_multi_window_passages(project):
 
 
 def test_export_stage_parity_within_tolerance(project):
-    from build_model.stages import load_record
+    from build_model.records import load_record
 
     record = load_record(project["root"] / "build" / "export")
     assert record["parity"]["windows"] >= 12 and record["parity"]["padded_batches"] > 0
@@ -51,7 +51,7 @@ def test_export_stage_parity_within_tolerance(project):
 
 
 def test_fp32_onnx_scores_match_pytorch(project):
-    from build_model.stages import load_record
+    from build_model.records import load_record
 
     build = project["root"] / "build"
     export = load_record(build / "export")
@@ -63,7 +63,7 @@ def test_fp32_onnx_scores_match_pytorch(project):
 
 
 def test_check_parity_raises_on_a_mismatch(project):
-    from build_model.onnx_export import ParityError, check_parity
+    from build_model.conversion.onnx_export import ParityError, check_parity
 
     batches = _dev_batches(project, 4)
 
@@ -89,7 +89,7 @@ def test_a_broken_fused_graph_fails_the_build(project, tmp_path, monkeypatch):
     import onnx
     from onnx import numpy_helper
 
-    from build_model import export
+    from build_model.stages import export
     from build_model.config import load_config
     from build_model.pipeline import BuildFailed
 
@@ -114,8 +114,8 @@ def test_a_model_without_token_type_ids_exports_and_serves(project, tmp_path):
     import torch
     from transformers import DistilBertConfig, DistilBertForQuestionAnswering
 
-    from build_model.evaluate import torch_infer
-    from build_model.onnx_export import export_onnx, max_logit_diff, optimize_bert
+    from build_model.evaluation.evaluate import torch_infer
+    from build_model.conversion.onnx_export import export_onnx, max_logit_diff, optimize_bert
     from function.onnx_model import OnnxQAModel
 
     torch.manual_seed(0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from build_model.metrics import best_over_golds, exact_match, f1, normalize_answer, squad_scores
+from build_model.evaluation.metrics import best_over_golds, exact_match, f1, normalize_answer, squad_scores
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -31,7 +31,7 @@ def test_manifest_validates_and_its_hashes_match_the_files(project):
 
 
 def test_manifest_describes_the_build(project):
-    from build_model.stages import load_record
+    from build_model.records import load_record
 
     raw = json.loads((project["root"] / "artifact" / "manifest.json").read_text())
     assert raw["sequence"] == SEQUENCE and raw["lowercase"] is True and raw["vocab_size"] == 3000
@@ -56,9 +56,9 @@ def test_manifest_describes_the_build(project):
 
 
 def test_the_function_serves_the_artifact_with_the_recorded_scores(project):
-    from build_model.evaluate import evaluate
-    from build_model.squad import load_squad
-    from build_model.stages import load_record
+    from build_model.evaluation.evaluate import evaluate
+    from build_model.evaluation.squad import load_squad
+    from build_model.records import load_record
     from function.artifact import load_manifest
     from function.runtime import load_model
 
@@ -70,7 +70,7 @@ def test_the_function_serves_the_artifact_with_the_recorded_scores(project):
 
 
 def test_report_has_every_row_target_and_check(project):
-    from build_model.report import ROWS
+    from build_model.packaging.report import ROWS
 
     folder = project["root"] / "artifact"
     text = (folder / "REPORT.md").read_text()
@@ -84,7 +84,7 @@ def test_report_has_every_row_target_and_check(project):
 
 
 def test_a_tampered_artifact_is_rebuilt(project, tmp_path):
-    from build_model import package
+    from build_model.stages import package
     from build_model.config import load_config
     from function.artifact import load_manifest, verify
 
@@ -106,7 +106,7 @@ def test_a_tampered_artifact_is_rebuilt(project, tmp_path):
 
 
 def test_a_rebuild_is_timed_against_the_artifact_it_replaces(project, tmp_path):
-    from build_model import package
+    from build_model.stages import package
     from build_model.config import load_config
 
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export", "quantize", "package")))
@@ -121,7 +121,7 @@ def test_a_rebuild_is_timed_against_the_artifact_it_replaces(project, tmp_path):
 
 
 def test_an_ort_format_model_is_served_by_its_file_name(project, tmp_path):
-    from build_model.artifact_writer import write_artifact
+    from build_model.packaging.writer import write_artifact
     from function.artifact import load_manifest
     from function.runtime import load_model
 
@@ -135,7 +135,7 @@ def test_an_ort_format_model_is_served_by_its_file_name(project, tmp_path):
 
 
 def test_package_refuses_to_replace_a_folder_that_is_not_an_artifact(project, tmp_path):
-    from build_model import package
+    from build_model.stages import package
     from build_model.config import load_config
     from build_model.pipeline import BuildFailed
 
@@ -148,7 +148,7 @@ def test_package_refuses_to_replace_a_folder_that_is_not_an_artifact(project, tm
 
 
 def test_a_pre_optimised_file_ships_only_when_it_pays_for_itself():
-    from build_model.load_variants import choose
+    from build_model.conversion.load_variants import choose
 
     def rows(onnx_s, ort_s, onnx_diff=0.0, ort_p50=40.0):
         return [{"name": "plain .onnx", "load_s": 0.030, "p50_ms": 40.0, "max_diff": 0.0},
@@ -169,10 +169,10 @@ def test_a_shipped_model_that_fails_the_gate_leaves_the_previous_artifact(projec
     import dataclasses
     import shutil
 
-    from build_model import package
+    from build_model.stages import package
     from build_model.config import load_config
     from build_model.pipeline import BuildFailed
-    from build_model.stages import load_record
+    from build_model.records import load_record
     from function.artifact import load_manifest, verify
 
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export", "quantize")))

@@ -23,7 +23,7 @@ def _row(name, f1, p50, mb=1.0):
 
 def test_choose_prefers_f1_then_latency_within_the_size_limit():
     from build_model.pipeline import BuildFailed
-    from build_model.quantize import choose
+    from build_model.stages.quantize import choose
 
     rows = [_row("a", 80.0, 10.0), _row("b", 80.05, 12.0), _row("c", 79.0, 5.0), _row("d", 90.0, 1.0, mb=25)]
     kept, why = choose(rows, max_mb=20, tie=0.1)
@@ -36,7 +36,7 @@ def test_choose_prefers_f1_then_latency_within_the_size_limit():
 
 
 def test_quality_gate():
-    from build_model.quantize import quality_gate
+    from build_model.stages.quantize import quality_gate
 
     fp32 = {"exact_match": 70.0, "f1": 80.0}
     assert quality_gate(fp32, {"exact_match": 68.0, "f1": 79.0}, 1.5, 3.0)["passed"]
@@ -46,7 +46,7 @@ def test_quality_gate():
 
 
 def test_int8_is_at_least_three_times_smaller_with_embeddings_quantised(project):
-    from build_model.stages import load_record
+    from build_model.records import load_record
 
     build = project["root"] / "build"
     record = load_record(build / "quantize")
@@ -62,10 +62,10 @@ def test_int8_is_at_least_three_times_smaller_with_embeddings_quantised(project)
 
 def test_int8_logits_stay_close_to_fp32(project):
     from build_model.config import load_config
-    from build_model.export import parity_batches
-    from build_model.onnx_export import max_logit_diff
+    from build_model.stages.export import parity_batches
+    from build_model.conversion.onnx_export import max_logit_diff
     from build_model.specs import serving_spec
-    from build_model.squad import load_squad
+    from build_model.evaluation.squad import load_squad
     from function.onnx_model import OnnxQAModel
     from function.tokenizer import QATokenizer
 
@@ -90,10 +90,10 @@ def test_int8_logits_stay_close_to_fp32(project):
 @pytest.mark.parametrize("f1_drop, em_drop, fails", [(2.0, 0.0, "F1"), (1.0, 4.0, "EM"), (1.0, 2.0, None)])
 def test_the_quality_gate_fails_the_build(project, tmp_path, monkeypatch, f1_drop, em_drop, fails):
     """The int8 candidates' dev scores are replaced by the fp32 student's minus fixed drops."""
-    from build_model import quantize
+    from build_model.stages import quantize
     from build_model.config import load_config
     from build_model.pipeline import BuildFailed
-    from build_model.stages import load_record
+    from build_model.records import load_record
 
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export")))
     cfg = dataclasses.replace(cfg, quantize=dataclasses.replace(cfg.quantize, max_f1_drop=1.5, max_em_drop=3.0))
@@ -117,7 +117,7 @@ def test_the_quality_gate_fails_the_build(project, tmp_path, monkeypatch, f1_dro
 
 def test_gather_quantises_unfused_embeddings(project, tmp_path):
     """Without the transformer optimizer the embeddings are plain Gather nodes: "Gather" quantises them."""
-    from build_model.quantize import Candidate, graph_ops, quantize_candidate
+    from build_model.stages.quantize import Candidate, graph_ops, quantize_candidate
 
     src = project["root"] / "build" / "export" / "student.onnx"  # the raw export, not fused
     assert "EmbedLayerNormalization" not in graph_ops(src)

@@ -1,6 +1,6 @@
 """Build report text: a teacher that scores F1 0 (a tiny test model can) must not crash the report."""
 
-from build_model.report import ROWS, targets, why_student
+from build_model.packaging.report import ROWS, targets, why_student
 
 
 def _facts(teacher_f1: float) -> dict:

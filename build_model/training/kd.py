@@ -1,7 +1,7 @@
 """Teacher soft targets for distillation: computed once, cached on disk, and the KD divergence.
 
 The teacher runs once over its window of every training feature
-(``build_model.align``: its own tokens and pair layout, the same characters),
+(``build_model.training.align``: its own tokens and pair layout, the same characters),
 in eval mode, without gradients, in batches of similar lengths. Its start/end
 logits, carried back onto each student window's positions, are stored as
 float16, keyed by the teacher's weights and the teacher windows. A re-run with
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from build_model.align import NO_MASS, TeacherWindow, carry_back
-from build_model.features import Feature, collate_inputs
-from build_model.student import accepts_token_type_ids
+from build_model.training.align import NO_MASS, TeacherWindow, carry_back
+from build_model.training.features import Feature, collate_inputs
+from build_model.training.student import accepts_token_type_ids
 
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
@@ -94,18 +94,17 @@ def cached_teacher_logits(path_prefix: Path, teacher_key: str, load_teacher, win
 
     The pass is resumable: windows are taken longest first in chunks of ``chunk``,
     each chunk saved in ``<file>.parts/`` as it completes, and a restarted pass
-    reads the finished chunks back. Other keys' files with the prefix are removed.
+    reads the finished chunks back. Files of other keys stay: students distilled
+    beside each other from other features (``experiments/experiment_distil.sh``)
+    share the folder.
     """
     key = hashlib.sha256(f"{teacher_key}:{windows_digest(windows)}".encode()).hexdigest()
     path = path_prefix.with_name(f"{path_prefix.name}-{key[:16]}.npz")
     info = {"file": path.name, "key": key, "features": len(windows)}
     if (done := _load(path, key)) is not None:
         return done[1], {**info, "cached": True}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in path.parent.glob(f"{path_prefix.name}-*.npz"):
-        stale.unlink()
     parts = path.with_name(path.name + ".parts")
-    parts.mkdir(exist_ok=True)
+    parts.mkdir(parents=True, exist_ok=True)
     order = np.argsort([-len(w.input_ids) for w in windows], kind="stable")
     result: list = [None] * len(windows)
     t0, model = time.perf_counter(), None
@@ -154,7 +153,7 @@ def _unflatten(lengths: np.ndarray, start: np.ndarray, end: np.ndarray) -> Logit
 
 def mean_kd(model, features: list[Feature], logits: Logits, pad_id: int, temperature: float,
             batch_size: int = 64) -> float:
-    """The distillation term of ``build_model.train`` (T^2 * KL, start and end averaged), mean over features."""
+    """The distillation term of ``build_model.training.loop`` (T^2 * KL, start and end averaged), mean over features."""
     import torch
     import torch.nn.functional as F
 

@@ -10,7 +10,7 @@ from the teacher (or given as ``[student] model``), and this stage does nothing.
 from __future__ import annotations
 
 from build_model.config import BuildConfig
-from build_model.teacher import fine_tune
+from build_model.stages.teacher import fine_tune
 
 
 def run(cfg: BuildConfig, force: bool = False) -> dict:

@@ -100,7 +100,7 @@ def torch_benchmark(model_dir: Path, batches: dict[int, Batch], runs: int, load_
     import torch
 
     from build_model import hf
-    from build_model.evaluate import torch_infer
+    from build_model.evaluation.evaluate import torch_infer
 
     before = torch.get_num_threads()
     torch.set_num_threads(THREADS)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from build_model.features import Feature, encode_paragraphs
-from build_model.squad import SquadSplit
+from build_model.training.features import Feature, encode_paragraphs
+from build_model.evaluation.squad import SquadSplit
 from function.tokenizer import Encoded, QATokenizer
 
 NO_MASS = -1e4  # logit of a position the teacher gives no probability
@@ -69,7 +69,7 @@ def teacher_window(feature: Feature, student_passage: Encoded, teacher_passage: 
 
 def teacher_windows(features: list[Feature], split: SquadSplit, student_tok: QATokenizer,
                     teacher_tok: QATokenizer, max_query_tokens: int) -> list[TeacherWindow]:
-    """One teacher window per student feature (features from ``build_model.features``)."""
+    """One teacher window per student feature (features from ``build_model.training.features``)."""
     layout = teacher_tok.pair_layout()
     student_passages = encode_paragraphs(student_tok, split)
     teacher_passages = (student_passages if teacher_tok.fingerprint == student_tok.fingerprint

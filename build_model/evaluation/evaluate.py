@@ -13,9 +13,9 @@ from typing import Callable
 
 import numpy as np
 
-from build_model.features import encode_paragraphs
-from build_model.metrics import squad_scores
-from build_model.squad import SquadSplit
+from build_model.training.features import encode_paragraphs
+from build_model.evaluation.metrics import squad_scores
+from build_model.evaluation.squad import SquadSplit
 from function.reader import PassageTokens, answers_from_logits, prepare
 from function.tokenizer import QATokenizer
 from function.windows import Batch, WindowSpec

@@ -67,7 +67,7 @@ def accepts_token_type_ids(model) -> bool:
 def trainable(model):
     """``model`` itself, or, for a model without segment ids, a wrapper that drops them.
 
-    ``build_model.train`` always passes ``token_type_ids``; the wrapper shares
+    ``build_model.training.loop`` always passes ``token_type_ids``; the wrapper shares
     the model's parameters, so training it trains the model.
     """
     if accepts_token_type_ids(model):

@@ -12,7 +12,7 @@ from typing import Iterable
 
 import numpy as np
 
-from build_model.squad import SquadSplit
+from build_model.evaluation.squad import SquadSplit
 from function.tokenizer import Encoded, QATokenizer
 from function.windows import WindowSpec, build_batch
 

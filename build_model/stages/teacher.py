@@ -1,8 +1,8 @@
 """Stage 1, teacher: take a QA model as given, or fine-tune an encoder on SQuAD-format data.
 
-The same code fine-tunes ``[base]`` (``build_model.base``), the smaller encoder
+The same code fine-tunes ``[base]`` (``build_model.stages.base``), the smaller encoder
 the student's layers are cut from. The teacher tokenizes with its own tokenizer and pair layout (``<s> q </s></s> p
-</s>`` for MPNet); ``build_model.kd`` maps its distributions onto the student's
+</s>`` for MPNet); ``build_model.training.kd`` maps its distributions onto the student's
 tokens. The stage's inputs are the values that decide the trained weights (the
 encoder's files, the data, the training settings and windows), not the shape of
 the configuration file, so reorganising the configuration does not retrain.
@@ -10,18 +10,17 @@ the configuration file, so reorganising the configuration does not retrain.
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 from build_model import fetch, hf
 from build_model.config import BuildConfig
-from build_model.evaluate import evaluate, torch_infer
-from build_model.features import build_features
-from build_model.squad import load_squad
-from build_model.stages import (clear_checkpoint, file_sha256, fresh_checkpoint, fresh_record, inputs_hash,
+from build_model.evaluation.evaluate import evaluate, torch_infer
+from build_model.training.features import build_features
+from build_model.evaluation.squad import load_squad
+from build_model.records import (clear_checkpoint, file_sha256, fresh_checkpoint, fresh_record, inputs_hash,
                                 save_record, source_fingerprint)
-from build_model.student import trainable
-from build_model.train import TrainSettings, train
+from build_model.training.student import trainable
+from build_model.training.loop import train
 from build_model.specs import serving_spec, training_spec
 from function.tokenizer import QATokenizer
 
@@ -30,26 +29,17 @@ def stage_dir(cfg: BuildConfig, name: str = "teacher") -> Path:
     return Path(cfg.work_dir) / name
 
 
-def settings_of(cfg: BuildConfig, name: str = "teacher") -> TrainSettings:
-    tc = getattr(cfg, name)
-    return TrainSettings(
-        epochs=tc.epochs, batch_size=tc.batch_size, learning_rate=tc.learning_rate,
-        warmup_ratio=tc.warmup_ratio, weight_decay=tc.weight_decay, seed=tc.seed,
-        threads=cfg.threads,
-    )
-
-
 def stage_inputs(cfg: BuildConfig, name: str = "teacher") -> dict:
     tc, s = getattr(cfg, name), cfg.sequence
-    training = dataclasses.asdict(settings_of(cfg, name))
-    for untouched in ("threads", "checkpoint_every", "temperature", "alpha"):
-        training.pop(untouched)
+    tr = tc.training
+    training = {k: getattr(tr, k) for k in ("epochs", "batch_size", "learning_rate", "warmup_ratio",
+                                             "weight_decay", "seed")}
     return {
         "model": source_fingerprint(tc.model),
         "fine_tune": tc.fine_tune,
         "training": training if tc.fine_tune else None,
-        "train_windows": [tc.train_seq_len, tc.train_stride, s.max_query_tokens] if tc.fine_tune else None,
-        "train_limit": tc.train_limit if tc.fine_tune else None,
+        "train_windows": [tr.train_seq_len, tr.train_stride, s.max_query_tokens] if tc.fine_tune else None,
+        "train_limit": tr.train_limit if tc.fine_tune else None,
         "serve_windows": [s.max_seq_len, s.stride, s.max_query_tokens, s.max_answer_tokens],
         "train": file_sha256(cfg.data.train) if tc.fine_tune else None,
         "dev": file_sha256(cfg.data.dev),
@@ -87,11 +77,11 @@ def fine_tune(cfg: BuildConfig, name: str, force: bool = False) -> dict:
 
     result: dict = {"model": tc.model, "parameters": sum(p.numel() for p in model.parameters())}
     if tc.fine_tune:
-        split = load_squad(cfg.data.train, tc.train_limit or None)
-        features = build_features(tok, split, training_spec(cfg, tok, tc))
+        split = load_squad(cfg.data.train, tc.training.train_limit or None)
+        features = build_features(tok, split, training_spec(cfg, tok, tc.training))
         fresh_checkpoint(out, inputs_hash(inputs), force)
-        result["training"] = train(trainable(model), features, settings_of(cfg, name), out, serve.pad_id,
-                                   on_epoch_end=lambda _m, epoch: dev_scores(model, epoch))
+        result["training"] = train(trainable(model), features, tc.training, out, serve.pad_id,
+                                   on_epoch_end=lambda _m, epoch: dev_scores(model, epoch), threads=cfg.threads)
         final = result["training"]["history"][-1]
         result["dev"] = {k: final[k] for k in ("exact_match", "f1", "questions")}
     else:

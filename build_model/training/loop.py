@@ -20,27 +20,14 @@ import json
 import math
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from build_model.features import Feature, collate
-
-
-@dataclass(frozen=True)
-class TrainSettings:
-    epochs: float = 2.0
-    batch_size: int = 32
-    learning_rate: float = 1e-4
-    warmup_ratio: float = 0.1
-    weight_decay: float = 0.01
-    seed: int = 42
-    temperature: float = 2.0  # distillation only
-    alpha: float = 0.5  # weight of the distillation term; distillation only
-    checkpoint_every: int = 50
-    threads: int = 0  # 0: all CPUs this process may use
+from build_model.config import Training
+from build_model.training.features import Feature, collate
 
 
 def length_grouped_batches(lengths: np.ndarray, batch_size: int, seed: int) -> list[np.ndarray]:
@@ -67,19 +54,25 @@ def _log(path: Path, record: dict) -> None:
 def train(
     model,
     features: list[Feature],
-    settings: TrainSettings,
+    settings: Training,
     work_dir: Path,
     pad_id: int,
     teacher_logits: list[tuple[np.ndarray, np.ndarray]] | None = None,
     on_epoch_end: Callable[[object, int], dict] | None = None,
+    threads: int = 0,
+    checkpoint_every: int = 50,
 ) -> dict:
-    """Train ``model`` in place; returns the training record (also in ``work_dir``)."""
+    """Train ``model`` in place; returns the training record (also in ``work_dir``).
+
+    ``threads``: PyTorch threads (0: all CPUs this process may use); a checkpoint
+    is written every ``checkpoint_every`` steps and at each epoch's end.
+    """
     import torch
     import torch.nn.functional as F
 
     from function.cpus import available_cpus
 
-    torch.set_num_threads(settings.threads or available_cpus())
+    torch.set_num_threads(threads or available_cpus())
     torch.manual_seed(settings.seed)
     work_dir.mkdir(parents=True, exist_ok=True)
     log_path = work_dir / "train.log.jsonl"
@@ -169,7 +162,7 @@ def train(
                 _log(log_path, {"event": "step", "step": step, "of": total_steps, "epoch": epoch,
                                 "loss": round(loss.item(), 4), **parts, "lr": sched.get_last_lr()[0],
                                 "steps_per_s": round(rate, 3)})
-            if step % settings.checkpoint_every == 0:
+            if step % checkpoint_every == 0:
                 save_checkpoint()
             if step % steps_per_epoch == 0 or step == total_steps:
                 if on_epoch_end is not None:

@@ -4,9 +4,9 @@ The student is ``[student] model`` when given (it must tokenize exactly as
 ``[base]``, or the teacher without one, does), else a copy of ``keep_layers``
 of the fine-tuned ``[base]`` (or of the teacher). The teacher may tokenize
 differently: it reads its own window over the same characters and its
-distributions are carried onto the student's tokens (``build_model.align``).
+distributions are carried onto the student's tokens (``build_model.training.align``).
 Its logits for every training feature are computed once and cached in
-``<work_dir>/teacher_logits`` (``build_model.kd``), shared by students of any
+``<work_dir>/teacher_logits`` (``build_model.training.kd``), shared by students of any
 depth. ``base_weight`` mixes ``[base]``'s distributions into the target (an
 ensemble of two teachers). ``augment_pairs = k`` adds, for each
 training question, k other paragraphs of the same article: the question has
@@ -22,18 +22,20 @@ from pathlib import Path
 
 import numpy as np
 
-from build_model import align, hf, kd, teacher
+from build_model import hf
+from build_model.stages import teacher
+from build_model.training import align, kd
 from build_model.config import BuildConfig
-from build_model.evaluate import evaluate, torch_infer
-from build_model.features import build_features
+from build_model.evaluation.evaluate import evaluate, torch_infer
+from build_model.training.features import build_features
 from build_model.pipeline import BuildFailed
 from build_model.specs import serving_spec, training_spec
-from build_model.squad import SquadSplit, load_squad
-from build_model.stages import (clear_checkpoint, file_sha256, fresh_checkpoint, fresh_record, inputs_hash,
+from build_model.evaluation.squad import SquadSplit, load_squad
+from build_model.records import (clear_checkpoint, file_sha256, fresh_checkpoint, fresh_record, inputs_hash,
                                 save_record, source_fingerprint)
-from build_model.student import (StudentError, check_same_tokenizer, derive_student, parameters,
+from build_model.training.student import (StudentError, check_same_tokenizer, derive_student, parameters,
                                  trainable)
-from build_model.train import TrainSettings, train
+from build_model.training.loop import train
 from function.tokenizer import QATokenizer
 
 HELD_OUT_FEATURES = 128  # dev features on which the KD divergence is measured before and after
@@ -125,9 +127,10 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
     except StudentError as e:
         raise BuildFailed(f"distil: {e}") from None
     serve = serving_spec(cfg, tok)
-    spec = training_spec(cfg, tok, sc)
-    split = load_squad(cfg.data.train, sc.train_limit or None)
-    pairs = augment_pairs(split, sc.augment_pairs, sc.seed)
+    tr = sc.training
+    spec = training_spec(cfg, tok, tr)
+    split = load_squad(cfg.data.train, tr.train_limit or None)
+    pairs = augment_pairs(split, sc.augment_pairs, tr.seed)
     features = build_features(tok, split, spec, pairs=pairs)
     dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)
     held = build_features(tok, dev, spec)[:HELD_OUT_FEATURES]
@@ -140,15 +143,15 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         with log_path.open("a") as f:
             f.write(line + "\n")
 
-    batch = max(8, 2 * sc.batch_size)
+    batch = max(8, 2 * tr.batch_size)
     soft = {name: _soft_targets(cfg, name, features, split, (dev, held), tok, batch, log)
             for name in (["teacher", "base"] if sc.base_weight else ["teacher"])}
     logits, held_logits, cache = soft["teacher"]
     caches = {"teacher": cache}
     if sc.base_weight:
         w = 1.0 - sc.base_weight
-        logits = kd.ensemble(logits, soft["base"][0], w, sc.temperature)
-        held_logits = kd.ensemble(held_logits, soft["base"][1], w, sc.temperature)
+        logits = kd.ensemble(logits, soft["base"][0], w, tr.temperature)
+        held_logits = kd.ensemble(held_logits, soft["base"][1], w, tr.temperature)
         caches["base"] = soft["base"][2]
     del soft
     model = trainable(student)
@@ -156,16 +159,11 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
     def dev_scores(m, _epoch) -> dict:
         return evaluate(dev, tok, serve, torch_infer(m), max_answer_tokens=cfg.sequence.max_answer_tokens)
 
-    kd_before = kd.mean_kd(model, held, held_logits, serve.pad_id, sc.temperature, batch)
-    settings = TrainSettings(
-        epochs=sc.epochs, batch_size=sc.batch_size, learning_rate=sc.learning_rate,
-        warmup_ratio=sc.warmup_ratio, weight_decay=sc.weight_decay, seed=sc.seed,
-        temperature=sc.temperature, alpha=sc.alpha, threads=cfg.threads,
-    )
+    kd_before = kd.mean_kd(model, held, held_logits, serve.pad_id, tr.temperature, batch)
     fresh_checkpoint(out, inputs_hash(inputs), force)
-    training = train(model, features, settings, out, serve.pad_id, teacher_logits=logits,
-                     on_epoch_end=dev_scores)
-    kd_after = kd.mean_kd(model, held, held_logits, serve.pad_id, sc.temperature, batch)
+    training = train(model, features, tr, out, serve.pad_id, teacher_logits=logits,
+                     on_epoch_end=dev_scores, threads=cfg.threads)
+    kd_after = kd.mean_kd(model, held, held_logits, serve.pad_id, tr.temperature, batch)
 
     student.save_pretrained(out / "model")
     (out / "model" / "tokenizer.json").write_text(tok_json, encoding="utf-8")

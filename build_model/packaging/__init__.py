@@ -1,0 +1,1 @@
+"""The artifact folder: files and manifest, REPORT.md and its chart."""

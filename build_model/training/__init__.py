@@ -1,0 +1,1 @@
+"""Training: SQuAD features, the training loop, teacher soft targets and their alignment, the student."""
