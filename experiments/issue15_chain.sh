@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Issue 15's CPU work in one resumable background chain (hours on 2 cores; run it with nohup):
+#   nohup experiments/issue15_chain.sh > build/logs/issue15_chain.log 2>&1 &
+# 1. the sandbox build up to the student (teacher: MPNet, resumes from its checkpoint; base: MiniLM-L6;
+#    distil: 3 layers from the teacher's cached logits) with export, quantize and package: writes artifact/
+#    when every check passes (REPORT.md's targets say whether issue 15's are met);
+# 2. the variants beside it, sharing the teacher, base and logit cache (build/exp-NAME):
+#    an ensemble teacher (base_weight 0.5), then 4- and 6-layer students for the Pareto table.
+# Every step skips what is finished and resumes what is not: after an interruption, start it again.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+config=build_model/configs/sandbox.toml
+py=.venv/bin/python
+mkdir -p build/logs
+echo "$(date -u +%FT%TZ) chain: main build" >&2
+"$py" -m build_model --config "$config"
+for variant in "ensemble --set student.base_weight=0.5" \
+               "l4 --set student.keep_layers=[0,2,4,5]" \
+               "l6 --set student.keep_layers=[0,1,2,3,4,5]"; do
+  # shellcheck disable=SC2086  # the variant's words are its name and --set options
+  set -- $variant
+  echo "$(date -u +%FT%TZ) chain: variant $1" >&2
+  experiments/experiment_distil.sh "$@" --config "$config"
+done
+echo "$(date -u +%FT%TZ) chain: done" >&2
