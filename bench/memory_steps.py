@@ -51,11 +51,11 @@ def main(argv=None) -> int:
     import tokenizers  # noqa: F401
 
     step("tokenizers")
-    from function.artifact import load_manifest
-    from function.onnx_model import OnnxQAModel
-    from function.reader import PassageTokens, prepare
+    from function.model.artifact import load_manifest
+    from function.model.onnx_model import OnnxQAModel
+    from function.model.reader import PassageTokens, prepare
     from function.runtime import window_spec
-    from function.tokenizer import QATokenizer
+    from function.model.tokenizer import QATokenizer
 
     manifest = load_manifest(args.artifact.resolve())
     tokenizer = QATokenizer(manifest.tokenizer_path, fingerprint=manifest.tokenizer_fingerprint)

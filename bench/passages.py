@@ -40,7 +40,7 @@ def article_text(sample: Path = SAMPLE, title: str = ARTICLE) -> str:
 
 def make_passages(tokenizer, question: str, text: str, window_lengths: Sequence[int],
                   title: str = ARTICLE) -> list[dict]:
-    """One passage per window length; ``tokenizer`` is a ``function.tokenizer.QATokenizer``."""
+    """One passage per window length; ``tokenizer`` is a ``function.model.tokenizer.QATokenizer``."""
     n_question = len(tokenizer.encode(question).ids)
     offsets = tokenizer.encode(text).offsets.tolist()
     out = []

@@ -190,7 +190,7 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
     """F1 of the answers from the retrieved passages under each span ranking (train chooses)."""
     from build_model.evaluation.metrics import squad_scores
     from function.errors import NotFound
-    from function.reader import PassageTokens, answers_from_logits, prepare
+    from function.model.reader import PassageTokens, answers_from_logits, prepare
     from function.retrieval import fusion
 
     model = service.rt.model()
@@ -305,7 +305,7 @@ def markdown(result: dict) -> str:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    from function.artifact import load_manifest
+    from function.model.artifact import load_manifest
     from function.retrieval import bm25
 
     artifact = (args.artifact or default_artifact()).resolve()

@@ -61,8 +61,8 @@ def pipeline(checkpoint: Path, artifact: Path) -> Contender:
 
 
 def make_passages(artifact: Path, lengths: list[int]) -> list[dict]:
-    from function.artifact import load_manifest
-    from function.tokenizer import QATokenizer
+    from function.model.artifact import load_manifest
+    from function.model.tokenizer import QATokenizer
 
     manifest = load_manifest(artifact)
     return passages.make_passages(QATokenizer(manifest.tokenizer_path), passages.QUESTION,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from build_model.config import BuildConfig, Training
-from function.tokenizer import QATokenizer
-from function.windows import WindowSpec
+from function.model.tokenizer import QATokenizer
+from function.model.windows import WindowSpec
 
 
 def _spec(tok: QATokenizer, max_seq_len: int, stride: int, max_query_tokens: int) -> WindowSpec:

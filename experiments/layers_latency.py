@@ -27,9 +27,9 @@ from build_model.conversion.load_variants import preoptimize
 from build_model.conversion.onnx_export import export_onnx, optimize_bert
 from build_model.stages.quantize import Candidate, graph_ops, quantize_candidate
 from build_model.training.student import derive_student
-from function.artifact import load_manifest
-from function.onnx_model import OnnxQAModel
-from function.tokenizer import QATokenizer
+from function.model.artifact import load_manifest
+from function.model.onnx_model import OnnxQAModel
+from function.model.tokenizer import QATokenizer
 
 REPO = Path(__file__).resolve().parent.parent
 

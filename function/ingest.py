@@ -136,10 +136,10 @@ def main(argv=None) -> int:
         print(f"configuration error: {e}", file=sys.stderr)
         return 2
 
-    from function.artifact import load_manifest
+    from function.model.artifact import load_manifest
     from function.errors import QAError
     from function.store import open_store
-    from function.tokenizer import QATokenizer
+    from function.model.tokenizer import QATokenizer
 
     def say(message: str) -> None:
         if not args.quiet:

@@ -14,7 +14,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from function.artifact import Manifest, load_manifest
+from function.model.artifact import Manifest, load_manifest
 from function.config import Settings
 from function.errors import ArtifactError
 from function.logs import log
@@ -57,9 +57,9 @@ class ImportClock:
 @dataclass
 class Model:
     manifest: Manifest
-    tokenizer: object  # function.tokenizer.QATokenizer
-    infer: object  # function.onnx_model.OnnxQAModel
-    spec: object  # function.windows.WindowSpec
+    tokenizer: object  # function.model.tokenizer.QATokenizer
+    infer: object  # function.model.onnx_model.OnnxQAModel
+    spec: object  # function.model.windows.WindowSpec
 
 
 _WARM_UP_ID = "connection-warm-up"  # any id: reading a missing document is enough
@@ -70,8 +70,8 @@ def _ms(t0: float) -> float:
 
 
 def window_spec(manifest: Manifest):
-    """The artifact's window layout (``function.windows.WindowSpec``)."""
-    from function.windows import WindowSpec
+    """The artifact's window layout (``function.model.windows.WindowSpec``)."""
+    from function.model.windows import WindowSpec
 
     seq, special = manifest.sequence, manifest.special_tokens
     return WindowSpec(seq["max_seq_len"], seq["stride"], seq["max_query_tokens"],
@@ -80,10 +80,10 @@ def window_spec(manifest: Manifest):
 
 def load_model(manifest: Manifest, threads: int) -> tuple[Model, dict]:
     """Verify the artifact's files, then load the tokenizer and the ONNX session."""
-    from function.artifact import verify
+    from function.model.artifact import verify
     from function.cpus import available_cpus
-    from function.onnx_model import OnnxQAModel
-    from function.tokenizer import QATokenizer
+    from function.model.onnx_model import OnnxQAModel
+    from function.model.tokenizer import QATokenizer
 
     timings = {}
     t0 = time.perf_counter()

@@ -123,7 +123,7 @@ class QAService:
         return [found[pid] for pid in ids]
 
     def answer(self, req: QARequest) -> Result:
-        from function.reader import PassageTokens, answers_from_logits, prepare
+        from function.model.reader import PassageTokens, answers_from_logits, prepare
 
         started = time.perf_counter()
         cache = self.answer_cache()
@@ -191,7 +191,7 @@ class QAService:
         """The retrieved passages, best first, as many as fit one model run (QA_MAX_WINDOWS; at least
         one), what the reply says about them, and their spans' bias (``function.retrieval.fusion``)."""
         from function.retrieval.fusion import passage_bias
-        from function.windows import window_starts
+        from function.model.windows import window_starts
 
         stored = self._fetch(tuple(h.passage_id for h in hits), model.tokenizer.fingerprint, missing_ok=True)
         if not stored:

@@ -30,5 +30,5 @@ sha() { if command -v sha256sum >/dev/null; then sha256sum "$@"; else shasum -a 
   cat "$config"
   while IFS= read -r -d '' file; do sha "$file"; done \
     < <(find build_model -name '*.py' -not -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z)
-  sha requirements.txt build_model/requirements.txt function/artifact.py function/tokenizer.py
+  sha requirements.txt build_model/requirements.txt function/model/artifact.py function/model/tokenizer.py
 } | sha - | cut -c1-16

@@ -5,10 +5,10 @@ import shutil
 
 import pytest
 
-from function.artifact import load_manifest, verify
+from function.model.artifact import load_manifest, verify
 from function.errors import ArtifactError
 from function.runtime import load_model
-from function.tokenizer import QATokenizer
+from function.model.tokenizer import QATokenizer
 
 
 @pytest.fixture

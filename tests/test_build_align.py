@@ -42,7 +42,7 @@ def _mpnet_like(bert_json: str) -> str:
 @pytest.fixture(scope="module")
 def tokenizers_and_data(tmp_path_factory):
     from build_model.evaluation.squad import load_squad
-    from function.tokenizer import QATokenizer
+    from function.model.tokenizer import QATokenizer
 
     root = tmp_path_factory.mktemp("align")
     bert = train_tokenizer(sample_texts())
@@ -56,7 +56,7 @@ def test_an_mpnet_layout_teacher_reads_the_same_characters_and_maps_back_token_f
     from build_model.training.align import teacher_windows
     from build_model.stages.distil import augment_pairs
     from build_model.training.features import build_features, encode_paragraphs
-    from function.windows import WindowSpec
+    from function.model.windows import WindowSpec
 
     student, teacher, split = tokenizers_and_data
     assert teacher.pair_layout() == {"cls_id": 0, "sep_id": 2, "pair_seps": 2, "pad_id": 1}
@@ -87,7 +87,7 @@ def test_an_mpnet_layout_teacher_reads_the_same_characters_and_maps_back_token_f
 def test_carried_back_logits_keep_the_teachers_values_and_put_no_mass_elsewhere(tokenizers_and_data):
     from build_model.training.align import NO_MASS, carry_back, teacher_windows
     from build_model.training.features import build_features
-    from function.windows import WindowSpec
+    from function.model.windows import WindowSpec
 
     student, teacher, split = tokenizers_and_data
     features = build_features(student, split, WindowSpec(64, 16, 24, **student.pair_layout()))[:10]
@@ -108,7 +108,7 @@ def test_the_same_tokenizer_gives_the_teachers_own_logits_on_passage_and_cls(tok
     from build_model.training import kd
     from build_model.training.align import teacher_windows
     from build_model.training.features import build_features, collate_inputs
-    from function.windows import WindowSpec
+    from function.model.windows import WindowSpec
     from tests.support.tiny_build import tiny_bert
 
     student, _, split = tokenizers_and_data

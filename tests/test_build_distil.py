@@ -14,8 +14,8 @@ from tests.support.tiny_build import built, copy_build, tiny_bert, tiny_squad, t
 def data(tmp_path_factory):
     from build_model.training.features import build_features
     from build_model.evaluation.squad import load_squad
-    from function.tokenizer import QATokenizer
-    from function.windows import WindowSpec
+    from function.model.tokenizer import QATokenizer
+    from function.model.windows import WindowSpec
 
     root = tmp_path_factory.mktemp("distil-data")
     train, dev = tiny_squad(root)

@@ -20,7 +20,7 @@ def _dev_batches(project, windows: int):
     from build_model.stages.export import parity_batches
     from build_model.specs import serving_spec
     from build_model.evaluation.squad import load_squad
-    from function.tokenizer import QATokenizer
+    from function.model.tokenizer import QATokenizer
 
     cfg = load_config(project["config"])
     tok = QATokenizer(project["root"] / "build" / "distil" / "model" / "tokenizer.json")
@@ -116,7 +116,7 @@ def test_a_model_without_token_type_ids_exports_and_serves(project, tmp_path):
 
     from build_model.evaluation.evaluate import torch_infer
     from build_model.conversion.onnx_export import export_onnx, max_logit_diff, optimize_bert
-    from function.onnx_model import OnnxQAModel
+    from function.model.onnx_model import OnnxQAModel
 
     torch.manual_seed(0)
     model = DistilBertForQuestionAnswering(DistilBertConfig(

@@ -18,7 +18,7 @@ def project(tmp_path_factory):
 
 
 def test_manifest_validates_and_its_hashes_match_the_files(project):
-    from function.artifact import load_manifest, sha256_file, verify
+    from function.model.artifact import load_manifest, sha256_file, verify
 
     folder = project["root"] / "artifact"
     manifest = load_manifest(folder)
@@ -59,7 +59,7 @@ def test_the_function_serves_the_artifact_with_the_recorded_scores(project):
     from build_model.evaluation.evaluate import evaluate
     from build_model.evaluation.squad import load_squad
     from build_model.records import load_record
-    from function.artifact import load_manifest
+    from function.model.artifact import load_manifest
     from function.runtime import load_model
 
     model, timings = load_model(load_manifest(project["root"] / "artifact"), 1)
@@ -86,7 +86,7 @@ def test_report_has_every_row_target_and_check(project):
 def test_a_tampered_artifact_is_rebuilt(project, tmp_path):
     from build_model.stages import package
     from build_model.config import load_config
-    from function.artifact import load_manifest, verify
+    from function.model.artifact import load_manifest, verify
 
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export", "quantize", "package")))
     record = package.run(cfg)  # another [package] out: written there
@@ -122,7 +122,7 @@ def test_a_rebuild_is_timed_against_the_artifact_it_replaces(project, tmp_path):
 
 def test_an_ort_format_model_is_served_by_its_file_name(project, tmp_path):
     from build_model.packaging.writer import write_artifact
-    from function.artifact import load_manifest
+    from function.model.artifact import load_manifest
     from function.runtime import load_model
 
     ort_file = project["root"] / "build" / "package" / "preoptimized.ort"
@@ -173,7 +173,7 @@ def test_a_shipped_model_that_fails_the_gate_leaves_the_previous_artifact(projec
     from build_model.config import load_config
     from build_model.pipeline import BuildFailed
     from build_model.records import load_record
-    from function.artifact import load_manifest, verify
+    from function.model.artifact import load_manifest, verify
 
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export", "quantize")))
     cfg = dataclasses.replace(cfg, quantize=dataclasses.replace(cfg.quantize, max_f1_drop=0.5))

@@ -66,8 +66,8 @@ def test_int8_logits_stay_close_to_fp32(project):
     from build_model.conversion.onnx_export import max_logit_diff
     from build_model.specs import serving_spec
     from build_model.evaluation.squad import load_squad
-    from function.onnx_model import OnnxQAModel
-    from function.tokenizer import QATokenizer
+    from function.model.onnx_model import OnnxQAModel
+    from function.model.tokenizer import QATokenizer
 
     build = project["root"] / "build"
     cfg = load_config(project["config"])

@@ -256,9 +256,9 @@ def test_first_deploy_takes_traffic_at_once(tmp_path, tiny_artifact, local_servi
 
 def _with_build_code(p: Pipeline) -> None:
     shutil.copytree(REPO / "build_model", p.ws / "build_model", ignore=shutil.ignore_patterns("__pycache__"))
-    (p.ws / "function").mkdir()
+    (p.ws / "function" / "model").mkdir(parents=True)
     for name in ("artifact.py", "tokenizer.py"):
-        shutil.copy(REPO / "function" / name, p.ws / "function")
+        shutil.copy(REPO / "function" / "model" / name, p.ws / "function" / "model")
     shutil.copy(REPO / "requirements.txt", p.ws)
 
 

@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from function.decode import best_spans
-from function.windows import WindowSpec, build_batch
+from function.model.decode import best_spans
+from function.model.windows import WindowSpec, build_batch
 
 SPEC = WindowSpec(max_seq_len=16, stride=3, max_query_tokens=5, cls_id=101, sep_id=102, pad_id=0)
 

@@ -49,11 +49,11 @@ def no_stack_traces(srv: FunctionServer) -> None:
 
 def load_sample(tiny_artifact, emulator: FirestoreEmulator, monkeypatch) -> None:
     """Ten passages of the sample corpus into the emulator, from this process (it keeps data in memory only)."""
-    from function.artifact import load_manifest
+    from function.model.artifact import load_manifest
     from function.ingest import ingest
     from function.sources import parse_text
     from function.store.firestore import FirestoreStore
-    from function.tokenizer import QATokenizer
+    from function.model.tokenizer import QATokenizer
 
     monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", emulator.host)
     store = FirestoreStore(EMULATOR_PROJECT, "(default)", "passages", "answers", timeout_s=30)

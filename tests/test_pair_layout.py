@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from function.tokenizer import QATokenizer
+from function.model.tokenizer import QATokenizer
 from tests.support.tiny import sample_texts
 
 

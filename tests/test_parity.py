@@ -3,7 +3,7 @@
 Reference: the transformers tokenizer's own question/context pair encoding with
 overflowing windows (``truncation="only_second"``, ``stride``), the PyTorch
 model run window by window, and a plain loop over every allowed (start, end)
-pair. Function: pre-tokenised passages, ``function.windows`` batching, one
+pair. Function: pre-tokenised passages, ``function.model.windows`` batching, one
 ONNX Runtime run, vectorised decoding. Same answers on SQuAD questions means
 the build stage's EM/F1 (computed through the function's code) is what the
 function serves.

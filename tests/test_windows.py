@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from function.windows import WindowSpec, build_batch, window_starts
+from function.model.windows import WindowSpec, build_batch, window_starts
 
 SPEC = WindowSpec(max_seq_len=16, stride=3, max_query_tokens=5, cls_id=101, sep_id=102, pad_id=0)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from build_model.evaluation import benchmark
 from build_model.conversion.onnx_export import max_logit_diff
-from function.windows import Batch
+from function.model.windows import Batch
 
 LATENCY_SLACK = 1.05  # a variant may be at most 5% slower per window than the plain graph
 
@@ -37,7 +37,7 @@ def preoptimize(src: Path, dst: Path, ort_format: bool) -> None:
 def measure(src: Path, folder: Path, batches: list[Batch], window: Batch, runs: int, load_runs: int,
             try_preoptimized: bool = True) -> list[dict]:
     """Session creation, p50 latency and outputs (vs the plain graph) of each way to ship ``src``."""
-    from function.onnx_model import OnnxQAModel
+    from function.model.onnx_model import OnnxQAModel
 
     variants = [("plain .onnx", src, False, "model.onnx")]
     if try_preoptimized:

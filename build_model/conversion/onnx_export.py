@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from function.windows import Batch
+from function.model.windows import Batch
 
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUTS = ("start_logits", "end_logits")

@@ -1,6 +1,6 @@
 """Latency and load time, measured the way the function serves, and the machine they were measured on.
 
-ONNX models run through ``function.onnx_model.OnnxQAModel`` (the function's
+ONNX models run through ``function.model.onnx_model.OnnxQAModel`` (the function's
 session options) with ``THREADS`` intra-op threads; PyTorch models with
 ``torch.set_num_threads(THREADS)``. Latency is the median (p50) over timed runs
 of ONE full window (batch 1, no padding) after warm-up runs; load time is the
@@ -19,8 +19,8 @@ from typing import Callable
 
 import numpy as np
 
-from function.tokenizer import QATokenizer
-from function.windows import Batch, WindowSpec, build_batch
+from function.model.tokenizer import QATokenizer
+from function.model.windows import Batch, WindowSpec, build_batch
 
 THREADS = 2  # a 2-vCPU serverless instance
 WINDOW_LENGTHS = (128, 256, 384)
@@ -88,7 +88,7 @@ def median_seconds(load: Callable[[], object], runs: int) -> tuple[float, object
 def onnx_benchmark(path: Path, optimized: bool, batches: dict[int, Batch], runs: int,
                    load_runs: int) -> dict:
     """Session creation (median of fresh sessions) and p50 latency per window length."""
-    from function.onnx_model import OnnxQAModel
+    from function.model.onnx_model import OnnxQAModel
 
     load_s, model = median_seconds(lambda: OnnxQAModel(path, THREADS, optimized=optimized), load_runs)
     return {"load_s": load_s, "p50_ms": {n: p50_ms(model, b, runs) for n, b in batches.items()},

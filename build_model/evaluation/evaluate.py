@@ -1,8 +1,8 @@
 """Predict answers for a SQuAD split through the function's reader, and score them.
 
-``infer`` is any callable from a ``function.windows.Batch`` to (start, end)
+``infer`` is any callable from a ``function.model.windows.Batch`` to (start, end)
 logits as numpy arrays: a PyTorch model, or an ONNX Runtime session through
-``function.onnx_model``. Windowing and decoding are the function's own code, so
+``function.model.onnx_model``. Windowing and decoding are the function's own code, so
 these scores are the scores the function gives.
 """
 
@@ -16,9 +16,9 @@ import numpy as np
 from build_model.training.features import encode_paragraphs
 from build_model.evaluation.metrics import squad_scores
 from build_model.evaluation.squad import SquadSplit
-from function.reader import PassageTokens, answers_from_logits, prepare
-from function.tokenizer import QATokenizer
-from function.windows import Batch, WindowSpec
+from function.model.reader import PassageTokens, answers_from_logits, prepare
+from function.model.tokenizer import QATokenizer
+from function.model.windows import Batch, WindowSpec
 
 Infer = Callable[[Batch], tuple[np.ndarray, np.ndarray]]
 

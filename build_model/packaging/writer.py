@@ -11,8 +11,8 @@ import json
 import shutil
 from pathlib import Path
 
-from function.artifact import FORMAT_VERSION, MANIFEST, artifact_hash, load_manifest, sha256_file
-from function.tokenizer import QATokenizer, tokenizer_fingerprint
+from function.model.artifact import FORMAT_VERSION, MANIFEST, artifact_hash, load_manifest, sha256_file
+from function.model.tokenizer import QATokenizer, tokenizer_fingerprint
 
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"

@@ -36,7 +36,7 @@ from build_model.records import (clear_checkpoint, file_sha256, fresh_checkpoint
 from build_model.training.student import (StudentError, check_same_tokenizer, derive_student, parameters,
                                  trainable)
 from build_model.training.loop import train
-from function.tokenizer import QATokenizer
+from function.model.tokenizer import QATokenizer
 
 HELD_OUT_FEATURES = 128  # dev features on which the KD divergence is measured before and after
 

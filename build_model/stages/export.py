@@ -5,7 +5,7 @@ is the yardstick of the report ("int8 student at least 2x faster"). Each
 graph is compared with its PyTorch model on real dev windows (several
 questions, padded multi-passage and multi-window batches, as the function
 builds them); a difference above ``[export] atol`` fails the build. EM/F1 are
-then measured with ``function.onnx_model.OnnxQAModel``, the function's own
+then measured with ``function.model.onnx_model.OnnxQAModel``, the function's own
 session.
 """
 
@@ -24,10 +24,10 @@ from build_model.specs import serving_spec
 from build_model.evaluation.squad import SquadSplit, load_squad
 from build_model.records import file_sha256, fresh_record, save_record, source_fingerprint
 from function.cpus import available_cpus
-from function.onnx_model import OnnxQAModel
-from function.reader import PassageTokens, prepare
-from function.tokenizer import QATokenizer
-from function.windows import Batch, WindowSpec
+from function.model.onnx_model import OnnxQAModel
+from function.model.reader import PassageTokens, prepare
+from function.model.tokenizer import QATokenizer
+from function.model.windows import Batch, WindowSpec
 
 MODELS = ("teacher", "student")
 

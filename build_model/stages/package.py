@@ -29,9 +29,9 @@ from build_model.pipeline import BuildFailed
 from build_model.specs import serving_spec
 from build_model.evaluation.squad import load_squad
 from build_model.records import file_sha256, fresh_record, load_record, save_record, source_fingerprint
-from function.artifact import load_manifest, verify
+from function.model.artifact import load_manifest, verify
 from function.errors import ArtifactError
-from function.tokenizer import QATokenizer
+from function.model.tokenizer import QATokenizer
 
 UPSTREAM = {"teacher": teacher, "distil": distil, "export": export, "quantize": quantize}
 KEYS = ("teacher_pytorch_fp32", "teacher_onnx_fp32", "student_pytorch_fp32", "student_onnx_fp32",
@@ -172,7 +172,7 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
 def _against_replaced(cfg: BuildConfig, out: Path, shipped: Path, optimized: bool, tok: QATokenizer) -> dict | None:
     """p50 of the new int8 model and of the artifact in ``out`` it replaces, interleaved on the same windows
     (None when ``out`` holds no intact artifact)."""
-    from function.onnx_model import OnnxQAModel
+    from function.model.onnx_model import OnnxQAModel
 
     try:
         old = load_manifest(out)

@@ -31,7 +31,7 @@ from build_model.specs import serving_spec
 from build_model.evaluation.squad import load_squad
 from build_model.records import file_sha256, fresh_record, load_record, save_record
 from function.cpus import available_cpus
-from function.tokenizer import QATokenizer
+from function.model.tokenizer import QATokenizer
 
 KEPT = "student.int8.onnx"
 MB = 1e6

@@ -22,7 +22,7 @@ from build_model.records import (clear_checkpoint, file_sha256, fresh_checkpoint
 from build_model.training.student import trainable
 from build_model.training.loop import train
 from build_model.specs import serving_spec, training_spec
-from function.tokenizer import QATokenizer
+from function.model.tokenizer import QATokenizer
 
 
 def stage_dir(cfg: BuildConfig, name: str = "teacher") -> Path:

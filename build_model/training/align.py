@@ -22,7 +22,7 @@ import numpy as np
 
 from build_model.training.features import Feature, encode_paragraphs
 from build_model.evaluation.squad import SquadSplit
-from function.tokenizer import Encoded, QATokenizer
+from function.model.tokenizer import Encoded, QATokenizer
 
 NO_MASS = -1e4  # logit of a position the teacher gives no probability
 

@@ -1,6 +1,6 @@
 """SQuAD pre-processing for training: question + passage windows with answer positions.
 
-Windows come from ``function.windows`` (the layout the function serves), so the
+Windows come from ``function.model.windows`` (the layout the function serves), so the
 model is trained on exactly the inputs it sees in production. A window that
 does not contain the whole answer points both positions at [CLS] (index 0).
 """
@@ -13,8 +13,8 @@ from typing import Iterable
 import numpy as np
 
 from build_model.evaluation.squad import SquadSplit
-from function.tokenizer import Encoded, QATokenizer
-from function.windows import WindowSpec, build_batch
+from function.model.tokenizer import Encoded, QATokenizer
+from function.model.windows import WindowSpec, build_batch
 
 
 @dataclass

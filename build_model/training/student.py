@@ -42,7 +42,7 @@ def derive_student(teacher, keep: tuple[int, ...]):
 
 def tokenizer_fingerprint_of(model: str) -> str:
     from build_model import hf
-    from function.tokenizer import tokenizer_fingerprint
+    from function.model.tokenizer import tokenizer_fingerprint
 
     return tokenizer_fingerprint(json.loads(hf.tokenizer_json(model)))
 

@@ -31,5 +31,5 @@ BM25_WEIGHT = 1.0
 
 
 def passage_bias(bm25_scores: Sequence[float], weight: float = BM25_WEIGHT) -> np.ndarray:
-    """The per-passage term added to its spans' logits (see ``function.decode.best_spans``)."""
+    """The per-passage term added to its spans' logits (see ``function.model.decode.best_spans``)."""
     return weight * np.asarray(bm25_scores, dtype=np.float64)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from function.windows import Batch
+from function.model.windows import Batch
 
 _FEEDS = ("input_ids", "attention_mask", "token_type_ids")
 

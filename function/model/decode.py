@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from function.windows import Batch
+from function.model.windows import Batch
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from typing import Sequence
 
 import numpy as np
 
-from function.decode import best_spans
-from function.windows import Batch, WindowSpec, build_batch
+from function.model.decode import best_spans
+from function.model.windows import Batch, WindowSpec, build_batch
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def answers_from_logits(
     passage_bias: np.ndarray | None = None,
 ) -> list[Answer]:
     """Best spans mapped to character offsets in their passage's text (``passage_bias``: see
-    ``function.decode``)."""
+    ``function.model.decode``)."""
     spans = best_spans(start_logits, end_logits, batch, top_k, max_answer_tokens, passage_bias)
     out = []
     for s in spans:

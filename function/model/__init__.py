@@ -1,0 +1,20 @@
+"""The model side of the function: from an artifact folder to answer spans.
+
+In the order a request meets them:
+
+- ``artifact``: the artifact folder described by ``manifest.json`` (``Manifest``), and
+  ``verify``, which checks every file's size and sha256 before anything is loaded;
+- ``tokenizer``: the artifact's Rust tokenizer (``QATokenizer``): text -> token ids and
+  character offsets, for questions at request time and for passages at ingestion;
+- ``windows``: the single definition of the model's input layout (``WindowSpec``,
+  ``Batch``): a question against pre-tokenised passages, cut into overlapping windows;
+- ``onnx_model``: the ONNX Runtime session (``OnnxQAModel``): a ``Batch`` -> start/end logits;
+- ``decode``: start/end logits -> the best spans, scored across windows and passages;
+- ``reader``: ``prepare`` and ``answers_from_logits``, the two calls around a model run that
+  the function and the build stage's evaluation both read through.
+
+Nothing here knows about HTTP, the store or the cache; the build stage imports
+these modules too, so it trains, exports and evaluates on the inputs the
+function serves. Importing this package loads nothing heavy (numpy,
+tokenizers and onnxruntime come with the modules that need them).
+"""
