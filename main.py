@@ -1,6 +1,7 @@
-"""Source file for functions-framework and Cloud Functions: the function lives in ``function/``.
+"""Source file for functions-framework and Cloud Functions: the function lives in ``function/``
+(the target ``answer`` in ``function/http/main.py``).
 
     functions-framework --target answer
 """
 
-from function.main import answer  # noqa: F401
+from function.http.main import answer  # noqa: F401

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from function.config import parse_flag  # stdlib only
-from function.runtime import ImportClock  # stdlib only; the clock must start at import
+from function.service.runtime import ImportClock  # stdlib only; the clock must start at import
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -122,5 +122,5 @@ def answer(request):
                           "timings_ms": timings})
 
 
-if _EAGER:  # as function.main does it: after fork, in the worker (the model's thread pools do not survive fork)
+if _EAGER:  # as function.http.main does it: after fork, in the worker (the model's thread pools do not survive fork)
     os.register_at_fork(after_in_child=lambda: threading.Thread(target=_load, name="eager-load", daemon=True).start())

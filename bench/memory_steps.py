@@ -52,9 +52,9 @@ def main(argv=None) -> int:
 
     step("tokenizers")
     from function.model.artifact import load_manifest
+    from function.model.load import window_spec
     from function.model.onnx_model import OnnxQAModel
     from function.model.reader import PassageTokens, prepare
-    from function.runtime import window_spec
     from function.model.tokenizer import QATokenizer
 
     manifest = load_manifest(args.artifact.resolve())

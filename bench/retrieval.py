@@ -74,7 +74,7 @@ def log(message: str) -> None:
 
 def load_squad(folder: Path) -> tuple[list, dict[str, list[dict]]]:
     """(every paragraph as an ingestion record, split -> questions with their gold paragraph id)."""
-    from function.sources import Record, parse_text, squad_id
+    from function.ingest.sources import Record, parse_text, squad_id
 
     records, questions = [], {}
     for split in ("train", "dev"):
@@ -91,8 +91,8 @@ def load_squad(folder: Path) -> tuple[list, dict[str, list[dict]]]:
 
 def open_service(env: dict):
     from function.config import Settings
-    from function.runtime import Runtime
-    from function.service import QAService
+    from function.service.pipeline import QAService
+    from function.service.runtime import Runtime
 
     return QAService(Runtime(Settings.from_env(env)))
 
@@ -139,7 +139,7 @@ def read_all(service, questions: list[dict], top_k_passages: int) -> dict:
     """EM/F1 of the answers with retrieval and with the gold paragraph, through ``QAService.answer``."""
     from build_model.evaluation.metrics import squad_scores
     from function.errors import NotFound
-    from function.request import QARequest
+    from function.http.request import QARequest
 
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
     retrieved, gold, stage_ms = {}, {}, []

@@ -1,6 +1,6 @@
 """Errors a caller can cause or must know about, each with its HTTP status.
 
-``main.py`` turns them into ``{"error": {"code", "status", "message"}}``
+``function/http/main.py`` turns them into ``{"error": {"code", "status", "message"}}``
 responses in one place; anything else becomes a 500 with no details.
 """
 

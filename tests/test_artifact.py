@@ -5,9 +5,9 @@ import shutil
 
 import pytest
 
-from function.model.artifact import load_manifest, verify
 from function.errors import ArtifactError
-from function.runtime import load_model
+from function.model.artifact import load_manifest, verify
+from function.model.load import load_model
 from function.model.tokenizer import QATokenizer
 
 

@@ -60,7 +60,7 @@ def test_the_function_serves_the_artifact_with_the_recorded_scores(project):
     from build_model.evaluation.squad import load_squad
     from build_model.records import load_record
     from function.model.artifact import load_manifest
-    from function.runtime import load_model
+    from function.model.load import load_model
 
     model, timings = load_model(load_manifest(project["root"] / "artifact"), 1)
     assert set(timings) >= {"verify_ms", "tokenizer_ms", "model_ms"}
@@ -123,7 +123,7 @@ def test_a_rebuild_is_timed_against_the_artifact_it_replaces(project, tmp_path):
 def test_an_ort_format_model_is_served_by_its_file_name(project, tmp_path):
     from build_model.packaging.writer import write_artifact
     from function.model.artifact import load_manifest
-    from function.runtime import load_model
+    from function.model.load import load_model
 
     ort_file = project["root"] / "build" / "package" / "preoptimized.ort"
     tokenizer = (project["root"] / "artifact" / "tokenizer.json").read_text()

@@ -2,7 +2,7 @@
 
 import time
 
-from function.cache import LRU, AnswerCache, answer_key, normalize_question
+from function.service.cache import LRU, AnswerCache, answer_key, normalize_question
 
 
 def test_lru_evicts_the_least_recently_used_entry():

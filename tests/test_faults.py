@@ -49,11 +49,11 @@ def no_stack_traces(srv: FunctionServer) -> None:
 
 def load_sample(tiny_artifact, emulator: FirestoreEmulator, monkeypatch) -> None:
     """Ten passages of the sample corpus into the emulator, from this process (it keeps data in memory only)."""
-    from function.model.artifact import load_manifest
     from function.ingest import ingest
-    from function.sources import parse_text
-    from function.store.firestore import FirestoreStore
+    from function.ingest.sources import parse_text
+    from function.model.artifact import load_manifest
     from function.model.tokenizer import QATokenizer
+    from function.store.firestore import FirestoreStore
 
     monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", emulator.host)
     store = FirestoreStore(EMULATOR_PROJECT, "(default)", "passages", "answers", timeout_s=30)
@@ -141,8 +141,8 @@ def test_a_firestore_outage_is_a_quick_503_and_the_same_process_recovers(tiny_ar
 
 def test_after_a_shared_answer_cache_failure_requests_stop_waiting_on_it(monkeypatch):
     """While the store hangs, every read of the shared tier would wait for the store's deadline."""
-    from function.cache import AnswerCache
     from function.errors import StoreUnavailable
+    from function.service.cache import AnswerCache
 
     calls, errors = [], []
 

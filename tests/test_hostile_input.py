@@ -1,7 +1,7 @@
 """Hostile input: whatever a client sends, the answer is a 4xx or a 2xx, never a 5xx or a stack trace.
 
 Three layers: Hypothesis on the request parser in process (many examples, fast),
-Schemathesis from ``function/openapi.yaml`` and raw hostile bodies against a
+Schemathesis from ``function/http/openapi.yaml`` and raw hostile bodies against a
 real functions-framework process, and a body over the limit sent slowly over a
 raw socket. Last, logs never hold more of a caller's text than QA_LOG_TEXT_CHARS.
 """
@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from function.config import Settings
 from function.errors import QAError
-from function.request import QARequest, parse, read_body
+from function.http.request import QARequest, parse, read_body
 from function.store.ids import valid_passage_id
 from bench.harness.launch import REPO, FunctionServer
 
@@ -152,7 +152,7 @@ def test_read_body_never_reads_past_the_limit(limit, size, declared):
 
 # ---- a real server: Schemathesis from the OpenAPI document, and raw hostile bodies -------------
 
-schema = schemathesis.openapi.from_path(REPO / "function" / "openapi.yaml")
+schema = schemathesis.openapi.from_path(REPO / "function" / "http" / "openapi.yaml")
 schema.config.generation.update(max_examples=150)
 # A 413 for text over a documented size limit is this API's answer to those schema violations.
 schema.config.checks.negative_data_rejection.expected_statuses = ["400", "404", "405", "409", "413"]

@@ -6,7 +6,7 @@ import sqlite3
 import pytest
 
 from function.ingest import main as ingest_main, shard_records
-from function.sources import Record, Rejected, parse_text, squad_id
+from function.ingest.sources import Record, Rejected, parse_text, squad_id
 
 SAMPLE_PARAGRAPHS = 66
 
@@ -73,7 +73,7 @@ def test_shards_partition_the_input(repo):
 
 
 def test_ingest_from_cloud_storage(env, repo, fake_gcs, tmp_path):
-    from function.sources import _gcs_client
+    from function.ingest.sources import _gcs_client
 
     client = _gcs_client()
     bucket = client.create_bucket("corpus-bucket")

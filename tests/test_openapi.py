@@ -1,4 +1,4 @@
-"""function/openapi.yaml stays in step with the code: fields, limits, and real responses validate."""
+"""function/http/openapi.yaml stays in step with the code: fields, limits, and real responses validate."""
 
 import copy
 import json
@@ -10,13 +10,13 @@ import yaml
 from openapi_spec_validator import validate
 
 from function.config import Settings
-from function.request import FIELDS
+from function.http.request import FIELDS
 from bench.harness.launch import FunctionServer, ingest
 
 
 @pytest.fixture(scope="module")
 def spec(repo):
-    doc = yaml.safe_load((repo / "function" / "openapi.yaml").read_text())
+    doc = yaml.safe_load((repo / "function" / "http" / "openapi.yaml").read_text())
     validate(doc)
     return doc
 

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from function.config import Settings
-from function.request import QARequest
-from function.runtime import Runtime
-from function.service import QAService
+from function.http.request import QARequest
+from function.service.pipeline import QAService
+from function.service.runtime import Runtime
 from tests.support.tiny import SEQUENCE
 
 N_QUESTIONS = 40

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from function.config import Settings
 from function.errors import BadRequest, PayloadTooLarge, QAError
-from function.request import parse, read_body
+from function.http.request import parse, read_body
 
 S = Settings.from_env({})
 

@@ -6,10 +6,10 @@ import math
 import pytest
 
 from function.errors import StoreUnavailable
+from function.ingest.sources import Record, parse_text
 from function.retrieval import bm25
 from function.retrieval.bm25 import PassageTerms
 from function.retrieval.terms import query_terms
-from function.sources import Record, parse_text
 from function.store.records import Passage
 
 CORPUS = {

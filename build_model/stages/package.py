@@ -8,7 +8,7 @@ unchanged *and* every file of the artifact still matches the manifest.
 
 The artifact is staged in ``<work_dir>/package/artifact`` first: the shipped
 model is scored there once more through the function's own loader
-(``function.runtime.load_model``: verify, tokenizer, session) and must pass
+(``function.model.load.load_model``: verify, tokenizer, session) and must pass
 the int8 quality gate again; ``out`` is replaced only when everything passed.
 """
 
@@ -29,8 +29,8 @@ from build_model.pipeline import BuildFailed
 from build_model.specs import serving_spec
 from build_model.evaluation.squad import load_squad
 from build_model.records import file_sha256, fresh_record, load_record, save_record, source_fingerprint
-from function.model.artifact import load_manifest, verify
 from function.errors import ArtifactError
+from function.model.artifact import load_manifest, verify
 from function.model.tokenizer import QATokenizer
 
 UPSTREAM = {"teacher": teacher, "distil": distil, "export": export, "quantize": quantize}
@@ -209,7 +209,7 @@ def _publish(staging: Path, out: Path) -> None:
 
 def _score_shipped(cfg: BuildConfig, out: Path, dev) -> dict:
     """EM/F1 of the artifact as the function loads it."""
-    from function.runtime import load_model
+    from function.model.load import load_model
 
     model, _ = load_model(load_manifest(out), cfg.threads or 0)
     return evaluate(dev, model.tokenizer, model.spec, model.infer,

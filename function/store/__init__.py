@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from function.config import Settings
 
+if TYPE_CHECKING:
+    from function.store.base import PassageStore
 
-def open_store(settings: Settings):
+
+def open_store(settings: Settings) -> PassageStore:
     if settings.store == "sqlite":
         from function.store.sqlite import SqliteStore
 

@@ -22,7 +22,7 @@ import traceback
 from function.config import ConfigError, Settings
 from function.errors import MethodNotAllowed, NotFound, QAError, Unavailable
 from function.logs import clip, log, trace_field
-from function.runtime import ImportClock, Runtime
+from function.service.runtime import ImportClock, Runtime
 
 _IMPORTED = ImportClock.now()
 # numpy's OpenBLAS starts a thread per CPU it sees (the affinity mask, not a
@@ -44,7 +44,7 @@ class _App:
     """The process's runtime and service, created on first use."""
 
     def __init__(self, settings: Settings):
-        from function.service import QAService
+        from function.service.pipeline import QAService
 
         self.settings = settings
         self.runtime = Runtime(settings, clock=_IMPORTED)
@@ -128,7 +128,7 @@ def _ready(app: _App) -> dict:
 
 
 def _answer(app: _App, request) -> tuple[dict, dict, dict]:
-    from function.request import parse, read_body
+    from function.http.request import parse, read_body
 
     settings = app.settings
     body = read_body(request.stream, request.content_length, settings.max_body_bytes)

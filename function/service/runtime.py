@@ -1,4 +1,4 @@
-"""Per-process state, created on first use behind a lock: tokenizer, ONNX session, store.
+"""Per-process state, created on first use behind a lock: the model (``function.model.load``), the store.
 
 functions-framework serves one process with several threads, so the first
 requests of a cold instance may arrive together; the lock makes exactly one
@@ -13,11 +13,16 @@ import os
 import threading
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from function.model.artifact import Manifest, load_manifest
 from function.config import Settings
 from function.errors import ArtifactError
 from function.logs import log
+from function.model.artifact import Manifest, load_manifest
+from function.model.load import Model, load_model
+
+if TYPE_CHECKING:
+    from function.store.base import PassageStore
 
 
 def process_age_ms() -> float | None:
@@ -54,58 +59,11 @@ class ImportClock:
         return round(self.process_age_ms + (time.monotonic() - self.monotonic_s) * 1000, 1)
 
 
-@dataclass
-class Model:
-    manifest: Manifest
-    tokenizer: object  # function.model.tokenizer.QATokenizer
-    infer: object  # function.model.onnx_model.OnnxQAModel
-    spec: object  # function.model.windows.WindowSpec
-
-
 _WARM_UP_ID = "connection-warm-up"  # any id: reading a missing document is enough
 
 
 def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 1)
-
-
-def window_spec(manifest: Manifest):
-    """The artifact's window layout (``function.model.windows.WindowSpec``)."""
-    from function.model.windows import WindowSpec
-
-    seq, special = manifest.sequence, manifest.special_tokens
-    return WindowSpec(seq["max_seq_len"], seq["stride"], seq["max_query_tokens"],
-                      special["cls"], special["sep"], special["pad"])
-
-
-def load_model(manifest: Manifest, threads: int) -> tuple[Model, dict]:
-    """Verify the artifact's files, then load the tokenizer and the ONNX session."""
-    from function.model.artifact import verify
-    from function.cpus import available_cpus
-    from function.model.onnx_model import OnnxQAModel
-    from function.model.tokenizer import QATokenizer
-
-    timings = {}
-    t0 = time.perf_counter()
-    verify(manifest)
-    timings["verify_ms"] = _ms(t0)
-
-    t0 = time.perf_counter()
-    # verify() has matched tokenizer.json's sha256 with the manifest, which the build wrote
-    # together with the fingerprint of those very bytes: no need to hash the vocabulary again.
-    tokenizer = QATokenizer(manifest.tokenizer_path, fingerprint=manifest.tokenizer_fingerprint)
-    timings["tokenizer_ms"] = _ms(t0)
-
-    t0 = time.perf_counter()
-    try:
-        infer = OnnxQAModel(manifest.model_path, threads or available_cpus(),
-                            optimized=manifest.graph_optimized)
-    except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
-        raise ArtifactError(f"ONNX Runtime cannot load {manifest.model_path}: {str(e)[:300]}",
-                            {"file": str(manifest.model_path)}) from None
-    timings["model_ms"] = _ms(t0)
-
-    return Model(manifest, tokenizer, infer, window_spec(manifest)), timings
 
 
 class Runtime:
@@ -115,7 +73,7 @@ class Runtime:
         self._lock = threading.Lock()
         self._manifest: Manifest | None = None
         self._model: Model | None = None
-        self._store = None
+        self._store: PassageStore | None = None
         self.cold_start: dict | None = None
         self.load_error: str | None = None  # why the last eager load failed (for GET /ready)
         self.inference_slots = threading.BoundedSemaphore(settings.inference_concurrency)
@@ -139,20 +97,20 @@ class Runtime:
             self.warm_up()
         return self._model
 
-    def store(self):
+    def store(self) -> PassageStore:
         if self._store is None:
             with self._lock:
                 if self._store is None:
                     self._store = self._open_store()
         return self._store
 
-    def _open_store(self):
+    def _open_store(self) -> PassageStore:
         from function.store import open_store
 
         return open_store(self.settings)
 
     @staticmethod
-    def _warm_connection(store) -> None:
+    def _warm_connection(store: PassageStore) -> None:
         """One cheap read, so the first request does not pay for the channel and the auth token.
 
         Runs after the store client exists, on the set-up thread; the model load
@@ -176,7 +134,7 @@ class Runtime:
 
             def set_up_store() -> None:
                 t0 = time.perf_counter()
-                store = None
+                store: PassageStore | None = None
                 try:
                     store = self._store or self._open_store()
                     self._store = store

@@ -20,7 +20,10 @@ import time
 from typing import Iterable, Iterator
 
 from function.config import ConfigError, Settings
-from function.sources import Record, Rejected, list_inputs, parse_text, read_text
+from function.ingest.sources import Record, Rejected, list_inputs, parse_text, read_text
+
+# ``sources`` reads the inputs into records; this module tokenises and writes them;
+# ``__main__`` runs ``main`` for ``python -m function.ingest``.
 
 
 def _shard(env_name: str, default: int) -> int:
@@ -136,10 +139,10 @@ def main(argv=None) -> int:
         print(f"configuration error: {e}", file=sys.stderr)
         return 2
 
-    from function.model.artifact import load_manifest
     from function.errors import QAError
-    from function.store import open_store
+    from function.model.artifact import load_manifest
     from function.model.tokenizer import QATokenizer
+    from function.store import open_store
 
     def say(message: str) -> None:
         if not args.quiet:
@@ -165,6 +168,3 @@ def main(argv=None) -> int:
           f"the store now holds {total} passages", file=sys.stderr)
     return 1 if result["rejected"] else 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

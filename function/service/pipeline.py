@@ -13,13 +13,13 @@ import hashlib
 import time
 from dataclasses import dataclass, field
 
-from function.cache import LRU, AnswerCache, answer_key, normalize_question
 from function.errors import BadRequest, NotFound, PayloadTooLarge, TokenizerMismatch
+from function.http.request import QARequest
 from function.logs import log
-from function.request import QARequest
 from function.retrieval.bm25 import Hit
 from function.retrieval.terms import query_terms
-from function.runtime import Runtime
+from function.service.cache import LRU, AnswerCache, answer_key, normalize_question
+from function.service.runtime import Runtime
 
 STAGES = ("tokenize", "fetch", "inference", "postprocess")
 RETRIEVAL_STAGES = ("tokenize", "retrieve", "fetch", "inference", "postprocess")
@@ -190,8 +190,8 @@ class QAService:
     def _read_retrieved(self, hits: list[Hit], n_question: int, model) -> tuple[list, list[dict], object]:
         """The retrieved passages, best first, as many as fit one model run (QA_MAX_WINDOWS; at least
         one), what the reply says about them, and their spans' bias (``function.retrieval.fusion``)."""
-        from function.retrieval.fusion import passage_bias
         from function.model.windows import window_starts
+        from function.retrieval.fusion import passage_bias
 
         stored = self._fetch(tuple(h.passage_id for h in hits), model.tokenizer.fingerprint, missing_ok=True)
         if not stored:

@@ -1,0 +1,5 @@
+"""``python -m function.ingest``: see ``function.ingest``."""
+
+from function.ingest import main
+
+raise SystemExit(main())

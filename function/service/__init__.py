@@ -1,0 +1,8 @@
+"""The service: answering a parsed request, and the process state it answers with.
+
+- ``pipeline``: ``QAService.answer``: answer cache -> question -> passages (given, stored or
+  retrieved) -> one model run -> answers;
+- ``cache``: the LRU and the two-tier answer cache (in process, and shared through the store);
+- ``runtime``: per-process state created on first use behind a lock: the loaded model
+  (``function.model.load``), the store client, the cold-start timings.
+"""
