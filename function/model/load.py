@@ -45,7 +45,7 @@ def window_spec(manifest: Manifest) -> WindowSpec:
                       special["cls"], special["sep"], special["pad"])
 
 
-def load_model(manifest: Manifest, threads: int) -> tuple[Model, dict[str, float]]:
+def load_model(manifest: Manifest, threads: int) -> tuple[Model, dict]:
     """Verify the artifact's files, then load the tokenizer and the ONNX session (and their timings)."""
     from function.cpus import available_cpus
     from function.model.onnx_model import OnnxQAModel

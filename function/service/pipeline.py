@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from function.errors import BadRequest, NotFound, PayloadTooLarge, TokenizerMismatch
 from function.http.request import QARequest
@@ -21,22 +22,33 @@ from function.retrieval.terms import query_terms
 from function.service.cache import LRU, AnswerCache, answer_key, normalize_question
 from function.service.runtime import Runtime
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from function.model.load import Model
+    from function.model.reader import PassageTokens
+    from function.model.windows import Batch
+    from function.store.records import Passage
+
 STAGES = ("tokenize", "fetch", "inference", "postprocess")
 RETRIEVAL_STAGES = ("tokenize", "retrieve", "fetch", "inference", "postprocess")
 
 
 @dataclass
 class Timer:
+    """Milliseconds per stage: ``lap`` adds the time since the previous lap (or the start) to one."""
+
     ms: dict = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
+    mark: float = field(default_factory=time.perf_counter)
 
     @classmethod
     def of(cls, req: QARequest) -> "Timer":
         return cls(dict.fromkeys(RETRIEVAL_STAGES if req.retrieves else STAGES, 0.0))
 
-    def add(self, stage: str, t0: float) -> float:
+    def lap(self, stage: str) -> None:
         now = time.perf_counter()
-        self.ms[stage] += (now - t0) * 1000
-        return now
+        self.ms[stage] += (now - self.mark) * 1000
+        self.mark = now
 
 
 @dataclass
@@ -44,6 +56,25 @@ class Result:
     payload: dict  # answers + model
     cache: str  # "hit" or "miss"
     timings_ms: dict
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The passages one request reads, in the order the model gets them."""
+
+    tokens: list[PassageTokens]  # their token ids and character offsets
+    texts: list[str]  # the texts the answers' offsets point into
+    meta: list[dict]  # what each answer says about its passage (id and title; nothing for a context)
+    bias: np.ndarray | None = None  # retrieval: the passages' BM25 scores, added to their spans' logits
+    retrieved: list[dict] | None = None  # retrieval: what the reply says about the passages
+
+    @classmethod
+    def of_stored(cls, stored: list[Passage], retrieved: list[dict] | None = None,
+                  bias: np.ndarray | None = None) -> "Reading":
+        from function.model.reader import PassageTokens
+
+        return cls([PassageTokens(p.ids, p.char_offsets) for p in stored], [p.text for p in stored],
+                   [{"passage_id": p.id, "title": p.title} for p in stored], bias, retrieved)
 
 
 class QAService:
@@ -92,7 +123,7 @@ class QAService:
                            "or ingest passages with `python -m function.ingest`", {"terms": terms})
         return hits
 
-    def _fetch(self, ids: tuple[str, ...], fingerprint: str, missing_ok: bool = False) -> list:
+    def _fetch(self, ids: tuple[str, ...], fingerprint: str, missing_ok: bool = False) -> list[Passage]:
         found = {}
         missing = []
         for pid in ids:
@@ -123,71 +154,96 @@ class QAService:
         return [found[pid] for pid in ids]
 
     def answer(self, req: QARequest) -> Result:
-        from function.model.reader import PassageTokens, answers_from_logits, prepare
-
+        """The cached answer, else: the question, the passages it is asked about, one model run, the spans."""
         started = time.perf_counter()
         cache = self.answer_cache()
         key = self._key(req) if cache is not None else None
-        if cache is not None:
-            hit, _tier = cache.get(key)
-            if hit is not None:
-                return Result(hit, "hit", self._totals(Timer.of(req), started))
+        hit = cache.get(key)[0] if cache is not None else None
+        if hit is not None:
+            return Result(hit, "hit", self._totals(Timer.of(req), started))
 
         model = self.rt.model()
         timer = Timer.of(req)
-        bias = None  # retrieval ranks spans with the passages' BM25 scores too
-        t = time.perf_counter()
-        q = model.tokenizer.encode(req.question)
-        n_q = len(q.ids)
-        if n_q == 0:
-            raise BadRequest("'question' has no words the model can read")
-        if n_q > model.spec.max_query_tokens:
-            raise PayloadTooLarge(f"'question' is {n_q} tokens; the model reads at most "
-                                  f"{model.spec.max_query_tokens}")
-        if req.context is not None:
-            enc = model.tokenizer.encode(req.context)
-            if len(enc.ids) == 0:
-                raise BadRequest("'context' has no words the model can read")
-            passages = [PassageTokens(enc.ids, enc.offsets)]
-            texts, meta = [req.context], [{}]
-            t = timer.add("tokenize", t)
-        else:
-            t = timer.add("tokenize", t)
-            if req.passage_ids is not None:
-                stored = self._fetch(req.passage_ids, model.tokenizer.fingerprint)
-            else:
-                hits = self.retrieve(req.question, req.top_k_passages)
-                t = timer.add("retrieve", t)
-                stored, retrieved, bias = self._read_retrieved(hits, n_q, model)
-            passages = [PassageTokens(p.ids, p.char_offsets) for p in stored]
-            texts = [p.text for p in stored]
-            meta = [{"passage_id": p.id, "title": p.title} for p in stored]
-            t = timer.add("fetch", t)
-
-        batch = prepare(q.ids, passages, model.spec)
-        if len(batch) > self.rt.settings.max_windows:
-            raise PayloadTooLarge(f"the passages make {len(batch)} model windows; the limit is "
-                                  f"{self.rt.settings.max_windows} per request")
-        t = timer.add("tokenize", t)  # building the batch is input preparation
+        question = self._question_ids(req.question, model)
+        reading = self._read_passages(req, len(question), model, timer)
+        batch = self._batch(question, reading, model)
+        timer.lap("tokenize")  # building the batch is input preparation
         with self.rt.inference_slots:
             start_logits, end_logits = model.infer(batch)
-        t = timer.add("inference", t)
-        found = answers_from_logits(start_logits, end_logits, batch, passages, req.top_k,
-                                    req.max_answer_tokens, bias)
-        answers = [
-            {"text": texts[a.passage][a.start : a.end], "score": round(a.score, 6),
-             "start": a.start, "end": a.end, **meta[a.passage]}
-            for a in found
-        ]
-        payload = {"answers": answers, "model": model.manifest.summary()}
-        if req.retrieves:
-            payload["retrieved"] = retrieved
-        timer.add("postprocess", t)
+        timer.lap("inference")
+        payload = self._payload(req, model, reading, batch, start_logits, end_logits)
+        timer.lap("postprocess")
         if cache is not None:
             cache.put(key, payload)
         return Result(payload, "miss", self._totals(timer, started))
 
-    def _read_retrieved(self, hits: list[Hit], n_question: int, model) -> tuple[list, list[dict], object]:
+    @staticmethod
+    def _question_ids(question: str, model: Model) -> np.ndarray:
+        """The question's token ids; a question the model cannot read, or too long for it, is refused."""
+        ids = model.tokenizer.encode(question).ids
+        if len(ids) == 0:
+            raise BadRequest("'question' has no words the model can read")
+        if len(ids) > model.spec.max_query_tokens:
+            raise PayloadTooLarge(f"'question' is {len(ids)} tokens; the model reads at most "
+                                  f"{model.spec.max_query_tokens}")
+        return ids
+
+    def _read_passages(self, req: QARequest, n_question: int, model: Model, timer: Timer) -> Reading:
+        """The request's own ``context``, tokenised now; else its stored ``passage_ids``, or retrieved ones."""
+        if req.context is not None:
+            reading = self._context(req.context, model)
+            timer.lap("tokenize")
+            return reading
+        timer.lap("tokenize")
+        if req.passage_ids is not None:
+            reading = Reading.of_stored(self._fetch(req.passage_ids, model.tokenizer.fingerprint))
+        else:
+            hits = self.retrieve(req.question, req.top_k_passages)
+            timer.lap("retrieve")
+            stored, retrieved, bias = self._read_retrieved(hits, n_question, model)
+            reading = Reading.of_stored(stored, retrieved, bias)
+        timer.lap("fetch")
+        return reading
+
+    @staticmethod
+    def _context(context: str, model: Model) -> Reading:
+        from function.model.reader import PassageTokens
+
+        enc = model.tokenizer.encode(context)
+        if len(enc.ids) == 0:
+            raise BadRequest("'context' has no words the model can read")
+        return Reading([PassageTokens(enc.ids, enc.offsets)], [context], [{}])
+
+    def _batch(self, question: np.ndarray, reading: Reading, model: Model) -> Batch:
+        """Every window of every passage, as one model run; more windows than QA_MAX_WINDOWS are refused."""
+        from function.model.reader import prepare
+
+        batch = prepare(question, reading.tokens, model.spec)
+        if len(batch) > self.rt.settings.max_windows:
+            raise PayloadTooLarge(f"the passages make {len(batch)} model windows; the limit is "
+                                  f"{self.rt.settings.max_windows} per request")
+        return batch
+
+    @staticmethod
+    def _payload(req: QARequest, model: Model, reading: Reading, batch: Batch,
+                 start_logits: np.ndarray, end_logits: np.ndarray) -> dict:
+        """The reply: the best spans as text with their offsets and passages, the model, what was retrieved."""
+        from function.model.reader import answers_from_logits
+
+        found = answers_from_logits(start_logits, end_logits, batch, reading.tokens, req.top_k,
+                                    req.max_answer_tokens, reading.bias)
+        answers = [
+            {"text": reading.texts[a.passage][a.start : a.end], "score": round(a.score, 6),
+             "start": a.start, "end": a.end, **reading.meta[a.passage]}
+            for a in found
+        ]
+        payload: dict = {"answers": answers, "model": model.manifest.summary()}
+        if req.retrieves:
+            payload["retrieved"] = reading.retrieved
+        return payload
+
+    def _read_retrieved(self, hits: list[Hit], n_question: int,
+                        model: Model) -> tuple[list[Passage], list[dict], np.ndarray]:
         """The retrieved passages, best first, as many as fit one model run (QA_MAX_WINDOWS; at least
         one), what the reply says about them, and their spans' bias (``function.retrieval.fusion``)."""
         from function.model.windows import window_starts
