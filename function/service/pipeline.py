@@ -58,7 +58,7 @@ class Result:
     timings_ms: dict
 
 
-@dataclass(frozen=True)
+@dataclass
 class Reading:
     """The passages one request reads, in the order the model gets them."""
 
