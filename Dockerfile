@@ -40,7 +40,7 @@ ARG PIP_EXTRA_INDEX_URL
 WORKDIR /src
 COPY requirements.txt ./
 COPY build_model/requirements.txt build_model/
-RUN pip install --no-cache-dir -r build_model/requirements.txt
+RUN pip install --no-cache-dir -r requirements.txt -r build_model/requirements.txt
 COPY function/ function/
 COPY build_model/ build_model/
 ENTRYPOINT ["python", "-m", "build_model"]

@@ -16,8 +16,9 @@ $(VENV)/.runtime: requirements.txt | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements.txt
 	touch $@
 
-$(VENV)/.test: requirements.txt requirements-test.txt build_model/requirements.txt | $(BIN)/python
-	$(BIN)/pip install --quiet -r requirements-test.txt
+$(VENV)/.test: requirements.txt requirements-test.txt build_model/requirements.txt pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt -r build_model/requirements.txt -r requirements-test.txt
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@ $(VENV)/.runtime
 
 install-runtime: $(VENV)/.runtime
@@ -28,6 +29,12 @@ run: $(VENV)/.runtime
 
 test: $(VENV)/.test
 	$(BIN)/python -m pytest
+
+# ruff (pyproject.toml's rules) on the Python code, shellcheck on every script, hadolint on the Dockerfile
+lint: $(VENV)/.test
+	$(BIN)/ruff check .
+	$(BIN)/shellcheck $$(git ls-files '*.sh') .ci/run
+	$(BIN)/hadolint Dockerfile
 
 audit: $(VENV)/.test
 	$(BIN)/python scripts/audit_deps.py requirements.txt

@@ -24,7 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench.harness.client import checked, post
-from bench.harness.launch import FunctionServer, ingest as run_ingest
+from bench.harness.launch import FunctionServer
+from bench.harness.launch import ingest as run_ingest
 from bench.harness.stats import percentile
 from image_assembler import BUILD_ONLY, Image, assemble, sizes
 

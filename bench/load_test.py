@@ -152,7 +152,8 @@ def markdown(result: dict) -> str:
     m = result["machine"]
     lines = [f"Load test: {result['clients']} clients for {result['seconds']:.0f} s per phase, "
              f"Firestore emulator, artifact `{result['artifact']}`; {m['cpu']}, "
-             f"{m['available_cpus']} CPUs{'' if m['quiet'] else ', NOT quiet: ' + ', '.join(m['competing_processes'])}.", "",
+             f"{m['available_cpus']} CPUs"
+             f"{'' if m['quiet'] else ', NOT quiet: ' + ', '.join(m['competing_processes'])}.", "",
              f"Reproduce: `{result['command']}`", "",
              "| answer cache | requests | errors | req/s | p50 (ms) | p99 (ms) | context p50 | passage p50 | "
              "retrieval p50 | RSS start / middle / end / max (MB) | growth after warm-up, median / peak (MB) |",
@@ -160,7 +161,7 @@ def markdown(result: dict) -> str:
     for name, p in result["phases"].items():
         lat, kinds, rss = p["latency_ms"] or {}, p["by_kind"], p["rss_mb"]
 
-        def p50(kind: str) -> str:
+        def p50(kind: str, kinds: dict = kinds) -> str:
             return f"{kinds[kind]['latency_ms']['p50']:.1f}" if kinds[kind]["latency_ms"] else "n/a"
 
         lines.append(f"| {name} | {p['requests']} | {p['errors']} | {p['requests_per_s']} | {lat.get('p50', 0):.1f} | "

@@ -10,8 +10,8 @@ about ``L`` tokens, never two.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "samples" / "squad_sample.json"  # SQuAD v1.1 excerpt, CC BY-SA 4.0

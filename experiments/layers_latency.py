@@ -22,9 +22,9 @@ import tempfile
 from pathlib import Path
 
 from build_model import hf
-from build_model.evaluation import benchmark
 from build_model.conversion.load_variants import preoptimize
 from build_model.conversion.onnx_export import export_onnx, optimize_bert
+from build_model.evaluation import benchmark
 from build_model.stages.quantize import Candidate, graph_ops, quantize_candidate
 from build_model.training.student import derive_student
 from function.model.artifact import load_manifest
@@ -58,7 +58,8 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     manifest = load_manifest(args.artifact.resolve())
     if not (args.model / "config.json").exists():
-        p.error(f"{args.model} holds no trained student: run the sandbox build first (docs/build.md, 'The sandbox recipe')")
+        p.error(f"{args.model} holds no trained student: run the sandbox build first "
+                "(docs/build.md, 'The sandbox recipe')")
 
     tok = QATokenizer(manifest.tokenizer_path)
     batches = benchmark.windows(tok, benchmark.window_lengths(manifest.sequence["max_seq_len"]))

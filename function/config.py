@@ -31,7 +31,8 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("QA_FIRESTORE_DATABASE", "(default)", "Firestore database id."),
     Variable("QA_PASSAGES_COLLECTION", "passages", "Collection of pre-tokenised passages."),
     Variable("QA_ANSWERS_COLLECTION", "answers", "Collection of the shared answer cache."),
-    Variable("QA_STORE_TIMEOUT_S", "3", "Deadline of one store call; a request whose store call misses it gets 503 (with the shared answer cache on, a request can wait out two: the cache read, then the passages)."),
+    Variable("QA_STORE_TIMEOUT_S", "3", "Deadline of one store call; a request whose store call misses it gets 503 "
+             "(with the shared answer cache on, a request can wait out two: the cache read, then the passages)."),
     Variable("QA_CACHE", "1", "Answer cache on (1) or off (0)."),
     Variable("QA_CACHE_ENTRIES", "2048", "Answers kept in the in-process LRU."),
     Variable("QA_CACHE_SHARED", "1", "Also keep answers in the store's shared cache (Firestore `answers`)."),
@@ -103,7 +104,7 @@ class Settings:
     project: str
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
 
         def raw(name: str) -> str:

@@ -12,8 +12,21 @@ and measures its size. The tests check the image's contents with it
 Not part of the image itself (.dockerignore allows only what it copies).
 """
 
-from image_assembler.dockerfile import (DOCKERFILE, REPO, Copy, Instruction, Stage, base_chain, copies, exec_form,
-                                        final_stage, parse_env, read_dockerfile, stage_by_name, workdir)
+from image_assembler.dockerfile import (
+                                        DOCKERFILE,
+                                        REPO,
+                                        Copy,
+                                        Instruction,
+                                        Stage,
+                                        base_chain,
+                                        copies,
+                                        exec_form,
+                                        final_stage,
+                                        parse_env,
+                                        read_dockerfile,
+                                        stage_by_name,
+                                        workdir,
+)
 from image_assembler.layout import BUILD_ONLY, Image, assemble, dockerignored, make_venv, sizes
 
 __all__ = ["BUILD_ONLY", "DOCKERFILE", "REPO", "Copy", "Image", "Instruction", "Stage", "assemble", "base_chain",

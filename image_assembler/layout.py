@@ -21,8 +21,18 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from image_assembler.dockerfile import (REPO, Stage, base_chain, copies, exec_form, final_stage, parse_env,
-                                        read_dockerfile, stage_by_name, workdir)
+from image_assembler.dockerfile import (
+    REPO,
+    Stage,
+    base_chain,
+    copies,
+    exec_form,
+    final_stage,
+    parse_env,
+    read_dockerfile,
+    stage_by_name,
+    workdir,
+)
 
 # Packages of the build stage that must never reach the serving image.
 BUILD_ONLY = ("torch", "transformers", "onnx", "onnxscript", "safetensors", "matplotlib")
@@ -76,7 +86,7 @@ class Image:
     def _map_paths(self, value: str) -> str:
         for prefix in ("/opt/venv", workdir(self.stage)):
             value = re.sub(rf"(^|:){re.escape(prefix)}(?=/|:|$)",
-                           lambda m: m.group(1) + str(self.path(prefix)), value)
+                           lambda m, prefix=prefix: m.group(1) + str(self.path(prefix)), value)
         return value
 
     def command(self) -> list[str]:

@@ -56,7 +56,8 @@ def main(argv: list[str]) -> int:
         return 2
     fixable, unfixed, skipped = classify(report)
     audited = len(report.get("dependencies", [])) - len(skipped)
-    for title, lines in (("not audited", skipped), ("vulnerable, no fix", unfixed), ("VULNERABLE, fix available", fixable)):
+    groups = (("not audited", skipped), ("vulnerable, no fix", unfixed), ("VULNERABLE, fix available", fixable))
+    for title, lines in groups:
         for line in lines:
             print(f"{title}: {line}")
     print(f"audited {audited} packages of {requirements.name}: {len(fixable)} fixable, "

@@ -30,7 +30,8 @@ def test_the_tiny_artifact_verifies_and_loads(artifact):
 @pytest.mark.parametrize("damage, words", [
     (lambda f: (f / "model.onnx").unlink(), "model.onnx is missing"),
     (lambda f: (f / "model.onnx").write_bytes((f / "model.onnx").read_bytes()[:1000]), "bytes, the manifest says"),
-    (lambda f: (f / "tokenizer.json").write_text((f / "tokenizer.json").read_text().replace('"[UNK]"', '"[UNKNOWN]"', 1)),
+    (lambda f: (f / "tokenizer.json").write_text(
+        (f / "tokenizer.json").read_text().replace('"[UNK]"', '"[UNKNOWN]"', 1)),
      "tokenizer.json has"),
 ])
 def test_damaged_files_are_named_with_the_expected_hash(artifact, damage, words):
@@ -39,7 +40,8 @@ def test_damaged_files_are_named_with_the_expected_hash(artifact, damage, words)
     with pytest.raises(ArtifactError, match=words) as info:
         verify(manifest)
     assert info.value.http_status == 503
-    assert info.value.details["expected_sha256"] == manifest.raw["files"][info.value.details["file"].rsplit("/", 1)[1]]["sha256"]
+    damaged = info.value.details["file"].rsplit("/", 1)[1]
+    assert info.value.details["expected_sha256"] == manifest.raw["files"][damaged]["sha256"]
 
 
 def test_a_flipped_byte_of_the_same_size_is_caught(artifact):

@@ -364,7 +364,8 @@ def test_render_tables():
     assert "Not a reference run" not in md
     assert "Test CPU, 2 of 2 logical CPUs usable (avx2), 24.0 GB" in md
     assert "loaded its model as soon as its gunicorn worker started" in md
-    assert "| transformers + PyTorch | 300 (300–300) | 9,000 (9,000–9,000) | 800 (800–800) | 760 (760–760) | 10.0× / 5.0× |" in md
+    assert ("| transformers + PyTorch | 300 (300–300) | 9,000 (9,000–9,000) | 800 (800–800) | 760 (760–760) "
+            "| 10.0× / 5.0× |") in md
     assert "| ours (int8 ONNX) | sqlite | 10.0 / 15.0 / 20.0 | 0.20 | – | 1.0× |" in md
     assert "| transformers + PyTorch | sqlite | 40.0 / 60.0 / 80.0 | 0.20 | – | 4.0× |" in md
     assert "| ours (int8 ONNX) | firestore | 14.0 / 21.0 / 28.0 | 0.20 | – | – |" in md

@@ -53,8 +53,8 @@ def tokenizers_and_data(tmp_path_factory):
 
 
 def test_an_mpnet_layout_teacher_reads_the_same_characters_and_maps_back_token_for_token(tokenizers_and_data):
-    from build_model.training.align import teacher_windows
     from build_model.stages.distil import augment_pairs
+    from build_model.training.align import teacher_windows
     from build_model.training.features import build_features, encode_paragraphs
     from function.model.windows import WindowSpec
 
@@ -128,9 +128,9 @@ def test_the_distil_stage_cuts_the_student_from_base_and_learns_from_an_mpnet_te
     import torch
     from transformers import MPNetConfig, MPNetForQuestionAnswering
 
-    from build_model.stages import distil
     from build_model.config import load_config
     from build_model.records import load_record, save_record
+    from build_model.stages import distil
     from tests.support.tiny_build import tiny_bert, tiny_sections, write_config
 
     student_tok, teacher_tok, _ = tokenizers_and_data

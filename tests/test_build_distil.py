@@ -12,8 +12,8 @@ from tests.support.tiny_build import built, copy_build, tiny_bert, tiny_squad, t
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
-    from build_model.training.features import build_features
     from build_model.evaluation.squad import load_squad
+    from build_model.training.features import build_features
     from function.model.tokenizer import QATokenizer
     from function.model.windows import WindowSpec
 
@@ -200,10 +200,10 @@ def test_an_ensemble_target_is_the_mixture_of_the_two_distributions():
 
 
 def test_distillation_brings_the_student_closer_to_the_teacher(data, tmp_path):
-    from build_model.training import kd
-    from build_model.training.student import derive_student
     from build_model.config import Training
+    from build_model.training import kd
     from build_model.training.loop import train
+    from build_model.training.student import derive_student
 
     pad, held = data["spec"].pad_id, data["held"]
     teacher = _spread_teacher(data["tok"].vocab_size)
@@ -221,10 +221,10 @@ def test_distillation_brings_the_student_closer_to_the_teacher(data, tmp_path):
 
 
 def test_a_student_with_another_tokenizer_fails_the_stage(data, tmp_path):
-    from build_model.stages import distil
     from build_model.config import load_config
     from build_model.pipeline import BuildFailed
     from build_model.records import save_record
+    from build_model.stages import distil
     from tests.support.tiny import train_tokenizer
     from tests.support.tiny_build import tiny_sections, write_config
 
@@ -241,9 +241,9 @@ def test_a_student_with_another_tokenizer_fails_the_stage(data, tmp_path):
 
 
 def test_the_stage_records_distillation_and_reuses_teacher_logits(tmp_path_factory, tmp_path):
-    from build_model.stages import distil
     from build_model.config import load_config
     from build_model.records import load_record
+    from build_model.stages import distil
 
     project = built(tmp_path_factory)
     assert project["exit"] == 0

@@ -17,9 +17,9 @@ def project(tmp_path_factory):
 
 def _dev_batches(project, windows: int):
     from build_model.config import load_config
-    from build_model.stages.export import parity_batches
-    from build_model.specs import serving_spec
     from build_model.evaluation.squad import load_squad
+    from build_model.specs import serving_spec
+    from build_model.stages.export import parity_batches
     from function.model.tokenizer import QATokenizer
 
     cfg = load_config(project["config"])
@@ -89,9 +89,9 @@ def test_a_broken_fused_graph_fails_the_build(project, tmp_path, monkeypatch):
     import onnx
     from onnx import numpy_helper
 
-    from build_model.stages import export
     from build_model.config import load_config
     from build_model.pipeline import BuildFailed
+    from build_model.stages import export
 
     real = export.optimize_bert
 
@@ -114,8 +114,8 @@ def test_a_model_without_token_type_ids_exports_and_serves(project, tmp_path):
     import torch
     from transformers import DistilBertConfig, DistilBertForQuestionAnswering
 
-    from build_model.evaluation.evaluate import torch_infer
     from build_model.conversion.onnx_export import export_onnx, max_logit_diff, optimize_bert
+    from build_model.evaluation.evaluate import torch_infer
     from function.model.onnx_model import OnnxQAModel
 
     torch.manual_seed(0)

@@ -84,8 +84,8 @@ def test_report_has_every_row_target_and_check(project):
 
 
 def test_a_tampered_artifact_is_rebuilt(project, tmp_path):
-    from build_model.stages import package
     from build_model.config import load_config
+    from build_model.stages import package
     from function.model.artifact import load_manifest, verify
 
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export", "quantize", "package")))
@@ -106,8 +106,8 @@ def test_a_tampered_artifact_is_rebuilt(project, tmp_path):
 
 
 def test_a_rebuild_is_timed_against_the_artifact_it_replaces(project, tmp_path):
-    from build_model.stages import package
     from build_model.config import load_config
+    from build_model.stages import package
 
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export", "quantize", "package")))
     first = package.run(cfg)
@@ -135,9 +135,9 @@ def test_an_ort_format_model_is_served_by_its_file_name(project, tmp_path):
 
 
 def test_package_refuses_to_replace_a_folder_that_is_not_an_artifact(project, tmp_path):
-    from build_model.stages import package
     from build_model.config import load_config
     from build_model.pipeline import BuildFailed
+    from build_model.stages import package
 
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export", "quantize")))
     (tmp_path / "artifact").mkdir()
@@ -169,10 +169,10 @@ def test_a_shipped_model_that_fails_the_gate_leaves_the_previous_artifact(projec
     import dataclasses
     import shutil
 
-    from build_model.stages import package
     from build_model.config import load_config
     from build_model.pipeline import BuildFailed
     from build_model.records import load_record
+    from build_model.stages import package
     from function.model.artifact import load_manifest, verify
 
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export", "quantize")))

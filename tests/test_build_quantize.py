@@ -62,10 +62,10 @@ def test_int8_is_at_least_three_times_smaller_with_embeddings_quantised(project)
 
 def test_int8_logits_stay_close_to_fp32(project):
     from build_model.config import load_config
-    from build_model.stages.export import parity_batches
     from build_model.conversion.onnx_export import max_logit_diff
-    from build_model.specs import serving_spec
     from build_model.evaluation.squad import load_squad
+    from build_model.specs import serving_spec
+    from build_model.stages.export import parity_batches
     from function.model.onnx_model import OnnxQAModel
     from function.model.tokenizer import QATokenizer
 
@@ -90,10 +90,10 @@ def test_int8_logits_stay_close_to_fp32(project):
 @pytest.mark.parametrize("f1_drop, em_drop, fails", [(2.0, 0.0, "F1"), (1.0, 4.0, "EM"), (1.0, 2.0, None)])
 def test_the_quality_gate_fails_the_build(project, tmp_path, monkeypatch, f1_drop, em_drop, fails):
     """The int8 candidates' dev scores are replaced by the fp32 student's minus fixed drops."""
-    from build_model.stages import quantize
     from build_model.config import load_config
     from build_model.pipeline import BuildFailed
     from build_model.records import load_record
+    from build_model.stages import quantize
 
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export")))
     cfg = dataclasses.replace(cfg, quantize=dataclasses.replace(cfg.quantize, max_f1_drop=1.5, max_em_drop=3.0))

@@ -8,8 +8,18 @@ import subprocess
 import pytest
 
 from bench.harness.launch import tool
-from image_assembler import (BUILD_ONLY, DOCKERFILE, REPO, base_chain, copies, exec_form, final_stage, parse_env,
-                             read_dockerfile, stage_by_name)
+from image_assembler import (
+    BUILD_ONLY,
+    DOCKERFILE,
+    REPO,
+    base_chain,
+    copies,
+    exec_form,
+    final_stage,
+    parse_env,
+    read_dockerfile,
+    stage_by_name,
+)
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,8 @@ import pytest
 import requests
 
 from bench.harness.firestore import EMULATOR_PROJECT, FirestoreEmulator, emulator_env
-from bench.harness.launch import REPO, FunctionServer, free_port, ingest as ingest_command
+from bench.harness.launch import REPO, FunctionServer, free_port
+from bench.harness.launch import ingest as ingest_command
 
 PASSAGES = {"question": "Who ruled the duchy of Normandy?", "passage_ids": ["Normans-0000", "Normans-0001"]}
 RETRIEVE = {"question": "Who ruled the duchy of Normandy?"}
@@ -129,7 +130,8 @@ def test_a_firestore_outage_is_a_quick_503_and_the_same_process_recovers(tiny_ar
         assert r.status_code == 200 and r.json()["cold_start"] is False  # the same process, not a new one
         assert post(bare, RETRIEVE)[0].status_code == 200
         print(f"\noutage: slowest 503 {worst['503']:.2f} s, slowest context answer {worst['context 200']:.2f} s "
-              f"(QA_STORE_TIMEOUT_S={STORE_TIMEOUT_S:g}); answering again {reconnected_s:.2f} s after the store was back")
+              f"(QA_STORE_TIMEOUT_S={STORE_TIMEOUT_S:g}); "
+              f"answering again {reconnected_s:.2f} s after the store was back")
         for srv in (bare, cached):
             assert srv.proc.poll() is None
             assert sum(line.get("message") == "cold start" for line in srv.logs()) == 1
@@ -292,7 +294,8 @@ def test_ingestion_killed_part_way_then_run_again_stores_every_passage_once_fire
         killed_at = ingest_killed_part_way(args, env, store.count, N_PASSAGES)
         assert 0 < killed_at < N_PASSAGES
         run_ingest(args, env)
-        print(f"\nFirestore: killed with {killed_at} of {N_PASSAGES} passages stored; after the re-run all {N_PASSAGES}")
+        print(f"\nFirestore: killed with {killed_at} of {N_PASSAGES} passages stored; "
+              f"after the re-run all {N_PASSAGES}")
         ids = [snap.id for snap in store.passages.select([]).stream()]
         assert sorted(ids) == sorted(corpus) and store.count() == N_PASSAGES
         got = store.get_many(list(corpus)[:300])

@@ -18,13 +18,14 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 import schemathesis
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from bench.harness.launch import REPO, FunctionServer
 from function.config import Settings
 from function.errors import QAError
 from function.http.request import QARequest, parse, read_body
 from function.store.ids import valid_passage_id
-from bench.harness.launch import REPO, FunctionServer
 
 S = Settings.from_env({})
 TRACE_WORDS = ("Traceback", 'File "', 'File \\"', "stack_trace")
@@ -73,7 +74,8 @@ def hostile_body(draw) -> bytes:
     if kind == "truncated":
         body = body[:at]
     elif kind == "bad UTF-8":  # a lone continuation byte, an overlong NUL, an encoded surrogate, 0xff
-        body = body[:at] + draw(st.sampled_from([b"\x80", b"\xc0\x80", b"\xed\xa0\x80", b"\xff", b"\xf4\x90\x80\x80"])) + body[at:]
+        invalid = st.sampled_from([b"\x80", b"\xc0\x80", b"\xed\xa0\x80", b"\xff", b"\xf4\x90\x80\x80"])
+        body = body[:at] + draw(invalid) + body[at:]
     elif kind == "flipped" and body:
         body = body[:at] + bytes([body[at % len(body)] ^ (1 << draw(st.integers(0, 7)))]) + body[at + 1:]
     elif kind == "nested":
@@ -176,7 +178,8 @@ def test_schemathesis_finds_no_5xx_and_no_stack_trace(case, local_service):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(body=hostile_body(), content_type=st.sampled_from(["application/json", "text/plain", "", "application/json; charset=latin-1"]))
+@given(body=hostile_body(),
+       content_type=st.sampled_from(["application/json", "text/plain", "", "application/json; charset=latin-1"]))
 def test_hostile_bodies_over_http_are_answered_with_4xx_or_2xx(local_service, body, content_type):
     TRIED["raw bodies"] += 1
     r = requests.post(local_service, data=body, headers={"Content-Type": content_type}, timeout=60)

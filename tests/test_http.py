@@ -6,9 +6,9 @@ import shutil
 import pytest
 import requests
 
-from function.store.records import Passage
 from bench.harness.firestore import emulator_env
 from bench.harness.launch import FunctionServer, free_port, ingest
+from function.store.records import Passage
 
 SAMPLE_IDS = ["Normans-0000", "Normans-0001", "Jacksonville,_Florida-0003"]
 
@@ -79,7 +79,8 @@ def test_answers_from_stored_passages_with_exact_offsets(server, repo):
     logs = server.logs()
     cold = [line for line in logs if line.get("message") == "cold start"]
     assert len(cold) == 1
-    assert {"verify_ms", "tokenizer_ms", "model_ms", "store_ms", "load_ms", "import_ms"} <= set(cold[0]["cold_start_ms"])
+    parts = {"verify_ms", "tokenizer_ms", "model_ms", "store_ms", "load_ms", "import_ms"}
+    assert parts <= set(cold[0]["cold_start_ms"])
     req = [line for line in logs if line.get("message") == "POST / 200"][0]
     assert req["severity"] == "INFO" and req["cache"] == "miss" and req["cold_start"] is True
     assert req["logging.googleapis.com/trace"] == "projects/demo-proj/traces/0123456789abcdef0123456789abcdef"
@@ -256,7 +257,8 @@ def test_firestore_backed_answers_and_the_shared_answer_cache(tiny_artifact, fir
         assert again["answers"] == body["answers"]
         retrieval = post(second, {"question": "When were the Normans in Normandy?", "top_k_passages": 3}).json()
         assert retrieval["cache"] == "miss" and len(retrieval["retrieved"]) == 3
-        assert retrieval["retrieved"][0]["passage_id"].startswith("Normans-") and retrieval["timings_ms"]["retrieve"] > 0
+        assert retrieval["retrieved"][0]["passage_id"].startswith("Normans-")
+        assert retrieval["timings_ms"]["retrieve"] > 0
     finally:
         second.stop()
 

@@ -48,8 +48,8 @@ class DryRun:
         self.tmp = tmp_path
         self.bin = tmp_path / "bin"
         self.log = tmp_path / "calls.jsonl"
-        for tool in ("gcloud", "curl", "docker"):
-            fake_tools.fake_tool(self.bin, tool, self.log)
+        for name in ("gcloud", "curl", "docker"):
+            fake_tools.fake_tool(self.bin, name, self.log)
 
     def __call__(self, script: str, *args: str, ok: bool = True, **env: str):
         """Run infra/<script> --dry-run; returns (completed process, printed commands as argv lists)."""
@@ -362,7 +362,8 @@ def test_ingest_job_uses_the_image_the_service_runs(dry):
 
 
 @pytest.mark.parametrize("args, message", [
-    ([], "name the corpus"), (["./corpus"], "not a gs:// URI"), (["--tasks", "0", "gs://corpus-b/x/"], "--tasks"), (["gs://b/x/"], "not a gs:// URI"),
+    ([], "name the corpus"), (["./corpus"], "not a gs:// URI"), (["--tasks", "0", "gs://corpus-b/x/"], "--tasks"),
+    (["gs://b/x/"], "not a gs:// URI"),
 ])
 def test_ingest_job_refuses_bad_input(dry, args, message):
     done, commands = dry("ingest_job.sh", *args, ok=False)

@@ -5,7 +5,8 @@ import sqlite3
 
 import pytest
 
-from function.ingest import main as ingest_main, shard_records
+from function.ingest import main as ingest_main
+from function.ingest import shard_records
 from function.ingest.sources import Record, Rejected, parse_text, squad_id
 
 SAMPLE_PARAGRAPHS = 66

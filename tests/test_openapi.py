@@ -9,9 +9,9 @@ import requests
 import yaml
 from openapi_spec_validator import validate
 
+from bench.harness.launch import FunctionServer, ingest
 from function.config import Settings
 from function.http.request import FIELDS
-from bench.harness.launch import FunctionServer, ingest
 
 
 @pytest.fixture(scope="module")

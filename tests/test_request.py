@@ -4,7 +4,8 @@ import io
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from function.config import Settings
 from function.errors import BadRequest, PayloadTooLarge, QAError

@@ -2,7 +2,8 @@
 
 import re
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from function.retrieval.bm25 import PassageTerms, idf
 from function.retrieval.terms import MAX_QUERY_TERMS, STOP_WORDS, query_terms, terms

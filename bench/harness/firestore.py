@@ -32,7 +32,7 @@ class FirestoreEmulator:
     def host(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self, timeout_s: float = 60.0, attempts: int = 3) -> "FirestoreEmulator":
+    def start(self, timeout_s: float = 60.0, attempts: int = 3) -> FirestoreEmulator:
         for _ in range(attempts):
             if self._start_once(timeout_s):
                 return self

@@ -138,7 +138,7 @@ class FunctionServer:
         self.started = 0.0  # time.perf_counter() at process start
         self.listening_s: float | None = None  # from process start until the port accepted
 
-    def start(self, timeout_s: float = 60.0, poll_s: float = 0.005) -> "FunctionServer":
+    def start(self, timeout_s: float = 60.0, poll_s: float = 0.005) -> FunctionServer:
         """Start the process and wait until its port accepts a connection (stopped again on failure)."""
         out = None
         if not self.echo:
@@ -217,7 +217,7 @@ class FunctionServer:
         if self._temporary_log:
             self.log_path.unlink(missing_ok=True)
 
-    def __enter__(self) -> "FunctionServer":
+    def __enter__(self) -> FunctionServer:
         return self if self.proc is not None else self.start()
 
     def __exit__(self, *exc) -> None:

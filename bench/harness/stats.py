@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def percentile(values: Iterable[float], q: float) -> float:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from build_model.evaluation import benchmark
 from build_model.conversion.onnx_export import max_logit_diff
+from build_model.evaluation import benchmark
 from function.model.windows import Batch
 
 LATENCY_SLACK = 1.05  # a variant may be at most 5% slower per window than the plain graph

@@ -13,9 +13,9 @@ import os
 import platform
 import statistics
 import time
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 

@@ -9,13 +9,13 @@ these scores are the scores the function gives.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
-from build_model.training.features import encode_paragraphs
 from build_model.evaluation.metrics import squad_scores
 from build_model.evaluation.squad import SquadSplit
+from build_model.training.features import encode_paragraphs
 from function.model.reader import PassageTokens, answers_from_logits, prepare
 from function.model.tokenizer import QATokenizer
 from function.model.windows import Batch, WindowSpec

@@ -14,15 +14,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from build_model import hf
-from build_model.stages import distil, teacher
 from build_model.config import BuildConfig
-from build_model.evaluation.evaluate import evaluate, torch_infer
-from build_model.training.features import encode_paragraphs
 from build_model.conversion.onnx_export import ParityError, check_parity, export_onnx, optimize_bert
-from build_model.pipeline import BuildFailed
-from build_model.specs import serving_spec
+from build_model.evaluation.evaluate import evaluate, torch_infer
 from build_model.evaluation.squad import SquadSplit, load_squad
+from build_model.pipeline import BuildFailed
 from build_model.records import file_sha256, fresh_record, save_record, source_fingerprint
+from build_model.specs import serving_spec
+from build_model.stages import distil, teacher
+from build_model.training.features import encode_paragraphs
 from function.cpus import available_cpus
 from function.model.onnx_model import OnnxQAModel
 from function.model.reader import PassageTokens, prepare

@@ -7,8 +7,8 @@ does not contain the whole answer points both positions at [CLS] (index 0).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 

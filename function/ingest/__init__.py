@@ -17,7 +17,7 @@ import dataclasses
 import os
 import sys
 import time
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from function.config import ConfigError, Settings
 from function.ingest.sources import Record, Rejected, list_inputs, parse_text, read_text

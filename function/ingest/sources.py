@@ -11,8 +11,8 @@ from __future__ import annotations
 import io
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from function.store.ids import valid_passage_id
 

@@ -7,8 +7,8 @@ session here, a PyTorch model in the build stage).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

@@ -21,8 +21,8 @@ A passage longer than one window is split into windows of at most
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

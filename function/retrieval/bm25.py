@@ -39,7 +39,7 @@ class PassageTerms:
     text: tuple[str, ...]
 
     @classmethod
-    def of(cls, title: str, text: str) -> "PassageTerms":
+    def of(cls, title: str, text: str) -> PassageTerms:
         from function.retrieval.terms import terms
 
         return cls(tuple(terms(title)), tuple(terms(text)))

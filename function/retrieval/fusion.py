@@ -23,7 +23,7 @@ The F1 of each weight, for each artifact measured, is in docs/retrieval.md
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -8,7 +8,7 @@ import threading
 import time
 import unicodedata
 from collections import OrderedDict
-from typing import Callable, Hashable
+from collections.abc import Callable, Hashable
 
 
 class LRU:

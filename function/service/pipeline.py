@@ -42,7 +42,7 @@ class Timer:
     mark: float = field(default_factory=time.perf_counter)
 
     @classmethod
-    def of(cls, req: QARequest) -> "Timer":
+    def of(cls, req: QARequest) -> Timer:
         return cls(dict.fromkeys(RETRIEVAL_STAGES if req.retrieves else STAGES, 0.0))
 
     def lap(self, stage: str) -> None:
@@ -70,7 +70,7 @@ class Reading:
 
     @classmethod
     def of_stored(cls, stored: list[Passage], retrieved: list[dict] | None = None,
-                  bias: np.ndarray | None = None) -> "Reading":
+                  bias: np.ndarray | None = None) -> Reading:
         from function.model.reader import PassageTokens
 
         return cls([PassageTokens(p.ids, p.char_offsets) for p in stored], [p.text for p in stored],

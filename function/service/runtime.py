@@ -50,7 +50,7 @@ class ImportClock:
     monotonic_s: float
 
     @classmethod
-    def now(cls) -> "ImportClock":
+    def now(cls) -> ImportClock:
         return cls(process_age_ms(), time.monotonic())
 
     def since_process_start_ms(self) -> float | None:

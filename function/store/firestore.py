@@ -36,7 +36,7 @@ import datetime as dt
 import json
 import threading
 import time
-from typing import Iterable
+from collections.abc import Iterable
 
 from function.errors import StoreUnavailable
 from function.retrieval.bm25 import Hit, PassageTerms
@@ -204,14 +204,14 @@ class FirestoreStore:
             return None
         d = snap.to_dict()
         # The TTL policy deletes expired documents within a day, not at once.
-        if d["expires_at"] <= dt.datetime.now(dt.timezone.utc):
+        if d["expires_at"] <= dt.datetime.now(dt.UTC):
             return None
         return json.loads(d["payload"])
 
     def put_answer(self, key: str, payload: dict, expires_at: float) -> None:
         data = {
             "payload": json.dumps(payload),
-            "expires_at": dt.datetime.fromtimestamp(expires_at, dt.timezone.utc),
+            "expires_at": dt.datetime.fromtimestamp(expires_at, dt.UTC),
         }
         try:
             self.answers.document(key).set(data, retry=None, timeout=self.timeout_s)

@@ -64,7 +64,7 @@ class Postings:
     by_id: dict[str, tuple[int, int, int]]
 
     @classmethod
-    def decode(cls, parts: list[dict]) -> "Postings":
+    def decode(cls, parts: list[dict]) -> Postings:
         by_id: dict[str, tuple[int, int, int]] = {}
         for part in parts:
             ids = part["ids"].decode("utf-8").split("\x00") if part["ids"] else []
@@ -203,7 +203,7 @@ class TermIndex:
             rest = get([self._ref(t, k) for t in terms for k in range(1, counts[t])])
             gen = uuid.uuid4().hex
             written = 0
-            for done, t in enumerate(terms, 1):
+            for done, t in enumerate(terms, 1):  # noqa: B007 (the count is returned: a transaction may stop early)
                 stored = [heads[f"{t}#0"].to_dict()] if counts[t] else []
                 stored += [rest[f"{t}#{k}"].to_dict() for k in range(1, counts[t]) if rest[f"{t}#{k}"].exists]
                 postings = Postings.decode(stored)

@@ -33,7 +33,7 @@ class Passage:
 
     @classmethod
     def from_tokens(cls, pid: str, title: str, doc_id: str, text: str, ids: np.ndarray,
-                    offsets: np.ndarray, tokenizer: str, vocab_size: int) -> "Passage":
+                    offsets: np.ndarray, tokenizer: str, vocab_size: int) -> Passage:
         dtype = ids_dtype(vocab_size)
         return cls(pid, title, doc_id, text, np.asarray(ids).astype(dtype).tobytes(), dtype,
                    np.asarray(offsets).astype(OFFSETS_DTYPE).tobytes(), int(len(ids)), tokenizer)

@@ -23,8 +23,8 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from function.errors import StoreUnavailable
 from function.retrieval import bm25

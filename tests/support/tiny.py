@@ -54,8 +54,8 @@ def tiny_model(vocab_size: int, seed: int = 0, layers: int = 2):
 
 
 def make_tiny_artifact(out: Path, optimize: bool = True) -> TinyArtifact:
-    from build_model.packaging.writer import write_artifact
     from build_model.conversion.onnx_export import export_onnx, optimize_bert
+    from build_model.packaging.writer import write_artifact
 
     out.mkdir(parents=True, exist_ok=True)
     work = out.parent / f"{out.name}-work"
