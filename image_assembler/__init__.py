@@ -13,19 +13,19 @@ Not part of the image itself (.dockerignore allows only what it copies).
 """
 
 from image_assembler.dockerfile import (
-                                        DOCKERFILE,
-                                        REPO,
-                                        Copy,
-                                        Instruction,
-                                        Stage,
-                                        base_chain,
-                                        copies,
-                                        exec_form,
-                                        final_stage,
-                                        parse_env,
-                                        read_dockerfile,
-                                        stage_by_name,
-                                        workdir,
+    DOCKERFILE,
+    REPO,
+    Copy,
+    Instruction,
+    Stage,
+    base_chain,
+    copies,
+    exec_form,
+    final_stage,
+    parse_env,
+    read_dockerfile,
+    stage_by_name,
+    workdir,
 )
 from image_assembler.layout import BUILD_ONLY, Image, assemble, dockerignored, make_venv, sizes
 
