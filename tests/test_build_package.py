@@ -43,6 +43,12 @@ def test_manifest_describes_the_build(project):
     assert {"per_channel", "op_types", "reduce_range", "weight_type", "gate"} <= set(q)
     assert raw["source"]["teacher"]["fingerprint"] and raw["source"]["student"]["checkpoint"]
     assert raw["source"]["student"]["keep_layers"] == [0]
+    # the served model's shape, as bench's stand-in reads it
+    assert raw["model"]["type"] == "bert"
+    assert raw["model"]["config"]["num_hidden_layers"] == 1 and raw["model"]["config"]["vocab_size"] == 3000
+    from bench.standin import architecture
+
+    assert architecture(project["root"] / "artifact") == (raw["model"]["config"], "the manifest's model.config")
     metrics = raw["metrics"]
     assert set(metrics) == {"teacher_pytorch_fp32", "teacher_onnx_fp32", "student_pytorch_fp32",
                             "student_onnx_fp32", "student_onnx_int8"}

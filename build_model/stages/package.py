@@ -15,6 +15,7 @@ the int8 quality gate again; ``out`` is replaced only when everything passed.
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 from pathlib import Path
 
@@ -132,6 +133,7 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
                         "keep_layers": records["distil"].get("keep_layers"),
                         "checkpoint": source_fingerprint(str(export.model_dirs(cfg)["student"]))},
         },
+        "model": _architecture(export.model_dirs(cfg)["student"]),
         "onnx": {"opset": ex["opset"], "optimized": ship["optimized"], "transformer_fusion": ex["optimized"],
                  "format": "ort" if ship["model_file"].endswith(".ort") else "onnx",
                  "ort_preoptimized": "ORT_ENABLE_EXTENDED" if ship["optimized"] else None},
@@ -192,6 +194,16 @@ def _against_replaced(cfg: BuildConfig, out: Path, shipped: Path, optimized: boo
     print(f"package: against the replaced {old.name}: {replaced['new_p50_ms'][n]:.1f} vs "
           f"{replaced['p50_ms'][n]:.1f} ms per {n}-token window ({replaced['ratio'][n]:.2f}x)")
     return replaced
+
+
+ARCHITECTURE = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+                "max_position_embeddings", "type_vocab_size")
+
+
+def _architecture(model_dir: Path) -> dict:
+    """The served model's type and sizes (what a stand-in of the same shape needs: ``bench stand-in``)."""
+    config = json.loads((model_dir / "config.json").read_text())
+    return {"type": config.get("model_type"), "config": {k: config[k] for k in ARCHITECTURE if k in config}}
 
 
 def _publish(staging: Path, out: Path) -> None:
