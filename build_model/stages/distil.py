@@ -87,18 +87,20 @@ def _fastest_device(model):
 
 def _soft_targets(cfg: BuildConfig, name: str, features, split, features_held_out, student_tok: QATokenizer,
                   batch: int, log) -> tuple[list, list, dict]:
-    """``name``'s logits on the student's windows of ``features`` (cached) and of the first held-out
-    dev features (not cached), each carried onto the student's tokens."""
+    """``name``'s logits on the student's windows of ``features`` and of the held-out dev features,
+    each carried onto the student's tokens and cached (the teacher is loaded only for what is not)."""
     model_dir = teacher_model_dir(cfg, name)
     tok = QATokenizer(model_dir / "tokenizer.json")
     pad_id = tok.pair_layout()["pad_id"]
     q = cfg.sequence.max_query_tokens
     load = functools.cache(lambda: _fastest_device(hf.load_qa_model(str(model_dir)).eval()))
     windows = align.teacher_windows(features, split, student_tok, tok, q)
-    logits, cache = kd.cached_teacher_logits(logits_dir(cfg) / name, source_fingerprint(str(model_dir)), load,
-                                             windows, pad_id, batch, log=log)
+    key = source_fingerprint(str(model_dir))
+    logits, cache = kd.cached_teacher_logits(logits_dir(cfg) / name, key, load, windows, pad_id, batch, log=log)
     dev, held = features_held_out
-    held_logits = kd.teacher_logits(load(), align.teacher_windows(held, dev, student_tok, tok, q), pad_id, batch)
+    held_logits, _ = kd.cached_teacher_logits(logits_dir(cfg) / f"{name}-held-out", key, load,
+                                              align.teacher_windows(held, dev, student_tok, tok, q), pad_id, batch,
+                                              log=log)
     load.cache_clear()  # the teacher's memory is not needed while the student trains
     return logits, held_logits, cache
 

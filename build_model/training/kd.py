@@ -112,7 +112,7 @@ def cached_teacher_logits(path_prefix: Path, teacher_key: str, load_teacher, win
         idx = order[c : c + chunk]
         part = parts / f"{c // chunk:05d}.npz"
         if (saved := _load(part, key)) is None:
-            model = model or load_teacher()
+            model = model if model is not None else load_teacher()
             saved = (idx, teacher_logits(model, [windows[i] for i in idx], pad_id, batch_size))
             _save(part, key, idx, saved[1])
         for i, logits in zip(saved[0], saved[1]):
