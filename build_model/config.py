@@ -20,8 +20,8 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class DataConfig:
-    train: str
     dev: str
+    train: str = ""  # not read when the model is taken as given ([given])
     dev_limit: int = 0  # evaluate on the first N dev questions only (0: all)
 
 
@@ -64,6 +64,13 @@ class TeacherConfig:
     fetch: str = ""  # a pinned encoder of build_model.fetch, fetched into ``model`` when not there
     fine_tune: bool = True  # False: ``model`` is already a QA model, take it as given
     training: Training = field(default_factory=Training)
+
+
+@dataclass(frozen=True)
+class GivenConfig:
+    """A QA model taken as given (a hub id or a local folder): exported, quantised and packaged, not trained."""
+
+    model: str
 
 
 @dataclass(frozen=True)
@@ -122,7 +129,8 @@ class TargetsConfig:
 @dataclass(frozen=True)
 class BuildConfig:
     data: DataConfig
-    teacher: TeacherConfig
+    teacher: TeacherConfig | None = None  # None when [given] names the model to serve
+    given: GivenConfig | None = None
     base: TeacherConfig | None = None  # the encoder the student is cut from, fine-tuned first
     student: StudentConfig = field(default_factory=StudentConfig)
     sequence: SequenceConfig = field(default_factory=SequenceConfig)
@@ -181,12 +189,21 @@ def _resolve(value: str, base: Path) -> str:
     return value
 
 
+# Paths that ``--set`` may give: relative to the working directory there, to the file's folder in the file.
+_OUTPUT_PATHS = ("package.out", "work_dir")
+_INPUT_PATHS = ("data.train", "data.dev", "given.model", "teacher.model", "base.model", "student.model")
+
+
 def load_config(path: str | Path, overrides: dict | None = None) -> BuildConfig:
     """Read, validate and resolve a TOML build configuration."""
     path = Path(path)
     raw = tomllib.loads(path.read_text(encoding="utf-8"))
     for dotted, value in (overrides or {}).items():
         section, _, key = dotted.rpartition(".")
+        if isinstance(value, str) and value and dotted in _OUTPUT_PATHS:
+            value = str(Path(value).resolve())  # on the command line, relative to where it runs
+        elif isinstance(value, str) and dotted in _INPUT_PATHS:
+            value = _resolve(value, Path.cwd())
         target = raw.setdefault(section, {}) if section else raw
         target[key] = value
     folder = path.parent
@@ -195,17 +212,31 @@ def load_config(path: str | Path, overrides: dict | None = None) -> BuildConfig:
         "sequence": SequenceConfig, "export": ExportConfig, "quantize": QuantizeConfig,
         "package": PackageConfig, "targets": TargetsConfig,
     }
-    unknown = sorted(set(raw) - set(sections) - {"base", "work_dir", "threads"})
+    unknown = sorted(set(raw) - set(sections) - {"base", "given", "work_dir", "threads"})
     if unknown:
         raise ConfigError(f"unknown sections: {', '.join(unknown)}")
-    for required in ("data", "teacher"):
-        if required not in raw:
-            raise ConfigError(f"the configuration needs a [{required}] section")
+    if "data" not in raw:
+        raise ConfigError("the configuration needs a [data] section")
+    if ("teacher" in raw) == ("given" in raw):
+        raise ConfigError("the configuration needs either a [teacher] section (train a student) or a [given] "
+                          "section (package a QA model as it is), not both")
+    if "given" in raw:
+        for name in ("base", "student"):
+            if name in raw:
+                raise ConfigError(f"[{name}] has no effect when the model is taken as given ([given])")
+        sections.pop("teacher")
+    elif not raw["data"].get("train"):
+        raise ConfigError("[data] needs 'train' to train the student on (or use a [given] section to package "
+                          "a QA model as it is)")
     built = {name: _build(cls, raw.get(name, {}), name) for name, cls in sections.items()}
     built["data"] = dataclasses.replace(
         built["data"], train=_resolve(built["data"].train, folder), dev=_resolve(built["data"].dev, folder)
     )
-    built["teacher"] = dataclasses.replace(built["teacher"], model=_resolve(built["teacher"].model, folder))
+    if "given" in raw:
+        built["given"] = _build(GivenConfig, raw["given"], "given")
+        built["given"] = dataclasses.replace(built["given"], model=_resolve(built["given"].model, folder))
+    else:
+        built["teacher"] = dataclasses.replace(built["teacher"], model=_resolve(built["teacher"].model, folder))
     if "base" in raw:
         built["base"] = _build(TeacherConfig, raw["base"], "base")
         built["base"] = dataclasses.replace(built["base"], model=_resolve(built["base"].model, folder))
@@ -226,8 +257,11 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("sequence.max_seq_len must be between 32 and 512")
     if not 0 <= s.stride < s.max_seq_len - s.max_query_tokens - 3:
         raise ConfigError("sequence.stride must leave room for new passage tokens in each window")
+    if cfg.given is not None:
+        if not cfg.given.model:
+            raise ConfigError("[given] model needs a hub id or a local folder")
     for name in ("teacher", "base", "student"):
-        if getattr(cfg, name) is None:
+        if getattr(cfg, name) is None or (name == "student" and cfg.given is not None):
             continue
         tr = getattr(cfg, name).training
         if tr.epochs <= 0 or tr.batch_size < 1 or tr.learning_rate <= 0:

@@ -13,6 +13,7 @@ class BuildFailed(RuntimeError):
 
 _MODULES = {
     "teacher": "build_model.stages.teacher",
+    "given": "build_model.stages.given",
     "base": "build_model.stages.base",
     "distil": "build_model.stages.distil",
     "export": "build_model.stages.export",

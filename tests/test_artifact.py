@@ -75,3 +75,24 @@ def test_an_edited_manifest_hash_is_caught(artifact):
     path.write_text(json.dumps(raw))
     with pytest.raises(ArtifactError, match="artifact_hash does not match"):
         verify(load_manifest(artifact))
+
+
+@pytest.mark.parametrize("seps", [3, "2", True])
+def test_a_pair_layout_the_function_cannot_build_is_named(artifact, seps):
+    path = artifact / "manifest.json"
+    raw = json.loads(path.read_text())
+    assert raw["special_tokens"]["pair_seps"] == 1  # written by the build, read from the tokenizer
+    raw["special_tokens"]["pair_seps"] = seps
+    path.write_text(json.dumps(raw))
+    with pytest.raises(ArtifactError, match="pair_seps other than 1 or 2"):
+        load_manifest(artifact)
+
+
+def test_a_manifest_without_a_pair_layout_reads_as_bert(artifact):
+    from function.model.load import window_spec
+
+    path = artifact / "manifest.json"
+    raw = json.loads(path.read_text())
+    del raw["special_tokens"]["pair_seps"]  # manifests written before the layout was recorded
+    path.write_text(json.dumps(raw))
+    assert window_spec(load_manifest(artifact)).pair_seps == 1

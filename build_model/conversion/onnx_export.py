@@ -21,13 +21,18 @@ class ParityError(RuntimeError):
     """ONNX logits differ from PyTorch's by more than the stated tolerance."""
 
 
-def export_onnx(model, path: Path, opset: int) -> None:
-    """Export with inputs ``INPUTS``; a model without segment ids (DistilBERT) gets no ``token_type_ids``."""
-    import inspect
+def graph_inputs(model) -> tuple[str, ...]:
+    """The inputs the model reads (``build_model.hf.reads_segments``): the function feeds what the graph asks for."""
+    from build_model.hf import reads_segments
 
+    return INPUTS if reads_segments(model) else INPUTS[:2]
+
+
+def export_onnx(model, path: Path, opset: int) -> None:
+    """Export with the inputs of ``graph_inputs`` and dynamic batch and sequence axes."""
     import torch
 
-    names = INPUTS if "token_type_ids" in inspect.signature(model.forward).parameters else INPUTS[:2]
+    names = graph_inputs(model)
 
     class _Logits(torch.nn.Module):
         def __init__(self, qa):
@@ -44,7 +49,7 @@ def export_onnx(model, path: Path, opset: int) -> None:
     # torch.onnx.export restores the wrapper's training flag afterwards, recursively:
     # an un-eval'd wrapper would leave the caller's model with dropout switched on.
     wrapper = _Logits(model).eval()
-    ids = torch.full((2, 16), 1000, dtype=torch.long)
+    ids = torch.full((2, 16), min(1000, model.config.vocab_size - 1), dtype=torch.long)
     mask = torch.ones_like(ids)
     mask[1, 12:] = 0
     types = torch.zeros_like(ids)

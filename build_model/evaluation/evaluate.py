@@ -39,8 +39,8 @@ def predict(
         passages = [PassageTokens(enc.ids, enc.offsets)]
         batch = prepare(qe.ids[: spec.max_query_tokens], passages, spec)
         start, end = infer(batch)
-        best = answers_from_logits(start, end, batch, passages, 1, max_answer_tokens)
         text = split.paragraphs[q.paragraph_id].context
+        best = answers_from_logits(start, end, batch, passages, 1, max_answer_tokens, texts=[text])
         out[q.id] = text[best[0].start : best[0].end] if best else ""
     return out
 
@@ -56,15 +56,14 @@ def evaluate(split: SquadSplit, tok: QATokenizer, spec: WindowSpec, infer: Infer
 def torch_infer(model) -> Infer:
     """Wrap a PyTorch QA model (eval mode, no grad) as an ``Infer`` callable.
 
-    A model without segment ids (DistilBERT) is not given ``token_type_ids``.
+    A model without segment ids (DistilBERT, RoBERTa: ``build_model.hf.reads_segments``) is not
+    given ``token_type_ids``.
     """
-    import inspect
-
     import torch
 
-    names = ["input_ids", "attention_mask"]
-    if "token_type_ids" in inspect.signature(model.forward).parameters:
-        names.append("token_type_ids")
+    from build_model.hf import reads_segments
+
+    names = ["input_ids", "attention_mask"] + (["token_type_ids"] if reads_segments(model) else [])
 
     def run(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
         with torch.inference_mode():

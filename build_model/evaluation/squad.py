@@ -33,9 +33,23 @@ class SquadSplit:
         return paragraph_id.split("-", 1)[0]
 
 
+class SquadFormatError(ValueError):
+    """A data file that is not SQuAD JSON; the message names the file."""
+
+
 def load_squad(path: str | Path, limit: int | None = None) -> SquadSplit:
     """Read a SQuAD-format file; ``limit`` keeps the first questions (for quick runs)."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))["data"]
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))["data"]
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as e:
+        raise SquadFormatError(f"{path} is not a SQuAD-format JSON file ({type(e).__name__}: {e})") from None
+    try:
+        return _read(data, limit)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise SquadFormatError(f"{path}: a record lacks or mistypes a SQuAD field ({type(e).__name__}: {e})") from None
+
+
+def _read(data: list, limit: int | None) -> SquadSplit:
     paragraphs: dict[str, Paragraph] = {}
     questions: list[Question] = []
     for a, article in enumerate(data):

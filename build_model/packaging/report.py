@@ -15,6 +15,7 @@ REPORT_MD = "REPORT.md"
 REPORT_PNG = "report.png"
 ROWS = ("teacher PyTorch fp32", "teacher ONNX fp32", "student PyTorch fp32", "student ONNX fp32",
         "student ONNX int8 (shipped)")
+GIVEN_ROWS = ("model PyTorch fp32", "model ONNX fp32", "model ONNX int8 (shipped)")  # a model taken as given
 ORIGINAL = ("original write-up (bert-large, always-on server)", "16 GB memory", "30 s cold start",
             "1500 ms per question")
 
@@ -34,17 +35,27 @@ def targets(facts: dict) -> list[tuple[str, str, bool]]:
 
     goal = TargetsConfig(**facts.get("targets", {}))
     rows = {r["stage"]: r for r in facts["rows"]}
-    teacher, teacher_onnx, shipped = rows[ROWS[0]], rows[ROWS[1]], rows[ROWS[4]]
+    shipped = facts["rows"][-1]
+    teacher, teacher_onnx = rows.get(ROWS[0]), rows.get(ROWS[1])
     n = facts["window"]
-    speedup = _ratio(teacher_onnx["p50_ms"][n], shipped["p50_ms"][n])
-    share = _ratio(shipped["f1"], teacher["f1"])
     served = facts["artifact_bytes"]
     drop = facts["gate"]["f1_drop"]
     out = []
+    if teacher is None or teacher_onnx is None:  # a model taken as given: nothing to compare with a teacher
+        for name, value in (("teacher_f1", goal.teacher_f1), ("student_share", goal.student_share),
+                            ("speedup_vs_teacher", goal.speedup_vs_teacher)):
+            if value:
+                out.append((f"{name} {value:g}", "no teacher in this build", False))
+        goal = TargetsConfig(**{**facts.get("targets", {}), "teacher_f1": 0.0, "student_share": 0.0,
+                                "speedup_vs_teacher": 0.0})
+    else:
+        speedup = _ratio(teacher_onnx["p50_ms"][n], shipped["p50_ms"][n])
+        share = _ratio(shipped["f1"], teacher["f1"])
     if goal.teacher_f1:
         out.append((f"teacher dev F1 >= {goal.teacher_f1:g}", f"{teacher['f1']:.2f}", teacher["f1"] >= goal.teacher_f1))
     if goal.student_f1:
-        out.append((f"student int8 dev F1 >= {goal.student_f1:g}", f"{shipped['f1']:.2f}",
+        out.append((f"{'model' if facts.get('given') else 'student'} int8 dev F1 >= {goal.student_f1:g}",
+                    f"{shipped['f1']:.2f}",
                     shipped["f1"] >= goal.student_f1))
     if goal.student_share:
         out.append((f"student int8 F1 >= {goal.student_share:.0%} of the teacher's",
@@ -75,7 +86,30 @@ def targets(facts: dict) -> list[tuple[str, str, bool]]:
     return out
 
 
+def why_given(facts: dict) -> str:
+    """What became of a model taken as given: its accuracy and speed at each step, and what fusion did."""
+    pt, fp32, q = facts["rows"]
+    n = facts["window"]
+    missed = [name for name, _, ok in targets(facts) if not ok]
+    text = (f"The model ({facts['student_origin']}) has {q['parameters'] / 1e6:.1f} M parameters. It answers "
+            f"with dev F1 {_f(pt['f1'])} in PyTorch, {_f(fp32['f1'])} as fp32 ONNX and {_f(q['f1'])} as int8, in "
+            f"{q['p50_ms'][n]:.1f} ms per {n}-token window ({_f(_ratio(fp32['p50_ms'][n], q['p50_ms'][n]), '.1f')}x "
+            f"faster than fp32 ONNX, {_f(_ratio(pt['p50_ms'][n], q['p50_ms'][n]), '.1f')}x faster than PyTorch) "
+            f"in a file of {q['bytes'] / MB:.1f} MB ({_f(_ratio(fp32['bytes'], q['bytes']), '.1f')}x smaller). ")
+    for f in (facts.get("fusion") or {}).values():
+        if f.get("rejected"):
+            text += f"ONNX Runtime's transformer fusion was rejected ({f['rejected']}): the unfused graph ships. "
+        elif not f.get("attention_fused"):
+            text += ("Attention is not fused for this architecture (ONNX Runtime's BERT fusion does not match "
+                     "its attention, e.g. DeBERTa's disentangled or MPNet's relative-position attention); "
+                     f"fused: {', '.join(f'{k} {v}' for k, v in (f.get('fused_ops') or {}).items()) or 'nothing'}. ")
+    text += ("It meets every target below." if not missed else f"It misses: {'; '.join(missed)}.")
+    return text
+
+
 def why_student(facts: dict) -> str:
+    if facts.get("given"):
+        return why_given(facts)
     rows = {r["stage"]: r for r in facts["rows"]}
     t, s, q, t_onnx = rows[ROWS[0]], rows[ROWS[2]], rows[ROWS[4]], rows[ROWS[1]]
     n = facts["window"]
@@ -115,7 +149,8 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def markdown(facts: dict) -> str:
     n = facts["window"]
     lines = [f"# {facts['name']}: build report", "",
-             f"Reproduce: `{facts['command']}`", "", "## Why this student", "", why_student(facts), ""]
+             f"Reproduce: `{facts['command']}`", "", f"## Why this {'model' if facts.get('given') else 'student'}", "",
+             why_student(facts), ""]
     if facts.get("notes"):
         lines += [facts["notes"].strip(), ""]
     lines += ["## Models", "",
@@ -152,7 +187,8 @@ def markdown(facts: dict) -> str:
     g = facts["gate"]
     lines += ["", f"Kept: {facts['why']}.", "",
               f"Quality gate: F1 drop {g['f1_drop']:.2f} (allowed {g['max_f1_drop']}), EM drop {g['em_drop']:.2f} "
-              f"(allowed {g['max_em_drop']}) against the fp32 ONNX student.", ""]
+              f"(allowed {g['max_em_drop']}) against the fp32 ONNX {'model' if facts.get('given') else 'student'}.",
+              ""]
     lines += ["## Conversion checks", "",
               f"PyTorch vs ONNX start/end logits on {facts['parity']['windows']} real dev windows "
               f"({facts['parity']['batches']} batches, {facts['parity']['padded_batches']} with padding, up to "
@@ -160,7 +196,8 @@ def markdown(facts: dict) -> str:
               f"tolerance {facts['parity']['atol']:.0e}, the build fails above it.", ""]
     lines += _table(["graph", "max abs logit difference", "tolerance"],
                     [[k, f"{v:.2e}", f"{facts['parity']['atol']:.0e}"] for k, v in facts["parity"]["diffs"].items()]
-                    + [["student int8 vs fp32 ONNX (informational)", f"{facts['parity']['int8']:.3f}", "none"]])
+                    + [[f"{'model' if facts.get('given') else 'student'} int8 vs fp32 ONNX (informational)",
+                        f"{facts['parity']['int8']:.3f}", "none"]])
     lines += ["", "## Shipped file and session creation", ""]
     lines += _table(["variant", "session creation (ms)", f"p50, {n} tokens (ms)", "size (MB)", "outputs vs plain"],
                     [[v["name"], f"{v['load_s'] * 1000:.1f}", f"{v['p50_ms']:.1f}", f"{v['bytes'] / MB:.2f}",

@@ -40,7 +40,7 @@ def write_artifact(out: Path, model_src: Path, tokenizer_json: str, name: str, s
     (out / TOKENIZER_FILE).write_text(tokenizer_json, encoding="utf-8")
     tok = QATokenizer(out / TOKENIZER_FILE)
     raw = json.loads(tokenizer_json)
-    normalizer = raw.get("normalizer") or {}
+    layout = tok.pair_layout()
     return update_manifest(out, {
         "format": FORMAT_VERSION,
         "name": name,
@@ -48,9 +48,10 @@ def write_artifact(out: Path, model_src: Path, tokenizer_json: str, name: str, s
         "tokenizer_file": TOKENIZER_FILE,
         "tokenizer_fingerprint": tokenizer_fingerprint(raw),
         "sequence": dict(sequence),
-        "special_tokens": {"cls": tok.token_id("[CLS]"), "sep": tok.token_id("[SEP]"),
-                           "pad": tok.token_id("[PAD]")},
-        "lowercase": bool(normalizer.get("lowercase", False)),
+        # read from the tokenizer's post-processor, never assumed: <s> q </s></s> p </s> for RoBERTa
+        "special_tokens": {"cls": layout["cls_id"], "sep": layout["sep_id"], "pad": layout["pad_id"],
+                           "pair_seps": layout["pair_seps"]},
+        "lowercase": tok.lowercase,
         "vocab_size": tok.vocab_size,
         **(extra or {}),
     })

@@ -15,7 +15,6 @@ the int8 quality gate again; ``out`` is replaced only when everything passed.
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
 from pathlib import Path
 
@@ -29,14 +28,16 @@ from build_model.packaging.writer import describe_files, update_manifest, write_
 from build_model.pipeline import BuildFailed
 from build_model.records import file_sha256, fresh_record, load_record, save_record, source_fingerprint
 from build_model.specs import serving_spec
-from build_model.stages import distil, export, quantize, teacher
+from build_model.stages import distil, export, given, quantize, teacher
 from function.errors import ArtifactError
 from function.model.artifact import load_manifest, verify
 from function.model.tokenizer import QATokenizer
 
 UPSTREAM = {"teacher": teacher, "distil": distil, "export": export, "quantize": quantize}
+GIVEN_UPSTREAM = {"given": given, "export": export, "quantize": quantize}
 KEYS = ("teacher_pytorch_fp32", "teacher_onnx_fp32", "student_pytorch_fp32", "student_onnx_fp32",
         "student_onnx_int8")
+GIVEN_KEYS = ("model_pytorch_fp32", "model_onnx_fp32", "model_onnx_int8")
 
 
 def stage_dir(cfg: BuildConfig) -> Path:
@@ -45,7 +46,7 @@ def stage_dir(cfg: BuildConfig) -> Path:
 
 def _records(cfg: BuildConfig) -> dict[str, dict]:
     records = {}
-    for name, module in UPSTREAM.items():
+    for name, module in (GIVEN_UPSTREAM if cfg.given is not None else UPSTREAM).items():
         record = load_record(module.stage_dir(cfg))
         if record is None:
             raise BuildFailed(f"package needs the {name} stage's record in {module.stage_dir(cfg)}: "
@@ -69,22 +70,31 @@ def _benchmarks(cfg: BuildConfig, records: dict, tok: QATokenizer, shipped: Path
     windows = benchmark.windows(tok, benchmark.window_lengths(cfg.sequence.max_seq_len))
     ex, ex_dir, dirs = records["export"], export.stage_dir(cfg), export.model_dirs(cfg)
     torch_loads = min(3, pk.load_runs)
-    plan = [
-        (ex["models"]["teacher"], records["teacher"]["dev"],
-         lambda: benchmark.torch_benchmark(dirs["teacher"], windows, pk.latency_runs, torch_loads)),
-        (ex["models"]["teacher"], ex["models"]["teacher"]["dev"],
-         lambda: benchmark.onnx_benchmark(ex_dir / ex["models"]["teacher"]["onnx"], ex["optimized"], windows,
-                                          pk.latency_runs, pk.load_runs)),
-        (ex["models"]["student"], records["distil"]["dev"],
-         lambda: benchmark.torch_benchmark(dirs["student"], windows, pk.latency_runs, torch_loads)),
-        (ex["models"]["student"], ex["models"]["student"]["dev"],
-         lambda: benchmark.onnx_benchmark(ex_dir / ex["models"]["student"]["onnx"], ex["optimized"], windows,
-                                          pk.latency_runs, pk.load_runs)),
-        (ex["models"]["student"], shipped_dev,
-         lambda: benchmark.onnx_benchmark(shipped, optimized, windows, pk.latency_runs, pk.load_runs)),
-    ]
+
+    def pytorch(name: str):
+        return lambda: benchmark.torch_benchmark(dirs[name], windows, pk.latency_runs, torch_loads)
+
+    def onnx(name: str):
+        entry = ex["models"][name]
+        return lambda: benchmark.onnx_benchmark(ex_dir / entry["onnx"], entry.get("optimized", ex["optimized"]),
+                                                windows, pk.latency_runs, pk.load_runs)
+
+    student = ex["models"]["student"]
+    shipped_run = (student, shipped_dev,
+                   lambda: benchmark.onnx_benchmark(shipped, optimized, windows, pk.latency_runs, pk.load_runs))
+    if cfg.given is not None:
+        plan = [(student, records["given"]["dev"], pytorch("student")), (student, student["dev"], onnx("student")),
+                shipped_run]
+        labels = zip(report.GIVEN_ROWS, GIVEN_KEYS)
+    else:
+        teacher_entry = ex["models"]["teacher"]
+        plan = [(teacher_entry, records["teacher"]["dev"], pytorch("teacher")),
+                (teacher_entry, teacher_entry["dev"], onnx("teacher")),
+                (student, records["distil"]["dev"], pytorch("student")), (student, student["dev"], onnx("student")),
+                shipped_run]
+        labels = zip(report.ROWS, KEYS)
     rows = []
-    for (stage, key), (model, dev, measure) in zip(zip(report.ROWS, KEYS), plan):
+    for (stage, key), (model, dev, measure) in zip(labels, plan):
         b = measure()
         rows.append({"stage": stage, "key": key, "parameters": model["parameters"], "bytes": b["bytes"],
                      "exact_match": dev.get("exact_match"), "f1": dev.get("f1"), "p50_ms": b["p50_ms"],
@@ -125,14 +135,8 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
     print(f"package: {variant_why}")
 
     extra = {
-        "source": {
-            "teacher": {"model": cfg.teacher.model, "fingerprint": source_fingerprint(cfg.teacher.model),
-                        "fine_tuned": cfg.teacher.fine_tune,
-                        "checkpoint": source_fingerprint(str(export.model_dirs(cfg)["teacher"]))},
-            "student": {"model": records["distil"].get("model"),
-                        "keep_layers": records["distil"].get("keep_layers"),
-                        "checkpoint": source_fingerprint(str(export.model_dirs(cfg)["student"]))},
-        },
+        "source": _source(cfg, records),
+        "inputs": ex["models"]["student"].get("inputs"),
         "model": _architecture(export.model_dirs(cfg)["student"]),
         "onnx": {"opset": ex["opset"], "optimized": ship["optimized"], "transformer_fusion": ex["optimized"],
                  "format": "ort" if ship["model_file"].endswith(".ort") else "onnx",
@@ -145,7 +149,7 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
         "build": {"command": command or "python -m build_model --config <config>"},
     }
     staging = work / "artifact"  # [package] out changes only once everything passed
-    manifest = write_artifact(staging, Path(ship["path"]), tok_path.read_text(encoding="utf-8"), cfg.package.name,
+    manifest = write_artifact(staging, Path(ship["path"]), tok_path.read_text(encoding="utf-8"), artifact_name(cfg),
                               dataclasses.asdict(cfg.sequence), extra=extra, model_file=ship["model_file"])
     shipped_dev = _score_shipped(cfg, staging, dev)
     gate = quantize.quality_gate(ex["models"]["student"]["dev"], shipped_dev, cfg.quantize.max_f1_drop,
@@ -169,6 +173,19 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
                                       "model_file": manifest["model_file"], "dev": shipped_dev, "gate": gate,
                                       "variants": variants, "variant_why": variant_why, "benchmarks": rows,
                                       "replaced": facts["replaced"]})
+
+
+def _source(cfg: BuildConfig, records: dict) -> dict:
+    """Where the served model came from: the given model, or the teacher and the student cut from it."""
+    dirs = export.model_dirs(cfg)
+    if cfg.given is not None:
+        return {"given": {"model": cfg.given.model, "fingerprint": source_fingerprint(cfg.given.model),
+                          "architecture": records["given"].get("architecture"),
+                          "checkpoint": source_fingerprint(str(dirs["student"]))}}
+    return {"teacher": {"model": cfg.teacher.model, "fingerprint": source_fingerprint(cfg.teacher.model),
+                        "fine_tuned": cfg.teacher.fine_tune, "checkpoint": source_fingerprint(str(dirs["teacher"]))},
+            "student": {"model": records["distil"].get("model"), "keep_layers": records["distil"].get("keep_layers"),
+                        "checkpoint": source_fingerprint(str(dirs["student"]))}}
 
 
 def _against_replaced(cfg: BuildConfig, out: Path, shipped: Path, optimized: bool, tok: QATokenizer) -> dict | None:
@@ -201,9 +218,23 @@ ARCHITECTURE = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention
 
 
 def _architecture(model_dir: Path) -> dict:
-    """The served model's type and sizes (what a stand-in of the same shape needs: ``bench stand-in``)."""
-    config = json.loads((model_dir / "config.json").read_text())
-    return {"type": config.get("model_type"), "config": {k: config[k] for k in ARCHITECTURE if k in config}}
+    """The served model's type and sizes (what a stand-in of the same shape needs: ``bench stand-in``).
+
+    Read through transformers' configuration class, whose attribute map gives every architecture the
+    same names (DistilBERT's ``dim`` is its ``hidden_size``).
+    """
+    from transformers import AutoConfig
+
+    config = AutoConfig.from_pretrained(model_dir)
+    sizes = {k: getattr(config, k) for k in ARCHITECTURE if isinstance(getattr(config, k, None), int)}
+    return {"type": config.model_type, "config": sizes}
+
+
+def artifact_name(cfg: BuildConfig) -> str:
+    """``[package] name``, or for a model taken as given without one, the model's own name + ``-int8``."""
+    if cfg.package.name or cfg.given is None:
+        return cfg.package.name
+    return f"{Path(cfg.given.model.rstrip('/')).name}-int8"
 
 
 def _publish(staging: Path, out: Path) -> None:
@@ -230,13 +261,24 @@ def _score_shipped(cfg: BuildConfig, out: Path, dev) -> dict:
 
 def _facts(cfg: BuildConfig, records: dict, rows: list[dict], variants: list[dict], variant_why: str,
            gate: dict, command: str, dev) -> dict:
-    ex, qr, ds = records["export"], records["quantize"], records["distil"]
-    origin = (f"layers {ds['keep_layers']} of the {ex['models']['teacher']['layers']}-layer teacher"
-              if ds.get("keep_layers") else ds.get("model"))
-    diffs = {f"{name} {kind}": ex["models"][name][kind]["max_logit_diff"]
-             for name in export.MODELS for kind in ("raw", "fused") if kind in ex["models"][name]}
+    ex, qr = records["export"], records["quantize"]
+    ds = records.get("distil", {})
+    if cfg.given is not None:
+        g = records["given"]
+        origin = f"{cfg.given.model} ({g['architecture']}), taken as given"
+    else:
+        origin = (f"layers {ds['keep_layers']} of the {ex['models']['teacher']['layers']}-layer teacher"
+                  if ds.get("keep_layers") else ds.get("model"))
+    label = {"teacher": "teacher", "student": "model" if cfg.given is not None else "student"}
+    diffs = {f"{label[name]} {kind}": ex["models"][name][kind]["max_logit_diff"]
+             for name in ex["models"] for kind in ("raw", "fused")
+             if "max_logit_diff" in ex["models"][name].get(kind, {})}
+    fusion = {label[name]: {"attention_fused": m["fused"].get("attention_fused"),
+                            "fused_ops": m["fused"].get("fused_ops"), "rejected": m["fused"].get("rejected")}
+              for name, m in ex["models"].items() if "fused" in m}
     return {
-        "name": cfg.package.name, "notes": cfg.package.notes, "command": command, "window": cfg.sequence.max_seq_len,
+        "given": cfg.given is not None, "fusion": fusion,
+        "name": artifact_name(cfg), "notes": cfg.package.notes, "command": command, "window": cfg.sequence.max_seq_len,
         "threads": benchmark.THREADS, "latency_runs": cfg.package.latency_runs, "rows": rows,
         "student_origin": origin, "kd_held_out": ds.get("kd_held_out"),
         "dev": {"file": Path(cfg.data.dev).name, "questions": len(dev.questions)},

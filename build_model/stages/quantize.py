@@ -120,7 +120,7 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
     inputs = {
         "config": cfg.section_hash("data", "quantize", "sequence"),
         "student_onnx": file_sha256(src),
-        "optimized": ex["optimized"],
+        "optimized": fp32.get("optimized", ex["optimized"]),
         "tokenizer": file_sha256(tok_path),
         "dev": file_sha256(cfg.data.dev),
     }
@@ -135,7 +135,7 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
     batches = export.parity_batches(dev, tok, spec, cfg.export.parity_windows)
     window = benchmark.windows(tok, [cfg.sequence.max_seq_len])[cfg.sequence.max_seq_len]
     threads = cfg.threads or available_cpus()
-    reference = export.onnx_infer(src, threads, ex["optimized"])
+    reference = export.onnx_infer(src, threads, fp32.get("optimized", ex["optimized"]))
     present = graph_ops(src)
     rows = []
     for c in candidates(cfg):

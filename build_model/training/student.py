@@ -58,10 +58,10 @@ def check_same_tokenizer(student: str, teacher_fingerprint: str) -> None:
 
 
 def accepts_token_type_ids(model) -> bool:
-    """BERT takes segment ids; DistilBERT has none."""
-    import inspect
+    """BERT reads segment ids; DistilBERT has none (``build_model.hf.reads_segments``)."""
+    from build_model.hf import reads_segments
 
-    return "token_type_ids" in inspect.signature(model.forward).parameters
+    return reads_segments(model)
 
 
 def trainable(model):

@@ -82,6 +82,21 @@ class Manifest:
     def lowercase(self) -> bool:
         return bool(self.raw.get("lowercase", False))
 
+    @property
+    def pair_seps(self) -> int:
+        """Separators between question and passage: 1 (BERT), 2 (RoBERTa, MPNet); 1 in older manifests."""
+        return int(self.special_tokens.get("pair_seps", 1))
+
+    @property
+    def no_answer(self) -> dict | None:
+        """Abstention settings chosen at build time, or None when the model does not abstain.
+
+        ``{"supported": bool, "threshold": float, ...}``: the reply says "no answer" when the
+        best null score minus the best span score (raw start + end logits) exceeds ``threshold``.
+        """
+        value = self.raw.get("no_answer")
+        return value if isinstance(value, dict) and value.get("supported") else None
+
     def summary(self) -> dict:
         return {"name": self.name, "artifact_hash": self.artifact_hash}
 
@@ -127,6 +142,9 @@ def _shape_problem(raw: dict) -> str | None:
                        ("special_tokens", ("cls", "sep", "pad"))):
         if not isinstance(raw[key], dict) or not all(is_int(raw[key].get(n)) for n in names):
             return f"lacks integer {key} {', '.join(names)}"
+    seps = raw["special_tokens"].get("pair_seps", 1)
+    if not is_int(seps) or seps not in (1, 2):
+        return "has special_tokens.pair_seps other than 1 or 2 (separators between question and passage)"
     if not isinstance(raw["files"], dict):
         return "has no files table"
     for name in (raw["model_file"], raw["tokenizer_file"]):

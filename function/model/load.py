@@ -42,7 +42,7 @@ def window_spec(manifest: Manifest) -> WindowSpec:
 
     seq, special = manifest.sequence, manifest.special_tokens
     return WindowSpec(seq["max_seq_len"], seq["stride"], seq["max_query_tokens"],
-                      special["cls"], special["sep"], special["pad"])
+                      special["cls"], special["sep"], special["pad"], manifest.pair_seps)
 
 
 def load_model(manifest: Manifest, threads: int) -> tuple[Model, dict]:

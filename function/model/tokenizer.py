@@ -53,6 +53,15 @@ class QATokenizer:
         self._tok.no_padding()
         self.vocab_size = self._tok.get_vocab_size(with_added_tokens=True)
 
+    @property
+    def lowercase(self) -> bool:
+        """Whether the tokenizer folds case (an uncased vocabulary): asked of its normalizer, not assumed.
+
+        The answer cache folds a question's case only for such a model; a cased one must not.
+        """
+        normalizer = self._tok.normalizer
+        return normalizer is not None and normalizer.normalize_str("QA") == "qa"
+
     def token_id(self, token: str) -> int:
         tid = self._tok.token_to_id(token)
         if tid is None:
@@ -69,15 +78,22 @@ class QATokenizer:
         post-processor gets BERT's layout when it has ``[CLS]`` and ``[SEP]``.
         """
         enc = self._tok.encode("q", "p", add_special_tokens=True)
-        special = enc.special_tokens_mask
-        if not any(special) and self._tok.post_processor is None:
+        seq = enc.sequence_ids  # None marks the special tokens the post-processor added
+        if None not in seq and self._tok.post_processor is None:
             enc = self._tok.encode("[CLS] q [SEP] p [SEP]", add_special_tokens=False)
-            special = [int(t in ("[CLS]", "[SEP]")) for t in enc.tokens]
-        words = [i for i, m in enumerate(special) if not m]
-        if len(words) != 2 or words[0] != 1 or words[1] != len(special) - 2:
+            seq = [None if t in ("[CLS]", "[SEP]") else 0 for t in enc.tokens]
+            first_passage = enc.tokens.index("[SEP]") + 1
+            seq = [s if s is None or i < first_passage else 1 for i, s in enumerate(seq)]
+        # "q" and "p" may each be more than one token ("▁", "q" in a Unigram vocabulary without "▁q")
+        question = [i for i, s in enumerate(seq) if s == 0]
+        passage = [i for i, s in enumerate(seq) if s == 1]
+        shape_ok = (question and passage and question[0] == 1 and seq[0] is None and passage[-1] == len(seq) - 2
+                    and seq[-1] is None and question == list(range(1, question[-1] + 1))
+                    and passage == list(range(passage[0], len(seq) - 1)))
+        if not shape_ok:
             raise ValueError(f"unsupported pair layout {enc.tokens}: expected one token before the "
                              "question, separators between, and one after the passage")
-        seps = enc.ids[words[0] + 1 : words[1]]
+        seps = enc.ids[question[-1] + 1 : passage[0]]
         if not seps or len(set(seps)) != 1 or enc.ids[-1] != seps[0]:
             raise ValueError(f"unsupported pair layout {enc.tokens}: the separators differ")
         specials = {t.content: i for i, t in self._tok.get_added_tokens_decoder().items() if t.special}
