@@ -18,6 +18,13 @@ with no passage ids through the function's own code in this process
                   probabilities alone and by logits + w * BM25 for several w
                   (``function/retrieval/fusion.py``): 1,000 train questions choose,
                   dev shown beside; one model run per question, decoded each way
+  abstention      at the no-answer threshold (``--no-answer-threshold``, default the
+                  artifact's ``no_answer.threshold``; skipped without one): the share of
+                  questions the model abstains on, EM/F1 over every question (an
+                  abstention scores 0: every dev question has its answer in the corpus)
+                  and over the answers it gives, with retrieval and with the gold
+                  paragraph, by whether the gold paragraph was among those read, and
+                  at thresholds around it (``docs/no_answer.md``)
 
 The model is ``--artifact`` (default: ``artifact/`` if it holds a manifest, else
 ``build/stand-in/artifact``); its name and hash are written with the figures.
@@ -28,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import shlex
@@ -44,6 +52,7 @@ KS = (1, 5, 10)
 TITLE_WEIGHTS = (0.0, 1.0, 2.0)
 FUSION_WEIGHTS = (None, 0.5, 0.8, 1.0, 1.25, 1.5)  # None: the reader's probabilities alone
 FUSION_TRAIN_QUESTIONS = 1000
+ABSTENTION_OFFSETS = (-2.0, -1.0, 0.0, 1.0, 2.0, 4.0)  # thresholds around the artifact's, for the sweep
 
 
 def default_artifact() -> Path:
@@ -61,6 +70,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--firestore", action="store_true", help="also measure the Firestore emulator")
     p.add_argument("--no-reading", action="store_true", help="retrieval only: skip the model runs (EM/F1)")
     p.add_argument("--limit", type=int, default=0, help="ask only the first N dev questions (0: all)")
+    p.add_argument("--no-answer-threshold", type=float, default=None,
+                   help="measure abstention at this threshold (default: the artifact's no_answer.threshold)")
     p.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads (QA_THREADS)")
     p.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     return p.parse_args(argv)
@@ -145,7 +156,8 @@ def read_all(service, questions: list[dict], top_k_passages: int) -> dict:
     retrieved, gold, stage_ms = {}, {}, []
     started = time.perf_counter()
     for i, q in enumerate(questions, 1):
-        ask = QARequest(q["question"], None, None, 1, max_tokens, top_k_passages)
+        # The best spans even from a model that abstains: ``abstention`` measures what abstaining does.
+        ask = QARequest(q["question"], None, None, 1, max_tokens, top_k_passages, abstain=False)
         try:
             result = service.answer(ask)
             answers = result.payload["answers"]
@@ -153,7 +165,7 @@ def read_all(service, questions: list[dict], top_k_passages: int) -> dict:
             stage_ms.append(result.timings_ms["retrieve"])
         except NotFound:
             retrieved[q["id"]] = ""
-        given = service.answer(QARequest(q["question"], None, (q["gold"],), 1, max_tokens))
+        given = service.answer(QARequest(q["question"], None, (q["gold"],), 1, max_tokens, abstain=False))
         gold[q["id"]] = given.payload["answers"][0]["text"] if given.payload["answers"] else ""
         if i % 200 == 0:
             log(f"read {i} of {len(questions)} questions ({(time.perf_counter() - started) / i:.2f} s each)")
@@ -210,7 +222,8 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
             start, end = model.infer(batch)
             for w in FUSION_WEIGHTS:
                 bias = None if w is None else fusion.passage_bias([scores[p.id] for p in stored], w)
-                found = answers_from_logits(start, end, batch, passages, 1, max_tokens, bias)
+                found = answers_from_logits(start, end, batch, passages, 1, max_tokens, bias,
+                                            texts=[p.text for p in stored])
                 predictions[w][split][q["id"]] = (stored[found[0].passage].text[found[0].start:found[0].end]
                                                   if found else "")
     rows = []
@@ -221,6 +234,68 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
             row[split] = round(squad_scores(predictions[w][split], golds)["f1"], 2)
         rows.append(row)
     return rows
+
+
+def abstention(service, questions: list[dict], top_k_passages: int, threshold: float) -> dict:
+    """What abstaining at ``threshold`` does, with retrieval and with the gold paragraph given.
+
+    One model run per question and source, decoded as ``POST /`` decodes it (the
+    fused span ranking of ``_read_retrieved``'s passages, ``null_score``'s margin);
+    the threshold's neighbours are decoded from the same runs.
+    """
+    from function.errors import NotFound
+    from function.model.decode import null_score
+    from function.model.reader import PassageTokens, answers_from_logits, prepare
+
+    model = service.rt.model()
+    max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
+    rows: dict[str, list[dict]] = {"retrieval": [], "gold_paragraph": []}
+    for q in questions:
+        q_ids = model.tokenizer.encode(q["question"]).ids
+        try:
+            hits = service.retrieve(q["question"], top_k_passages)
+            stored, _, bias = service._read_retrieved(hits, len(q_ids), model)
+        except NotFound:  # no searchable word: nothing read, nothing answered
+            rows["retrieval"].append({"id": q["id"], "text": "", "margin": math.inf, "gold_read": False})
+            stored, bias = None, None
+        gold = service._fetch((q["gold"],), model.tokenizer.fingerprint)
+        for source, passages, b in (("retrieval", stored, bias), ("gold_paragraph", gold, None)):
+            if passages is None:
+                continue
+            tokens = [PassageTokens(p.ids, p.char_offsets) for p in passages]
+            batch = prepare(q_ids, tokens, model.spec)
+            start, end = model.infer(batch)
+            found = answers_from_logits(start, end, batch, tokens, 1, max_tokens, b, texts=[p.text for p in passages])
+            text = passages[found[0].passage].text[found[0].start : found[0].end] if found else ""
+            rows[source].append({"id": q["id"], "text": text, "gold_read": any(p.id == q["gold"] for p in passages),
+                                 "margin": null_score(start, end, batch, max_tokens).margin})
+    golds = {q["id"]: q["answers"] for q in questions}
+    out = {"threshold": threshold, "top_k_passages": top_k_passages}
+    for source, got in rows.items():
+        out[source] = {"at_threshold": abstention_figures(got, golds, threshold),
+                       "never": abstention_figures(got, golds, math.inf)}
+        if source == "retrieval":
+            for read, label in ((True, "gold_read"), (False, "gold_not_read")):
+                part = [r for r in got if r["gold_read"] is read]
+                if part:
+                    out[source][label] = abstention_figures(part, golds, threshold)
+        out[source]["sweep"] = [{"offset": d, **abstention_figures(got, golds, threshold + d)}
+                                for d in ABSTENTION_OFFSETS]
+    return out
+
+
+def abstention_figures(rows: list[dict], golds: dict[str, list[str]], threshold: float) -> dict:
+    """Abstained share, EM/F1 over all the questions (an abstention scores 0) and over the answers given."""
+    from build_model.evaluation.metrics import best_over_golds, exact_match, f1
+
+    answered = [r for r in rows if not r["margin"] > threshold]
+    em = [best_over_golds(exact_match, r["text"], golds[r["id"]]) for r in answered]
+    f = [best_over_golds(f1, r["text"], golds[r["id"]]) for r in answered]
+    n = len(rows)
+    return {"questions": n, "abstained": round(1 - len(answered) / n, 4) if n else 0.0,
+            "exact_match": round(100 * sum(em) / n, 2) if n else 0.0, "f1": round(100 * sum(f) / n, 2) if n else 0.0,
+            "answered_exact_match": round(100 * sum(em) / len(em), 2) if em else None,
+            "answered_f1": round(100 * sum(f) / len(f), 2) if f else None}
 
 
 def firestore_run(env: dict, records: list, questions: list[dict], sqlite_ranked: list[list[str]],
@@ -284,6 +359,8 @@ def markdown(result: dict) -> str:
             "",
             f"F1 gap: {read['f1_gap']:.2f} points.",
         ]
+    if result.get("abstention"):
+        lines += abstention_markdown(result["abstention"])
     if result.get("fusion_variants"):
         n_train = result["fusion_train_questions"]
         lines += ["", f"Ranking the spans of the top {read['top_k_passages']} passages (F1; chosen on "
@@ -302,6 +379,31 @@ def markdown(result: dict) -> str:
         lines.append(f"| {v['title_weight']:g}{mark} | " + " | ".join(
             f"{v[s][f'@{k}']:.3f}" for s in ("train", "dev") for k in KS) + " |")
     return "\n".join(lines) + "\n"
+
+
+def abstention_markdown(ab: dict) -> list[str]:
+    def pct(x):
+        return "-" if x is None else f"{x:.2f}"
+
+    def row(label: str, fig: dict) -> str:
+        return (f"| {label} | {fig['questions']:,} | {fig['abstained']:.1%} | {fig['exact_match']:.2f} "
+                f"| {fig['f1']:.2f} | {pct(fig['answered_exact_match'])} | {pct(fig['answered_f1'])} |")
+
+    head = ["| questions | n | abstained | EM (all) | F1 (all) | EM (answered) | F1 (answered) |",
+            "|---|---|---|---|---|---|---|"]
+    ret, gold, k = ab["retrieval"], ab["gold_paragraph"], ab["top_k_passages"]
+    lines = ["", f"Abstention at the no-answer threshold {ab['threshold']:.4f} (`docs/no_answer.md`); "
+                 "an abstention scores 0 in EM/F1 over all questions:", "", *head,
+             row(f"top {k} retrieved, never abstaining", ret["never"]),
+             row(f"top {k} retrieved, abstaining", ret["at_threshold"])]
+    for label, name in (("gold paragraph among them", "gold_read"), ("gold paragraph not among them", "gold_not_read")):
+        if name in ret:
+            lines.append(row(f"top {k} retrieved, abstaining: {label}", ret[name]))
+    lines += [row("gold paragraph (`passage_ids`), never abstaining", gold["never"]),
+              row("gold paragraph (`passage_ids`), abstaining", gold["at_threshold"]),
+              "", f"Thresholds around it (top {k} retrieved):", "", *head]
+    lines += [row(f"threshold {ab['threshold'] + v['offset']:.2f} ({v['offset']:+g})", v) for v in ret["sweep"]]
+    return lines
 
 
 def main(argv=None) -> int:
@@ -326,10 +428,16 @@ def main(argv=None) -> int:
         retrieval = {"sqlite": {"ingest_s": round(seconds, 1), "recall": recall(dev, ranked),
                                 "retrieve_ms": latency_summary(times, 3)}}
         variants = title_weight_variants(service, {"train": questions["train"], "dev": dev})
-        reading, fusion_rows, train_sample = None, None, []
+        reading, fusion_rows, train_sample, abstained = None, None, [], None
+        threshold = args.no_answer_threshold
+        if threshold is None and isinstance(manifest.raw.get("no_answer"), dict):
+            threshold = manifest.raw["no_answer"].get("threshold")
         if not args.no_reading:
             log(f"reading: {len(dev)} questions with retrieval and with the gold paragraph")
             reading = read_all(service, dev, args.top_k_passages)
+            if threshold is not None:
+                log(f"abstention at threshold {threshold:.4f}: {len(dev)} questions")
+                abstained = abstention(service, dev, args.top_k_passages, float(threshold))
             train_sample = random.Random(0).sample(questions["train"],
                                                    min(FUSION_TRAIN_QUESTIONS, len(questions["train"])))
             log(f"span rankings: {len(train_sample)} train and {len(dev)} dev questions")
@@ -349,6 +457,7 @@ def main(argv=None) -> int:
         "reading": reading,
         "title_weight_variants": variants,
         "fusion_variants": fusion_rows,
+        "abstention": abstained,
         "fusion_train_questions": len(train_sample),
         "machine": {"cpus": os.cpu_count(), "load_1min": round(os.getloadavg()[0], 2), "threads": args.threads},
     }

@@ -111,6 +111,7 @@ class PackageConfig:
     preoptimize: bool = True  # also measure a graph pre-optimised by ONNX Runtime (.onnx and .ort)
     min_load_gain: float = 0.10  # ship a pre-optimised file only if it cuts session creation this much
     notes: str = ""  # Markdown for REPORT.md's "Why this student": e.g. the student variants measured
+    abstain_by_default: bool = True  # requests may get "no answer" unless they ask otherwise (when it can abstain)
 
 
 @dataclass(frozen=True)

@@ -186,7 +186,8 @@ def test_a_shipped_model_that_fails_the_gate_leaves_the_previous_artifact(projec
     shutil.copytree(project["root"] / "artifact", tmp_path / "artifact")
     before = (tmp_path / "artifact" / "manifest.json").read_bytes()
     fp32 = load_record(tmp_path / "build" / "export")["models"]["student"]["dev"]
-    monkeypatch.setattr(package, "_score_shipped", lambda cfg, folder, dev: {**fp32, "f1": fp32["f1"] - 1.0})
+    monkeypatch.setattr(package, "_score_shipped",
+                        lambda cfg, folder, dev: ({**fp32, "f1": fp32["f1"] - 1.0}, {"supported": False}))
     with pytest.raises(BuildFailed, match="loses 1.00 F1"):
         package.run(cfg)
     assert (tmp_path / "artifact" / "manifest.json").read_bytes() == before

@@ -51,3 +51,40 @@ def test_the_evaluation_measures_the_firestore_emulator_too(squad_folder, tiny_a
     fs, sqlite = result["retrieval"]["firestore_emulator"], result["retrieval"]["sqlite"]
     assert fs["recall"] == sqlite["recall"] and fs["same_top10_as_sqlite"] == 1.0
     assert result["reading"] is None and "| Firestore emulator |" in md
+
+
+def test_abstention_at_the_artifacts_threshold_is_measured_beside_the_spans(squad_folder, tiny_artifact, tmp_path):
+    """With a threshold in the manifest the figures gain an abstention section; the span figures
+    stay the spans' (never abstaining), and abstaining on nothing reproduces them."""
+    import shutil
+
+    from build_model.packaging.writer import update_manifest
+    from function.model.artifact import load_manifest
+
+    folder = tmp_path / "artifact"
+    shutil.copytree(tiny_artifact.folder, folder)
+    raw = dict(load_manifest(folder).raw)
+    raw["no_answer"] = {"supported": True, "threshold": 0.0}
+    update_manifest(folder, raw)
+    out = tmp_path / "results"
+    assert retrieval.main(["--data", str(squad_folder), "--artifact", str(folder), "--limit", "12",
+                           "--out", str(out)]) == 0
+    result, md = json.loads((out / "retrieval.json").read_text()), (out / "retrieval.md").read_text()
+    ab, reading = result["abstention"], result["reading"]
+    assert ab["threshold"] == 0.0 and ab["top_k_passages"] == 5
+    assert ab["retrieval"]["never"]["f1"] == reading["with_retrieval"]["f1"]
+    assert ab["retrieval"]["never"]["abstained"] == 0.0
+    assert ab["gold_paragraph"]["never"]["f1"] == reading["gold_paragraph"]["f1"]
+    at = ab["retrieval"]["at_threshold"]
+    assert at["questions"] == 12 and 0 <= at["abstained"] <= 1 and at["f1"] <= ab["retrieval"]["never"]["f1"]
+    parts = [ab["retrieval"][k] for k in ("gold_read", "gold_not_read") if k in ab["retrieval"]]
+    assert sum(p["questions"] for p in parts) == 12
+    shares = [row["abstained"] for row in ab["retrieval"]["sweep"]]
+    assert shares == sorted(shares, reverse=True)  # a higher threshold abstains less
+    assert "Abstention at the no-answer threshold 0.0000" in md
+
+    # The flag overrides the manifest; a threshold above every margin abstains on nothing.
+    assert retrieval.main(["--data", str(squad_folder), "--artifact", str(folder), "--limit", "12",
+                           "--out", str(out), "--no-answer-threshold", "1e9"]) == 0
+    ab = json.loads((out / "retrieval.json").read_text())["abstention"]
+    assert ab["retrieval"]["at_threshold"] == ab["retrieval"]["never"]

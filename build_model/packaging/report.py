@@ -189,6 +189,21 @@ def markdown(facts: dict) -> str:
               f"Quality gate: F1 drop {g['f1_drop']:.2f} (allowed {g['max_f1_drop']}), EM drop {g['em_drop']:.2f} "
               f"(allowed {g['max_em_drop']}) against the fp32 ONNX {'model' if facts.get('given') else 'student'}.",
               ""]
+    if (na := facts.get("no_answer")) and "metrics" in na:
+        v2, on = na["metrics"]["v2"], na["chosen_on"]
+        lines += ["## No answer", "",
+                  f"Each of the {on['answerable']} dev questions asked again against a paragraph of another article "
+                  f"(unanswerable; much easier than SQuAD 2.0's adversarial questions), SQuAD 2.0 scoring: F1 "
+                  f"{v2['best_f1']:.2f} at the F1-best threshold {na['threshold']:.3f} on the no-answer margin "
+                  f"(answerable F1 {v2['at_threshold_HasAns_f1']:.2f}, "
+                  f"unanswerable {v2['at_threshold_NoAns_f1']:.2f}); "
+                  f"never abstaining {v2['f1_never_abstain']:.2f}, always {v2['f1_always_abstain']:.2f}, the "
+                  f"threshold chosen on the other half {v2['f1_two_fold']:.2f}. The model "
+                  + ("can abstain, and requests abstain by default (`\"abstain\": false` turns it off)."
+                     if na["supported"] and na["default"] else
+                     "can abstain; requests abstain only when they ask (`\"abstain\": true`)."
+                     if na["supported"] else "does not beat never and always abstaining: it never abstains."),
+                  ""]
     lines += ["## Conversion checks", "",
               f"PyTorch vs ONNX start/end logits on {facts['parity']['windows']} real dev windows "
               f"({facts['parity']['batches']} batches, {facts['parity']['padded_batches']} with padding, up to "

@@ -151,7 +151,7 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
     staging = work / "artifact"  # [package] out changes only once everything passed
     manifest = write_artifact(staging, Path(ship["path"]), tok_path.read_text(encoding="utf-8"), artifact_name(cfg),
                               dataclasses.asdict(cfg.sequence), extra=extra, model_file=ship["model_file"])
-    shipped_dev = _score_shipped(cfg, staging, dev)
+    shipped_dev, no_answer = _score_shipped(cfg, staging, dev)
     gate = quantize.quality_gate(ex["models"]["student"]["dev"], shipped_dev, cfg.quantize.max_f1_drop,
                                  cfg.quantize.max_em_drop)
     if not gate["passed"]:
@@ -160,13 +160,14 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
     rows = _benchmarks(cfg, records, tok, staging / ship["model_file"], ship["optimized"], shipped_dev)
     facts = _facts(cfg, records, rows, variants, variant_why, gate, extra["build"]["command"], dev)
     facts["replaced"] = _against_replaced(cfg, out, staging / ship["model_file"], ship["optimized"], tok)
+    facts["no_answer"] = no_answer
     facts["artifact_bytes"] = sum(manifest["files"][f]["bytes"] for f in (manifest["model_file"], "tokenizer.json"))
     files = report.write(staging, facts)
     metrics = {r["key"]: {k: r[k] for k in ("parameters", "bytes", "exact_match", "f1", "p50_ms", "load_s")}
                for r in rows}
     manifest = update_manifest(staging, {**manifest, "metrics": metrics, "latency": {
         "threads": benchmark.THREADS, "runs": cfg.package.latency_runs, "machine": facts["machine"]},
-        "report": files})
+        "report": files, "no_answer": no_answer})
     _publish(staging, out)
     print(f"package: {out} ({manifest['artifact_hash'][:12]}), dev F1 {shipped_dev['f1']:.2f}")
     return save_record(work, inputs, {"artifact": str(out), "artifact_hash": manifest["artifact_hash"],
@@ -250,13 +251,26 @@ def _publish(staging: Path, out: Path) -> None:
         raise BuildFailed(f"package: the files copied to {out} do not match its manifest")
 
 
-def _score_shipped(cfg: BuildConfig, out: Path, dev) -> dict:
-    """EM/F1 of the artifact as the function loads it."""
+def _score_shipped(cfg: BuildConfig, out: Path, dev) -> tuple[dict, dict]:
+    """EM/F1 of the artifact as the function loads it, and its ``no_answer`` entry: the SQuAD 2.0 figures on
+    the dev questions asked against a paragraph of another article, and the F1-best threshold
+    (``build_model.no_answer``)."""
+    from build_model import no_answer
     from function.model.load import load_model
 
     model, _ = load_model(load_manifest(out), cfg.threads or 0)
-    return evaluate(dev, model.tokenizer, model.spec, model.infer,
-                    max_answer_tokens=model.manifest.sequence["max_answer_tokens"])
+    try:
+        result = no_answer.measure(model, dev)
+    except ValueError as e:  # a dev set of one article: no other article to ask its questions against
+        print(f"package: no answer not measured ({e}); the model will not abstain")
+        scores = evaluate(dev, model.tokenizer, model.spec, model.infer,
+                          max_answer_tokens=model.manifest.sequence["max_answer_tokens"])
+        return scores, {"supported": False, "reason": str(e)}
+    entry = no_answer.manifest_entry(result, Path(cfg.data.dev), default=cfg.package.abstain_by_default)
+    print(f"package: no answer: {'can' if entry['supported'] else 'cannot'} abstain; threshold "
+          f"{entry['threshold']:.3f}, SQuAD 2.0-style F1 {entry['metrics']['v2']['best_f1']:.2f} "
+          f"(never abstaining {entry['metrics']['v2']['f1_never_abstain']:.2f})")
+    return result["v1"], entry
 
 
 def _facts(cfg: BuildConfig, records: dict, rows: list[dict], variants: list[dict], variant_why: str,

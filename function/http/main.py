@@ -145,6 +145,8 @@ def _answer(app: _App, request) -> tuple[dict, dict, dict]:
                   "context_chars": len(req.context) if req.context else 0,
                   "retrieved": len(result.payload.get("retrieved", ())),
                   "answers": len(result.payload["answers"])}
+    if "no_answer" in result.payload:
+        log_fields["abstained"] = result.payload["no_answer"]["abstained"]
     return payload, {"Server-Timing": server_timing}, log_fields
 
 

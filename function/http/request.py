@@ -9,7 +9,7 @@ from function.config import Settings
 from function.errors import BadRequest, PayloadTooLarge
 from function.store.ids import valid_passage_id
 
-FIELDS = ("question", "context", "passage_ids", "top_k_passages", "top_k", "max_answer_tokens")
+FIELDS = ("question", "context", "passage_ids", "top_k_passages", "top_k", "max_answer_tokens", "abstain")
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,7 @@ class QARequest:
     top_k: int
     max_answer_tokens: int
     top_k_passages: int | None = None  # passages to retrieve: set when neither context nor ids are given
+    abstain: bool | None = None  # may the reply say "no answer"; None: the artifact's default
 
     @property
     def retrieves(self) -> bool:
@@ -60,6 +61,16 @@ def _integer(body: dict, name: str, default: int, high: int) -> int:
         raise BadRequest(f"'{name}' must be an integer")
     if not 1 <= value <= high:
         raise BadRequest(f"'{name}' must be between 1 and {high}, got {value}")
+    return value
+
+
+def _boolean(body: dict, name: str) -> bool | None:
+    """A JSON ``true``/``false``, or None when absent: 1, "true" or null are refused, not guessed at."""
+    if name not in body:
+        return None
+    value = body[name]
+    if not isinstance(value, bool):
+        raise BadRequest(f"'{name}' must be true or false, got {json.dumps(value)[:40]}")
     return value
 
 
@@ -110,4 +121,4 @@ def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QA
 
     top_k = _integer(data, "top_k", 1, settings.max_top_k)
     max_tokens = _integer(data, "max_answer_tokens", default_max_answer_tokens, settings.max_answer_tokens)
-    return QARequest(question, context, passage_ids, top_k, max_tokens, top_k_passages)
+    return QARequest(question, context, passage_ids, top_k, max_tokens, top_k_passages, _boolean(data, "abstain"))

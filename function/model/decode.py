@@ -19,10 +19,16 @@ above ranks spans from passages the model has never seen the answer in too
 high (a SQuAD model rarely meets a window without the answer in training);
 the raw logits plus the retrieval score rank them better
 (``function/retrieval/fusion.py`` has the measurements).
+
+Whether the passages hold an answer at all is a separate score
+(``null_score``): the [CLS] score against the best span's, in raw logits, as
+SQuAD 2.0 models are decoded; the build stage chooses the threshold on it
+(``build_model/evaluation/squad2.py``, ``docs/no_answer.md``).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,8 +101,8 @@ def best_spans(
     want = min(finite, top_k * (n_windows_per_span + 1) + 16)
     if want == 0:
         return []
-    cand = np.argpartition(-flat, want - 1)[:want]
-    cand = cand[np.argsort(-flat[cand], kind="stable")]
+    cand = np.sort(np.argpartition(-flat, want - 1)[:want])
+    cand = cand[np.argsort(-flat[cand], kind="stable")]  # equal scores (int8 logits tie): the earlier, shorter span
 
     spans: list[Span] = []
     seen: set[tuple[int, int, int]] = set()
@@ -112,3 +118,53 @@ def best_spans(
         if len(spans) == top_k:
             break
     return spans
+
+
+@dataclass(frozen=True)
+class NullScore:
+    """The "no answer" evidence of one model run, in raw start + end logits (SQuAD 2.0 practice).
+
+    ``null`` is the lowest [CLS] score (start + end logit at position 0) over the
+    batch's windows: the window most convinced that it holds an answer decides,
+    so adding passages that do not hold the answer does not raise it. ``span`` is
+    the highest start + end logits of any allowed span (the constraints of
+    ``best_spans``), without any retrieval bias: the threshold is chosen on
+    these raw scores at build time. ``margin = null - span``: the model abstains
+    where it exceeds the manifest's threshold.
+    """
+
+    null: float
+    span: float
+
+    @property
+    def margin(self) -> float:
+        return self.null - self.span
+
+
+def null_score(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,
+               max_answer_tokens: int = 30) -> NullScore:
+    """The batch's null score against its best span score (``NullScore``); ``span`` is -inf without spans."""
+    if max_answer_tokens < 1:
+        raise ValueError("max_answer_tokens must be >= 1")
+    start, end = np.asarray(start_logits), np.asarray(end_logits)
+    null = float((start[:, 0].astype(np.float64) + end[:, 0].astype(np.float64)).min())
+    ls, le = _context_logits(start, batch), _context_logits(end, batch)
+    width = ls.shape[1]
+    best = -np.inf
+    for d in range(min(max_answer_tokens, width)):  # spans of length d + 1, as in ``best_spans``
+        best = max(best, float((ls[:, : width - d] + le[:, d:]).max()))
+    return NullScore(null, best)
+
+
+def no_answer_probability(margin: float, threshold: float) -> float:
+    """``sigmoid(margin - threshold)``: above 0.5 exactly where the model abstains (margin > threshold).
+
+    ``exp(margin)`` is the model's odds of [CLS] against its best span; the
+    threshold shifts those odds by the prior chosen on the dev set, so 0.5 is the
+    decision boundary. It ranks questions by how sure the model is that the
+    passages hold no answer; it is not calibrated.
+    """
+    x = margin - threshold
+    if x >= 0:  # the two forms keep math.exp from overflowing
+        return 1.0 / (1.0 + math.exp(-x))
+    return math.exp(x) / (1.0 + math.exp(x))
