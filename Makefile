@@ -16,8 +16,8 @@ $(VENV)/.runtime: requirements.txt | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements.txt
 	touch $@
 
-$(VENV)/.test: requirements.txt requirements-test.txt build_model/requirements.txt pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -r requirements.txt -r build_model/requirements.txt -r requirements-test.txt
+$(VENV)/.test: requirements.txt requirements-test.txt requirements-ingest.txt build_model/requirements.txt pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt -r build_model/requirements.txt -r requirements-ingest.txt -r requirements-test.txt
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@ $(VENV)/.runtime
 
@@ -38,6 +38,7 @@ lint: $(VENV)/.test
 
 audit: $(VENV)/.test
 	$(BIN)/python scripts/audit_deps.py requirements.txt
+	$(BIN)/python scripts/audit_deps.py requirements-ingest.txt
 
 # make bench: python -m bench serving (bench/README.md); on a fresh clone (no build/) the PyTorch
 # and fp32 contenders serve stand-in weights of the artifact's shape.

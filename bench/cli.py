@@ -18,6 +18,7 @@ COMMANDS = {
     "memory": ("bench.memory_steps", "resident memory after each step of a cold start, in one process"),
     "image": ("bench.image", "the serving image laid out without Docker: size, startup, profile"),
     "stand-in": ("bench.standin", "an int8 artifact of the shipped shape from a public encoder (junk answers)"),
+    "logs": ("bench.logs", "the dashboard's figures (log-based metrics) from a log file of the function, and a chart"),
     "all": ("bench.measure_all", "every measurement the README cites, one after the other, a log each"),
 }
 DEFAULT = "serving"

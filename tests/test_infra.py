@@ -377,8 +377,9 @@ def test_tasks_split_the_corpus_without_overlap(tiny_artifact, tmp_path):
     from function.store import open_store
 
     sample = REPO / "samples" / "squad_sample.json"
-    every = [squad_id(a["title"], i) for a in json.loads(sample.read_text())["data"]
-             for i, _ in enumerate(a["paragraphs"])]
+    articles = [{squad_id(a["title"], i) for i, _ in enumerate(a["paragraphs"])}
+                for a in json.loads(sample.read_text())["data"]]
+    every = sorted(set().union(*articles))
     shards = []
     for index in range(3):
         env = {**os.environ, "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(tmp_path / f"task{index}.sqlite"),
@@ -389,8 +390,10 @@ def test_tasks_split_the_corpus_without_overlap(tiny_artifact, tmp_path):
         store = open_store(Settings.from_env(env))
         shards.append(set(store.get_many(every)))
         store.close()
-    assert all(shards) and sum(len(s) for s in shards) == len(every)
-    assert set().union(*shards) == set(every)
+    # documents are the unit of change: each article whole in one task (two articles, three tasks: one is idle)
+    assert sum(len(s) for s in shards) == len(every) and set().union(*shards) == set(every)
+    assert sum(1 for s in shards if s) == len(articles)
+    assert all(any(article <= s for s in shards) for article in articles)
 
 
 # ---- Vertex AI build of the production artifact ---------------------------------------

@@ -62,6 +62,7 @@ def test_ingest_is_idempotent_and_reports_rejects(env, repo, tmp_path, capsys):
     assert ingest_main([str(extra), "--quiet"]) == 1  # some rejected: non-zero, good ones written
     err = capsys.readouterr().err
     assert "rejected " + str(extra) + " line 2" in err and "split it into paragraphs" in err
+    assert "ingest the document as a .txt or .md file" in err
     assert [r[0] for r in rows(tmp_path / "p.sqlite")].count("x1") == 1
     assert len(rows(tmp_path / "p.sqlite")) == SAMPLE_PARAGRAPHS + 1
 
@@ -101,3 +102,26 @@ def test_ingest_into_firestore_with_bulk_writer(tiny_artifact, firestore_env, re
     doc = store.passages.document("Normans-0000").get().to_dict()
     assert isinstance(doc["token_ids"], bytes) and isinstance(doc["offsets"], bytes)
     assert doc["n_tokens"] * 2 == len(doc["token_ids"]) and len(doc["tokenizer"]) == 64
+
+
+def test_a_folder_of_markdown_is_ingested_and_an_empty_one_is_an_error(env, tmp_path, capsys):
+    """The new user's first try: ``python -m function.ingest docs/`` on Markdown files."""
+    docs = tmp_path / "docs"
+    (docs / "guide").mkdir(parents=True)
+    (docs / "index.md").write_text("# Welcome\n\nThis project answers questions about documents.\n")
+    (docs / "guide" / "setup.md").write_text("# Setup\n\nInstall it with pip.\n")
+    assert ingest_main([str(docs), "--quiet"]) == 0
+    assert "2 documents written (2 passages)" in capsys.readouterr().err
+    assert [r[0] for r in rows(tmp_path / "p.sqlite")] == ["guide%2Fsetup.md#0000", "index.md#0000"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert ingest_main([str(empty), "--quiet"]) == 1
+    assert "nothing to ingest" in capsys.readouterr().err
+
+
+def test_tasks_share_a_single_file_by_document(env, repo, tmp_path, capsys):
+    sample = str(repo / "samples" / "squad_sample.json")
+    for task in range(2):
+        assert ingest_main([sample, "--quiet", "--sync", "--task-count", "2", "--task-index", str(task)]) == 0
+        assert "1 documents written" in capsys.readouterr().err  # the sample's two articles, one each
+    assert len(rows(tmp_path / "p.sqlite")) == SAMPLE_PARAGRAPHS

@@ -63,12 +63,17 @@ def normalize_question(question: str, lowercase: bool) -> str:
     return text.lower() if lowercase else text
 
 
+# The reply's shape: bumped when a reply gains or changes fields (2: no_answer, document_id, source), so
+# that answers cached in the shared tier by an older revision are not served with the old shape.
+REPLY_VERSION = 2
+
+
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
-    """sha256 of everything that decides the answer.
+    """sha256 of everything that decides the answer (and of the reply's shape, ``REPLY_VERSION``).
 
     ``source`` is ``{"passage_ids": sorted ids}`` or ``{"context_sha256": ...}``.
     """
-    blob = json.dumps({"a": artifact_hash, "q": question, "s": source, "p": params},
+    blob = json.dumps({"a": artifact_hash, "q": question, "s": source, "p": params, "v": REPLY_VERSION},
                       sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 

@@ -67,6 +67,7 @@ class Reading:
     meta: list[dict]  # what each answer says about its passage (id and title; nothing for a context)
     bias: np.ndarray | None = None  # retrieval: the passages' BM25 scores, added to their spans' logits
     retrieved: list[dict] | None = None  # retrieval: what the reply says about the passages
+    doc_starts: list[int | None] | None = None  # where each passage starts in its document's text, if known
 
     @classmethod
     def of_stored(cls, stored: list[Passage], retrieved: list[dict] | None = None,
@@ -74,7 +75,41 @@ class Reading:
         from function.model.reader import PassageTokens
 
         return cls([PassageTokens(p.ids, p.char_offsets) for p in stored], [p.text for p in stored],
-                   [{"passage_id": p.id, "title": p.title} for p in stored], bias, retrieved)
+                   [_passage_meta(p) for p in stored], bias, retrieved, [p.start for p in stored])
+
+    def located(self, passage: int, start: int, end: int) -> dict:
+        """The answer's offsets in its document's extracted text, where the passage records its span."""
+        offset = self.doc_starts[passage] if self.doc_starts else None
+        return {} if offset is None else {"document_start": offset + start, "document_end": offset + end}
+
+
+def _passage_meta(p: Passage) -> dict:
+    """What an answer says about its stored passage: ids, title, and the document it came from."""
+    meta = {"passage_id": p.id, "title": p.title, "document_id": p.doc_id}
+    if p.source:
+        meta["source"] = p.source
+    return meta
+
+
+def abstains(req: QARequest, no_answer: dict) -> bool:
+    """Whether this request may be answered "no answer": its ``abstain``, else the artifact's default."""
+    return req.abstain if req.abstain is not None else bool(no_answer.get("default", True))
+
+
+def _no_answer(req: QARequest, no_answer: dict, batch: Batch, start_logits: np.ndarray,
+               end_logits: np.ndarray) -> dict:
+    """The reply's ``no_answer``: whether it abstained, and the probability behind the decision.
+
+    The probability is given even when the request turned abstention off, so a
+    caller can apply a threshold of its own; ``abstained`` is the exact decision
+    (margin > threshold), which the rounded probability only mirrors.
+    """
+    from function.model.decode import no_answer_probability, null_score
+
+    threshold = float(no_answer["threshold"])
+    margin = null_score(start_logits, end_logits, batch, req.max_answer_tokens).margin
+    return {"abstained": abstains(req, no_answer) and margin > threshold,
+            "probability": round(no_answer_probability(margin, threshold), 6)}
 
 
 class QAService:
@@ -108,8 +143,11 @@ class QAService:
         else:
             source = {"retrieve": "bm25", "top_k_passages": req.top_k_passages}
         question = normalize_question(req.question, manifest.lowercase)
-        return answer_key(manifest.artifact_hash, question, source,
-                          {"top_k": req.top_k, "max_answer_tokens": req.max_answer_tokens})
+        params: dict = {"top_k": req.top_k, "max_answer_tokens": req.max_answer_tokens}
+        no_answer = manifest.no_answer
+        if no_answer is not None:  # the threshold is not part of the artifact hash: a new one is a new key
+            params["no_answer"] = {"abstain": abstains(req, no_answer), "threshold": no_answer["threshold"]}
+        return answer_key(manifest.artifact_hash, question, source, params)
 
     def retrieve(self, question: str, k: int) -> list[Hit]:
         """The ``k`` stored passages with the best BM25 scores for ``question``, best first."""
@@ -231,13 +269,19 @@ class QAService:
         from function.model.reader import answers_from_logits
 
         found = answers_from_logits(start_logits, end_logits, batch, reading.tokens, req.top_k,
-                                    req.max_answer_tokens, reading.bias)
+                                    req.max_answer_tokens, reading.bias, texts=reading.texts)
         answers = [
             {"text": reading.texts[a.passage][a.start : a.end], "score": round(a.score, 6),
-             "start": a.start, "end": a.end, **reading.meta[a.passage]}
+             "start": a.start, "end": a.end, **reading.meta[a.passage], **reading.located(a.passage, a.start, a.end)}
             for a in found
         ]
         payload: dict = {"answers": answers, "model": model.manifest.summary()}
+        no_answer = model.manifest.no_answer
+        if no_answer is not None:
+            verdict = _no_answer(req, no_answer, batch, start_logits, end_logits)
+            payload["no_answer"] = verdict
+            if verdict["abstained"]:
+                payload["answers"] = []
         if req.retrieves:
             payload["retrieved"] = reading.retrieved
         return payload

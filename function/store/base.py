@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from function.retrieval.bm25 import Hit
-from function.store.records import Passage
+from function.store.records import DocumentRecord, Passage
 
 
 class PassageStore(Protocol):
@@ -39,3 +39,25 @@ class PassageStore(Protocol):
 
     def close(self) -> None:
         """Release connections."""
+
+
+class DocumentStore(PassageStore, Protocol):
+    """What ``function.ingest`` needs on top: per-document records for skip, replace, delete and sync."""
+
+    def passages_of(self, doc_id: str) -> dict[str, str]:
+        """Passage id -> source of every stored passage whose ``doc_id`` is ``doc_id``."""
+
+    def get_documents(self, doc_ids: list[str]) -> dict[str, DocumentRecord]:
+        """The document records that exist among ``doc_ids``, by doc id."""
+
+    def documents_under(self, prefix: str) -> list[DocumentRecord]:
+        """The document records whose source starts with ``prefix`` ("" for all), by doc id."""
+
+    def put_documents(self, records: Iterable[DocumentRecord]) -> None:
+        """Write document records by doc id (re-writing one replaces it)."""
+
+    def delete_documents(self, doc_ids: list[str]) -> int:
+        """Delete document records (not their passages); returns how many existed."""
+
+    def document_count(self) -> int:
+        """Number of document records."""

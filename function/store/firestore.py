@@ -3,6 +3,7 @@
 A passage document::
 
     text, title, doc_id        strings
+    source, chunk, start, end  where it comes from (records.Passage; absent on older documents)
     token_ids, offsets         bytes (packed, see records.py), never arrays of integers
     token_dtype, n_tokens      how to unpack them
     tokenizer                  sha256 fingerprint of the tokenizer that made them
@@ -25,6 +26,11 @@ was back. With a new channel, requests are answered again within about
 ``RECONNECT_EVERY_S`` + the call deadline (QA_STORE_TIMEOUT_S) of the store's
 return, as long as requests keep coming (measured: 1.5 s with a 1 s deadline).
 
+Ingested documents (``function.ingest``) have one record each in ``<passages>_documents``
+(doc_id, source, sha256, passage_ids as NUL-joined bytes, updated), keyed by
+``ids.document_key``; a document's passages are found by querying ``doc_id``
+(the automatic single-field index), its records by a range on ``source``.
+
 The BM25 index for questions without passage ids lives in ``<passages>_terms``
 (see ``firestore_terms.py``): writes and deletes first rewrite the postings of
 the terms involved, then write the passages together with the corpus totals.
@@ -41,9 +47,11 @@ from collections.abc import Iterable
 from function.errors import StoreUnavailable
 from function.retrieval.bm25 import Hit, PassageTerms
 from function.store.firestore_terms import TermIndex
-from function.store.records import Passage
+from function.store.ids import document_key
+from function.store.records import DocumentRecord, Passage
 
 _FIELDS = ("title", "doc_id", "text", "token_ids", "token_dtype", "offsets", "n_tokens", "tokenizer")
+_PLACE_FIELDS = ("source", "chunk", "start", "end")  # records.Passage's defaults when absent
 _INDEX_FIELDS = ("bm25_terms", "bm25_length")
 _BATCH_BYTES = 4 * 1024 * 1024  # per commit; Firestore takes at most 10 MiB
 _BATCH_DOCS = 400
@@ -70,6 +78,7 @@ class FirestoreStore:
         self.passages = self.client.collection(passages)
         self.answers = self.client.collection(answers)
         self.timeout_s = timeout_s
+        self.documents = self.client.collection(f"{passages}_documents")
         self.index = TermIndex(self.client, f"{passages}_terms", timeout_s)
         self.description = f"firestore:{self.client.project}/{database}/{passages}"
 
@@ -90,14 +99,16 @@ class FirestoreStore:
     def get_many(self, ids: list[str]) -> dict[str, Passage]:
         refs = [self.passages.document(i) for i in ids]
         try:
-            snaps = list(self.client.get_all(refs, field_paths=_FIELDS, retry=None, timeout=self.timeout_s))
+            snaps = list(self.client.get_all(refs, field_paths=_FIELDS + _PLACE_FIELDS, retry=None,
+                                             timeout=self.timeout_s))
         except self._errors as e:
             raise self._failed("get passages", e) from None
         found = {}
         for snap in snaps:
             if snap.exists:
                 d = snap.to_dict()
-                found[snap.id] = Passage(snap.id, *(d[f] for f in _FIELDS))
+                found[snap.id] = Passage(snap.id, *(d[f] for f in _FIELDS),
+                                         **{f: d[f] for f in _PLACE_FIELDS if f in d})
         return found
 
     def _indexed(self, ids: list[str]) -> tuple[set[str], dict[str, tuple[list[str], int]]]:
@@ -149,7 +160,7 @@ class FirestoreStore:
 
         def writes():
             for pid, p in by_id.items():
-                data = {f: getattr(p, f) for f in _FIELDS}
+                data = {f: getattr(p, f) for f in _FIELDS + _PLACE_FIELDS}
                 data["bm25_terms"] = "\x00".join(analysed[pid].frequencies()).encode("utf-8")
                 data["bm25_length"] = analysed[pid].length
                 data["updated"] = self._firestore.SERVER_TIMESTAMP
@@ -193,6 +204,90 @@ class FirestoreStore:
             result = self.passages.count().get(timeout=self.timeout_s)
         except self._errors as e:
             raise self._failed("count", e) from None
+        return int(result[0][0].value)
+
+    # -- documents (function.ingest) ------------------------------------------
+
+    def passages_of(self, doc_id: str) -> dict[str, str]:
+        """Passage id -> source of every stored passage whose ``doc_id`` is ``doc_id``."""
+        from google.cloud.firestore_v1.base_query import FieldFilter
+
+        query = self.passages.where(filter=FieldFilter("doc_id", "==", doc_id)).select(["source"])
+        try:
+            return {snap.id: (snap.to_dict() or {}).get("source", "")
+                    for snap in query.stream(retry=None, timeout=max(self.timeout_s, 60))}
+        except self._errors as e:
+            raise self._failed("find a document's passages", e) from None
+
+    @staticmethod
+    def _document(d: dict) -> DocumentRecord:
+        ids = d["passage_ids"].decode("utf-8").split("\x00") if d.get("passage_ids") else []
+        updated = d.get("updated")
+        return DocumentRecord(d["doc_id"], d["source"], d["sha256"], tuple(ids),
+                              updated.timestamp() if hasattr(updated, "timestamp") else 0.0)
+
+    def get_documents(self, doc_ids: list[str]) -> dict[str, DocumentRecord]:
+        refs = [self.documents.document(document_key(i)) for i in dict.fromkeys(doc_ids)]
+        found: dict[str, DocumentRecord] = {}
+        try:
+            for c in range(0, len(refs), 300):
+                for snap in self.client.get_all(refs[c : c + 300], retry=None, timeout=self.timeout_s):
+                    if snap.exists:
+                        record = self._document(snap.to_dict())
+                        found[record.doc_id] = record
+        except self._errors as e:
+            raise self._failed("get documents", e) from None
+        return found
+
+    def documents_under(self, prefix: str) -> list[DocumentRecord]:
+        """The documents whose source starts with ``prefix`` ("" for all)."""
+        from google.cloud.firestore_v1.base_query import FieldFilter
+
+        query = self.documents
+        if prefix:
+            query = query.where(filter=FieldFilter("source", ">=", prefix)).where(
+                filter=FieldFilter("source", "<", prefix + "\U0010ffff"))
+        try:
+            records = [self._document(snap.to_dict())
+                       for snap in query.stream(retry=None, timeout=max(self.timeout_s, 60))]
+        except self._errors as e:
+            raise self._failed("list documents", e) from None
+        return sorted((r for r in records if r.source.startswith(prefix)), key=lambda r: r.doc_id)
+
+    def put_documents(self, records: Iterable[DocumentRecord]) -> None:
+        try:
+            batch, n = self.client.batch(), 0
+            for r in records:
+                batch.set(self.documents.document(document_key(r.doc_id)), {
+                    "doc_id": r.doc_id, "source": r.source, "sha256": r.sha256,
+                    "passage_ids": "\x00".join(r.passage_ids).encode("utf-8"),
+                    "updated": self._firestore.SERVER_TIMESTAMP})
+                n += 1
+                if n % _BATCH_DOCS == 0:
+                    batch.commit(timeout=max(self.timeout_s, 60))
+                    batch = self.client.batch()
+            if n % _BATCH_DOCS:
+                batch.commit(timeout=max(self.timeout_s, 60))
+        except self._errors as e:
+            raise self._failed("write documents", e) from None
+
+    def delete_documents(self, doc_ids: list[str]) -> int:
+        existing = self.get_documents(doc_ids)
+        try:
+            for c in range(0, len(existing), _BATCH_DOCS):
+                batch = self.client.batch()
+                for doc_id in list(existing)[c : c + _BATCH_DOCS]:
+                    batch.delete(self.documents.document(document_key(doc_id)))
+                batch.commit(timeout=max(self.timeout_s, 60))
+        except self._errors as e:
+            raise self._failed("delete documents", e) from None
+        return len(existing)
+
+    def document_count(self) -> int:
+        try:
+            result = self.documents.count().get(timeout=self.timeout_s)
+        except self._errors as e:
+            raise self._failed("count documents", e) from None
         return int(result[0][0].value)
 
     def get_answer(self, key: str) -> dict | None:

@@ -21,6 +21,11 @@ def ids_dtype(vocab_size: int) -> str:
 
 @dataclass(frozen=True)
 class Passage:
+    """One stored passage. The last four fields say where it comes from, so an answer can point into
+    the original: ``source`` (the file's path or ``gs://`` URI; "" for passages stored before it was
+    recorded), ``chunk`` (its index among its document's passages) and ``start``/``end`` (its character
+    span in the document's extracted text; None for records given as JSON, which are their own text)."""
+
     id: str
     title: str
     doc_id: str
@@ -30,13 +35,19 @@ class Passage:
     offsets: bytes
     n_tokens: int
     tokenizer: str  # fingerprint of the tokenizer that made the tokens
+    source: str = ""
+    chunk: int | None = None
+    start: int | None = None
+    end: int | None = None
 
     @classmethod
     def from_tokens(cls, pid: str, title: str, doc_id: str, text: str, ids: np.ndarray,
-                    offsets: np.ndarray, tokenizer: str, vocab_size: int) -> Passage:
+                    offsets: np.ndarray, tokenizer: str, vocab_size: int, source: str = "",
+                    chunk: int | None = None, start: int | None = None, end: int | None = None) -> Passage:
         dtype = ids_dtype(vocab_size)
         return cls(pid, title, doc_id, text, np.asarray(ids).astype(dtype).tobytes(), dtype,
-                   np.asarray(offsets).astype(OFFSETS_DTYPE).tobytes(), int(len(ids)), tokenizer)
+                   np.asarray(offsets).astype(OFFSETS_DTYPE).tobytes(), int(len(ids)), tokenizer,
+                   source, chunk, start, end)
 
     @property
     def ids(self) -> np.ndarray:
@@ -55,3 +66,20 @@ class Passage:
         width = np.dtype(self.token_dtype).itemsize
         if len(self.token_ids) != self.n_tokens * width or len(self.offsets) != self.n_tokens * 8:
             raise ValueError(f"passage {self.id!r}: packed tokens do not match n_tokens={self.n_tokens}")
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """What the store remembers of an ingested document, to skip, replace, delete and sync it.
+
+    ``sha256`` is the hash of the document's content together with what its passages were made with
+    (tokenizer, split budget): an unchanged document with the same hash is skipped. ``passage_ids``
+    are the passages its last complete ingestion wrote (for people; deletion finds a document's
+    passages by their ``doc_id``, so passages of an interrupted run are found too).
+    """
+
+    doc_id: str
+    source: str
+    sha256: str
+    passage_ids: tuple[str, ...]
+    updated: float = 0.0

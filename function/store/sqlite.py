@@ -15,6 +15,13 @@ which the Firestore store computes itself. A passage and its index row are
 written and deleted in one transaction, so re-ingesting never counts twice.
 Passages stored before the index existed are searched once they are
 re-ingested.
+
+Documents (``function.ingest``): each passage also records its ``source``, its
+``chunk`` index and its character span (``span_start``, ``span_end``) in the
+document's text, and a ``documents`` table holds one row per ingested document
+(its id, source, content hash and passage ids) for skip/replace/delete/sync.
+A file made before these existed is migrated on open by adding the columns
+(old rows get ``source`` "" and no span) and the table.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from pathlib import Path
 from function.errors import StoreUnavailable
 from function.retrieval import bm25
 from function.retrieval.bm25 import Hit, PassageTerms
-from function.store.records import Passage
+from function.store.records import DocumentRecord, Passage
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS passages (
@@ -42,7 +49,11 @@ CREATE TABLE IF NOT EXISTS passages (
     offsets BLOB NOT NULL,
     n_tokens INTEGER NOT NULL,
     tokenizer TEXT NOT NULL,
-    updated REAL NOT NULL
+    updated REAL NOT NULL,
+    source TEXT NOT NULL DEFAULT '',
+    chunk INTEGER,
+    span_start INTEGER,
+    span_end INTEGER
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(title, body, tokenize = 'ascii');
 CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts_vocab USING fts5vocab(passages_fts, 'row');
@@ -51,9 +62,29 @@ CREATE TABLE IF NOT EXISTS answers (
     payload TEXT NOT NULL,
     expires_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    passage_ids TEXT NOT NULL,
+    updated REAL NOT NULL
+);
 """
-_COLUMNS = "id, title, doc_id, text, token_ids, token_dtype, offsets, n_tokens, tokenizer"
+# Columns added after the first release: ALTER TABLE adds them to older files (see _migrate).
+_ADDED_COLUMNS = {"source": "TEXT NOT NULL DEFAULT ''", "chunk": "INTEGER", "span_start": "INTEGER",
+                  "span_end": "INTEGER"}
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS passages_doc_id ON passages (doc_id);
+CREATE INDEX IF NOT EXISTS documents_source ON documents (source);
+"""
+_COLUMNS = ("id, title, doc_id, text, token_ids, token_dtype, offsets, n_tokens, tokenizer, "
+            "source, chunk, span_start, span_end")
+_DOC_COLUMNS = "doc_id, source, sha256, passage_ids, updated"
 _CHUNK = 500  # below SQLite's bound-parameter limit
+
+
+def _document(row: tuple) -> DocumentRecord:
+    return DocumentRecord(row[0], row[1], row[2], tuple(json.loads(row[3])), row[4])
 
 
 class SqliteStore:
@@ -68,8 +99,17 @@ class SqliteStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
+            self._migrate()
+            self._db.executescript(_INDEXES)
         except (sqlite3.Error, OSError) as e:
             raise StoreUnavailable(f"cannot open the SQLite store {self.path}: {e}") from None
+
+    def _migrate(self) -> None:
+        """Add the columns a file made by an older version lacks (each ALTER is atomic by itself)."""
+        have = {row[1] for row in self._db.execute("PRAGMA table_info(passages)")}
+        for name, kind in _ADDED_COLUMNS.items():
+            if name not in have:
+                self._db.execute(f"ALTER TABLE passages ADD COLUMN {name} {kind}")
 
     def _query(self, sql: str, params=()) -> list[tuple]:
         try:
@@ -119,9 +159,9 @@ class SqliteStore:
             for p in passages:
                 (rowid,) = db.execute(
                     f"INSERT OR REPLACE INTO passages ({_COLUMNS}, updated) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid",
                     (p.id, p.title, p.doc_id, p.text, p.token_ids, p.token_dtype, p.offsets, p.n_tokens,
-                     p.tokenizer, now)).fetchone()
+                     p.tokenizer, p.source, p.chunk, p.start, p.end, now)).fetchone()
                 analysed = PassageTerms.of(p.title, p.text)
                 db.execute("INSERT INTO passages_fts (rowid, title, body) VALUES (?, ?, ?)",
                            (rowid, " ".join(analysed.title), " ".join(analysed.text)))
@@ -168,6 +208,54 @@ class SqliteStore:
 
     def count(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM passages")[0][0])
+
+    # -- documents (function.ingest) ------------------------------------------
+
+    def passages_of(self, doc_id: str) -> dict[str, str]:
+        """Passage id -> source of every stored passage whose ``doc_id`` is ``doc_id``."""
+        return dict(self._query("SELECT id, source FROM passages WHERE doc_id = ?", (doc_id,)))
+
+    def get_documents(self, doc_ids: list[str]) -> dict[str, DocumentRecord]:
+        found: dict[str, DocumentRecord] = {}
+        for c in range(0, len(doc_ids), _CHUNK):
+            chunk = doc_ids[c : c + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            for row in self._query(f"SELECT {_DOC_COLUMNS} FROM documents WHERE doc_id IN ({marks})", chunk):
+                found[row[0]] = _document(row)
+        return found
+
+    def documents_under(self, prefix: str) -> list[DocumentRecord]:
+        """The documents whose source starts with ``prefix`` ("" for all)."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self._query(f"SELECT {_DOC_COLUMNS} FROM documents WHERE source LIKE ? ESCAPE '\\' "
+                           "ORDER BY doc_id", (escaped + "%",))
+        return [_document(row) for row in rows if row[1].startswith(prefix)]  # LIKE ignores ASCII case
+
+    def put_documents(self, records: Iterable[DocumentRecord]) -> None:
+        now = time.time()
+        rows = [(r.doc_id, r.source, r.sha256, json.dumps(list(r.passage_ids)), now) for r in records]
+
+        def work(db: sqlite3.Connection) -> None:
+            db.executemany(f"INSERT OR REPLACE INTO documents ({_DOC_COLUMNS}) VALUES (?, ?, ?, ?, ?)", rows)
+
+        self._transaction(work)
+
+    def delete_documents(self, doc_ids: list[str]) -> int:
+        deleted = 0
+
+        def work(db: sqlite3.Connection) -> None:
+            nonlocal deleted
+            for c in range(0, len(doc_ids), _CHUNK):
+                chunk = doc_ids[c : c + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                deleted += len(db.execute(f"DELETE FROM documents WHERE doc_id IN ({marks}) RETURNING doc_id",
+                                          chunk).fetchall())
+
+        self._transaction(work)
+        return deleted
+
+    def document_count(self) -> int:
+        return int(self._query("SELECT COUNT(*) FROM documents")[0][0])
 
     def get_answer(self, key: str) -> dict | None:
         rows = self._query("SELECT payload FROM answers WHERE key = ? AND expires_at > ?", (key, time.time()))

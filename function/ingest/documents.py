@@ -1,0 +1,108 @@
+"""Input files -> documents: the unit ingestion skips, replaces, deletes and syncs.
+
+A text, Markdown, HTML or PDF file is one document: its id is its path relative
+to the folder or prefix it was found under (``guide/install.md``), its text is
+``extract.extract``'s, and its passages are ``split.split``'s chunks with ids
+``ids.chunk_passage_id`` (``guide%2Finstall.md#0003``) and their character spans
+in that text. A JSON or JSON Lines file holds records that name their document
+(``doc_id``, else ``title``; SQuAD: the article title), so it gives one document
+per distinct id, and each record keeps its own passage id; a record without
+either is a document by itself. A document's ``sha256`` covers its content and
+what its passages are made with (tokenizer, split budget, this module's
+``VERSION``), so a document is skipped only when re-ingesting it would write
+the same passages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from function.ingest.sources import InputFile, Record, Rejected, is_json, parse_text
+from function.store.ids import chunk_passage_id
+
+# Bump when extraction or splitting changes what the same bytes become, so unchanged files are redone.
+VERSION = "1"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A passage to be: its text and where it sits in its document."""
+
+    id: str
+    title: str
+    text: str
+    chunk: int
+    start: int | None = None  # span in the document's extracted text; None for JSON records
+    end: int | None = None
+
+
+@dataclass
+class DocumentUnit:
+    doc_id: str
+    title: str
+    source: str
+    sha256: str
+    pieces: list[Piece] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)  # records of it that were not taken
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """What passages are made with: part of every document's hash."""
+
+    tokenizer: str  # the tokenizer's fingerprint
+    max_tokens: int
+    overlap_tokens: int
+    max_chars: int
+
+    def digest(self, *parts: bytes) -> str:
+        h = hashlib.sha256(f"v{VERSION}|{self.tokenizer}|{self.max_tokens}|{self.overlap_tokens}|"
+                           f"{self.max_chars}|".encode())
+        for part in parts:
+            h.update(hashlib.sha256(part).digest())
+        return h.hexdigest()
+
+
+def from_file(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> Iterator[DocumentUnit | Rejected]:
+    """The documents of one file; raises ``extract.ExtractError`` (or ``UnicodeDecodeError``) if unreadable."""
+    if is_json(file.rel) or is_json(file.source):
+        yield from _json_documents(file, data.decode("utf-8-sig"), recipe)
+    else:
+        yield _text_document(file, data, tokenizer, recipe)
+
+
+def _text_document(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> DocumentUnit:
+    from function.ingest.extract import extract
+    from function.ingest.split import split
+
+    doc = extract(file.rel, data)
+    chunks = split(doc, tokenizer, recipe.max_tokens, recipe.overlap_tokens)
+    pieces = [Piece(chunk_passage_id(file.rel, c.index), c.title or doc.title, c.text, c.index, c.start, c.end)
+              for c in chunks]
+    return DocumentUnit(file.rel, doc.title, file.source, recipe.digest(file.rel.encode(), data), pieces)
+
+
+def _json_documents(file: InputFile, text: str, recipe: Recipe) -> Iterator[DocumentUnit | Rejected]:
+    """One document per distinct doc id, in order of first appearance; rejected records on their own."""
+    groups: dict[str, list[Record]] = {}
+    for rec in parse_text(file.source, text):
+        if isinstance(rec, Rejected):
+            yield rec
+        else:
+            groups.setdefault(rec.doc_id or rec.id, []).append(rec)
+    for doc_id, records in groups.items():
+        unit = DocumentUnit(doc_id, records[0].title, file.source, "")
+        for n, rec in enumerate(records):
+            if len(rec.text) > recipe.max_chars:
+                unit.rejected.append(Rejected(rec.id, (
+                    f"passage {rec.id!r} has {len(rec.text)} characters, more than {recipe.max_chars} "
+                    "(QA_MAX_CONTEXT_CHARS): split it into paragraphs, or ingest the document as a .txt or "
+                    ".md file, which is split into passages that fit the model")))
+            else:
+                unit.pieces.append(Piece(rec.id, rec.title, rec.text, n))
+        content = json.dumps([[r.id, r.title, r.text] for r in records], ensure_ascii=False)
+        unit.sha256 = recipe.digest(doc_id.encode("utf-8", "surrogatepass"), content.encode("utf-8", "surrogatepass"))
+        yield unit

@@ -1,0 +1,496 @@
+"""Documents in, plain text out: text, Markdown, HTML and PDF become one normalised text with its heading sections.
+
+Every format is first turned into a list of blocks (a paragraph, a list, a table, a code block, a heading),
+each with the heading path in force; ``_assemble`` normalises each block and joins them with one blank line,
+so that the character spans of the sections index the returned text exactly (normalisation happens before
+any span is computed, never after).
+
+The libraries, chosen for quality first and install size second (ingestion only: none of them is in the
+serving image's requirements.txt):
+
+- Markdown: ``markdown-it-py`` (MIT, pure Python, ~1 MB): a CommonMark-compliant token stream, so headings,
+  fenced code, lists and GFM tables are read from the parse, not guessed from the syntax with expressions.
+- HTML: ``trafilatura`` (Apache-2.0 since 1.8): the best-scoring open-source main-content extractor in
+  published comparisons (it falls back on readability and jusText internally); it drops navigation, scripts,
+  styles, headers, footers and sidebars, and its XML output keeps headings (with their level), lists, tables
+  and code, and it finds the content of plain <div> pages that have no <main>, <nav> or <footer> to go by.
+  Its cost is size: ~68 MB installed with lxml (12 MB), jusText, courlan (which brings babel, 33 MB) and
+  htmldate (dateparser, regex, pytz). ``readability-lxml`` (mostly lxml's 12 MB) scores lower in the same
+  comparisons and returns cleaned HTML that would still need rules of our own for headings and tables.
+- PDF: ``pdfminer.six`` (MIT, ~10 MB, pure Python; its cryptography dependency is already in the runtime
+  through google-auth): its layout analysis groups characters into text boxes by position, so a two-column
+  page reads column by column whatever order the producer drew it in, and boxes give paragraph breaks.
+  ``pypdf`` (BSD, 4 MB) follows the content stream's drawing order, and its layout mode puts the two
+  columns side by side on each line. Here, table cells that pdfminer leaves as separate one-line boxes on
+  one baseline are joined back into "cell | cell" rows, running headers and footers (page numbers) that
+  recur on most pages are dropped, and ligatures ("ﬁ") are unfolded.
+
+Plain text must be UTF-8 (a BOM is allowed); a file that is not, or that holds no text, or a PDF that cannot
+be parsed (encrypted, damaged, scanned without a text layer) raises ``ExtractError`` naming the file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+SUFFIXES = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
+            ".pdf": "pdf"}
+
+# A first line at most this long is a plain-text document's title.
+_TITLE_CHARS = 120
+
+
+class ExtractError(ValueError):
+    """The file cannot be turned into text (its message names the file)."""
+
+
+def require(module: str):
+    """Import an ingestion dependency, or say how to install it (the serving image does not have them)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise ModuleNotFoundError(f"{module} is needed to ingest documents and is not installed: "
+                                  "pip install -r requirements-ingest.txt", name=module) from e
+
+
+@dataclass
+class Section:
+    """The heading path in force for the span ``text[start:end]`` of a document."""
+
+    heading: tuple[str, ...]
+    start: int
+    end: int
+
+
+@dataclass
+class Document:
+    title: str
+    text: str
+    sections: list[Section]
+    format: str
+
+
+# ---------------------------------------------------------------- normalisation and assembly
+
+# Control characters other than the newline (NUL included), and the Unicode line and paragraph separators.
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f\u2028\u2029]")
+_SPACES = re.compile(r"[^\S\n]+")  # runs of white space within a line (NBSP and tabs included)
+
+
+def normalise_block(text: str) -> str:
+    """NFC, no control characters, single spaces inside lines, no blank lines: one paragraph's text.
+
+    A block keeps its line breaks (list items, table rows, code lines) but never two in a row, so a blank
+    line always means a paragraph break in the assembled text.
+    """
+    text = unicodedata.normalize("NFC", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = _CONTROL.sub(" ", text)
+    lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def _assemble(name: str, fmt: str, title: str, blocks: list[tuple[tuple[str, ...], str]]) -> Document:
+    """Join normalised blocks with blank lines; consecutive blocks under one heading path share a section."""
+    parts: list[str] = []
+    sections: list[Section] = []
+    pos = 0
+    for heading, raw in blocks:
+        block = normalise_block(raw)
+        if not block:
+            continue
+        if parts:
+            pos += 2  # the "\n\n" before this block
+        heading = tuple(h for h in (normalise_block(x).replace("\n", " ") for x in heading) if h)
+        if sections and sections[-1].heading == heading:
+            sections[-1].end = pos + len(block)
+        else:
+            sections.append(Section(heading, pos, pos + len(block)))
+        parts.append(block)
+        pos += len(block)
+    text = "\n\n".join(parts)
+    if not text:
+        raise ExtractError(f"{name}: no text found in this {fmt} file")
+    title = normalise_block(title).replace("\n", " ") or _stem(name)
+    return Document(title=title, text=text, sections=sections, format=fmt)
+
+
+def _stem(name: str) -> str:
+    return PurePosixPath(name.rstrip("/")).stem or name
+
+
+class _Headings:
+    """The heading path: a level-n heading replaces every heading of level n or deeper."""
+
+    def __init__(self):
+        self._stack: list[tuple[int, str]] = []
+
+    def push(self, level: int, text: str) -> None:
+        while self._stack and self._stack[-1][0] >= level:
+            self._stack.pop()
+        self._stack.append((level, " ".join(text.split())))
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return tuple(t for _, t in self._stack)
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def extract(name: str, data: bytes) -> Document:
+    """The text of ``name`` (its suffix picks the format; see ``SUFFIXES``) with its heading sections."""
+    fmt = SUFFIXES.get(PurePosixPath(name).suffix.lower())
+    if fmt is None:
+        raise ExtractError(f"{name}: unsupported file type (expected one of {', '.join(sorted(SUFFIXES))})")
+    if fmt == "pdf":
+        return _pdf(name, data)
+    if fmt == "html":
+        return _html(name, data)
+    text = _decode(name, data)
+    return _markdown(name, text) if fmt == "markdown" else _text(name, text)
+
+
+def _decode(name: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ExtractError(f"{name}: not UTF-8 text (byte {e.start} cannot be decoded)") from None
+
+
+# ---------------------------------------------------------------- plain text
+
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+
+
+def _text(name: str, text: str) -> Document:
+    """Paragraphs are separated by blank lines; a short first line is the title."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    blocks = [((), p) for p in _BLANK_LINE.split(text)]
+    first = normalise_block(text.lstrip().split("\n", 1)[0])
+    title = first if 0 < len(first) <= _TITLE_CHARS else _stem(name)
+    return _assemble(name, "text", title, blocks)
+
+
+# ---------------------------------------------------------------- Markdown
+
+
+def _inline_text(token) -> str:
+    """Plain text of an inline token: no emphasis, link or image syntax (an image gives its alt text)."""
+    out = []
+    for child in token.children or ():
+        if child.type in ("text", "code_inline"):
+            out.append(child.content)
+        elif child.type == "softbreak":
+            out.append(" ")
+        elif child.type == "hardbreak":
+            out.append("\n")
+        elif child.type == "image":
+            out.append(_inline_text(child))
+        elif child.type == "html_inline":
+            continue
+    return "".join(out)
+
+
+# YAML front matter (Jekyll, Hugo, MkDocs): metadata, not text; CommonMark would read it as a heading.
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_FRONT_TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.M)
+
+
+def _markdown(name: str, source: str) -> Document:
+    """Headings become sections; code, lists ("- item") and tables ("a | b") stay text.
+
+    The title is the front matter's ``title:``, else the first H1, else the file stem.
+    """
+    title = ""
+    front = _FRONT_MATTER.match(source)
+    if front:
+        found = _FRONT_TITLE.search(front.group(1) or "")
+        title = found.group(1).strip("'\"") if found else ""
+        source = source[front.end():]
+    md = require("markdown_it").MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    tokens = md.parse(source)
+    headings = _Headings()
+    blocks: list[tuple[tuple[str, ...], str]] = []
+    lists: list[list] = []  # open lists: [ordered, next number]
+    item_lines: list[str] = []  # the lines of the outermost open list
+    item_prefix = ""  # the prefix the next paragraph in a list item gets ("- ", "2. ")
+    rows: list[list[str]] = []
+    heading_level = 0
+    for i, tok in enumerate(tokens):
+        t = tok.type
+        if t == "heading_open":
+            heading_level = int(tok.tag[1:])
+        elif t == "heading_close":
+            heading_level = 0
+        elif t == "inline" and heading_level:
+            text = _inline_text(tok)
+            if heading_level == 1 and not title:
+                title = text
+            headings.push(heading_level, text)
+            blocks.append((headings.path, text))
+        elif t in ("bullet_list_open", "ordered_list_open"):
+            lists.append([t == "ordered_list_open", int(tok.attrs.get("start", 1) or 1)])
+        elif t in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+            if not lists:
+                blocks.append((headings.path, "\n".join(item_lines)))
+                item_lines = []
+        elif t == "list_item_open":
+            ordered, number = lists[-1]
+            item_prefix = f"{number}. " if ordered else "- "
+            lists[-1][1] += 1
+        elif t in ("tr_open",):
+            rows.append([])
+        elif t == "inline" and tokens[i - 1].type in ("th_open", "td_open"):
+            rows[-1].append(_inline_text(tok).strip())
+        elif t == "table_close":
+            blocks.append((headings.path, "\n".join(" | ".join(r) for r in rows)))
+            rows = []
+        elif t == "inline":  # a paragraph, in a list item or not
+            text = _inline_text(tok)
+            if lists:
+                if item_prefix:
+                    item_lines.append(item_prefix + text.replace("\n", " "))
+                    item_prefix = ""
+                elif item_lines:
+                    item_lines[-1] += " " + text.replace("\n", " ")
+            else:
+                blocks.append((headings.path, text))
+        elif t in ("fence", "code_block"):
+            if lists:
+                item_lines.extend(tok.content.splitlines())
+            else:
+                blocks.append((headings.path, tok.content))
+        elif t == "html_block":
+            blocks.append((headings.path, _strip_tags(tok.content)))
+    return _assemble(name, "markdown", title, blocks)
+
+
+def _strip_tags(html: str) -> str:
+    """The text of raw HTML inside Markdown (comments and scripts give nothing)."""
+    lxml_html = require("lxml.html")  # a trafilatura dependency
+    try:
+        root = lxml_html.fragment_fromstring(html, create_parent="div")
+    except Exception:  # noqa: BLE001 - lxml raises several types for odd fragments; the text is then dropped
+        return ""
+    for bad in root.xpath(".//script|.//style|.//comment()"):
+        bad.drop_tree()
+    return root.text_content()
+
+
+# ---------------------------------------------------------------- HTML
+
+
+def _html(name: str, data: bytes) -> Document:
+    """trafilatura's main content as XML, walked for headings, paragraphs, lists, tables and code."""
+    trafilatura = require("trafilatura")
+    from lxml import etree  # a trafilatura dependency
+
+    try:
+        xml = trafilatura.extract(data, output_format="xml", include_formatting=True, include_tables=True,
+                                  include_comments=False, include_images=False, include_links=False,
+                                  favor_recall=True, with_metadata=True)
+    except Exception as e:  # noqa: BLE001 - trafilatura and lxml raise many types on broken input
+        raise ExtractError(f"{name}: not readable HTML ({type(e).__name__}: {e})") from None
+    if not xml:
+        raise ExtractError(f"{name}: no main text found in this HTML page")
+    root = etree.fromstring(xml.encode("utf-8"))
+    headings = _Headings()
+    blocks: list[tuple[tuple[str, ...], str]] = []
+    first_h1 = ""
+    body = root.find("main")
+    for el in body if body is not None else root:
+        tag = el.tag
+        if tag == "head":
+            text = _xml_text(el)
+            rend = el.get("rend", "h2")
+            level = int(rend[1:]) if re.fullmatch(r"h[1-6]", rend) else 2
+            if level == 1 and not first_h1:
+                first_h1 = text
+            headings.push(level, text)
+            blocks.append((headings.path, text))
+        elif tag == "list":
+            blocks.append((headings.path, "\n".join(_list_lines(el))))
+        elif tag == "table":
+            blocks.append((headings.path, _table_text(el)))
+        else:  # p, code, quote, and anything newer trafilatura versions add
+            blocks.append((headings.path, _xml_text(el)))
+    title = root.get("title") or first_h1
+    return _assemble(name, "html", title, blocks)
+
+
+def _xml_text(el) -> str:
+    """An element's text, with trafilatura's <lb/> line breaks as newlines."""
+    out = [el.text or ""]
+    for child in el:
+        if child.tag == "lb":
+            out.append("\n")
+        elif child.tag in ("list",):
+            out.append("\n" + "\n".join(_list_lines(child)) + "\n")
+        elif child.tag == "table":
+            out.append("\n" + _table_text(child) + "\n")
+        else:
+            out.append(_xml_text(child))
+        out.append(child.tail or "")
+    return "".join(out)
+
+
+def _list_lines(el, depth: int = 0) -> list[str]:
+    """ "- item" lines (numbered for an ordered list), nested lists after their item."""
+    lines = []
+    ordered = el.get("rend") == "ol"
+    for n, item in enumerate(el.findall("item"), 1):
+        own = [item.text or ""]
+        nested: list[str] = []
+        for child in item:
+            if child.tag == "list":
+                nested.extend(_list_lines(child, depth + 1))
+            else:
+                own.append(_xml_text(child).replace("\n", " "))
+            own.append(child.tail or "")
+        text = " ".join("".join(own).split())
+        if text:
+            lines.append(f"{n}. {text}" if ordered else f"- {text}")
+        lines.extend(nested)
+    return lines
+
+
+def _table_text(el) -> str:
+    """One "cell | cell" line per row."""
+    rows = []
+    for row in el.iter("row"):
+        cells = [" ".join(_xml_text(c).split()) for c in row.findall("cell")]
+        if any(cells):
+            rows.append(" | ".join(cells))
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------- PDF
+
+
+def _pdf(name: str, data: bytes) -> Document:
+    """pdfminer's text boxes in its reading order, one section per page; same-baseline cells joined into rows."""
+    require("pdfminer")
+    from pdfminer.converter import PDFPageAggregator
+    from pdfminer.layout import LAParams, LTTextContainer
+    from pdfminer.pdfdocument import PDFDocument
+    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+    from pdfminer.pdfpage import PDFPage
+    from pdfminer.pdfparser import PDFParser
+
+    blocks: list[tuple[tuple[str, ...], str]] = []
+    title = ""
+    try:
+        document = PDFDocument(PDFParser(io.BytesIO(data)))
+        title = _pdf_title(document)
+        manager = PDFResourceManager()
+        device = PDFPageAggregator(manager, laparams=LAParams())
+        interpreter = PDFPageInterpreter(manager, device)
+        pages = []
+        for page in PDFPage.create_pages(document):
+            interpreter.process_page(page)
+            pages.append([b for b in device.get_result() if isinstance(b, LTTextContainer) and _box_text(b)])
+    except Exception as e:  # noqa: BLE001 - pdfminer raises many types for damaged or encrypted files
+        raise ExtractError(f"{name}: not a readable PDF ({type(e).__name__}: {e})") from None
+    running = _running_lines(pages)
+    for number, boxes in enumerate(pages, 1):
+        for text in _pdf_rows([b for b in boxes if id(b) not in running]):
+            blocks.append(((f"page {number}",), text))
+    if not any(b.strip() for _, b in blocks):
+        raise ExtractError(f"{name}: no text layer in this PDF (a scan needs OCR first)")
+    return _assemble(name, "pdf", title, blocks)
+
+
+# Titles that PDF producers write when the author set none.
+_PLACEHOLDER_TITLES = {"", "untitled", "(anonymous)", "anonymous", "title", "document"}
+
+
+def _pdf_title(document) -> str:
+    """The PDF's own /Title, unless it is empty or a producer's placeholder (then the file stem is used)."""
+    from pdfminer.pdftypes import resolve1
+    from pdfminer.utils import decode_text
+
+    for info in document.info or ():
+        value = resolve1(info.get("Title"))
+        if isinstance(value, bytes):
+            value = decode_text(value)
+        if isinstance(value, str) and value.strip().lower() not in _PLACEHOLDER_TITLES:
+            return value
+    return ""
+
+
+# Typographic ligatures (U+FB00-FB06) that PDF fonts map text to: "ﬁ" would otherwise never match "fi".
+_LIGATURES = str.maketrans({chr(c): unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)})
+
+
+def _box_text(box) -> str:
+    """A text box's wrapped lines as one paragraph (a line ending in a hyphen joins the next without a space)."""
+    out = ""
+    for line in box.get_text().translate(_LIGATURES).split("\n"):
+        line = line.strip()
+        if not line:
+            continue
+        out = out + line if not out or out.endswith("-") else f"{out} {line}"
+    return out
+
+
+def _running_lines(pages: list[list]) -> set[int]:
+    """ids of running headers and footers: a page's short top or bottom box whose text, digits aside (page
+    numbers), recurs at the top or bottom of at least half the pages of a document of two pages or more."""
+    if len(pages) < 2:
+        return set()
+    seen: dict[str, list] = {}
+    for boxes in pages:
+        if len(boxes) < 2:  # a page's only box is its content
+            continue
+        ends = {id(b): b for b in (max(boxes, key=lambda b: b.y1), min(boxes, key=lambda b: b.y0))}
+        for box in ends.values():
+            if len(_box_text(box)) > _TITLE_CHARS:
+                continue
+            seen.setdefault(re.sub(r"\d+", "#", _box_text(box).casefold()), []).append(box)
+    return {id(b) for found in seen.values() if len(found) >= max(2, len(pages) / 2) for b in found}
+
+
+def _pdf_rows(boxes) -> list[str]:
+    """Paragraph texts in pdfminer's order; a run of one-line boxes laid out in rows (table cells) becomes
+    one "a | b" line per row, top to bottom, whatever order pdfminer read the cells in (often column-wise)."""
+    out: list[str] = []
+    run: list = []
+    for box in [*boxes, None]:
+        if box is not None and len([ln for ln in box.get_text().split("\n") if ln.strip()]) == 1:
+            run.append(box)
+            continue
+        out.extend(_table_rows(run))
+        run = []
+        if box is not None:
+            out.append(_box_text(box))
+    return out
+
+
+def _table_rows(run: list) -> list[str]:
+    """One-line boxes grouped by shared baseline; boxes in their own order when no two share one."""
+    rows: list[list] = []
+    for box in sorted(run, key=lambda b: -b.y1):
+        row = next((r for r in rows if _same_line(r[0], box) and all(_apart(c, box) for c in r)), None)
+        if row is None:
+            rows.append([box])
+        else:
+            row.append(box)
+    if all(len(r) == 1 for r in rows):
+        return [_box_text(b) for b in run]
+    return [" | ".join(_box_text(b) for b in sorted(r, key=lambda b: b.x0)) for r in rows]
+
+
+def _apart(a, b) -> bool:
+    return b.x0 >= a.x1 or a.x0 >= b.x1
+
+
+def _same_line(a, b) -> bool:
+    """Whether two boxes overlap vertically by more than half the shorter one's height."""
+    overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return overlap > 0.5 * min(a.height, b.height)

@@ -1,0 +1,326 @@
+"""Documents as the unit of change: replace, skip, delete and sync on both stores; folders, globs, failures."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from function.ingest import main as ingest_main
+from function.ingest.sources import list_inputs
+from function.retrieval.terms import query_terms
+from function.store.ids import chunk_passage_id, document_key, valid_passage_id
+
+INSTALL = """# Install
+
+Run pip install to get the package. It needs Python 3.11 and a C compiler.
+
+## Linux
+
+Use apt on Debian to get the compiler. Zebrafish are not needed for this step.
+"""
+NOTES = "The Normans were a people in France. They gave their name to Normandy.\n"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.firestore)])
+def kind(request, tiny_artifact, tmp_path, monkeypatch):
+    monkeypatch.setenv("QA_ARTIFACT_DIR", str(tiny_artifact.folder))
+    if request.param == "sqlite":
+        monkeypatch.setenv("QA_STORE", "sqlite")
+        monkeypatch.setenv("QA_SQLITE_PATH", str(tmp_path / "p.sqlite"))
+    else:
+        request.getfixturevalue("firestore_env")
+    return request.param
+
+
+def open_store(kind, tmp_path):
+    if kind == "sqlite":
+        from function.store.sqlite import SqliteStore
+
+        return SqliteStore(tmp_path / "p.sqlite")
+    from function.store.firestore import FirestoreStore
+
+    return FirestoreStore(None, "(default)", "passages", "answers", timeout_s=10)
+
+
+@pytest.fixture
+def docs(tmp_path):
+    root = tmp_path / "docs"
+    (root / "guide").mkdir(parents=True)
+    (root / "guide" / "install.md").write_text(INSTALL)
+    (root / "notes.txt").write_text(NOTES)
+    return root
+
+
+def state(kind, tmp_path):
+    """(passages by id, document records by id) in the store."""
+    store = open_store(kind, tmp_path)
+    try:
+        docs = {r.doc_id: r for r in store.documents_under("")}
+        ids = [pid for d in docs for pid in store.passages_of(d)]
+        return store.get_many(ids), docs, store.count()
+    finally:
+        store.close()
+
+
+def search(kind, tmp_path, word):
+    store = open_store(kind, tmp_path)
+    try:
+        return [h.passage_id for h in store.search(query_terms(word), 10)]
+    finally:
+        store.close()
+
+
+def test_folder_of_documents_replace_skip_delete_and_sync(kind, docs, tmp_path, capsys):
+    assert ingest_main([str(docs), "--quiet"]) == 0
+    passages, records, total = state(kind, tmp_path)
+    install = [p for p in passages.values() if p.doc_id == "guide/install.md"]
+    assert set(records) == {"guide/install.md", "notes.txt"} and total == len(passages)
+    assert len(install) >= 2 and all(p.id.startswith("guide%2Finstall.md#") for p in install)
+    for p in passages.values():  # every passage says where it comes from, and its span is exact
+        assert p.source == str(docs / p.doc_id) and p.id == chunk_passage_id(p.doc_id, p.chunk)
+        assert p.text == p.text.strip() and p.end - p.start == len(p.text)
+    notes = passages["notes.txt#0000"]
+    assert (notes.start, notes.end, notes.title) == (0, len(NOTES.strip()), notes.title)
+    assert records["guide/install.md"].passage_ids == tuple(sorted(p.id for p in install))
+    zebra = search(kind, tmp_path, "zebrafish")
+    assert len(zebra) == 1 and zebra[0].startswith("guide%2Finstall.md#")
+    capsys.readouterr()
+
+    # unchanged: skipped, nothing rewritten
+    assert ingest_main([str(docs), "--quiet"]) == 0
+    assert "0 documents written (0 passages), 2 unchanged skipped" in capsys.readouterr().err
+    assert state(kind, tmp_path)[0] == passages
+
+    # changed: fewer passages; the ones it no longer has are gone, postings too
+    (docs / "guide" / "install.md").write_text("# Install\n\nRun pip install. That is all.\n")
+    assert ingest_main([str(docs), "--quiet"]) == 0
+    assert "1 documents written (1 passages), 1 unchanged skipped" in capsys.readouterr().err
+    passages2, records2, total2 = state(kind, tmp_path)
+    assert sorted(p for p in passages2 if p.startswith("guide")) == ["guide%2Finstall.md#0000"]
+    assert total2 == 2 and records2["guide/install.md"].passage_ids == ("guide%2Finstall.md#0000",)
+    assert search(kind, tmp_path, "zebrafish") == [] and search(kind, tmp_path, "debian") == []
+    assert passages2["notes.txt#0000"] == passages["notes.txt#0000"]
+
+    # removed from the folder: --sync deletes it (and leaves the rest)
+    (docs / "notes.txt").unlink()
+    (docs / "more.md").write_text("Fresh words about gardens.\n")
+    assert ingest_main([str(docs), "--quiet", "--sync"]) == 0
+    err = capsys.readouterr().err
+    assert "1 documents written (1 passages), 1 unchanged skipped, 1 deleted" in err
+    passages3, records3, _ = state(kind, tmp_path)
+    assert set(records3) == {"guide/install.md", "more.md"} and "notes.txt#0000" not in passages3
+    assert search(kind, tmp_path, "normans") == []
+
+    # --delete
+    assert ingest_main(["--delete", "guide/install.md", "--quiet"]) == 0
+    passages4, records4, total4 = state(kind, tmp_path)
+    assert set(records4) == {"more.md"} and total4 == 1 and list(passages4) == ["more.md#0000"]
+    assert search(kind, tmp_path, "pip") == []
+
+
+def test_interrupted_replace_is_repaired_by_the_next_run(kind, docs, tmp_path, monkeypatch):
+    """A crash after writing the new passages (before the record) leaves extra passages; the next run removes them."""
+    from function.ingest import Ingestion
+
+    assert ingest_main([str(docs), "--quiet"]) == 0
+    (docs / "guide" / "install.md").write_text(INSTALL + "\n## Windows\n\n" + "Winget works too. " * 30 + "\n")
+
+    def crash(self, stale):
+        raise KeyboardInterrupt
+
+    store_cls = "function.store.sqlite.SqliteStore" if kind == "sqlite" else "function.store.firestore.FirestoreStore"
+    with monkeypatch.context() as m:
+        m.setattr(store_cls + ".delete_many", crash)
+        m.setattr(store_cls + ".put_documents", crash)
+        with pytest.raises(KeyboardInterrupt):
+            ingest_main([str(docs), "--quiet"])
+    many = len(state(kind, tmp_path)[0])
+    (docs / "guide" / "install.md").write_text("# Install\n\nShort now.\n")
+    assert ingest_main([str(docs), "--quiet"]) == 0
+    passages, records, total = state(kind, tmp_path)
+    assert many > 2 and total == 2 == len(passages) and records["guide/install.md"].passage_ids == (
+        "guide%2Finstall.md#0000",)
+    assert Ingestion.__doc__ and "interrupted" in Ingestion.__doc__
+
+
+def test_squad_articles_are_documents_too(kind, repo, tmp_path, capsys):
+    sample = tmp_path / "squad_sample.json"
+    sample.write_text((repo / "samples" / "squad_sample.json").read_text())
+    data = json.loads(sample.read_text())
+    assert ingest_main([str(sample), "--quiet"]) == 0
+    passages, records, _ = state(kind, tmp_path)
+    assert set(records) == {a["title"] for a in data["data"]} and "Normans-0000" in passages
+    assert passages["Normans-0000"].source == str(sample) and passages["Normans-0000"].chunk == 0
+    assert passages["Normans-0000"].start is None
+    # one article changes and loses a paragraph: only it is rewritten, its dropped paragraph deleted
+    article = data["data"][0]
+    article["paragraphs"] = article["paragraphs"][:-1]
+    article["paragraphs"][0]["context"] += " Edited."
+    changed = sample
+    changed.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert ingest_main([str(changed), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "1 documents written" in err and "1 unchanged skipped" in err
+    passages2, records2, total = state(kind, tmp_path)
+    gone = f"{article['title']}-{len(article['paragraphs']):04d}"
+    assert gone in passages and gone not in passages2 and total == len(passages) - 1
+    assert passages2["Normans-0000"].text.endswith(" Edited.")
+    assert ingest_main([str(changed), "--quiet"]) == 0
+    assert "0 documents written (0 passages), 2 unchanged skipped" in capsys.readouterr().err
+
+
+def test_an_unreadable_file_is_named_and_the_others_ingested(kind, docs, tmp_path, capsys):
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a PDF")
+    (docs / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
+    (docs / "picture.png").write_bytes(b"\x89PNG")
+    assert ingest_main([str(docs), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"failed {docs / 'broken.pdf'}: " in err and f"failed {docs / 'latin1.txt'}: " in err
+    assert "picture.png" not in err.split("ingest:")[0] or "left out" in err
+    assert "2 documents written" in err and "2 failed" in err
+    assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "notes.txt"}
+
+
+def test_nothing_to_ingest_says_so_and_exits_non_zero(kind, tmp_path, capsys):
+    folder = tmp_path / "md"
+    folder.mkdir()
+    (folder / "a.rst").write_text("Not a supported format.")
+    assert ingest_main([str(folder), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "nothing to ingest" in err and ".md" in err and ".pdf" in err and "1 other files" in err
+    (folder / "bad.pdf").write_bytes(b"garbage")
+    assert ingest_main([str(folder), "--quiet"]) == 1
+    assert "nothing ingested" in capsys.readouterr().err
+
+
+def test_include_and_exclude_globs_and_sharded_tasks(kind, docs, tmp_path):
+    (docs / "guide" / "draft.md").write_text("A draft about kites.\n")
+    (docs / ".hidden.md").write_text("Never read.\n")
+    names = [f.rel for f in list_inputs([str(docs)], exclude=["guide/draft*"]).files]
+    assert names == ["guide/install.md", "notes.txt"]
+    assert [f.rel for f in list_inputs([str(docs)], include=["*.md"]).files] == ["guide/draft.md",
+                                                                                "guide/install.md"]
+    for task in range(2):  # two tasks: each takes every other file; --sync on each deletes nothing of the other
+        assert ingest_main([str(docs), "--quiet", "--sync", "--task-count", "2", "--task-index", str(task)]) == 0
+    assert set(state(kind, tmp_path)[1]) == {"guide/draft.md", "guide/install.md", "notes.txt"}
+    assert ingest_main([str(docs), "--quiet", "--sync", "--exclude", "guide/draft.md"]) == 0
+    assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "notes.txt"}
+
+
+def test_documents_from_cloud_storage(kind, fake_gcs, tmp_path, monkeypatch):
+    from function.ingest.sources import _gcs_client
+
+    bucket = _gcs_client().create_bucket(f"docs-{kind}")
+    bucket.blob("site/guide/install.md").upload_from_string(INSTALL)
+    bucket.blob("site/notes.txt").upload_from_string(NOTES)
+    bucket.blob("site/records.jsonl").upload_from_string(json.dumps({"id": "r1", "text": "A record."}))
+    prefix = f"gs://docs-{kind}/site/"
+    assert ingest_main([prefix, "--quiet"]) == 0
+    passages, records, _ = state(kind, tmp_path)
+    assert set(records) == {"guide/install.md", "notes.txt", "r1"}
+    assert passages["notes.txt#0000"].source == prefix + "notes.txt"
+    bucket.blob("site/notes.txt").delete()
+    assert ingest_main([prefix, "--quiet", "--sync"]) == 0
+    passages, records, _ = state(kind, tmp_path)
+    assert set(records) == {"guide/install.md", "r1"} and "notes.txt#0000" not in passages
+
+
+def test_passage_ids_and_document_keys_are_valid_firestore_ids():
+    assert chunk_passage_id("guide/install.md", 3) == "guide%2Finstall.md#0003"
+    assert chunk_passage_id("100%/a", 0) == "100%25%2Fa#0000" != chunk_passage_id("100%2Fa", 0)
+    long = "d/" * 400 + "x.md"
+    for doc_id in ("guide/install.md", "__init__.py", ".", "..", "__x__", long, "a\x00b"):
+        key = document_key(doc_id)
+        assert valid_passage_id(key) or "\x00" in doc_id and key.startswith("doc~")
+        assert valid_passage_id(chunk_passage_id(doc_id, 12)) or "\x00" in doc_id
+    assert chunk_passage_id(long, 0) != chunk_passage_id(long + "y", 0)
+
+
+def test_an_older_sqlite_file_is_migrated(tmp_path):
+    from function.store.sqlite import SqliteStore
+
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE passages (id TEXT PRIMARY KEY, title TEXT NOT NULL, doc_id TEXT NOT NULL, "
+                   "text TEXT NOT NULL, token_ids BLOB NOT NULL, token_dtype TEXT NOT NULL, offsets BLOB NOT NULL, "
+                   "n_tokens INTEGER NOT NULL, tokenizer TEXT NOT NULL, updated REAL NOT NULL)")
+        db.execute("INSERT INTO passages VALUES ('p1', 'T', 'd', 'x', x'0100', '<u2', x'0000000001000000', 1, "
+                   "'fp', 0)")
+    store = SqliteStore(path)
+    old = store.get_many(["p1"])["p1"]
+    assert (old.source, old.chunk, old.start, old.end) == ("", None, None, None) and old.n_tokens == 1
+    assert store.passages_of("d") == {"p1": ""} and store.document_count() == 0
+    store.close()
+
+
+def test_progress_is_a_bar_on_a_terminal_and_plain_lines_in_logs():
+    import io
+
+    from function.ingest.progress import Counts, Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    counts = Counts(documents=3, passages=40, skipped=1, failed=0)
+    log = io.StringIO()
+    plain = Progress(2, counts, stream=log, interval_s=0.0)
+    plain.advance()
+    plain.note("failed x.pdf: cannot read")
+    plain.close()
+    lines = log.getvalue().splitlines()
+    assert lines[0].startswith("progress: 1/2 files; 3 documents written (40 passages), 1 unchanged skipped")
+    assert lines[1] == "failed x.pdf: cannot read" and "\r" not in log.getvalue()
+    assert Progress(2, counts, stream=io.StringIO(), quiet=True, interval_s=0.0)._bar is None
+    term = Terminal()
+    bar = Progress(2, counts, stream=term)
+    bar.advance()
+    bar._bar.refresh()  # tqdm draws at most every 0.1 s by itself
+    bar.close()
+    assert "\r" in term.getvalue() and "1/2" in term.getvalue() and "40 passages" in term.getvalue()
+    assert "passages/s" in counts.summary() and "0 deleted" in counts.summary()
+
+
+def test_an_interrupted_delete_is_finished_by_the_next(kind, docs, tmp_path, monkeypatch):
+    """--delete removes the record first: a crash before the passages go leaves them findable by doc id."""
+    assert ingest_main([str(docs), "--quiet"]) == 0
+    store_cls = "function.store.sqlite.SqliteStore" if kind == "sqlite" else "function.store.firestore.FirestoreStore"
+
+    def crash(self, ids):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(store_cls + ".delete_many", crash)
+        with pytest.raises(KeyboardInterrupt):
+            ingest_main(["--delete", "notes.txt", "--quiet"])
+    passages, records, _ = state(kind, tmp_path)
+    assert "notes.txt" not in records
+    assert ingest_main(["--delete", "notes.txt", "--quiet"]) == 0
+    store = open_store(kind, tmp_path)
+    try:
+        assert store.passages_of("notes.txt") == {} and store.count() == len(records["guide/install.md"].passage_ids)
+    finally:
+        store.close()
+
+
+def test_sync_keeps_the_documents_of_a_file_that_failed_to_read(kind, docs, tmp_path, capsys):
+    assert ingest_main([str(docs), "--quiet"]) == 0
+    (docs / "notes.txt").write_bytes(b"\xff\xfe not utf-8")
+    assert ingest_main([str(docs), "--quiet", "--sync"]) == 1
+    assert f"failed {docs / 'notes.txt'}" in capsys.readouterr().err
+    assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "notes.txt"}
+
+
+def test_missing_ingestion_dependencies_stop_with_a_clear_message(docs, tiny_artifact, tmp_path, monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setenv("QA_ARTIFACT_DIR", str(tiny_artifact.folder))
+    monkeypatch.setenv("QA_STORE", "sqlite")
+    monkeypatch.setenv("QA_SQLITE_PATH", str(tmp_path / "p.sqlite"))
+    monkeypatch.setitem(sys.modules, "sentencex", None)  # as in an image without requirements-ingest.txt
+    assert ingest_main([str(docs), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "'sentencex'" in err and "requirements-ingest.txt" in err

@@ -1,0 +1,204 @@
+"""Splitting invariants, measured with the shipped artifact's own tokenizer."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import numpy as np
+import pytest
+
+from function.ingest.extract import Document, Section, extract
+from function.ingest.split import TYPICAL_QUESTION_TOKENS, Chunk, budget_from_manifest, split
+from function.model.artifact import load_manifest
+from function.model.tokenizer import QATokenizer
+from tests.conftest import REPO
+
+ARTIFACT = REPO / "artifact"
+WORDS = ("the of and a to in is was for on that by with as it from at his an were are which this be or has had "
+         "river city north museum station built century king water bridge railway winter market").split()
+
+
+@pytest.fixture(scope="module")
+def tokenizer() -> QATokenizer:
+    return QATokenizer(ARTIFACT / "tokenizer.json")
+
+
+def _sentence(rng: random.Random, n: int) -> str:
+    words = [rng.choice(WORDS) for _ in range(n)]
+    return " ".join([words[0].capitalize(), *words[1:]]) + rng.choice(".!?")
+
+
+def _paragraph(rng: random.Random, sentences: int) -> str:
+    return " ".join(_sentence(rng, rng.randint(4, 40)) for _ in range(sentences))
+
+
+def _markdown(seed: int = 0, paragraphs: int = 40) -> bytes:
+    rng = random.Random(seed)
+    parts = ["# Rivers of the North", "An introduction.", "## Bridges"]
+    for i in range(paragraphs):
+        if i == paragraphs // 2:
+            parts += ["## Railways", "### Stations"]
+        parts.append(_paragraph(rng, rng.randint(1, 8)))
+    parts += ["## Facts", "- first fact here\n- second fact\n- third", "| Name | Length |\n|---|---|\n| Ouse | 84 km |"]
+    return "\n\n".join(parts).encode()
+
+
+def _section_index(doc: Document, pos: int) -> int:
+    return next(i for i, s in enumerate(doc.sections) if s.start <= pos < s.end)
+
+
+def _check(doc: Document, chunks: list[Chunk], tokenizer, max_tokens: int, overlap: bool = True,
+           words_spaced: bool = True) -> None:
+    """The invariants every split keeps."""
+    text = doc.text
+    assert [c.index for c in chunks] == list(range(len(chunks)))
+    counts = [len(e.ids) for e in tokenizer.encode_many([c.text for c in chunks])]
+    assert max(counts) <= max_tokens
+    covered = bytearray(len(text))
+    for c in chunks:
+        assert c.text == text[c.start:c.end] and c.text == c.text.strip() and c.text
+        assert c.encoded is not None and list(c.encoded.ids) == list(tokenizer.encode(c.text).ids)
+        covered[c.start:c.end] = b"\x01" * (c.end - c.start)
+    assert all(covered[i] or ch.isspace() for i, ch in enumerate(text)), "some text is in no passage"
+    for a, b in zip(chunks, chunks[1:]):
+        assert a.start < b.start and a.end < b.end
+        if overlap and _section_index(doc, a.end - 1) == _section_index(doc, b.start):
+            assert b.start < a.end, f"passages {a.index} and {b.index} of one section do not overlap"
+    if words_spaced:  # never inside a word: every passage starts and ends next to white space or the text's ends
+        for c in chunks:
+            assert c.start == 0 or text[c.start - 1].isspace(), text[c.start - 10:c.start + 10]
+            assert c.end == len(text) or text[c.end].isspace(), text[c.end - 10:c.end + 10]
+
+
+@pytest.mark.parametrize("max_tokens, overlap", [(60, 12), (100, 20), (357, 32)])
+def test_invariants_on_a_markdown_document(tokenizer, max_tokens, overlap):
+    doc = extract("rivers.md", _markdown())
+    chunks = split(doc, tokenizer, max_tokens, overlap)
+    assert len(chunks) > 3
+    _check(doc, chunks, tokenizer, max_tokens)
+    # whole sentences: passages end at a sentence's end, and start at a sentence's first word unless they
+    # start with the last words of a sentence too long to repeat whole as the overlap
+    for prev, c in zip([None, *chunks], chunks):
+        assert c.text[-1] in ".!?" or c.text.endswith(("third", "km", "North", "Bridges", "Railways")), c.text[-40:]
+        assert c.text[0].isupper() or (prev and c.start < prev.end), c.text[:40]
+
+
+def test_titles_carry_the_heading_path(tokenizer):
+    doc = extract("rivers.md", _markdown())
+    chunks = split(doc, tokenizer, 100, 20)
+    titles = {c.title for c in chunks}
+    assert "Rivers of the North > Bridges" in titles
+    assert "Rivers of the North > Railways > Stations" in titles
+    assert "Rivers of the North > Facts" in titles
+    facts = next(c for c in chunks if "first fact" in c.text)
+    assert facts.title == "Rivers of the North > Facts" and "Ouse | 84 km" in facts.text
+    other = split(doc, tokenizer, 100, 20, doc_title="Guide")
+    assert other[-1].title == "Guide > Facts"
+
+
+def test_passages_do_not_cross_a_big_section_boundary(tokenizer):
+    doc = extract("rivers.md", _markdown())
+    chunks = split(doc, tokenizer, 100, 20)
+    bridges = next(s for s in doc.sections if s.heading[-1] == "Bridges")
+    for c in chunks:
+        assert not (c.start < bridges.end < c.end and "Railways" in c.text), c.text
+
+
+def test_paragraphs_are_kept_whole_when_they_fit(tokenizer):
+    rng = random.Random(3)
+    paragraphs = [_paragraph(rng, 2) for _ in range(12)]
+    doc = extract("short-paragraphs.txt", ("Notes\n\n" + "\n\n".join(paragraphs)).encode())
+    chunks = split(doc, tokenizer, 120, 0)
+    _check(doc, chunks, tokenizer, 120, overlap=False)
+    for c in chunks:  # with no overlap asked, every passage is whole paragraphs
+        assert c.start == 0 or doc.text[c.start - 2:c.start] == "\n\n"
+        assert c.end == len(doc.text) or doc.text[c.end:c.end + 2] == "\n\n"
+
+
+def test_one_sentence_longer_than_a_passage_is_cut_between_words(tokenizer):
+    rng = random.Random(1)
+    words = " ".join(rng.choice(WORDS) for _ in range(1500))
+    doc = extract("run-on.txt", f"Run on\n\n{words}".encode())
+    chunks = split(doc, tokenizer, 80, 16)
+    assert len(chunks) > 10
+    _check(doc, chunks, tokenizer, 80)
+
+
+def test_cjk_text_without_spaces_is_cut_between_characters(tokenizer):
+    text = "東京は日本の首都であり、世界最大の都市圏の一つです。" * 60 + "大阪は商業の中心地として知られています" * 30
+    doc = extract("都市.txt", text.encode())
+    chunks = split(doc, tokenizer, 70, 14)
+    assert len(chunks) > 5
+    _check(doc, chunks, tokenizer, 70, words_spaced=False)
+    for c in chunks:  # cut between two CJK characters or after punctuation, never inside a Latin word
+        assert c.start == 0 or not (doc.text[c.start - 1].isascii() and doc.text[c.start].isascii())
+
+
+def test_a_short_document_is_one_passage(tokenizer):
+    doc = extract("tiny.md", b"# Tiny\n\nOne small paragraph about the river.")
+    (chunk,) = split(doc, tokenizer, 357, 32)
+    assert chunk.text == doc.text and chunk.title == "Tiny" and (chunk.start, chunk.end) == (0, len(doc.text))
+
+
+def test_sections_too_small_to_stand_alone_join_the_next(tokenizer):
+    rng = random.Random(5)
+    body = "\n\n".join(_paragraph(rng, 3) for _ in range(6))
+    doc = extract("guide.md", f"# Guide\n\n## Setup\n\nShort.\n\n## Usage\n\n{body}".encode())
+    chunks = split(doc, tokenizer, 100, 20)
+    _check(doc, chunks, tokenizer, 100)
+    assert chunks[0].text.startswith("Guide\n\nSetup\n\nShort.\n\nUsage")
+    assert chunks[0].title == "Guide > Usage"
+
+
+def test_an_empty_document_has_no_passages(tokenizer):
+    assert split(Document("Empty", "", [], "text"), tokenizer, 100, 10) == []
+    doc = Document("X", "word", [Section((), 0, 4)], "text")
+    assert [c.text for c in split(doc, tokenizer, 100, 10)] == ["word"]
+
+
+def test_budget_from_manifest_leaves_room_for_a_typical_question():
+    manifest = load_manifest(ARTIFACT)
+    max_tokens, overlap = budget_from_manifest(manifest)
+    seq = manifest.sequence["max_seq_len"]
+    assert max_tokens == seq - 2 - manifest.pair_seps - TYPICAL_QUESTION_TOKENS
+    assert 0 < overlap <= max_tokens // 4
+    raw = {"sequence": {"max_seq_len": 512}, "special_tokens": {"pair_seps": 2}}
+    assert budget_from_manifest(raw) == (512 - 4 - TYPICAL_QUESTION_TOKENS, 32)
+    with pytest.raises(ValueError):
+        budget_from_manifest({"sequence": {"max_seq_len": 32}, "special_tokens": {}})
+
+
+def test_splitting_is_fast(tokenizer):
+    """Units are tokenised in batches: a 60-paragraph document splits in well under a second."""
+    doc = extract("rivers.md", _markdown(seed=7, paragraphs=60))
+    split(doc, tokenizer, 357, 32)  # warm up
+    started = time.perf_counter()
+    chunks = split(doc, tokenizer, 357, 32)
+    assert time.perf_counter() - started < 2.0 and chunks
+
+
+class _ContextTokenizer:
+    """A tokenizer whose count is not the sum of its sentences' (as BPE's can be): one token more per
+    sentence end inside a text."""
+
+    def __init__(self, inner: QATokenizer):
+        self.inner = inner
+
+    def encode_many(self, texts):
+        from function.model.tokenizer import Encoded
+
+        out = []
+        for text, enc in zip(texts, self.inner.encode_many(texts)):
+            extra = text.count(". ")
+            ids = np.concatenate([enc.ids, np.full(extra, 100, dtype=np.int64)])
+            offsets = np.concatenate([enc.offsets, np.repeat(enc.offsets[-1:], extra, axis=0)])
+            out.append(Encoded(ids, offsets))
+        return out
+
+
+def test_the_limit_holds_for_a_tokenizer_whose_counts_depend_on_context(tokenizer):
+    doc = extract("rivers.md", _markdown(seed=2))
+    context = _ContextTokenizer(tokenizer)
+    chunks = split(doc, context, 100, 20)
+    assert max(len(e.ids) for e in context.encode_many([c.text for c in chunks])) <= 100
