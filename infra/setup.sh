@@ -33,7 +33,7 @@ load_settings
 APIS=(run.googleapis.com cloudbuild.googleapis.com artifactregistry.googleapis.com
       firestore.googleapis.com firebaserules.googleapis.com storage.googleapis.com
       iam.googleapis.com iamcredentials.googleapis.com logging.googleapis.com
-      aiplatform.googleapis.com cloudfunctions.googleapis.com)
+      monitoring.googleapis.com aiplatform.googleapis.com cloudfunctions.googleapis.com)
 # Fields that are written and read by document id, never queried: exempt them from
 # the automatic single-field indexes (index entries for large values cost write
 # time and storage, and a timestamp index on a TTL field hot-spots).
@@ -154,4 +154,5 @@ gc iam service-accounts add-iam-policy-binding "$RUNTIME_SA" \
 gc iam service-accounts add-iam-policy-binding "$BUILD_SA" \
   --member="serviceAccount:$BUILD_SA" --role=roles/iam.serviceAccountOpenIdTokenCreator
 
+if (( DRY_RUN )); then "$INFRA_DIR/monitoring.sh" --skip-api --dry-run; else "$INFRA_DIR/monitoring.sh" --skip-api; fi
 say "Set-up done. Next: PROJECT_ID=$PROJECT_ID infra/release.sh (build, push, deploy, smoke test)."

@@ -142,7 +142,7 @@ def setup_commands(dry):
 def test_setup_enables_the_apis(setup_commands):
     enable = _one(setup_commands, "gcloud", "services", "enable")
     for api in ("run", "cloudbuild", "artifactregistry", "firestore", "storage", "iam",
-                "iamcredentials", "aiplatform", "firebaserules"):
+                "iamcredentials", "aiplatform", "firebaserules", "logging", "monitoring"):
         assert f"{api}.googleapis.com" in enable, api
 
 

@@ -139,7 +139,8 @@ def _answer(app: _App, request) -> tuple[dict, dict, dict]:
     timings = result.timings_ms
     server_timing = ", ".join(f"{k};dur={v}" for k, v in timings.items())
     payload = {**result.payload, "cache": result.cache, "cold_start": cold, "timings_ms": timings}
-    log_fields = {"cache": result.cache, "cold_start": cold, "timings_ms": timings,
+    kind = "context" if req.context is not None else "passage_ids" if req.passage_ids is not None else "retrieval"
+    log_fields = {"kind": kind, "cache": result.cache, "cold_start": cold, "timings_ms": timings,
                   "question": clip(req.question, settings.log_text_chars),
                   "passages": len(req.passage_ids) if req.passage_ids else 0,
                   "context_chars": len(req.context) if req.context else 0,
