@@ -4,6 +4,9 @@
 # stages) the toolchain that builds its model artifact.
 #
 #   docker build -t qa .                        serving image (last stage, `runtime`)
+#   docker build --target ingest -t qa-ingest . ingestion image: the serving image's code and
+#                                               artifact plus requirements-ingest.txt, runs
+#                                               `python -m function.ingest` (infra/ingest_job.sh)
 #   docker build --target model -t qa-builder . build-stage image (torch etc.): the
 #                                               Vertex AI training image, see infra/train_vertex.sh
 #   DOCKER_BUILDKIT=1 docker build --target artifact --output type=local,dest=artifact \
@@ -13,8 +16,11 @@
 #
 # The serving image holds the slim Python base, a virtual environment with
 # requirements.txt only (pinned; no torch, transformers or onnx), the function
-# code and the artifact. Stages that are not needed for the requested target
-# are skipped by BuildKit, so the plain build never installs torch.
+# code and the artifact. The ingestion image is the same stage `app` (same
+# layers, so the same artifact and tokenizer fingerprint) with the document
+# libraries on top; the serving image never holds them. Stages that are not
+# needed for the requested target are skipped by BuildKit, so the plain build
+# installs neither torch nor the ingestion libraries.
 
 # Python 3.11 because requirements.txt is pinned and tested on 3.11; Debian 13
 # (trixie) is the current stable release. Pin a digest (python:3.11-slim-trixie@sha256:...)
@@ -56,8 +62,8 @@ RUN --mount=type=bind,source=data,target=/src/data \
 FROM scratch AS artifact
 COPY --from=model-build /artifact/ /
 
-# --- the serving image -----------------------------------------------------
-FROM base AS runtime
+# --- what the serving and the ingestion images share ------------------------
+FROM base AS app
 RUN groupadd --system --gid 10001 qa \
     && useradd --system --uid 10001 --gid qa --no-create-home --home-dir /nonexistent \
        --shell /usr/sbin/nologin qa
@@ -71,7 +77,23 @@ COPY function/ ./function/
 # for the service user, so Python could not cache it at run time and would
 # recompile it on every cold start (docs/deploy.md#measured has the measurement).
 RUN /opt/venv/bin/python -m compileall -q main.py function
+ENV PATH=/opt/venv/bin:$PATH \
+    QA_SQLITE_PATH=/tmp/qa/passages.sqlite
 
+# --- the ingestion image (optional): docker build --target ingest ------------
+# python -m function.ingest on .txt/.md/.html/.pdf documents needs the libraries
+# of requirements-ingest.txt, installed into the same environment by the base
+# image's pip (the environment itself has none). Its layer sits on top of the
+# shared code layers, so it is re-installed when the code changes.
+FROM app AS ingest
+COPY requirements-ingest.txt /tmp/requirements-ingest.txt
+RUN pip --python /opt/venv/bin/python install --no-cache-dir -r /tmp/requirements-ingest.txt
+USER 10001:10001
+ENTRYPOINT ["python", "-m", "function.ingest"]
+CMD ["--help"]
+
+# --- the serving image (the default target: the last stage) ------------------
+FROM app AS runtime
 # Cloud Run sets PORT; functions-framework reads it (and FUNCTION_TARGET, WORKERS,
 # THREADS). One gunicorn worker: the ONNX session uses every CPU of the container
 # by itself and runs one inference at a time (QA_INFERENCE_CONCURRENCY), and a
@@ -81,13 +103,11 @@ RUN /opt/venv/bin/python -m compileall -q main.py function
 # MALLOC_ARENA_MAX=2: glibc gives each busy thread its own heap arena; with 8-16
 # request threads the resident memory reached 321-386 MB instead of 200-249 MB,
 # at the same latency (docs/deploy.md#measured).
-ENV PATH=/opt/venv/bin:$PATH \
-    PORT=8080 \
+ENV PORT=8080 \
     FUNCTION_TARGET=answer \
     WORKERS=1 \
     THREADS=8 \
-    MALLOC_ARENA_MAX=2 \
-    QA_SQLITE_PATH=/tmp/qa/passages.sqlite
+    MALLOC_ARENA_MAX=2
 USER 10001:10001
 EXPOSE 8080
 CMD ["functions-framework", "--target=answer"]

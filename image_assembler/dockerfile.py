@@ -115,6 +115,23 @@ def base_chain(stages: list[Stage], stage: Stage) -> list[Stage]:
     return chain
 
 
+def flatten(stages: list[Stage], stage: Stage) -> Stage:
+    """The stage as one image: the instructions of the stages it is built FROM first, its own last.
+
+    ``FROM app AS ingest`` holds ``app``'s copies, RUN steps and ENV; the result's base is the
+    external image (``python:...``) and its name the stage's own.
+    """
+    chain = base_chain(stages, stage)
+    instructions = [ins for s in reversed(chain) for ins in s.instructions]
+    return Stage(chain[-1].base, stage.name, instructions)
+
+
+def image_stage(stages: list[Stage] | None = None, target: str | None = None) -> Stage:
+    """What ``docker build [--target TARGET]`` builds, flattened: the last stage when no target is named."""
+    stages = stages or read_dockerfile()
+    return flatten(stages, stage_by_name(stages, target) if target else final_stage(stages))
+
+
 @dataclass
 class Copy:
     sources: list[str]
@@ -122,21 +139,26 @@ class Copy:
     from_stage: str  # "" for the build context
 
 
+def copy_of(ins: Instruction, workdir: str = "/") -> Copy:
+    """One COPY instruction, its destination made absolute against ``workdir``."""
+    if ins.keyword == "ADD":
+        raise ValueError("ADD is not supported here; the Dockerfile should use COPY")
+    parts = exec_form(ins.args) if ins.args.startswith("[") else ins.args.split()
+    *sources, dest = parts
+    absolute = PurePosixPath(workdir) / dest
+    dest_s = str(absolute) + ("/" if dest.endswith("/") or dest in (".", "./") else "")
+    return Copy(sources, dest_s, ins.flags.get("from", ""))
+
+
 def copies(stage: Stage) -> list[Copy]:
     """The stage's COPY instructions, destinations made absolute against WORKDIR."""
-    workdir = PurePosixPath("/")
+    wd = PurePosixPath("/")
     found = []
     for ins in stage.instructions:
         if ins.keyword == "WORKDIR":
-            workdir = workdir / ins.args
+            wd = wd / ins.args
         elif ins.keyword in ("COPY", "ADD"):
-            if ins.keyword == "ADD":
-                raise ValueError("ADD is not supported here; the Dockerfile should use COPY")
-            parts = exec_form(ins.args) if ins.args.startswith("[") else ins.args.split()
-            *sources, dest = parts
-            absolute = workdir / dest
-            dest_s = str(absolute) + ("/" if dest.endswith("/") or dest in (".", "./") else "")
-            found.append(Copy(sources, dest_s, ins.flags.get("from", "")))
+            found.append(copy_of(ins, str(wd)))
     return found
 
 

@@ -1,9 +1,12 @@
-"""The serving image's final stage laid out on disk, as the Dockerfile builds it.
+"""An image of the Dockerfile laid out on disk, as the Dockerfile builds it.
 
-``assemble`` builds what the final stage holds: a fresh virtual environment
+``assemble`` builds what a target holds (by default the final stage, the
+serving image; ``target="ingest"`` the ingestion image), with the stages it is
+built FROM, in the order of their instructions: a fresh virtual environment
 from ``requirements.txt`` only (for ``COPY --from=<stage> /opt/venv``),
-exactly the paths the stage copies from the build context (minus what
-``.dockerignore`` drops), and the stage's byte-compilation step. An image path
+exactly the paths the stages copy from the build context (minus what
+``.dockerignore`` drops), their ``pip --python /opt/venv/bin/python install -r``
+steps and their byte-compilation step. An image path
 ``/app/main.py`` lands at ``<root>/app/main.py``; ``Image.env()`` maps the
 stage's ``ENV`` the same way, so the function starts as the image's ``CMD``
 starts it. ``sizes`` measures the image's own layers.
@@ -25,9 +28,9 @@ from image_assembler.dockerfile import (
     REPO,
     Stage,
     base_chain,
-    copies,
+    copy_of,
     exec_form,
-    final_stage,
+    image_stage,
     parse_env,
     read_dockerfile,
     stage_by_name,
@@ -36,6 +39,11 @@ from image_assembler.dockerfile import (
 
 # Packages of the build stage that must never reach the serving image.
 BUILD_ONLY = ("torch", "transformers", "onnx", "onnxscript", "safetensors", "matplotlib")
+
+
+# The document libraries of the ingestion image (requirements-ingest.txt) that must never reach the
+# serving image. Not tqdm: huggingface_hub (required by tokenizers) brings it to both.
+INGEST_ONLY = ("markdown-it-py", "trafilatura", "lxml", "pdfminer.six", "sentencex")
 
 
 def dockerignored(rel: PurePosixPath) -> bool:
@@ -71,7 +79,7 @@ class Image:
         return self.path(workdir(self.stage))
 
     def env(self, base: dict[str, str] | None = None) -> dict[str, str]:
-        """The final stage's ENV (inherited stages first), image paths mapped into ``root``."""
+        """The image's ENV (inherited stages first), image paths mapped into ``root``."""
         env = dict(base if base is not None else os.environ)
         env.pop("PYTHONPATH", None)  # nothing from the repository may leak in
         env.pop("VIRTUAL_ENV", None)
@@ -89,8 +97,11 @@ class Image:
                            lambda m, prefix=prefix: m.group(1) + str(self.path(prefix)), value)
         return value
 
-    def command(self) -> list[str]:
-        cmd = exec_form(self.stage.all("CMD")[-1].args)
+    def command(self, args: list[str] | None = None) -> list[str]:
+        """ENTRYPOINT + CMD (exec form); ``args`` replace CMD, as ``docker run IMAGE ARGS...`` does."""
+        entrypoint = [exec_form(i.args) for i in self.stage.all("ENTRYPOINT")]
+        cmd = [*(entrypoint[-1] if entrypoint else []),
+               *(args if args is not None else exec_form(self.stage.all("CMD")[-1].args))]
         exe = shutil.which(cmd[0], path=self.env()["PATH"])
         if exe is None:
             raise FileNotFoundError(f"{cmd[0]} is not on the image's PATH")
@@ -99,10 +110,12 @@ class Image:
     def python(self) -> Path:
         return self.venv / "bin" / "python"
 
-    def installed(self) -> list[str]:
+    def installed(self, versions: bool = False) -> list[str]:
+        """The distributions in the image's environment, lower-case names (``name==version`` with ``versions``)."""
+        field = "+'=='+d.version" if versions else ""
         out = subprocess.run([str(self.python()), "-c",
                               "import importlib.metadata as m; print('\\n'.join(sorted("
-                              "d.metadata['Name'].lower() for d in m.distributions())))"],
+                              f"d.metadata['Name'].lower(){field} for d in m.distributions())))"],
                              capture_output=True, text=True, check=True, env=self.env())
         return out.stdout.split()
 
@@ -110,6 +123,11 @@ class Image:
 def make_venv(venv: Path, requirements: Path, quiet: bool = True) -> None:
     """As the Dockerfile's runtime-deps stage: ``venv --without-pip``, then pip from outside installs into it."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    pip_install(venv, requirements, quiet)
+
+
+def pip_install(venv: Path, requirements: Path, quiet: bool = True) -> None:
+    """``pip --python <venv>/bin/python install -r requirements``, pip from outside the environment."""
     cmd = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install",
            "--disable-pip-version-check", "-r", str(requirements)]
     done = subprocess.run(cmd, capture_output=quiet, text=True)
@@ -118,43 +136,57 @@ def make_venv(venv: Path, requirements: Path, quiet: bool = True) -> None:
                            f"{(done.stderr or '')[-3000:]}")
 
 
-def assemble(root: Path, sources: dict[str, Path] | None = None, compile_code: bool = True) -> Image:
-    """Lay out the final stage under ``root``. ``sources`` replaces build-context paths (``artifact/``)."""
+def assemble(root: Path, sources: dict[str, Path] | None = None, compile_code: bool = True,
+             target: str | None = None) -> Image:
+    """Lay out ``target`` (default: the final stage) under ``root``. ``sources`` replaces build-context
+    paths (``artifact/``)."""
     stages = read_dockerfile()
-    stage = final_stage(stages)
+    stage = image_stage(stages, target)
     sources = sources or {}
-    venv = None
-    for cp in copies(stage):
-        if cp.from_stage:
-            producer = stage_by_name(stages, cp.from_stage)
-            if cp.sources != ["/opt/venv"] or "requirements.txt" not in " ".join(
-                    i.args for i in producer.all("COPY")):
-                raise ValueError(f"COPY --from={cp.from_stage} {cp.sources}: only the runtime venv "
-                                 f"built from requirements.txt is supported here")
-            venv = root / cp.dest.strip("/")
-            make_venv(venv, REPO / "requirements.txt")
-            continue
-        for src in cp.sources:
-            origin = sources.get(src, REPO / src)
-            if not origin.exists():
-                raise FileNotFoundError(f"COPY source {src} does not exist ({origin})")
-            if cp.dest.endswith("/") and origin.is_file():
-                target = root / cp.dest.strip("/") / origin.name
-            else:
-                target = root / cp.dest.strip("/")
-            copy_tree(origin, target)
-    if venv is None:
-        raise ValueError("the final stage copies no virtual environment")
-    image = Image(root, stage, venv)
-    for ins in stage.all("RUN"):
-        _run(image, ins.args, compile_code)
+    image = Image(root, stage, root / "opt" / "venv")
+    has_venv = False
+    wd = "/"
+    for ins in stage.instructions:
+        if ins.keyword == "WORKDIR":
+            wd = str(PurePosixPath(wd) / ins.args)
+        elif ins.keyword in ("COPY", "ADD"):
+            cp = copy_of(ins, wd)
+            if cp.from_stage:
+                producer = stage_by_name(stages, cp.from_stage)
+                if cp.sources != ["/opt/venv"] or "requirements.txt" not in " ".join(
+                        i.args for i in producer.all("COPY")):
+                    raise ValueError(f"COPY --from={cp.from_stage} {cp.sources}: only the runtime venv "
+                                     f"built from requirements.txt is supported here")
+                make_venv(image.path(cp.dest), REPO / "requirements.txt")
+                has_venv = True
+                continue
+            for src in cp.sources:
+                origin = sources.get(src, REPO / src)
+                if not origin.exists():
+                    raise FileNotFoundError(f"COPY source {src} does not exist ({origin})")
+                if cp.dest.endswith("/") and origin.is_file():
+                    target_path = root / cp.dest.strip("/") / origin.name
+                else:
+                    target_path = root / cp.dest.strip("/")
+                copy_tree(origin, target_path)
+        elif ins.keyword == "RUN":
+            _run(image, ins.args, compile_code)
+    if not has_venv:
+        raise ValueError("the image copies no virtual environment")
     return image
 
 
+_PIP_INTO_VENV = re.compile(r"^pip --python /opt/venv/bin/python install --no-cache-dir((?: -r \S+)+)$")
+
+
 def _run(image: Image, command: str, compile_code: bool) -> None:
-    """The final stage's RUN steps that shape the files: byte-compilation. User set-up is skipped."""
+    """The RUN steps that shape the files: pip installs into the venv, byte-compilation. User set-up is skipped."""
     if re.match(r"^(groupadd|useradd)\b", command):
         return  # the non-root user: checked by test_dockerfile.py, not reproducible here
+    if m := _PIP_INTO_VENV.match(command):
+        for requirements in m.group(1).split()[1::2]:
+            pip_install(image.venv, image.path(requirements))
+        return
     if "compileall" in command:
         if compile_code:
             mapped = command.replace("/opt/venv", str(image.path("/opt/venv")))

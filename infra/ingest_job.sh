@@ -1,28 +1,48 @@
 #!/usr/bin/env bash
 # Ingest a corpus from Cloud Storage into Firestore with a Cloud Run job of N parallel tasks.
 #
-#   PROJECT_ID=p infra/ingest_job.sh [--dry-run] [--tasks N] [--parallelism P]
-#       [--image IMAGE] [--no-execute] gs://bucket/corpus/ [gs://bucket/more.jsonl ...]
+#   PROJECT_ID=p infra/ingest_job.sh [--dry-run] [--tasks N] [--parallelism P] [--image IMAGE]
+#       [--include GLOB]... [--exclude GLOB]... [--sync] [--force] [--delete DOC_ID]...
+#       [--no-execute] gs://bucket/corpus/ [gs://bucket/guide.md gs://bucket/more.jsonl ...]
+#
+# The corpus: documents (.txt, .md/.markdown, .html/.htm, .pdf; one document per
+# file, its id the path under the prefix named, split into passages on paragraph
+# and sentence boundaries) and records (SQuAD .json, .jsonl with {"id", "title",
+# "text"} per line), under gs:// prefixes (walked recursively) or single objects.
 #
 # Creates (or updates) the job JOB_NAME (default $SERVICE-ingest) and runs it,
-# waiting for the end. Each task runs the serving image's
-#   python -m function.ingest <inputs>
+# waiting for the end. Each task runs
+#   python -m function.ingest [options] <inputs>
 # and takes its shard from CLOUD_RUN_TASK_INDEX / CLOUD_RUN_TASK_COUNT, which
-# Cloud Run sets: every N-th file of the inputs, or every N-th record of a
-# single file. Ingestion is idempotent (document ids come from the input), so a
-# failed task is simply retried.
+# Cloud Run sets: every N-th file of the inputs, or every N-th document of a
+# single file. Documents are the unit of change: an unchanged one is skipped, a
+# changed one replaces its passages, so a failed task is simply retried.
 #
-# The image defaults to the one the Cloud Run service $SERVICE runs, so passages
-# are tokenised by the tokenizer that will read them. The job runs as the
-# runtime service account: it needs read on the corpus bucket (setup.sh grants
-# it on $BUCKET; grant it on any other bucket) and Firestore write.
+# Options passed on to python -m function.ingest (values must not hold commas):
+#   --include GLOB / --exclude GLOB   only / not the files whose path under the
+#                    prefix named matches (repeatable; quote them: '*.md', 'drafts/*')
+#   --sync           then delete the stored documents under the inputs that are no
+#                    longer there (each task on its own shard: safe with N tasks)
+#   --force          rewrite unchanged documents too
+#   --delete DOC_ID  delete a document and its passages (repeatable; with no inputs
+#                    the job runs 1 task unless --tasks says otherwise)
+#
+# The image defaults to the ingestion image of the build the Cloud Run service
+# $SERVICE runs: its image IMAGE:TAG gives IMAGE-ingest:TAG, which the pipeline
+# (cloudbuild.yaml) builds from the Dockerfile's `ingest` target with the same
+# code and artifact, so passages are tokenised by the tokenizer that will read
+# them, and which adds the document libraries (requirements-ingest.txt) that the
+# serving image leaves out. `--image` picks another (the serving image reads
+# .json/.jsonl records only). The job runs as the runtime service account: it
+# needs read on the corpus bucket (setup.sh grants it on $BUCKET; grant it on any
+# other bucket) and Firestore write.
 # Settings: TASK_TIMEOUT (3600s), MAX_RETRIES (2), JOB_MEMORY (1Gi), JOB_CPU (1);
 # others in infra/lib.sh.
 set -euo pipefail
 # shellcheck source=infra/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-TASKS=10 PARALLELISM="" EXECUTE=1 INPUTS=()
+TASKS="" PARALLELISM="" EXECUTE=1 INPUTS=() OPTIONS=() DELETES=0 SYNC=0
 while (( $# )); do
   case $1 in
     --dry-run) DRY_RUN=1 ;;
@@ -32,6 +52,15 @@ while (( $# )); do
     --parallelism=*) PARALLELISM=${1#*=} ;;
     --image) [[ $# -ge 2 ]] || usage_error "--image needs a value"; IMAGE=$2; shift ;;
     --image=*) IMAGE=${1#*=} ;;
+    --include|--exclude|--delete)
+      [[ $# -ge 2 ]] || usage_error "$1 needs a value"
+      [[ $1 != --delete ]] || DELETES=1
+      OPTIONS+=("$1" "$2"); shift ;;
+    --include=*|--exclude=*|--delete=*)
+      [[ $1 != --delete=* ]] || DELETES=1
+      OPTIONS+=("${1%%=*}" "${1#*=}") ;;
+    --sync) SYNC=1; OPTIONS+=("$1") ;;
+    --force) OPTIONS+=("$1") ;;
     --no-execute) EXECUTE=0 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) usage_error "unknown option $1" ;;
@@ -41,12 +70,19 @@ while (( $# )); do
 done
 load_settings
 
-(( ${#INPUTS[@]} )) || usage_error "name the corpus: gs://bucket/prefix/ or gs://bucket/file.json[l]"
+(( ${#INPUTS[@]} || DELETES )) \
+  || usage_error "name the corpus: gs://bucket/prefix/, gs://bucket/doc.pdf or gs://bucket/file.json[l]"
 for input in "${INPUTS[@]}"; do
   [[ "$input" =~ ^gs://[a-z0-9][a-z0-9._-]{1,61}[a-z0-9](/.*)?$ ]] \
     || die "input '$input' is not a gs:// URI (the job reads the corpus from Cloud Storage)"
   [[ "$input" != *,* ]] || die "input '$input' contains a comma, which gcloud's --args cannot carry"
 done
+for option in "${OPTIONS[@]}"; do
+  [[ -n "$option" ]] || die "an empty --include, --exclude or --delete value"
+  [[ "$option" != *,* ]] || die "'$option' contains a comma, which gcloud's --args cannot carry"
+done
+(( ! SYNC || ${#INPUTS[@]} )) || usage_error "--sync needs the inputs to sync with"
+if (( ${#INPUTS[@]} )); then TASKS=${TASKS:-10}; else TASKS=${TASKS:-1}; fi
 [[ "$TASKS" =~ ^[1-9][0-9]*$ ]] || die "--tasks $TASKS is not a positive integer"
 PARALLELISM=${PARALLELISM:-$TASKS}
 [[ "$PARALLELISM" =~ ^[1-9][0-9]*$ ]] || die "--parallelism $PARALLELISM is not a positive integer"
@@ -56,24 +92,40 @@ MAX_RETRIES=${MAX_RETRIES:-2}
 JOB_MEMORY=${JOB_MEMORY:-1Gi}
 JOB_CPU=${JOB_CPU:-1}
 
+# ingest_image IMAGE[:TAG]: the ingestion image of the same build, IMAGE-ingest:TAG.
+ingest_image() {
+  local image=$1
+  [[ "$image" != *@* ]] || return 1  # by digest: the build's tag is unknown
+  if [[ "${image##*/}" == *:* ]]; then
+    printf '%s-ingest:%s\n' "${image%:*}" "${image##*:}"
+  else
+    printf '%s-ingest:latest\n' "$image"
+  fi
+}
+
 if [[ -z "${IMAGE:-}" ]]; then
   describe=(run services describe "$SERVICE" --region="$REGION"
             --format='value(spec.template.spec.containers[0].image)')
   if (( DRY_RUN )); then
     show gcloud "${describe[@]}" --project="$PROJECT_ID"
-    IMAGE="<the image of service $SERVICE>"
+    IMAGE="<the image of service $SERVICE, IMAGE:TAG as IMAGE-ingest:TAG>"
   else
-    IMAGE=$(gcloud "${describe[@]}" --project="$PROJECT_ID") \
+    served=$(gcloud "${describe[@]}" --project="$PROJECT_ID") \
       || die "cannot read the image of Cloud Run service $SERVICE: deploy it first or pass --image"
+    IMAGE=$(ingest_image "$served") \
+      || die "service $SERVICE runs $served, by digest: pass --image with its ingestion image"
+    gcloud artifacts docker images describe "$IMAGE" --project="$PROJECT_ID" >/dev/null 2>&1 \
+      || die "no ingestion image $IMAGE for the service's $served (infra/release.sh builds both): pass --image"
   fi
 fi
 
 ARGS="-m,function.ingest"
-for input in "${INPUTS[@]}"; do ARGS+=",$input"; done
+for arg in "${OPTIONS[@]}" "${INPUTS[@]}"; do ARGS+=",$arg"; done
 ENV_VARS="QA_STORE=firestore,QA_FIRESTORE_DATABASE=${FIRESTORE_DATABASE}"
 ENV_VARS+=",QA_PASSAGES_COLLECTION=${PASSAGES_COLLECTION},GOOGLE_CLOUD_PROJECT=${PROJECT_ID}"
 
-say "Job $JOB_NAME: $TASKS tasks ($PARALLELISM at a time) ingest ${INPUTS[*]} with $IMAGE"
+shown=${ARGS#-m,function.ingest,}
+say "Job $JOB_NAME: $TASKS tasks ($PARALLELISM at a time) run function.ingest ${shown//,/ } with $IMAGE"
 gc run jobs deploy "$JOB_NAME" --image="$IMAGE" --region="$REGION" \
   --service-account="$RUNTIME_SA" --command=python --args="$ARGS" \
   --tasks="$TASKS" --parallelism="$PARALLELISM" --task-timeout="$TASK_TIMEOUT" \
@@ -81,6 +133,6 @@ gc run jobs deploy "$JOB_NAME" --image="$IMAGE" --region="$REGION" \
   --set-env-vars="$ENV_VARS" --labels=app=bert-qa
 if (( EXECUTE )); then
   gc run jobs execute "$JOB_NAME" --region="$REGION" --wait
-  say "Done. Each task logged 'wrote N passages'; read them with:"
+  say "Done. Each task logged its totals ('ingest: N documents written (M passages), ...'); read them with:"
   say "  gcloud logging read 'resource.type=\"cloud_run_job\" AND resource.labels.job_name=\"$JOB_NAME\"' --project=$PROJECT_ID --limit=50"
 fi

@@ -104,14 +104,19 @@ def test_substitutions_have_defaults():
     assert subs["_BUCKET"] == "", "empty: infra/lib.sh makes it $PROJECT_ID-bert-qa"
 
 
-def test_the_pushed_image_is_listed_in_images():
+def test_the_pushed_images_are_listed_in_images():
     by_id = {s["id"]: s for s in CONFIG["steps"]}
     build = by_id["image-build"]["args"][-1]
     tags = re.findall(r'--tag "\$\$image:([^"]+)"', build)
     assert tags == ["$BUILD_ID", "latest"], tags
+    ingest_tags = re.findall(r'--tag "\$\$image-ingest:([^"]+)"', build)
+    assert ingest_tags == tags, "the ingestion image is tagged like the serving image"
     assert f'image="{_image_repo()}"' in build
-    assert by_id["image-push"]["args"] == ["push", "--all-tags", _image_repo()]
-    assert CONFIG["images"] == [f"{_image_repo()}:{t}" for t in tags]
+    push = by_id["image-push"]["args"][-1]
+    assert f'image="{_image_repo()}"' in push
+    assert re.findall(r"docker push --all-tags (\S+)", push) == ['"$$image"', '"$$image-ingest"']
+    assert CONFIG["images"] == [f"{_image_repo()}:{t}" for t in tags] + \
+        [f"{_image_repo()}-ingest:{t}" for t in ingest_tags]
 
 
 def test_image_build_uses_the_layer_cache():
@@ -120,6 +125,18 @@ def test_image_build_uses_the_layer_cache():
     script = build["args"][-1]
     assert '--cache-from "$$image:latest"' in script and "BUILDKIT_INLINE_CACHE=1" in script
     assert re.search(r'docker pull "\$\$image:latest" \|\|', script), "a first build has no cache"
+
+
+def test_ingest_image_reuses_the_serving_build():
+    """--target ingest after the serving build, in the same step: its shared stages come from that build."""
+    script = {s["id"]: s for s in CONFIG["steps"]}["image-build"]["args"][-1]
+    builds = [b for b in re.split(r"\n(?=docker build)", script) if b.startswith("docker build")]
+    assert len(builds) == 2 and "--target" not in builds[0], "the serving image: the default target"
+    ingest = builds[1]
+    assert "--target ingest" in ingest
+    assert '--cache-from "$$image-ingest:latest"' in ingest
+    assert "BUILDKIT_INLINE_CACHE=1" in ingest and 'artifact-version=$$version' in ingest
+    assert re.search(r'docker pull "\$\$image-ingest:latest" \|\|', script), "a first build has no cache"
 
 
 def test_user_service_account_logging():
@@ -224,9 +241,15 @@ def test_pipeline_deploys_smoke_tests_then_promotes(tmp_path, tiny_artifact, loc
     assert uploads and all(c[4] == f"gs://{PROJECT}-bert-qa/artifacts/{version}/" for c in uploads)
     assert uploads[-1][3].endswith("manifest.json"), "manifest.json last: it marks a complete upload"
     image = f"europe-west1-docker.pkg.dev/{PROJECT}/bert-qa/bert-qa"
-    build = [c for c in calls if c[:2] == ["docker", "build"]][0]
+    build, ingest_build = [c for c in calls if c[:2] == ["docker", "build"]]
     assert "--tag" in build and f"{image}:{BUILD_ID}" in build and f"{image}:latest" in build
-    assert f"artifact-version={version}" in build
+    assert f"artifact-version={version}" in build and "--target" not in build
+    assert ingest_build[ingest_build.index("--target") + 1] == "ingest"
+    assert f"{image}-ingest:{BUILD_ID}" in ingest_build and f"{image}-ingest:latest" in ingest_build
+    assert f"{image}-ingest:latest" in ingest_build[ingest_build.index("--cache-from") + 1:][:1]
+    assert f"artifact-version={version}" in ingest_build
+    pushes = [c for c in calls if c[:2] == ["docker", "push"]]
+    assert pushes == [["docker", "push", "--all-tags", image], ["docker", "push", "--all-tags", f"{image}-ingest"]]
     deploy = [c for c in calls if c[:3] == ["gcloud", "run", "deploy"]][0]
     assert f"--image={image}:{BUILD_ID}" in deploy and f"--tag={TAG}" in deploy and "--no-traffic" in deploy
     assert "--no-allow-unauthenticated" in deploy

@@ -1,4 +1,4 @@
-"""The Dockerfile, read statically: lint, base image, user, contents, start command."""
+"""The Dockerfile, read statically: lint, base image, user, contents, start command; the ingestion target."""
 
 from __future__ import annotations
 
@@ -11,11 +11,14 @@ from bench.harness.launch import tool
 from image_assembler import (
     BUILD_ONLY,
     DOCKERFILE,
+    INGEST_ONLY,
     REPO,
     base_chain,
     copies,
+    copy_of,
     exec_form,
     final_stage,
+    image_stage,
     parse_env,
     read_dockerfile,
     stage_by_name,
@@ -29,7 +32,14 @@ def stages():
 
 @pytest.fixture(scope="module")
 def runtime(stages):
-    return final_stage(stages)
+    """The serving image: the final stage with the stages it is built FROM."""
+    return image_stage(stages)
+
+
+@pytest.fixture(scope="module")
+def ingest(stages):
+    """The ingestion image: docker build --target ingest."""
+    return image_stage(stages, "ingest")
 
 
 def test_hadolint_is_clean():
@@ -41,7 +51,7 @@ def test_hadolint_is_clean():
 
 
 def test_the_default_target_is_the_serving_stage(stages, runtime):
-    assert runtime.name == "runtime"
+    assert runtime.name == "runtime" and final_stage(stages).name == "runtime"
     assert len(stages) >= 3, "multi-stage: dependencies and the serving image apart"
 
 
@@ -80,6 +90,8 @@ def test_final_stage_installs_nothing_from_the_build_stage(stages, runtime):
     assert "build_model" not in installs
     for name in BUILD_ONLY:
         assert not re.search(rf"\b{name}\b", installs), f"{name} installed for the serving image"
+    assert not [i for i in runtime.instructions if "requirements-ingest" in i.args], \
+        "the document libraries stay out of the serving image"
 
 
 def test_final_stage_copies_only_runtime_paths(runtime):
@@ -92,7 +104,8 @@ def test_dockerignore_keeps_caches_tests_and_local_state_out():
              if line.strip() and not line.startswith("#")]
     assert rules[0] == "*", "allowlist: ignore everything, then name what a stage copies"
     allowed = {r[1:].rstrip("/") for r in rules if r.startswith("!")}
-    assert allowed == {"main.py", "requirements.txt", "function", "artifact", "build_model", "data"}, allowed
+    assert allowed == {"main.py", "requirements.txt", "requirements-ingest.txt", "function", "artifact",
+                       "build_model", "data"}, allowed
     for pattern in ("**/__pycache__/", "**/tests/"):
         assert pattern in rules
 
@@ -118,3 +131,40 @@ def test_build_stage_runs_build_model(stages):
     assert any("python -m build_model" in i.args for i in build.all("RUN"))
     export = stage_by_name(stages, "artifact")
     assert export.base == "scratch" and copies(export)[0].from_stage == "model-build"
+
+
+# ---- the ingestion image: docker build --target ingest -------------------------------
+
+def test_ingest_image_is_the_serving_image_plus_the_document_libraries(stages, runtime, ingest):
+    # Both are built FROM the same stage, so they share its layers: the same code, the same
+    # artifact, hence the same tokenizer fingerprint in the passages the job writes.
+    shared = stage_by_name(stages, "runtime").base
+    assert stage_by_name(stages, "ingest").base == shared
+    common = image_stage(stages, shared).instructions
+    assert ingest.instructions[:len(common)] == common == runtime.instructions[:len(common)]
+    assert any(c.sources == ["artifact/"] for c in copies(stage_by_name(stages, shared)))
+    # ...on top: requirements-ingest.txt only, installed into the same virtual environment.
+    own = ingest.instructions[len(common):]
+    added = [s for ins in own if ins.keyword == "COPY" for s in copy_of(ins).sources]
+    assert added == ["requirements-ingest.txt"], added
+    installs = " ".join(i.args for i in own if i.keyword == "RUN")
+    assert re.fullmatch(r"pip --python /opt/venv/bin/python install --no-cache-dir -r /tmp/requirements-ingest\.txt",
+                        installs), installs
+    text = (REPO / "requirements-ingest.txt").read_text()
+    assert not re.search(r"^\s*-", text, re.M), "plain requirement lines (no -r, no index options)"
+    pinned = {re.split(r"[=<>!~; ]", line, maxsplit=1)[0].lower() for line in text.splitlines()
+              if line.strip() and not line.startswith("#")}
+    assert set(INGEST_ONLY) <= pinned, set(INGEST_ONLY) - pinned
+    for name in BUILD_ONLY:
+        assert not re.search(rf"\b{name}\b", text), f"{name} in the ingestion image"
+
+
+def test_ingest_image_runs_the_ingest_command_as_a_non_root_user(ingest):
+    assert exec_form(ingest.all("ENTRYPOINT")[-1].args) == ["python", "-m", "function.ingest"]
+    assert ingest.all("USER")[-1].args.split(":")[0] not in ("root", "0")
+    assert not ingest.all("EXPOSE"), "a job, not a server"
+    env = {}
+    for ins in ingest.all("ENV"):
+        env.update(parse_env(ins.args))
+    assert env["PATH"].startswith("/opt/venv/bin:"), "python is the environment's"
+    assert "FUNCTION_TARGET" not in env and "PORT" not in env, "the serving settings stay in the serving stage"

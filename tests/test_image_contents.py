@@ -1,15 +1,19 @@
-"""The serving image's contents, built the way the Dockerfile builds them, answer over HTTP.
+"""The serving and ingestion images' contents, built the way the Dockerfile builds them, answer over HTTP.
 
 No container engine runs here, so the final stage is laid out on disk by
 image_assembler/: a fresh virtual environment from requirements.txt only,
 exactly the paths the Dockerfile copies, its byte-compilation step. The image's
-own python ingests the sample corpus (the Cloud Run job's command) and the
-image's CMD serves it. Takes 1-3 minutes: pip installs the runtime requirements.
+own python ingests the sample corpus and the image's CMD serves it. The
+ingestion image (``--target ingest``: the same, plus requirements-ingest.txt)
+is laid out too; its ENTRYPOINT (the Cloud Run job's command) ingests a
+Markdown document, which the serving image then answers from. Takes 2-6
+minutes: pip installs the runtime requirements twice and the ingestion ones once.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
@@ -66,6 +70,7 @@ def test_no_build_stage_packages_in_the_environment(image):
     installed = image.installed()
     assert "functions-framework" in installed and "onnxruntime" in installed
     assert not [p for p in installed if p in img.BUILD_ONLY], installed
+    assert not [p for p in installed if p in img.INGEST_ONLY], "document libraries stay in the ingestion image"
     assert "pip" not in installed, "the image needs no installer"
 
 
@@ -114,3 +119,96 @@ def test_image_is_small(image):
     # torch alone would add several hundred MB; the runtime stack is a fraction of that.
     sizes = img.sizes(image)
     assert sizes["venv"] < 300e6, sizes
+
+
+# ---- the ingestion image: docker build --target ingest -------------------------------
+
+NORMANDY_MD = """# Normandy
+
+The Normans gave their name to Normandy, a region in France. They descended from Norse raiders.
+
+## Language
+
+The Norman dialect is still spoken in parts of Normandy and on the Channel Islands.
+"""
+
+
+@pytest.fixture(scope="module")
+def ingest_image(image, tmp_path_factory):
+    root = tmp_path_factory.mktemp("ingest-image")
+    artifact = image.workdir / "artifact"  # the artifact the serving image holds: same source, same files
+    return img.assemble(root / "fs", {"artifact/": artifact}, target="ingest")
+
+
+@pytest.fixture(scope="module")
+def ingested_docs(ingest_image, tmp_path_factory):
+    """The ingestion image's ENTRYPOINT on a folder holding one Markdown document."""
+    docs = tmp_path_factory.mktemp("docs")
+    (docs / "history").mkdir()
+    (docs / "history" / "normandy.md").write_text(NORMANDY_MD, encoding="utf-8")
+    db = tmp_path_factory.mktemp("ingest-store") / "passages.sqlite"
+    env = {**ingest_image.env(), "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(db)}  # over the image's ENV
+    done = subprocess.run(ingest_image.command([str(docs), "--quiet"]), cwd=ingest_image.workdir, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return db, done.stderr
+
+
+def test_ingest_image_is_the_serving_image_plus_the_document_libraries(image, ingest_image):
+    installed, serving = set(ingest_image.installed()), set(image.installed())
+    assert set(img.INGEST_ONLY) <= installed, set(img.INGEST_ONLY) - installed
+    assert serving <= installed, serving - installed
+    pinned, ingest_pinned = set(image.installed(versions=True)), set(ingest_image.installed(versions=True))
+    assert pinned <= ingest_pinned, f"the document libraries changed serving packages: {pinned - ingest_pinned}"
+    assert not [p for p in installed if p in img.BUILD_ONLY]
+    assert "pip" not in installed
+    code = sorted(p.relative_to(image.workdir).as_posix() for p in image.workdir.rglob("*") if p.is_file())
+    ingest_code = sorted(p.relative_to(ingest_image.workdir).as_posix()
+                         for p in ingest_image.workdir.rglob("*") if p.is_file())
+    assert ingest_code == code, "the same code, byte-compiled, and the same artifact"
+
+
+def test_ingest_image_runs_the_ingest_command(ingest_image):
+    cmd = ingest_image.command()
+    assert cmd[0] == str(ingest_image.python()) and cmd[1:] == ["-m", "function.ingest", "--help"]
+    done = subprocess.run(cmd, cwd=ingest_image.workdir, env=ingest_image.env(), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and "--sync" in done.stdout, done.stderr[-2000:]
+
+
+def test_ingest_image_ingests_a_markdown_document(ingested_docs):
+    from function.config import Settings
+    from function.store import open_store
+    from function.store.ids import chunk_passage_id
+
+    db, log = ingested_docs
+    assert "1 documents written" in log, log
+    store = open_store(Settings.from_env({"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(db)}))
+    try:
+        (record,) = store.documents_under("")
+        assert record.doc_id == "history/normandy.md"
+        first = store.get_many([chunk_passage_id(record.doc_id, 0)])[chunk_passage_id(record.doc_id, 0)]
+        assert "Normandy" in first.text and "# " not in first.text, "Markdown read as text, not markup"
+    finally:
+        store.close()
+
+
+def test_serving_image_answers_from_the_ingest_images_passages(image, ingested_docs):
+    """Same artifact, same tokenizer fingerprint: the function accepts what the job wrote."""
+    from function.store.ids import chunk_passage_id
+
+    db, _ = ingested_docs
+    server = serve(image, {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(db)})
+    try:
+        server.start()
+        server.health()
+        reply = post(server.url, {"question": QUESTION,
+                                  "passage_ids": [chunk_passage_id("history/normandy.md", 0)]})
+        assert reply.status == 200, reply.body
+        best = reply.body["answers"][0]
+        assert best["text"]
+        if _real_artifact():
+            assert "France" in best["text"], best
+    finally:
+        server.stop()
+        server.close()

@@ -354,16 +354,73 @@ def test_ingest_job_runs_parallel_tasks_of_the_ingest_command(dry):
     assert run[4] == "bert-qa-ingest" and "--wait" in run
 
 
-def test_ingest_job_uses_the_image_the_service_runs(dry):
+def test_ingest_job_uses_the_ingest_image_of_the_build_the_service_runs(dry):
     _, commands = dry("ingest_job.sh", "gs://corpus-b/c.jsonl")
     describe = _one(commands, "gcloud", "run", "services", "describe")
     assert "spec.template.spec.containers[0].image" in _flag(describe, "format")
-    assert _flag(_one(commands, "gcloud", "run", "jobs", "deploy"), "tasks") == "10"
+    job = _one(commands, "gcloud", "run", "jobs", "deploy")
+    assert _flag(job, "tasks") == "10" and "-ingest" in _flag(job, "image")
+
+
+def _ingest_job(tmp_path, served: str, *args: str, image_exists: bool = True):
+    """infra/ingest_job.sh for real, against a stand-in gcloud whose service runs ``served``."""
+    bin_dir, log = tmp_path / "bin", tmp_path / "calls.jsonl"
+    fake_tools.fake_tool(bin_dir, "gcloud", log, [
+        {"prefix": ["run", "services", "describe"], "stdout": served + "\n"},
+        {"prefix": ["artifacts", "docker", "images", "describe"], "rc": 0 if image_exists else 1},
+        {"prefix": ["run", "jobs", "deploy"]}, {"prefix": ["run", "jobs", "execute"]}])
+    done = subprocess.run(["bash", str(INFRA / "ingest_job.sh"), *args], cwd=REPO, env=_clean_env(tmp_path, bin_dir),
+                          capture_output=True, text=True, timeout=60)
+    return done, fake_tools.calls(log)
+
+
+@pytest.mark.parametrize("served, expected", [
+    ("europe-west1-docker.pkg.dev/p/bert-qa/bert-qa:0a1b2c3d",
+     "europe-west1-docker.pkg.dev/p/bert-qa/bert-qa-ingest:0a1b2c3d"),
+    ("localhost:5000/qa", "localhost:5000/qa-ingest:latest"),
+])
+def test_ingest_job_derives_the_ingest_image_from_the_service_image(tmp_path, served, expected):
+    done, calls = _ingest_job(tmp_path, served, "gs://corpus-b/docs/")
+    assert done.returncode == 0, done.stderr
+    check = _one(calls, "gcloud", "artifacts", "docker", "images", "describe")
+    assert check[5] == expected, "the image is checked before the job is created"
+    assert _flag(_one(calls, "gcloud", "run", "jobs", "deploy"), "image") == expected
+
+
+def test_ingest_job_stops_without_the_ingest_image(tmp_path):
+    served = "europe-west1-docker.pkg.dev/p/bert-qa/bert-qa:old"
+    done, calls = _ingest_job(tmp_path, served, "gs://corpus-b/docs/", image_exists=False)
+    assert done.returncode == 1 and "bert-qa-ingest:old" in done.stderr and "--image" in done.stderr
+    assert not _find(calls, "gcloud", "run", "jobs")
+    done, calls = _ingest_job(tmp_path, served.replace(":old", "@sha256:" + "0" * 64), "gs://corpus-b/docs/")
+    assert done.returncode == 1 and "digest" in done.stderr and not _find(calls, "gcloud", "run", "jobs")
+
+
+def test_ingest_job_passes_the_document_options_on(dry):
+    _, commands = dry("ingest_job.sh", "--include", "*.md", "--include=guide/*.pdf", "--exclude", "drafts/*",
+                      "--sync", "--force", "--image", "r/img-ingest:1", "gs://corpus-b/docs/", "gs://corpus-b/faq.html")
+    job = _one(commands, "gcloud", "run", "jobs", "deploy")
+    assert _flag(job, "args") == ("-m,function.ingest,--include,*.md,--include,guide/*.pdf,--exclude,drafts/*,"
+                                  "--sync,--force,gs://corpus-b/docs/,gs://corpus-b/faq.html")
+    assert _flag(job, "command") == "python" and _flag(job, "tasks") == "10"
+    # what the job runs is what function.ingest accepts
+    from function.ingest import parse_args
+    args = parse_args(_flag(job, "args").split(",")[2:])
+    assert args.include == ["*.md", "guide/*.pdf"] and args.exclude == ["drafts/*"] and args.sync and args.force
+    assert args.inputs == ["gs://corpus-b/docs/", "gs://corpus-b/faq.html"]
+
+
+def test_ingest_job_deletes_documents_in_one_task(dry):
+    _, commands = dry("ingest_job.sh", "--delete", "guide/install.md", "--delete=faq.html", "--image", "r/i:1")
+    job = _one(commands, "gcloud", "run", "jobs", "deploy")
+    assert _flag(job, "args") == "-m,function.ingest,--delete,guide/install.md,--delete,faq.html"
+    assert _flag(job, "tasks") == "1" and _flag(job, "parallelism") == "1"
 
 
 @pytest.mark.parametrize("args, message", [
     ([], "name the corpus"), (["./corpus"], "not a gs:// URI"), (["--tasks", "0", "gs://corpus-b/x/"], "--tasks"),
-    (["gs://b/x/"], "not a gs:// URI"),
+    (["gs://b/x/"], "not a gs:// URI"), (["--sync", "--delete", "a.md"], "--sync needs the inputs"),
+    (["--include", "*.{md,txt}", "gs://corpus-b/x/"], "comma"), (["gs://corpus-b/x/", "--exclude"], "needs a value"),
 ])
 def test_ingest_job_refuses_bad_input(dry, args, message):
     done, commands = dry("ingest_job.sh", *args, ok=False)
