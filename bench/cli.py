@@ -15,6 +15,8 @@ COMMANDS = {
     "cold-start": ("bench.cold_start", "cold starts of our function alone; --load and --variant for A/B runs"),
     "load": ("bench.load_test", "bounded load test against the Firestore emulator (exit 1 on errors or growth)"),
     "retrieval": ("bench.retrieval", "questions without passage ids: recall, EM/F1, retrieve time"),
+    "documents": ("bench.documents", "SQuAD articles as whole .txt/.md/.html/.pdf documents, split by the ingestion "
+                                     "code: recall@5, EM/F1 next to the paragraph corpus, split speed"),
     "memory": ("bench.memory_steps", "resident memory after each step of a cold start, in one process"),
     "image": ("bench.image", "the serving image laid out without Docker: size, startup, profile"),
     "stand-in": ("bench.standin", "an int8 artifact of the shipped shape from a public encoder (junk answers)"),

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from function.ingest.extract import Document, Section, extract
-from function.ingest.split import TYPICAL_QUESTION_TOKENS, Chunk, budget_from_manifest, split
+from function.ingest.split import TARGET_PASSAGE_TOKENS, TYPICAL_QUESTION_TOKENS, Chunk, budget_from_manifest, split
 from function.model.artifact import load_manifest
 from function.model.tokenizer import QATokenizer
 from tests.conftest import REPO
@@ -161,10 +161,12 @@ def test_budget_from_manifest_leaves_room_for_a_typical_question():
     manifest = load_manifest(ARTIFACT)
     max_tokens, overlap = budget_from_manifest(manifest)
     seq = manifest.sequence["max_seq_len"]
-    assert max_tokens == seq - 2 - manifest.pair_seps - TYPICAL_QUESTION_TOKENS
+    assert max_tokens == min(seq - 2 - manifest.pair_seps - TYPICAL_QUESTION_TOKENS, TARGET_PASSAGE_TOKENS)
     assert 0 < overlap <= max_tokens // 4
     raw = {"sequence": {"max_seq_len": 512}, "special_tokens": {"pair_seps": 2}}
-    assert budget_from_manifest(raw) == (512 - 4 - TYPICAL_QUESTION_TOKENS, 32)
+    assert budget_from_manifest(raw) == (TARGET_PASSAGE_TOKENS, 32)  # a window of 512 holds more than that
+    small = {"sequence": {"max_seq_len": 128}, "special_tokens": {"pair_seps": 2}}
+    assert budget_from_manifest(small) == (128 - 4 - TYPICAL_QUESTION_TOKENS, 25)  # the window decides
     with pytest.raises(ValueError):
         budget_from_manifest({"sequence": {"max_seq_len": 32}, "special_tokens": {}})
 

@@ -26,6 +26,11 @@ from function.ingest.extract import Document, require
 # the passage in two overlapping windows.
 TYPICAL_QUESTION_TOKENS = 24
 DEFAULT_OVERLAP_TOKENS = 32
+# Passages are at most this long even where a window holds more. Measured (bench/results/documents*,
+# docs/retrieval.md "Whole documents"): the dev articles split into passages filling the window (357
+# tokens, twice a SQuAD paragraph) lost 6.8-8.0 F1 against the paragraph corpus with questions asked
+# alone, although recall@5 was as good; split at 160 tokens every format came within 1.5-2.6 F1.
+TARGET_PASSAGE_TOKENS = 160
 
 
 @dataclass
@@ -47,8 +52,8 @@ class Chunk:
 def budget_from_manifest(manifest) -> tuple[int, int]:
     """(max passage tokens, overlap tokens) for a model: one window holds a passage beside a typical question.
 
-    ``max_seq_len - special tokens ([CLS], the pair separators, the last [SEP]) - TYPICAL_QUESTION_TOKENS``;
-    accepts a ``Manifest`` or its raw dict.
+    ``max_seq_len - special tokens ([CLS], the pair separators, the last [SEP]) - TYPICAL_QUESTION_TOKENS``,
+    and at most ``TARGET_PASSAGE_TOKENS``; accepts a ``Manifest`` or its raw dict.
     """
     raw = getattr(manifest, "raw", manifest)
     max_seq_len = int(raw["sequence"]["max_seq_len"])
@@ -56,6 +61,7 @@ def budget_from_manifest(manifest) -> tuple[int, int]:
     max_tokens = max_seq_len - (2 + pair_seps) - TYPICAL_QUESTION_TOKENS
     if max_tokens < 16:
         raise ValueError(f"max_seq_len {max_seq_len} leaves {max_tokens} passage tokens: too few to split into")
+    max_tokens = min(max_tokens, TARGET_PASSAGE_TOKENS)
     return max_tokens, min(DEFAULT_OVERLAP_TOKENS, max_tokens // 4)
 
 
