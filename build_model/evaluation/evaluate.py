@@ -9,18 +9,45 @@ these scores are the scores the function gives.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from build_model.evaluation.metrics import squad_scores
-from build_model.evaluation.squad import SquadSplit
+from build_model.evaluation.squad import Question, SquadSplit
 from build_model.training.features import encode_paragraphs
 from function.model.reader import PassageTokens, answers_from_logits, prepare
 from function.model.tokenizer import QATokenizer
 from function.model.windows import Batch, WindowSpec
 
 Infer = Callable[[Batch], tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One question read against its own paragraph: the best span's text and the run it came from."""
+
+    question: Question
+    text: str  # the best span ("" when the decoder found none)
+    start_logits: np.ndarray
+    end_logits: np.ndarray
+    batch: Batch
+
+
+def read_questions(split: SquadSplit, questions: Sequence[Question], tok: QATokenizer, spec: WindowSpec,
+                   infer: Infer, max_answer_tokens: int = 30) -> Iterator[Reading]:
+    """Each question against its paragraph, one model run each, decoded by the function's reader."""
+    encoded = encode_paragraphs(tok, split)
+    q_ids = tok.encode_many([q.question for q in questions])
+    for q, qe in zip(questions, q_ids):
+        enc = encoded[q.paragraph_id]
+        passages = [PassageTokens(enc.ids, enc.offsets)]
+        batch = prepare(qe.ids[: spec.max_query_tokens], passages, spec)
+        start, end = infer(batch)
+        text = split.paragraphs[q.paragraph_id].context
+        best = answers_from_logits(start, end, batch, passages, 1, max_answer_tokens, texts=[text])
+        yield Reading(q, text[best[0].start : best[0].end] if best else "", start, end, batch)
 
 
 def predict(
@@ -31,18 +58,7 @@ def predict(
     max_answer_tokens: int = 30,
 ) -> dict[str, str]:
     """Question id -> answer text (the passage substring at the answer's offsets)."""
-    encoded = encode_paragraphs(tok, split)
-    q_ids = tok.encode_many([q.question for q in split.questions])
-    out: dict[str, str] = {}
-    for q, qe in zip(split.questions, q_ids):
-        enc = encoded[q.paragraph_id]
-        passages = [PassageTokens(enc.ids, enc.offsets)]
-        batch = prepare(qe.ids[: spec.max_query_tokens], passages, spec)
-        start, end = infer(batch)
-        text = split.paragraphs[q.paragraph_id].context
-        best = answers_from_logits(start, end, batch, passages, 1, max_answer_tokens, texts=[text])
-        out[q.id] = text[best[0].start : best[0].end] if best else ""
-    return out
+    return {r.question.id: r.text for r in read_questions(split, split.questions, tok, spec, infer, max_answer_tokens)}
 
 
 def evaluate(split: SquadSplit, tok: QATokenizer, spec: WindowSpec, infer: Infer, **kw) -> dict:

@@ -209,23 +209,12 @@ class Prediction:
 def predict_with_margins(split: SquadSplit, questions: Sequence[Question], tok, spec, infer,
                          max_answer_tokens: int = 30) -> dict[str, Prediction]:
     """Question id -> its best span and no-answer margin, each question read against its paragraph."""
-    from build_model.training.features import encode_paragraphs
+    from build_model.evaluation.evaluate import read_questions
     from function.model.decode import null_score
-    from function.model.reader import PassageTokens, answers_from_logits, prepare
 
-    encoded = encode_paragraphs(tok, split)
-    q_ids = tok.encode_many([q.question for q in questions])
-    out = {}
-    for q, qe in zip(questions, q_ids):
-        enc = encoded[q.paragraph_id]
-        passages = [PassageTokens(enc.ids, enc.offsets)]
-        batch = prepare(qe.ids[: spec.max_query_tokens], passages, spec)
-        start, end = infer(batch)
-        text = split.paragraphs[q.paragraph_id].context
-        best = answers_from_logits(start, end, batch, passages, 1, max_answer_tokens, texts=[text])
-        margin = null_score(start, end, batch, max_answer_tokens).margin
-        out[q.id] = Prediction(text[best[0].start : best[0].end] if best else "", margin)
-    return out
+    return {r.question.id: Prediction(r.text, null_score(r.start_logits, r.end_logits, r.batch,
+                                                         max_answer_tokens).margin)
+            for r in read_questions(split, questions, tok, spec, infer, max_answer_tokens)}
 
 
 def evaluate_v2(split: SquadSplit, tok, spec, infer, max_answer_tokens: int = 30, seed: int = 0,
