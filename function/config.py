@@ -41,7 +41,16 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("QA_EAGER_LOAD", "0", "Load the tokenizer, model and store at start-up instead of on "
              "the first request (for minimum instances)."),
     Variable("QA_THREADS", "0", "ONNX Runtime intra-op threads (0: the CPUs this container may use)."),
-    Variable("QA_INFERENCE_CONCURRENCY", "1", "Model runs at a time; more only oversubscribes the CPUs."),
+    Variable("QA_INFERENCE_CONCURRENCY", "0", "Model runs at a time (0: 1 for `serial` and `batch`, the CPUs this "
+             "container may use for `parallel` and `pool`)."),
+    Variable("QA_INFERENCE_MODE", "serial", "How concurrent requests share the model: `serial` (one run at a time "
+             "with every CPU), `batch` (requests that arrive while a run is in progress go into the next run "
+             "together), `parallel` (several runs of one session at a time, 1 intra-op thread each unless "
+             "`QA_THREADS` says) or `pool` (as `parallel`, one session per run: more memory)."),
+    Variable("QA_BATCH_MAX_WINDOWS", "64", "`batch` mode: most windows in one model run (a request with more "
+             "still runs, alone)."),
+    Variable("QA_BATCH_WAIT_MS", "0", "`batch` mode: how long a run waits for more requests before it starts "
+             "(0: it takes only those already waiting, so a lone request never waits)."),
     Variable("QA_MAX_BODY_BYTES", "262144", "Largest request body; larger is 413, refused before reading."),
     Variable("QA_MAX_QUESTION_CHARS", "1000", "Longest question (characters)."),
     Variable("QA_MAX_CONTEXT_CHARS", "20000", "Longest `context`, and longest passage ingestion accepts (characters)."),
@@ -57,6 +66,7 @@ VARIABLES: tuple[Variable, ...] = (
 )
 
 _DEFAULTS = {v.name: v.default for v in VARIABLES}
+INFERENCE_MODES = ("serial", "batch", "parallel", "pool")
 
 
 class ConfigError(ValueError):
@@ -91,6 +101,9 @@ class Settings:
     eager_load: bool
     threads: int
     inference_concurrency: int
+    inference_mode: str
+    batch_max_windows: int
+    batch_wait_ms: float
     max_body_bytes: int
     max_question_chars: int
     max_context_chars: int
@@ -135,6 +148,16 @@ class Settings:
         if store not in ("sqlite", "firestore"):
             raise ConfigError(f"QA_STORE must be 'sqlite' or 'firestore', got {store!r}")
         project = env.get("GOOGLE_CLOUD_PROJECT", "")
+        mode = raw("QA_INFERENCE_MODE").strip().lower()
+        if mode not in INFERENCE_MODES:
+            raise ConfigError(f"QA_INFERENCE_MODE must be one of {', '.join(INFERENCE_MODES)}, got {mode!r}")
+        wait_ms = raw("QA_BATCH_WAIT_MS")
+        try:
+            batch_wait_ms = float(wait_ms)
+        except ValueError:
+            raise ConfigError(f"QA_BATCH_WAIT_MS must be a number, got {wait_ms!r}") from None
+        if not 0 <= batch_wait_ms <= 1000:
+            raise ConfigError(f"QA_BATCH_WAIT_MS must be between 0 and 1000, got {batch_wait_ms}")
         top_k_passages, max_top_k_passages = integer("QA_TOP_K_PASSAGES", 1), integer("QA_MAX_TOP_K_PASSAGES", 1)
         if top_k_passages > max_top_k_passages:
             raise ConfigError(f"QA_TOP_K_PASSAGES ({top_k_passages}) must not be more than "
@@ -155,7 +178,10 @@ class Settings:
             passage_cache_bytes=integer("QA_PASSAGE_CACHE_BYTES"),
             eager_load=flag("QA_EAGER_LOAD"),
             threads=integer("QA_THREADS"),
-            inference_concurrency=integer("QA_INFERENCE_CONCURRENCY", 1),
+            inference_concurrency=integer("QA_INFERENCE_CONCURRENCY"),
+            inference_mode=mode,
+            batch_max_windows=integer("QA_BATCH_MAX_WINDOWS", 1),
+            batch_wait_ms=batch_wait_ms,
             max_body_bytes=integer("QA_MAX_BODY_BYTES", 1024),
             max_question_chars=integer("QA_MAX_QUESTION_CHARS", 1),
             max_context_chars=integer("QA_MAX_CONTEXT_CHARS", 1),
@@ -169,6 +195,17 @@ class Settings:
             project=project,
         )
 
+    def model_runs(self, cpus: int) -> int:
+        """Model runs at a time: QA_INFERENCE_CONCURRENCY, else 1 (serial, batch) or ``cpus`` (parallel, pool)."""
+        if self.inference_concurrency:
+            return self.inference_concurrency
+        return cpus if self.inference_mode in ("parallel", "pool") else 1
+
+    def run_threads(self, cpus: int) -> int:
+        """Intra-op threads of one run: QA_THREADS, else ``cpus`` (serial, batch) or 1 (parallel, pool)."""
+        if self.threads:
+            return self.threads
+        return 1 if self.inference_mode in ("parallel", "pool") else cpus
 
 
 def markdown_table() -> str:

@@ -11,7 +11,17 @@ from function.config import VARIABLES, ConfigError, Settings
 def test_defaults_are_usable():
     s = Settings.from_env({})
     assert s.store == "sqlite" and s.cache and s.max_passage_ids == 50 and s.max_top_k == 10
-    assert s.inference_concurrency == 1 and s.threads == 0
+    assert s.inference_concurrency == 0 and s.threads == 0 and s.inference_mode == "serial"
+    assert s.model_runs(2) == 1 and s.run_threads(2) == 2  # today's: one run at a time with every CPU
+    assert s.batch_wait_ms == 0 and s.batch_max_windows == 64
+
+
+@pytest.mark.parametrize("mode, runs, threads", [("serial", 1, 4), ("batch", 1, 4), ("parallel", 4, 1), ("pool", 4, 1)])
+def test_inference_modes_size_runs_and_threads_by_the_cpus(mode, runs, threads):
+    s = Settings.from_env({"QA_INFERENCE_MODE": mode})
+    assert (s.model_runs(4), s.run_threads(4)) == (runs, threads)
+    given = Settings.from_env({"QA_INFERENCE_MODE": mode, "QA_INFERENCE_CONCURRENCY": "3", "QA_THREADS": "2"})
+    assert (given.model_runs(4), given.run_threads(4)) == (3, 2)
     assert s.top_k_passages == 5 and s.max_top_k_passages == 20
 
 
@@ -26,6 +36,10 @@ def test_every_setting_has_a_documented_variable():
     ({"QA_MAX_TOP_K": "0"}, "QA_MAX_TOP_K must be >= 1"),
     ({"QA_CACHE": "maybe"}, "QA_CACHE must be 1 or 0"),
     ({"QA_STORE_TIMEOUT_S": "-1"}, "QA_STORE_TIMEOUT_S must be > 0"),
+    ({"QA_INFERENCE_MODE": "async"}, "QA_INFERENCE_MODE must be one of serial, batch, parallel, pool"),
+    ({"QA_BATCH_WAIT_MS": "soon"}, "QA_BATCH_WAIT_MS must be a number"),
+    ({"QA_BATCH_WAIT_MS": "-1"}, "QA_BATCH_WAIT_MS must be between 0 and 1000"),
+    ({"QA_BATCH_MAX_WINDOWS": "0"}, "QA_BATCH_MAX_WINDOWS must be >= 1"),
     ({"QA_TOP_K_PASSAGES": "21"}, "QA_TOP_K_PASSAGES \\(21\\) must not be more than QA_MAX_TOP_K_PASSAGES \\(20\\)"),
 ])
 def test_bad_values_are_named(env, words):

@@ -65,7 +65,7 @@ def test_answers_from_stored_passages_with_exact_offsets(server, repo):
         assert a["passage_id"] in SAMPLE_IDS and a["title"] in ("Normans", "Jacksonville, Florida")
         assert a["text"] == texts[a["passage_id"]][a["start"] : a["end"]] and a["text"]
     assert len({(a["passage_id"], a["start"], a["end"]) for a in body["answers"]}) == 3
-    assert set(body["timings_ms"]) == {"tokenize", "fetch", "inference", "postprocess", "total"}
+    assert set(body["timings_ms"]) == {"tokenize", "fetch", "queue", "inference", "postprocess", "total"}
     assert body["model"]["name"] == "tiny-random-bert"
     timing = dict(part.strip().split(";dur=") for part in r.headers["Server-Timing"].split(","))
     assert {k: float(v) for k, v in timing.items()} == body["timings_ms"]
@@ -101,7 +101,7 @@ def test_a_question_alone_is_answered_from_the_passages_bm25_retrieves(server, r
     assert {a["passage_id"] for a in body["answers"]} <= {h["passage_id"] for h in retrieved}
     for a in body["answers"]:
         assert a["text"] == texts[a["passage_id"]][a["start"] : a["end"]]
-    assert list(body["timings_ms"]) == ["tokenize", "retrieve", "fetch", "inference", "postprocess", "total"]
+    assert list(body["timings_ms"]) == ["tokenize", "retrieve", "fetch", "queue", "inference", "postprocess", "total"]
     timing = dict(part.strip().split(";dur=") for part in r.headers["Server-Timing"].split(","))
     assert {k: float(v) for k, v in timing.items()} == body["timings_ms"]
     logged = [line for line in server.logs() if line.get("question") == q["question"]]

@@ -18,6 +18,7 @@ from function.model.artifact import Manifest, verify
 
 if TYPE_CHECKING:
     from function.model.onnx_model import OnnxQAModel
+    from function.model.pool import SessionPool
     from function.model.tokenizer import QATokenizer
     from function.model.windows import WindowSpec
 
@@ -28,7 +29,7 @@ class Model:
 
     manifest: Manifest
     tokenizer: QATokenizer  # text -> token ids and character offsets
-    infer: OnnxQAModel  # Batch -> (start_logits, end_logits), one ONNX Runtime session run
+    infer: OnnxQAModel | SessionPool  # Batch -> (start_logits, end_logits), one ONNX Runtime session run
     spec: WindowSpec  # the window layout of the artifact's sequence settings
 
 
@@ -45,8 +46,10 @@ def window_spec(manifest: Manifest) -> WindowSpec:
                       special["cls"], special["sep"], special["pad"], manifest.pair_seps)
 
 
-def load_model(manifest: Manifest, threads: int) -> tuple[Model, dict]:
-    """Verify the artifact's files, then load the tokenizer and the ONNX session (and their timings)."""
+def load_model(manifest: Manifest, threads: int, sessions: int = 1) -> tuple[Model, dict]:
+    """Verify the artifact's files, then load the tokenizer and the ONNX session (and their timings).
+
+    ``sessions`` > 1: that many sessions behind one ``SessionPool`` (``QA_INFERENCE_MODE=pool``)."""
     from function.cpus import available_cpus
     from function.model.onnx_model import OnnxQAModel
     from function.model.tokenizer import QATokenizer
@@ -64,8 +67,14 @@ def load_model(manifest: Manifest, threads: int) -> tuple[Model, dict]:
 
     t0 = time.perf_counter()
     try:
-        infer = OnnxQAModel(manifest.model_path, threads or available_cpus(),
-                            optimized=manifest.graph_optimized)
+        made = [OnnxQAModel(manifest.model_path, threads or available_cpus(), optimized=manifest.graph_optimized)
+                for _ in range(max(1, sessions))]
+        if len(made) == 1:
+            infer = made[0]
+        else:
+            from function.model.pool import SessionPool
+
+            infer = SessionPool(made)
     except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
         raise ArtifactError(f"ONNX Runtime cannot load {manifest.model_path}: {str(e)[:300]}",
                             {"file": str(manifest.model_path)}) from None

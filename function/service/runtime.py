@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from function.config import Settings
+from function.cpus import available_cpus
 from function.errors import ArtifactError
 from function.logs import log
 from function.model.artifact import Manifest, load_manifest
 from function.model.load import Model, load_model
+from function.service.inference import Inference
 
 if TYPE_CHECKING:
     from function.store.base import PassageStore
@@ -76,7 +78,7 @@ class Runtime:
         self._store: PassageStore | None = None
         self.cold_start: dict | None = None
         self.load_error: str | None = None  # why the last eager load failed (for GET /ready)
-        self.inference_slots = threading.BoundedSemaphore(settings.inference_concurrency)
+        self.inference = Inference(settings, available_cpus())  # QA_INFERENCE_MODE: how runs share the CPUs
 
     # Cheap: the health endpoint uses this, never the model.
     def manifest(self) -> Manifest:
@@ -147,7 +149,7 @@ class Runtime:
 
             threading.Thread(target=set_up_store, name="store-setup", daemon=True).start()
             try:
-                model, timings = load_model(self.manifest(), self.settings.threads)
+                model, timings = load_model(self.manifest(), self.inference.threads, self.inference.sessions)
             except ArtifactError as e:
                 self.load_error = e.message  # for GET /ready, after a lazy load failed too
                 raise
@@ -164,5 +166,6 @@ class Runtime:
             timings["since_process_start_ms"] = self.clock.since_process_start_ms()
             self.cold_start = timings
             log("INFO", "cold start", cold_start_ms=timings, eager=self.settings.eager_load,
+                inference=self.inference.describe(),
                 **self.manifest_summary())
             return timings
