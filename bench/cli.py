@@ -14,6 +14,8 @@ COMMANDS = {
                              "(the default)"),
     "cold-start": ("bench.cold_start", "cold starts of our function alone; --load and --variant for A/B runs"),
     "load": ("bench.load_test", "bounded load test against the Firestore emulator (exit 1 on errors or growth)"),
+    "throughput": ("bench.throughput", "the inference modes (serial, batch, parallel) side by side: requests/s, "
+                                       "p50/p99 and memory at 1-8 clients, 1 and 2 CPUs"),
     "retrieval": ("bench.retrieval", "questions without passage ids: recall, EM/F1, retrieve time"),
     "documents": ("bench.documents", "SQuAD articles as whole .txt/.md/.html/.pdf documents, split by the ingestion "
                                      "code: recall@5, EM/F1 next to the paragraph corpus, split speed"),
