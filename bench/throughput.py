@@ -41,7 +41,7 @@ from bench.harness.launch import FunctionServer, free_port, tool
 from bench.harness.stats import latency_summary
 
 REPO = Path(__file__).resolve().parent.parent
-MODES = ("serial", "batch", "parallel")
+MODES = ("serial", "batch", "parallel", "adaptive")
 
 
 def make_payloads(artifact: Path, lengths: list[int]) -> list[dict]:
@@ -186,7 +186,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench throughput", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifact", type=Path, default=REPO / "artifact")
-    p.add_argument("--modes", nargs="+", default=list(MODES), choices=("serial", "batch", "parallel", "pool"))
+    p.add_argument("--modes", nargs="+", default=list(MODES), choices=(*MODES, "pool"))
     p.add_argument("--cpus", type=int, nargs="+", default=[1, 2], help="CPUs the server may use (taskset)")
     p.add_argument("--clients", type=int, nargs="+", default=[1, 2, 4, 8])
     p.add_argument("--lengths", type=int, nargs="+", default=[128, 384], help="window lengths (tokens)")

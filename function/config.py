@@ -42,11 +42,12 @@ VARIABLES: tuple[Variable, ...] = (
              "the first request (for minimum instances)."),
     Variable("QA_THREADS", "0", "ONNX Runtime intra-op threads (0: the CPUs this container may use)."),
     Variable("QA_INFERENCE_CONCURRENCY", "0", "Model runs at a time (0: 1 for `serial` and `batch`, the CPUs this "
-             "container may use for `parallel` and `pool`)."),
+             "container may use for `parallel`, `pool` and `adaptive`)."),
     Variable("QA_INFERENCE_MODE", "serial", "How concurrent requests share the model: `serial` (one run at a time "
              "with every CPU), `batch` (requests that arrive while a run is in progress go into the next run "
              "together), `parallel` (several runs of one session at a time, 1 intra-op thread each unless "
-             "`QA_THREADS` says) or `pool` (as `parallel`, one session per run: more memory)."),
+             "`QA_THREADS` says), `pool` (as `parallel`, one session per run: more memory) or `adaptive` (a request "
+             "alone runs as in `serial`, with every CPU; while it runs, others run beside it as in `parallel`)."),
     Variable("QA_BATCH_MAX_WINDOWS", "64", "`batch` mode: most windows in one model run (a request with more "
              "still runs, alone)."),
     Variable("QA_BATCH_WAIT_MS", "0", "`batch` mode: how long a run waits for more requests before it starts "
@@ -66,7 +67,8 @@ VARIABLES: tuple[Variable, ...] = (
 )
 
 _DEFAULTS = {v.name: v.default for v in VARIABLES}
-INFERENCE_MODES = ("serial", "batch", "parallel", "pool")
+INFERENCE_MODES = ("serial", "batch", "parallel", "pool", "adaptive")
+CONCURRENT_MODES = ("parallel", "pool", "adaptive")  # several runs at a time, by default one per CPU
 
 
 class ConfigError(ValueError):
@@ -199,10 +201,11 @@ class Settings:
         """Model runs at a time: QA_INFERENCE_CONCURRENCY, else 1 (serial, batch) or ``cpus`` (parallel, pool)."""
         if self.inference_concurrency:
             return self.inference_concurrency
-        return cpus if self.inference_mode in ("parallel", "pool") else 1
+        return cpus if self.inference_mode in CONCURRENT_MODES else 1
 
     def run_threads(self, cpus: int) -> int:
-        """Intra-op threads of one run: QA_THREADS, else ``cpus`` (serial, batch) or 1 (parallel, pool)."""
+        """Intra-op threads of one run: QA_THREADS, else ``cpus`` (serial, batch; adaptive's lone run) or 1
+        (parallel, pool; adaptive's runs beside another)."""
         if self.threads:
             return self.threads
         return 1 if self.inference_mode in ("parallel", "pool") else cpus

@@ -177,7 +177,7 @@ def test_the_bounded_wait_collects_requests_and_ends_when_the_batch_is_full(mode
     assert batcher.runs == 1 and [r.batch_requests for r in results] == [2, 2]
 
 
-@pytest.mark.parametrize("mode", ["batch", "parallel", "pool"])
+@pytest.mark.parametrize("mode", ["batch", "parallel", "pool", "adaptive"])
 def test_every_mode_answers_concurrent_requests_as_serial_does(tiny_artifact, asks, mode):
     def service(extra):
         env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_CACHE": "0", "QA_INFERENCE_CONCURRENCY": "3",
@@ -206,3 +206,37 @@ def test_every_mode_answers_concurrent_requests_as_serial_does(tiny_artifact, as
         assert list(result.timings_ms) == ["tokenize", "fetch", "queue", "inference", "postprocess", "total"]
     if mode == "pool":
         assert len(other.rt.model().infer) == 3
+
+
+def test_adaptive_runs_a_lone_request_wide_and_one_beside_it_narrow(tiny_artifact, asks):
+    rt = Runtime(Settings.from_env({"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_INFERENCE_MODE": "adaptive",
+                                    "QA_INFERENCE_CONCURRENCY": "2", "QA_THREADS": "2"}))
+    model, inference = rt.model(), rt.inference
+    assert inference._narrow is not None and inference.describe()["sessions"] == 2
+    b = batch_of(model, *asks[0])[0]
+    inference.run(model, b)
+    assert (inference.wide_runs, inference.narrow_runs) == (1, 0)  # alone: every thread
+    entered, release = threading.Event(), threading.Event()
+    wide = model.infer
+
+    class Held:
+        def __init__(self):
+            self.input_names = wide.input_names
+
+        def __call__(self, batch):
+            entered.set()
+            release.wait(60)
+            return wide(batch)
+
+    model.infer = Held()
+    try:
+        first = threading.Thread(target=inference.run, args=(model, b))
+        first.start()
+        assert entered.wait(60)
+        beside = inference.run(model, b)  # while the wide run is held: the 1-thread session
+        release.set()
+        first.join(60)
+    finally:
+        model.infer = wide
+    assert (inference.wide_runs, inference.narrow_runs) == (2, 1)
+    np.testing.assert_allclose(beside.start_logits, wide(b)[0], rtol=1e-4, atol=1e-4)

@@ -16,7 +16,8 @@ def test_defaults_are_usable():
     assert s.batch_wait_ms == 0 and s.batch_max_windows == 64
 
 
-@pytest.mark.parametrize("mode, runs, threads", [("serial", 1, 4), ("batch", 1, 4), ("parallel", 4, 1), ("pool", 4, 1)])
+@pytest.mark.parametrize("mode, runs, threads", [("serial", 1, 4), ("batch", 1, 4), ("parallel", 4, 1), ("pool", 4, 1),
+                                                  ("adaptive", 4, 4)])
 def test_inference_modes_size_runs_and_threads_by_the_cpus(mode, runs, threads):
     s = Settings.from_env({"QA_INFERENCE_MODE": mode})
     assert (s.model_runs(4), s.run_threads(4)) == (runs, threads)
@@ -36,7 +37,7 @@ def test_every_setting_has_a_documented_variable():
     ({"QA_MAX_TOP_K": "0"}, "QA_MAX_TOP_K must be >= 1"),
     ({"QA_CACHE": "maybe"}, "QA_CACHE must be 1 or 0"),
     ({"QA_STORE_TIMEOUT_S": "-1"}, "QA_STORE_TIMEOUT_S must be > 0"),
-    ({"QA_INFERENCE_MODE": "async"}, "QA_INFERENCE_MODE must be one of serial, batch, parallel, pool"),
+    ({"QA_INFERENCE_MODE": "async"}, "QA_INFERENCE_MODE must be one of serial, batch, parallel, pool, adaptive"),
     ({"QA_BATCH_WAIT_MS": "soon"}, "QA_BATCH_WAIT_MS must be a number"),
     ({"QA_BATCH_WAIT_MS": "-1"}, "QA_BATCH_WAIT_MS must be between 0 and 1000"),
     ({"QA_BATCH_MAX_WINDOWS": "0"}, "QA_BATCH_MAX_WINDOWS must be >= 1"),

@@ -8,6 +8,12 @@
   all on one session (ONNX Runtime's ``run`` is thread-safe; the weights are
   held once).
 - ``pool``: as ``parallel``, with a session per run (``function.model.pool``).
+- ``adaptive``: a request that finds no other run in progress runs as in
+  ``serial`` (the session with every CPU), so a lone request is as fast as
+  today; one that arrives while others run goes on a second session with 1
+  intra-op thread, as in ``parallel`` (up to one run per CPU in all). The CPUs
+  are oversubscribed only while a wide run and narrow ones overlap. Costs a
+  second session (the weights twice).
 
 ``Inference.run`` returns the logits and the time the request waited before
 its run started (``queue``, its own stage in the reply's timings).
@@ -47,10 +53,23 @@ class Inference:
         self._settings = settings
         self._batcher: MicroBatcher | None = None
         self._lock = threading.Lock()
+        self._narrow = None  # adaptive: the 1-thread session for runs beside another
+        self._active = 0  # adaptive: runs in progress
+        self.wide_runs = self.narrow_runs = 0
 
     def describe(self) -> dict:
         return {"mode": self.mode, "runs_at_a_time": self.runs_at_a_time, "threads_per_run": self.threads,
-                "sessions": self.sessions}
+                "sessions": self.sessions + (self.mode == "adaptive")}
+
+    def prepare(self, model: Model) -> dict:
+        """What a mode needs beyond the model's own session (adaptive: the 1-thread one); its timings."""
+        if self.mode != "adaptive":
+            return {}
+        from function.model.onnx_model import OnnxQAModel
+
+        t0 = time.perf_counter()
+        self._narrow = OnnxQAModel(model.manifest.model_path, 1, optimized=model.manifest.graph_optimized)
+        return {"narrow_model_ms": round((time.perf_counter() - t0) * 1000, 1)}
 
     def batcher(self, model: Model) -> MicroBatcher:
         if self._batcher is None:
@@ -70,5 +89,22 @@ class Inference:
         t0 = time.perf_counter()
         with self.slots:
             queue_ms = (time.perf_counter() - t0) * 1000
-            start, end = model.infer(batch)
+            if self.mode != "adaptive":
+                start, end = model.infer(batch)
+            else:
+                start, end = self._adaptive(model, batch)
         return Ran(start, end, queue_ms)
+
+    def _adaptive(self, model: Model, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+        with self._lock:
+            alone = self._active == 0 or self._narrow is None
+            self._active += 1
+            if alone:
+                self.wide_runs += 1
+            else:
+                self.narrow_runs += 1
+        try:
+            return (model.infer if alone else self._narrow)(batch)
+        finally:
+            with self._lock:
+                self._active -= 1
