@@ -96,7 +96,8 @@ CMD ["--help"]
 FROM app AS runtime
 # Cloud Run sets PORT; functions-framework reads it (and FUNCTION_TARGET, WORKERS,
 # THREADS). One gunicorn worker: the ONNX session uses every CPU of the container
-# by itself and runs one inference at a time (QA_INFERENCE_CONCURRENCY), and a
+# by itself (QA_INFERENCE_MODE: a lone request on every CPU, concurrent ones on one
+# each, up to QA_INFERENCE_CONCURRENCY at a time), and a
 # second process would double the memory. THREADS=8 matches the recommended
 # Cloud Run concurrency of 8, so the requests that wait on Firestore or hit the
 # answer cache do not queue behind the one running the model.

@@ -43,11 +43,12 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("QA_THREADS", "0", "ONNX Runtime intra-op threads (0: the CPUs this container may use)."),
     Variable("QA_INFERENCE_CONCURRENCY", "0", "Model runs at a time (0: 1 for `serial` and `batch`, the CPUs this "
              "container may use for `parallel`, `pool` and `adaptive`)."),
-    Variable("QA_INFERENCE_MODE", "serial", "How concurrent requests share the model: `serial` (one run at a time "
+    Variable("QA_INFERENCE_MODE", "adaptive", "How concurrent requests share the model: `serial` (one run at a time "
              "with every CPU), `batch` (requests that arrive while a run is in progress go into the next run "
              "together), `parallel` (several runs of one session at a time, 1 intra-op thread each unless "
              "`QA_THREADS` says), `pool` (as `parallel`, one session per run: more memory) or `adaptive` (a request "
-             "alone runs as in `serial`, with every CPU; while it runs, others run beside it as in `parallel`)."),
+             "alone runs as in `serial`, with every CPU; while it runs, others run beside it as in `parallel`; "
+             "docs/benchmarks.md#throughput-under-concurrency)."),
     Variable("QA_BATCH_MAX_WINDOWS", "64", "`batch` mode: most windows in one model run (a request with more "
              "still runs, alone)."),
     Variable("QA_BATCH_WAIT_MS", "0", "`batch` mode: how long a run waits for more requests before it starts "

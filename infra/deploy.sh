@@ -70,9 +70,13 @@ esac
 # limit, not "auto": during startup CPU boost the container can see more CPUs
 # than it keeps, and a thread pool sized then would oversubscribe afterwards.
 # THREADS (gunicorn threads) = concurrency, so every admitted request has a thread.
+# QA_INFERENCE_CONCURRENCY: model runs at a time, one per vCPU (QA_INFERENCE_MODE
+# adaptive, the default: a lone request runs on every vCPU, concurrent ones on one
+# each; docs/benchmarks.md#throughput-under-concurrency); for the same reason as
+# QA_THREADS, not detected.
 ENV_VARS="QA_STORE=firestore,QA_FIRESTORE_DATABASE=${FIRESTORE_DATABASE}"
 ENV_VARS+=",QA_PASSAGES_COLLECTION=${PASSAGES_COLLECTION},QA_ANSWERS_COLLECTION=${ANSWERS_COLLECTION}"
-ENV_VARS+=",QA_EAGER_LOAD=1,QA_THREADS=${CPU},THREADS=${CONCURRENCY},WORKERS=1"
+ENV_VARS+=",QA_EAGER_LOAD=1,QA_THREADS=${CPU},QA_INFERENCE_CONCURRENCY=${CPU},THREADS=${CONCURRENCY},WORKERS=1"
 # MALLOC_ARENA_MAX=2 (also in the Dockerfile; Cloud Functions builds without it):
 # fewer glibc heap arenas for the request threads, ~100 MB less resident memory.
 ENV_VARS+=",GOOGLE_CLOUD_PROJECT=${PROJECT_ID},MALLOC_ARENA_MAX=2"

@@ -11,8 +11,9 @@ from function.config import VARIABLES, ConfigError, Settings
 def test_defaults_are_usable():
     s = Settings.from_env({})
     assert s.store == "sqlite" and s.cache and s.max_passage_ids == 50 and s.max_top_k == 10
-    assert s.inference_concurrency == 0 and s.threads == 0 and s.inference_mode == "serial"
-    assert s.model_runs(2) == 1 and s.run_threads(2) == 2  # today's: one run at a time with every CPU
+    assert s.inference_concurrency == 0 and s.threads == 0 and s.inference_mode == "adaptive"
+    # alone, a run gets every CPU; beside others, one run per CPU
+    assert s.model_runs(2) == 2 and s.run_threads(2) == 2 and s.model_runs(1) == 1
     assert s.batch_wait_ms == 0 and s.batch_max_windows == 64
 
 

@@ -275,7 +275,7 @@ def test_deploy_follows_the_settings(dry):
     assert _flag(cmd, "image") == "r/img@sha256:abc" and _flag(cmd, "tag") == "build-12ab"
     assert "--no-traffic" in cmd and _flag(cmd, "min-instances") == "1"
     env = _env_vars(cmd)
-    assert env["QA_THREADS"] == "2" and env["THREADS"] == "16"
+    assert env["QA_THREADS"] == "2" and env["QA_INFERENCE_CONCURRENCY"] == "2" and env["THREADS"] == "16"
 
 
 @pytest.mark.parametrize("setting", [{"CPU": "0.5"}, {"CONCURRENCY": "0"}, {"MAX_INSTANCES": "x"},

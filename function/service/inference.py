@@ -1,6 +1,6 @@
 """How a request's model run shares the CPUs with the others' (``QA_INFERENCE_MODE``).
 
-- ``serial`` (today's default): one run at a time (``QA_INFERENCE_CONCURRENCY``
+- ``serial`` (the default until issue 19): one run at a time (``QA_INFERENCE_CONCURRENCY``
   slots, 1 unless set) with every CPU as ONNX Runtime intra-op threads.
 - ``batch``: requests waiting for the model go into one run together
   (``function.service.batcher``).
@@ -8,7 +8,7 @@
   all on one session (ONNX Runtime's ``run`` is thread-safe; the weights are
   held once).
 - ``pool``: as ``parallel``, with a session per run (``function.model.pool``).
-- ``adaptive``: a request that finds no other run in progress runs as in
+- ``adaptive`` (the default): a request that finds no other run in progress runs as in
   ``serial`` (the session with every CPU), so a lone request is as fast as
   today; one that arrives while others run goes on a second session with 1
   intra-op thread, as in ``parallel`` (up to one run per CPU in all). The CPUs
@@ -59,11 +59,11 @@ class Inference:
 
     def describe(self) -> dict:
         return {"mode": self.mode, "runs_at_a_time": self.runs_at_a_time, "threads_per_run": self.threads,
-                "sessions": self.sessions + (self.mode == "adaptive")}
+                "sessions": self.sessions + (self.mode == "adaptive" and self.runs_at_a_time > 1)}
 
     def prepare(self, model: Model) -> dict:
         """What a mode needs beyond the model's own session (adaptive: the 1-thread one); its timings."""
-        if self.mode != "adaptive":
+        if self.mode != "adaptive" or self.runs_at_a_time == 1:  # one run at a time: always the wide one
             return {}
         from function.model.onnx_model import OnnxQAModel
 
