@@ -1,11 +1,11 @@
 """``python -m bench all``: every measurement the README cites for an artifact, one after the other.
 
-Run it on a quiet machine (about 35 minutes on the 2-core sandbox). Each step
+Run it on a quiet machine (about 45 minutes on the 2-core sandbox). Each step
 is a ``python -m bench`` command with its output in its own log
 (``--logs``, default logs/measure/NAME.log), so a session stopped part way
 keeps what finished; a failed step does not stop the rest, and the exit code
 is 1 when any failed. Results go where each command writes them
-(bench/results/ for serving, retrieval and load).
+(bench/results/ for serving, retrieval, load and throughput).
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ def steps(artifact: str) -> dict[str, list[str]]:
                          "--no-firestore", "--out", "build/bench-lazy"],
         "memory-steps": ["memory", *a],
         "load": ["load", *a, "--clients", "8", "--seconds", "120"],
+        "throughput": ["throughput", *a, "--modes", "serial", "batch", "parallel", "adaptive", "--cpus", "1", "2",
+                       "--clients", "1", "2", "4", "8", "--lengths", "128", "384", "--seconds", "4", "--rounds", "2"],
         "image-size": ["image", *a, "size"],
         "image-profile": ["image", *a, "profile", "--threads", "1", "--requests", "200", "--concurrency", "8", "16"],
         "image-startup": ["image", *a, "startup", "--runs", "11"],
