@@ -71,6 +71,40 @@ def test_shared_answer_cache_respects_expiry(store):
 
 
 @pytest.mark.firestore
+def test_firestore_counts_the_operations_it_is_billed_for(firestore_env):
+    import threading
+
+    from function.store import ops
+    from function.store.firestore import FirestoreStore
+
+    s = FirestoreStore(None, "(default)", "passages", "answers", timeout_s=5)
+    try:
+        s.upsert_many([passage("a"), passage("b", n=3)])
+        mine = ops.counting()
+        before = ops.totals()
+        s.get_many(["a", "b", "missing"])  # a read per document asked for, found or not
+        s.get_answer("k")
+        s.count()  # an aggregation: a read per 1,000 index entries, at least one
+        assert mine.as_dict() == {"reads": 5, "writes": 0, "deletes": 0}
+        worker = threading.Thread(target=s.put_answer, args=("k", {"answers": []}, time.time() + 60))
+        worker.start()  # a thread of its own (the answer cache's write): the process's totals only
+        worker.join()
+        assert mine.writes == 0
+        after = ops.totals()
+        assert (after.reads - before.reads, after.writes - before.writes) == (5, 1)
+        assert s.delete_many(["a"]) == 1
+        assert mine.deletes >= 1 and mine.writes >= 1  # the passage, and its postings rewritten
+    finally:
+        s.close()
+
+
+def test_count_reads_are_billed_per_thousand_index_entries():
+    from function.store.ops import count_reads
+
+    assert [count_reads(n) for n in (0, 1, 1000, 1001, 25_000)] == [1, 1, 1, 2, 25]
+
+
+@pytest.mark.firestore
 def test_an_unreachable_firestore_fails_fast_with_503(monkeypatch):
     from bench.harness.launch import free_port
     from function.errors import StoreUnavailable

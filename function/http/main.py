@@ -23,6 +23,7 @@ from function.config import ConfigError, Settings
 from function.errors import MethodNotAllowed, NotFound, QAError, Unavailable
 from function.logs import clip, log, trace_field
 from function.service.runtime import ImportClock, Runtime
+from function.store import ops
 
 _IMPORTED = ImportClock.now()
 # numpy's OpenBLAS starts a thread per CPU it sees (the affinity mask, not a
@@ -100,7 +101,8 @@ def _health(app: _App) -> dict:
         store = {"kind": "sqlite", "path": str(s.sqlite_path)}
     else:
         store = {"kind": "firestore", "project": s.firestore_project or None,
-                 "database": s.firestore_database, "collection": s.passages_collection}
+                 "database": s.firestore_database, "collection": s.passages_collection,
+                 "ops": ops.totals().as_dict()}
     return {
         "status": "ok",
         "model": manifest.summary(),
@@ -139,8 +141,7 @@ def _answer(app: _App, request) -> tuple[dict, dict, dict]:
     timings = result.timings_ms
     server_timing = ", ".join(f"{k};dur={v}" for k, v in timings.items())
     payload = {**result.payload, "cache": result.cache, "cold_start": cold, "timings_ms": timings}
-    kind = "context" if req.context is not None else "passage_ids" if req.passage_ids is not None else "retrieval"
-    log_fields = {"kind": kind, "cache": result.cache, "cold_start": cold, "timings_ms": timings,
+    log_fields = {"kind": req.kind, "cache": result.cache, "cold_start": cold, "timings_ms": timings,
                   "question": clip(req.question, settings.log_text_chars),
                   "passages": len(req.passage_ids) if req.passage_ids else 0,
                   "context_chars": len(req.context) if req.context else 0,
@@ -157,6 +158,7 @@ def answer(request):
     fields: dict = {}
     headers: dict = {}
     app = None
+    store_ops = ops.counting()  # Firestore reads/writes this request makes (its log line's store_ops)
     try:
         app = get_app()
         path = request.path.rstrip("/") or "/"
@@ -188,6 +190,7 @@ def answer(request):
         httpRequest={"requestMethod": request.method, "status": status, "latency": f"{latency_ms / 1000:.4f}s",
                      "requestSize": str(request.content_length or 0)},
         latency_ms=latency_ms, **fields,
+        **({"store_ops": store_ops.as_dict()} if app and app.settings.store == "firestore" else {}),
         **(app.runtime.manifest_summary() if app else {}),
         **trace_field(request.headers.get("X-Cloud-Trace-Context"), project))
     return _respond(status, body, headers)

@@ -46,6 +46,7 @@ from collections.abc import Iterable
 
 from function.errors import StoreUnavailable
 from function.retrieval.bm25 import Hit, PassageTerms
+from function.store import ops
 from function.store.firestore_terms import TermIndex
 from function.store.ids import document_key
 from function.store.records import DocumentRecord, Passage
@@ -103,6 +104,7 @@ class FirestoreStore:
                                              timeout=self.timeout_s))
         except self._errors as e:
             raise self._failed("get passages", e) from None
+        ops.add(reads=len(refs))
         found = {}
         for snap in snaps:
             if snap.exists:
@@ -116,6 +118,7 @@ class FirestoreStore:
         refs = [self.passages.document(i) for i in dict.fromkeys(ids)]
         exist, indexed = set(), {}
         for c in range(0, len(refs), 300):
+            ops.add(reads=len(refs[c : c + 300]))
             for snap in self.client.get_all(refs[c : c + 300], field_paths=_INDEX_FIELDS, retry=None,
                                             timeout=self.timeout_s):
                 if snap.exists:
@@ -128,19 +131,21 @@ class FirestoreStore:
 
     def _commit_in_batches(self, writes, old: dict[str, tuple[list[str], int]]) -> None:
         """Apply (id, fields or None to delete, their analysis) with the corpus totals' change, in batches."""
-        batch, size, docs, n, length = self.client.batch(), 0, 0, 0, 0
+        batch, size, docs, deletes, n, length = self.client.batch(), 0, 0, 0, 0, 0
 
         def flush() -> None:
-            nonlocal batch, size, docs, n, length
+            nonlocal batch, size, docs, deletes, n, length
             if docs:
                 self.index.corpus_change(batch, n, length)
                 batch.commit(timeout=max(self.timeout_s, 60))
-            batch, size, docs, n, length = self.client.batch(), 0, 0, 0, 0
+                ops.add(writes=docs - deletes + bool(n or length), deletes=deletes)
+            batch, size, docs, deletes, n, length = self.client.batch(), 0, 0, 0, 0, 0
 
         for pid, data, analysed in writes:
             ref = self.passages.document(pid)
             if data is None:
                 batch.delete(ref)
+                deletes += 1
             else:
                 batch.set(ref, data)
             previous = old.get(pid)
@@ -204,6 +209,7 @@ class FirestoreStore:
             result = self.passages.count().get(timeout=self.timeout_s)
         except self._errors as e:
             raise self._failed("count", e) from None
+        ops.add(reads=ops.count_reads(int(result[0][0].value)))
         return int(result[0][0].value)
 
     # -- documents (function.ingest) ------------------------------------------
@@ -214,10 +220,12 @@ class FirestoreStore:
 
         query = self.passages.where(filter=FieldFilter("doc_id", "==", doc_id)).select(["source"])
         try:
-            return {snap.id: (snap.to_dict() or {}).get("source", "")
-                    for snap in query.stream(retry=None, timeout=max(self.timeout_s, 60))}
+            found = {snap.id: (snap.to_dict() or {}).get("source", "")
+                     for snap in query.stream(retry=None, timeout=max(self.timeout_s, 60))}
         except self._errors as e:
             raise self._failed("find a document's passages", e) from None
+        ops.add(reads=max(1, len(found)))  # a query is billed one read even when it finds nothing
+        return found
 
     @staticmethod
     def _document(d: dict) -> DocumentRecord:
@@ -231,6 +239,7 @@ class FirestoreStore:
         found: dict[str, DocumentRecord] = {}
         try:
             for c in range(0, len(refs), 300):
+                ops.add(reads=len(refs[c : c + 300]))
                 for snap in self.client.get_all(refs[c : c + 300], retry=None, timeout=self.timeout_s):
                     if snap.exists:
                         record = self._document(snap.to_dict())
@@ -252,6 +261,7 @@ class FirestoreStore:
                        for snap in query.stream(retry=None, timeout=max(self.timeout_s, 60))]
         except self._errors as e:
             raise self._failed("list documents", e) from None
+        ops.add(reads=max(1, len(records)))
         return sorted((r for r in records if r.source.startswith(prefix)), key=lambda r: r.doc_id)
 
     def put_documents(self, records: Iterable[DocumentRecord]) -> None:
@@ -265,9 +275,11 @@ class FirestoreStore:
                 n += 1
                 if n % _BATCH_DOCS == 0:
                     batch.commit(timeout=max(self.timeout_s, 60))
+                    ops.add(writes=_BATCH_DOCS)
                     batch = self.client.batch()
             if n % _BATCH_DOCS:
                 batch.commit(timeout=max(self.timeout_s, 60))
+                ops.add(writes=n % _BATCH_DOCS)
         except self._errors as e:
             raise self._failed("write documents", e) from None
 
@@ -276,9 +288,11 @@ class FirestoreStore:
         try:
             for c in range(0, len(existing), _BATCH_DOCS):
                 batch = self.client.batch()
-                for doc_id in list(existing)[c : c + _BATCH_DOCS]:
+                chunk = list(existing)[c : c + _BATCH_DOCS]
+                for doc_id in chunk:
                     batch.delete(self.documents.document(document_key(doc_id)))
                 batch.commit(timeout=max(self.timeout_s, 60))
+                ops.add(deletes=len(chunk))
         except self._errors as e:
             raise self._failed("delete documents", e) from None
         return len(existing)
@@ -288,6 +302,7 @@ class FirestoreStore:
             result = self.documents.count().get(timeout=self.timeout_s)
         except self._errors as e:
             raise self._failed("count documents", e) from None
+        ops.add(reads=ops.count_reads(int(result[0][0].value)))
         return int(result[0][0].value)
 
     def get_answer(self, key: str) -> dict | None:
@@ -295,6 +310,7 @@ class FirestoreStore:
             snap = self.answers.document(key).get(retry=None, timeout=self.timeout_s)
         except self._errors as e:
             raise self._failed("get cached answer", e) from None
+        ops.add(reads=1)
         if not snap.exists:
             return None
         d = snap.to_dict()
@@ -312,6 +328,7 @@ class FirestoreStore:
             self.answers.document(key).set(data, retry=None, timeout=self.timeout_s)
         except self._errors as e:
             raise self._failed("cache answer", e) from None
+        ops.add(writes=1)
 
     def close(self) -> None:
         self.client.close()

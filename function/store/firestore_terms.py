@@ -51,6 +51,7 @@ import numpy as np
 
 from function.retrieval import bm25
 from function.retrieval.bm25 import Hit, PassageTerms
+from function.store import ops
 
 POSTING = np.dtype([("length", "<u4"), ("title", "<u2"), ("text", "<u2")])
 CORPUS_ID = "#corpus"
@@ -121,7 +122,9 @@ class TermIndex:
         """Document id -> snapshot (``get_all`` answers in no particular order)."""
         if not refs:
             return {}
-        return {snap.id: snap for snap in self.client.get_all(refs, retry=None, timeout=self.timeout_s)}
+        got = {snap.id: snap for snap in self.client.get_all(refs, retry=None, timeout=self.timeout_s)}
+        ops.add(reads=len(refs))
+        return got
 
     def _read_terms(self, terms: list[str]) -> tuple[dict, dict[str, list[dict]]]:
         """(#corpus fields, term -> its parts' fields), each term's parts from one rewrite."""
@@ -196,7 +199,10 @@ class TermIndex:
         @firestore.transactional
         def run(transaction) -> int:
             def get(refs: list) -> dict:
-                return {snap.id: snap for snap in self.client.get_all(refs, transaction=transaction)} if refs else {}
+                if not refs:
+                    return {}
+                ops.add(reads=len(refs))  # each attempt of a retried transaction is billed
+                return {snap.id: snap for snap in self.client.get_all(refs, transaction=transaction)}
 
             heads = get([self._ref(t, 0) for t in terms])
             counts = {t: heads[f"{t}#0"].get("parts") if heads[f"{t}#0"].exists else 0 for t in terms}
@@ -218,6 +224,7 @@ class TermIndex:
                     transaction.set(self._ref(t, k), fields)
                 for k in range(len(parts), counts[t]):
                     transaction.delete(self._ref(t, k))
+                ops.add(writes=len(parts), deletes=max(0, counts[t] - len(parts)))
                 written += sum(len(part["ids"]) + len(part["postings"]) for part in parts)
                 if written >= self.TRANSACTION_BYTES:
                     break
