@@ -65,8 +65,9 @@ def payload(kind: str, q: dict) -> dict:
     return {"question": q["question"]}
 
 
-def run_clients(url: str, questions: list[dict], clients: int, seconds: float, seed: int = 0) -> list[dict]:
-    """Each client sends kinds in turn with random questions until the time is up; every reply is kept."""
+def run_clients(url: str, questions: list[dict], clients: int, seconds: float, seed: int = 0,
+                kinds: tuple[str, ...] = KINDS) -> list[dict]:
+    """Each client sends ``kinds`` in turn with random questions until the time is up; every reply is kept."""
     deadline = time.perf_counter() + seconds
     results: list[dict] = []
     lock = threading.Lock()
@@ -75,7 +76,7 @@ def run_clients(url: str, questions: list[dict], clients: int, seconds: float, s
         rng = random.Random(seed + i)
         n = i
         while time.perf_counter() < deadline:
-            kind = KINDS[n % len(KINDS)]
+            kind = kinds[n % len(kinds)]
             n += 1
             t = time.perf_counter()
             try:

@@ -34,6 +34,7 @@ def steps(artifact: str) -> dict[str, list[str]]:
         "image-profile": ["image", *a, "profile", "--threads", "1", "--requests", "200", "--concurrency", "8", "16"],
         "image-startup": ["image", *a, "startup", "--runs", "11"],
         "retrieval": ["retrieval", *a, "--firestore"],
+        "cost": ["cost", *a, "--questions", "40", "--busy-seconds", "15"],
     }
 
 

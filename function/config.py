@@ -35,7 +35,10 @@ VARIABLES: tuple[Variable, ...] = (
              "(with the shared answer cache on, a request can wait out two: the cache read, then the passages)."),
     Variable("QA_CACHE", "1", "Answer cache on (1) or off (0)."),
     Variable("QA_CACHE_ENTRIES", "2048", "Answers kept in the in-process LRU."),
-    Variable("QA_CACHE_SHARED", "1", "Also keep answers in the store's shared cache (Firestore `answers`)."),
+    Variable("QA_CACHE_SHARED", "retrieval", "Which requests also keep their answers in the store's shared cache "
+             "(Firestore `answers`): `retrieval` (questions alone), `1` (every kind), `0` (none), or kinds "
+             "separated by commas (`context`, `passage_ids`, `retrieval`). A shared read and write cost more than "
+             "the model run they save for `context` and `passage_ids` (docs/cost.md)."),
     Variable("QA_CACHE_TTL_S", "604800", "Lifetime of a shared cached answer (its `expires_at` field)."),
     Variable("QA_PASSAGE_CACHE_BYTES", "33554432", "Bytes of recently used passages kept in memory."),
     Variable("QA_EAGER_LOAD", "0", "Load the tokenizer, model and store at start-up instead of on "
@@ -76,6 +79,24 @@ class ConfigError(ValueError):
     """An environment variable has a value that cannot be used."""
 
 
+REQUEST_KINDS = ("context", "passage_ids", "retrieval")
+
+
+def parse_kinds(name: str, value: str) -> tuple[str, ...]:
+    """Request kinds: a comma-separated list of ``REQUEST_KINDS``, or a flag (1: every kind, 0: none)."""
+    words = [w.strip() for w in value.strip().lower().split(",") if w.strip()]
+    if len(words) == 1 and words[0] not in REQUEST_KINDS:
+        try:
+            return REQUEST_KINDS if parse_flag(name, words[0]) else ()
+        except ConfigError:
+            pass
+    unknown = [w for w in words if w not in REQUEST_KINDS]
+    if unknown or not words:
+        raise ConfigError(f"{name} must be 1, 0 or request kinds separated by commas "
+                          f"({', '.join(REQUEST_KINDS)}), got {value!r}")
+    return tuple(k for k in REQUEST_KINDS if k in words)
+
+
 def parse_flag(name: str, value: str) -> bool:
     """An on/off variable: 1/true/yes/on or 0/false/no/off, any case."""
     v = value.strip().lower()
@@ -98,7 +119,7 @@ class Settings:
     store_timeout_s: float
     cache: bool
     cache_entries: int
-    cache_shared: bool
+    cache_shared: tuple[str, ...]  # request kinds whose answers also go to the store's shared cache
     cache_ttl_s: int
     passage_cache_bytes: int
     eager_load: bool
@@ -176,7 +197,7 @@ class Settings:
             store_timeout_s=number("QA_STORE_TIMEOUT_S"),
             cache=flag("QA_CACHE"),
             cache_entries=integer("QA_CACHE_ENTRIES", 1),
-            cache_shared=flag("QA_CACHE_SHARED"),
+            cache_shared=parse_kinds("QA_CACHE_SHARED", raw("QA_CACHE_SHARED")),
             cache_ttl_s=integer("QA_CACHE_TTL_S", 1),
             passage_cache_bytes=integer("QA_PASSAGE_CACHE_BYTES"),
             eager_load=flag("QA_EAGER_LOAD"),

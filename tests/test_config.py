@@ -27,6 +27,16 @@ def test_inference_modes_size_runs_and_threads_by_the_cpus(mode, runs, threads):
     assert s.top_k_passages == 5 and s.max_top_k_passages == 20
 
 
+@pytest.mark.parametrize("value, kinds", [
+    (None, ("retrieval",)),  # the default: a shared read and write cost more than a model run on a context
+    ("1", ("context", "passage_ids", "retrieval")), ("yes", ("context", "passage_ids", "retrieval")),
+    ("0", ()), ("off", ()), ("retrieval, context", ("context", "retrieval")), ("PASSAGE_IDS", ("passage_ids",)),
+])
+def test_the_shared_answer_cache_is_chosen_per_request_kind(value, kinds):
+    env = {} if value is None else {"QA_CACHE_SHARED": value}
+    assert Settings.from_env(env).cache_shared == kinds
+
+
 def test_every_setting_has_a_documented_variable():
     assert len(VARIABLES) == len(dataclasses.fields(Settings))
     assert len({v.name for v in VARIABLES}) == len(VARIABLES)
@@ -42,6 +52,9 @@ def test_every_setting_has_a_documented_variable():
     ({"QA_BATCH_WAIT_MS": "soon"}, "QA_BATCH_WAIT_MS must be a number"),
     ({"QA_BATCH_WAIT_MS": "-1"}, "QA_BATCH_WAIT_MS must be between 0 and 1000"),
     ({"QA_BATCH_MAX_WINDOWS": "0"}, "QA_BATCH_MAX_WINDOWS must be >= 1"),
+    ({"QA_CACHE_SHARED": "passages"}, "QA_CACHE_SHARED must be 1, 0 or request kinds separated by commas"),
+    ({"QA_CACHE_SHARED": "retrieval,maybe"}, "got 'retrieval,maybe'"),
+    ({"QA_CACHE_SHARED": ","}, "QA_CACHE_SHARED must be 1, 0"),
     ({"QA_TOP_K_PASSAGES": "21"}, "QA_TOP_K_PASSAGES \\(21\\) must not be more than QA_MAX_TOP_K_PASSAGES \\(20\\)"),
 ])
 def test_bad_values_are_named(env, words):

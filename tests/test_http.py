@@ -241,6 +241,7 @@ def test_firestore_backed_answers_and_the_shared_answer_cache(tiny_artifact, fir
     assert result.returncode == 0, result.stderr
     texts = sample_texts(repo)
     q = {"question": "When were the Normans in Normandy?", "passage_ids": SAMPLE_IDS, "top_k": 2}
+    alone = {"question": "When were the Normans in Normandy?", "top_k_passages": 3}
     first = FunctionServer(env, tmp_path / "a.log").start()
     try:
         body = post(first, q).json()
@@ -248,19 +249,34 @@ def test_firestore_backed_answers_and_the_shared_answer_cache(tiny_artifact, fir
         for a in body["answers"]:
             assert a["text"] == texts[a["passage_id"]][a["start"] : a["end"]]
         assert requests.get(first.url, timeout=10).json()["store"]["kind"] == "firestore"
-    finally:
-        first.stop()
-    second = FunctionServer(env, tmp_path / "b.log").start()  # another instance: the shared tier answers
-    try:
-        again = post(second, q).json()
-        assert again["cache"] == "hit" and again["cold_start"] is True
-        assert again["answers"] == body["answers"]
-        retrieval = post(second, {"question": "When were the Normans in Normandy?", "top_k_passages": 3}).json()
+        retrieval = post(first, alone).json()
         assert retrieval["cache"] == "miss" and len(retrieval["retrieved"]) == 3
         assert retrieval["retrieved"][0]["passage_id"].startswith("Normans-")
         assert retrieval["timings_ms"]["retrieve"] > 0
     finally:
+        first.stop()
+    second = FunctionServer(env, tmp_path / "b.log").start()  # another instance
+    try:
+        again = post(second, alone).json()  # retrieved answers are shared (QA_CACHE_SHARED=retrieval)
+        assert again["cache"] == "hit" and again["cold_start"] is True
+        assert again["answers"] == retrieval["answers"]
+        by_ids = post(second, q).json()  # answers by passage id are not: a model run costs less
+        assert by_ids["cache"] == "miss" and by_ids["answers"] == body["answers"]
+    finally:
         second.stop()
+    # Each request's log line counts the Firestore reads it made (the answer cache's write runs after it).
+    from function.retrieval.terms import query_terms
+
+    terms = len(query_terms("When were the Normans in Normandy?"))
+    lines = [json.loads(x) for name in ("a.log", "b.log") for x in (tmp_path / name).read_text().splitlines()
+             if x.startswith("{") and '"kind"' in x]
+    assert [(x["kind"], x["cache"], x["store_ops"]["reads"]) for x in lines] == [
+        ("passage_ids", "miss", len(SAMPLE_IDS)),  # the passages
+        ("retrieval", "miss", 1 + 1 + terms + 3),  # the shared cache, #corpus and a document per term, 3 passages
+        ("retrieval", "hit", 1),  # the shared cache only
+        ("passage_ids", "miss", len(SAMPLE_IDS)),
+    ]
+    assert all(x["store_ops"]["writes"] == 0 for x in lines)
 
 
 @pytest.mark.firestore

@@ -26,6 +26,11 @@ class QARequest:
     def retrieves(self) -> bool:
         return self.context is None and self.passage_ids is None
 
+    @property
+    def kind(self) -> str:
+        """``context``, ``passage_ids`` or ``retrieval`` (``function.config.REQUEST_KINDS``)."""
+        return "context" if self.context is not None else "passage_ids" if self.passage_ids is not None else "retrieval"
+
 
 def read_body(stream, content_length: int | None, limit: int) -> bytes:
     """The request body, refused with 413 before it is read past ``limit`` bytes."""

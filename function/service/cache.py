@@ -103,12 +103,12 @@ class AnswerCache:
         self._shared_paused_until = time.monotonic() + self.SHARED_PAUSE_S
         self._on_error(f"shared answer cache {what} failed: {error}; not used for {self.SHARED_PAUSE_S:.0f} s")
 
-    def get(self, key: str) -> tuple[dict | None, str | None]:
-        """(payload, tier) where tier is "local", "shared" or None on a miss."""
+    def get(self, key: str, shared: bool = True) -> tuple[dict | None, str | None]:
+        """(payload, tier) where tier is "local", "shared" or None on a miss; ``shared``: also ask the shared tier."""
         hit = self.local.get(key)
         if hit is not None:
             return hit, "local"
-        if self._shared_up():
+        if shared and self._shared_up():
             try:
                 hit = self.shared.get_answer(key)
             except Exception as e:  # noqa: BLE001 - a cache must not fail the request
@@ -119,9 +119,9 @@ class AnswerCache:
                 return hit, "shared"
         return None, None
 
-    def put(self, key: str, payload: dict) -> None:
+    def put(self, key: str, payload: dict, shared: bool = True) -> None:
         self.local.put(key, payload)
-        if self._shared_up():
+        if shared and self._shared_up():
             threading.Thread(target=self._put_shared, args=(key, payload), daemon=True).start()
 
     def _put_shared(self, key: str, payload: dict) -> None:

@@ -131,7 +131,7 @@ class QAService:
             return None
         if self._answers is None:
             shared = None
-            if s.cache_shared:
+            if s.cache_shared:  # some request kinds use the shared tier
                 try:
                     shared = self.rt.store()
                 except Exception as e:  # noqa: BLE001 - run without the shared tier
@@ -202,7 +202,8 @@ class QAService:
         started = time.perf_counter()
         cache = self.answer_cache()
         key = self._key(req) if cache is not None else None
-        hit = cache.get(key)[0] if cache is not None else None
+        shared = req.kind in self.rt.settings.cache_shared
+        hit = cache.get(key, shared)[0] if cache is not None else None
         if hit is not None:
             return Result(hit, "hit", self._totals(Timer.of(req), started))
 
@@ -219,7 +220,7 @@ class QAService:
         payload = self._payload(req, model, reading, batch, start_logits, end_logits)
         timer.lap("postprocess")
         if cache is not None:
-            cache.put(key, payload)
+            cache.put(key, payload, shared)
         return Result(payload, "miss", self._totals(timer, started))
 
     @staticmethod

@@ -1,0 +1,278 @@
+"""``python -m bench cost``: what a million questions cost on Cloud Run + Firestore, from measured units.
+
+    python -m bench cost --artifact artifact --questions 40 --busy-seconds 15
+
+The function (as the image runs it: one gunicorn worker, 8 threads; the
+server restricted to ``--cpus`` CPUs with ``taskset``, the deployed vCPUs)
+serves the sample corpus from the official Firestore emulator. Every figure
+below is counted or timed in this run:
+
+1. *Misses*: each of ``--questions`` sample questions once per request kind
+   (``context``, ``passage_ids``, the question alone), one at a time, answer
+   cache on and the passage cache off (every question reads its passages, as
+   on a new instance): the server's time per request (its log line) and the
+   Firestore reads and writes the store code counted (``GET /``'s
+   ``store.ops`` before and after, which includes the shared answer cache's
+   write made after the reply).
+2. *Shared-cache hits*: the same questions sent to a second process (another
+   instance): each answer comes from Firestore's ``answers`` collection.
+   The same misses and hits again with the shared tier off (``QA_CACHE_SHARED=0``):
+   hits from the process's own cache, no cache reads or writes in Firestore.
+3. *Busy*: ``--clients`` concurrent clients for ``--busy-seconds`` per kind,
+   answer cache off (misses), then answer cache on with the questions already
+   cached (hits): instance seconds per request = seconds / requests answered.
+
+``bench.cost_model`` turns these into dollars per million questions at
+``bench.prices``' list prices for answer-cache hit rates of 0%, 40% and 80%,
+billed *alone* (every request rounded up to 100 ms on an idle instance) and
+*busy* (requests sharing a busy instance), beside one always-on instance and
+what a cold start costs. Writes ``cost.json`` and ``cost.md`` into ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench import cost_model, machine, prices
+from bench.harness import client
+from bench.harness.launch import FunctionServer, ingest, tool
+from bench.load_test import SAMPLE, payload, run_clients, sample_questions
+
+REPO = Path(__file__).resolve().parent.parent
+KINDS = {"context": "context", "passage": "passage_ids", "retrieval": "retrieval"}  # load_test's -> log's
+HIT_RATES = (0.0, 0.4, 0.8)
+
+
+def server(env: dict, cpus: int, log_path: Path, **extra: str) -> FunctionServer:
+    allowed = sorted(os.sched_getaffinity(0))[:cpus]
+    command = ["taskset", "-c", ",".join(map(str, allowed)), tool("functions-framework") or "functions-framework",
+               "--target", "answer", "--source", str(REPO / "main.py"), "--host", "127.0.0.1"]
+    srv = FunctionServer({**env, "QA_EAGER_LOAD": "1", "WORKERS": "1", "THREADS": "8", "MALLOC_ARENA_MAX": "2",
+                          "QA_PASSAGE_CACHE_BYTES": "0", **extra}, log_path, command=command)
+    srv.command += ["--port", str(srv.port)]
+    return srv
+
+
+def store_ops(srv: FunctionServer) -> dict:
+    return srv.health()["store"]["ops"]
+
+
+def settled_ops(srv: FunctionServer, wait_s: float = 2.0) -> dict:
+    """``store.ops`` once the background cache writes have landed (two equal readings in a row)."""
+    deadline, last = time.monotonic() + wait_s, store_ops(srv)
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        now = store_ops(srv)
+        if now == last:
+            return now
+        last = now
+    return last
+
+
+def one_at_a_time(srv: FunctionServer, kind: str, questions: list[dict], expect: str) -> dict:
+    """Each question once, in turn; per request: the server's time; per question: the operations."""
+    before, lines_before = settled_ops(srv), len(srv.logs())
+    for q in questions:
+        reply = client.checked(client.post(srv.url, payload(kind, q)))
+        if reply.body["cache"] != expect:
+            raise RuntimeError(f"{kind}: expected a cache {expect}, got {reply.body['cache']}")
+    after = settled_ops(srv)
+    lines = [x for x in srv.logs()[lines_before:] if x.get("kind") == KINDS[kind]]
+    n = len(questions)
+    server_ms = [x["latency_ms"] for x in lines]
+    return {"requests": n, "server_ms_p50": round(statistics.median(server_ms), 2),
+            "billed_alone_s": round(statistics.mean(cost_model.billed_alone_s(ms) for ms in server_ms), 4),
+            "reads": (after["reads"] - before["reads"]) / n, "writes": (after["writes"] - before["writes"]) / n}
+
+
+def busy(srv: FunctionServer, kind: str, questions: list[dict], clients: int, seconds: float) -> dict:
+    """``clients`` clients asking ``kind`` questions for ``seconds``: instance seconds and operations per request."""
+    before = settled_ops(srv)
+    t0 = time.perf_counter()
+    rows = run_clients(srv.url, questions, clients, seconds, kinds=(kind,))
+    elapsed = time.perf_counter() - t0
+    after = settled_ops(srv)
+    ok = sum(r["status"] == 200 for r in rows)
+    if ok != len(rows):
+        raise RuntimeError(f"{kind}: {len(rows) - ok} of {len(rows)} requests failed: "
+                           f"{next(r['error'] for r in rows if r['status'] != 200)}")
+    return {"requests": ok, "seconds": round(elapsed, 2), "requests_per_s": round(ok / elapsed, 2),
+            "billed_busy_s": round(cost_model.billed_busy_s(elapsed, ok), 5),
+            "hits": sum(r["cache"] == "hit" for r in rows),
+            "reads": (after["reads"] - before["reads"]) / ok, "writes": (after["writes"] - before["writes"]) / ok}
+
+
+def measure(env: dict, questions: list[dict], args, work: Path, log=print) -> dict:
+    out: dict = {"miss": {}, "shared_hit": {}, "busy_miss": {}, "busy_hit": {},
+                 "local_miss": {}, "local_hit": {}, "busy_local_hit": {}}
+    warm = questions[-1]
+    asked = questions[: args.questions]
+    with server(env, args.cpus, work / "first.log", QA_CACHE_SHARED="1") as srv:
+        srv.health()
+        for kind in KINDS:  # load the model, open the store, touch every path once
+            client.checked(client.post(srv.url, payload(kind, warm)))
+        out["cold_start"] = srv.cold_start().get("cold_start_ms", {})
+        for kind in KINDS:
+            log(f"  misses, one at a time: {kind}")
+            out["miss"][kind] = one_at_a_time(srv, kind, asked, "miss")
+    with server(env, args.cpus, work / "second.log", QA_CACHE_SHARED="1") as srv:  # another instance: shared hits
+        srv.health()
+        client.checked(client.post(srv.url, payload("context", warm)))
+        for kind in KINDS:
+            log(f"  shared-cache hits, one at a time: {kind}")
+            out["shared_hit"][kind] = one_at_a_time(srv, kind, asked, "hit")
+    with server(env, args.cpus, work / "busy-miss.log", QA_CACHE="0") as srv:
+        srv.health()
+        for kind in KINDS:
+            client.checked(client.post(srv.url, payload(kind, warm)))
+        for kind in KINDS:
+            log(f"  busy, answer cache off: {kind} ({args.clients} clients, {args.busy_seconds:.0f} s)")
+            out["busy_miss"][kind] = busy(srv, kind, asked, args.clients, args.busy_seconds)
+    # One answer per instance (QA_CACHE_ENTRIES=1): nearly every hit is read from the shared tier.
+    with server(env, args.cpus, work / "busy-hit.log", QA_CACHE_ENTRIES="1", QA_CACHE_SHARED="1") as srv:
+        srv.health()
+        for kind in KINDS:
+            log(f"  busy, cached answers: {kind}")
+            out["busy_hit"][kind] = busy(srv, kind, asked, args.clients, args.busy_seconds)
+    # The shared tier off (QA_CACHE_SHARED=0): misses skip its read and write, hits come from this process.
+    with server(env, args.cpus, work / "local.log", QA_CACHE_SHARED="0") as srv:
+        srv.health()
+        for kind in KINDS:
+            client.checked(client.post(srv.url, payload(kind, warm)))
+        for kind in KINDS:
+            log(f"  in-process cache only: {kind}")
+            out["local_miss"][kind] = one_at_a_time(srv, kind, asked, "miss")
+            out["local_hit"][kind] = one_at_a_time(srv, kind, asked, "hit")
+            out["busy_local_hit"][kind] = busy(srv, kind, asked, args.clients, args.busy_seconds)
+    return out
+
+
+# The tier each kind uses by default (QA_CACHE_SHARED=retrieval): the shared one only for questions alone.
+DEFAULT_TIER = {"context": "local", "passage": "local", "retrieval": "shared"}
+# Answer-cache tiers: where a miss's and a hit's units come from in ``measure``'s output.
+TIERS = {
+    "shared": {"miss": "miss", "hit": "shared_hit", "busy_hit": "busy_hit"},
+    "local": {"miss": "local_miss", "hit": "local_hit", "busy_hit": "busy_local_hit"},
+}
+
+
+def bill(measured: dict, vcpus: float, memory_gib: float) -> dict:
+    """Dollars per million questions per kind, billing way and hit rate; the always-on and cold-start figures."""
+    rows = []
+    for (tier, keys), kind in ((t, k) for t in TIERS.items() for k in KINDS):
+        miss, hit = measured[keys["miss"]][kind], measured[keys["hit"]][kind]
+        busy_miss_s = measured["busy_miss"][kind]["billed_busy_s"]  # answer cache off: a miss in either tier
+        ways = {
+            "alone": (cost_model.Units(miss["billed_alone_s"], miss["reads"], miss["writes"]),
+                      cost_model.Units(hit["billed_alone_s"], hit["reads"], hit["writes"])),
+            "busy": (cost_model.Units(busy_miss_s, miss["reads"], miss["writes"]),
+                     cost_model.Units(measured[keys["busy_hit"]][kind]["billed_busy_s"], hit["reads"], hit["writes"])),
+        }
+        for way, (m, h) in ways.items():
+            for rate in HIT_RATES:
+                units = m.mixed(h, rate)
+                rows.append({"cache": tier, "kind": kind, "billed": way, "hit_rate": rate,
+                             "instance_s": round(units.instance_s, 5), "vcpu_s": round(units.instance_s * vcpus, 5),
+                             "gib_s": round(units.instance_s * memory_gib, 5), "reads": round(units.reads, 3),
+                             "writes": round(units.writes, 3),
+                             "dollars_per_million": cost_model.per_million(units, vcpus, memory_gib)})
+    always_on = cost_model.always_on_per_month(vcpus, memory_gib)
+    capacity = {k: round(measured["busy_miss"][k]["requests_per_s"] * prices.SECONDS_PER_MONTH / 1e6, 1)
+                for k in KINDS}
+    cold = measured.get("cold_start") or {}
+    startup_s = (cold.get("since_process_start_ms") or 0) / 1000
+    return {"rows": rows, "always_on_per_month": always_on, "always_on_capacity_millions": capacity,
+            "startup_s": round(startup_s, 3),
+            "per_1000_cold_starts": round(1000 * cost_model.per_cold_start(startup_s, vcpus, memory_gib), 4)}
+
+
+def markdown(result: dict) -> str:
+    m, b = result["machine"], result["bill"]
+    lines = [f"Cost of a million questions: {result['vcpus']} vCPU, {result['memory_gib']} GiB (the deployed size), "
+             f"server restricted to {result['cpus']} CPU(s) of {m['cpu']}; Firestore emulator; "
+             f"{result['questions']} sample questions per kind; prices of {prices.CONSULTED} "
+             f"({prices.RUN_SOURCE}; {prices.FIRESTORE_SOURCE}), free tiers left out. "
+             f"Load average at the start: {m['load_average_at_start']}"
+             f"{'' if m['quiet'] else ', NOT quiet: ' + ', '.join(m['competing_processes'])}.", "",
+             f"Reproduce: `{result['command']}`", "",
+             "With the default answer cache (`QA_CACHE_SHARED=retrieval`: the shared Firestore tier for questions "
+             "alone, the in-process tier for the other kinds):", "",
+             "| kind | cache tier | billed | answer-cache hits | instance s / question | Firestore reads | writes | "
+             "CPU $ | memory $ | requests $ | Firestore $ | **$ per million** |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    order = list(KINDS)
+    chosen = [r for r in b["rows"] if r["cache"] == DEFAULT_TIER[r["kind"]]]
+    for r in sorted(chosen, key=lambda r: order.index(r["kind"])):
+        d = r["dollars_per_million"]
+        lines.append(f"| {r['kind']} | {r['cache']} | {r['billed']} | {r['hit_rate']:.0%} | {r['instance_s']:.4f} | "
+                     f"{r['reads']:.2f} | {r['writes']:.2f} | {d['cpu']:.2f} | {d['memory']:.2f} | "
+                     f"{d['requests']:.2f} | {d['firestore']:.2f} | **{d['total']:.2f}** |")
+    total = {(r["cache"], r["kind"], r["billed"], r["hit_rate"]): r["dollars_per_million"]["total"] for r in b["rows"]}
+    lines += ["", "Total $ per million with the shared (Firestore) answer-cache tier (`QA_CACHE_SHARED=1`) and with "
+                  "the in-process tier only (`QA_CACHE_SHARED=0`), at the same hit rate:", "",
+              "| kind | billed | " + " | ".join(f"{h:.0%} hits: shared / in-process" for h in HIT_RATES) + " |",
+              "|---|---|" + "---|" * len(HIT_RATES)]
+    for k in KINDS:
+        for way in ("alone", "busy"):
+            lines.append(f"| {k} | {way} | " + " | ".join(
+                f"{total[('shared', k, way, h)]:.2f} / {total[('local', k, way, h)]:.2f}" for h in HIT_RATES) + " |")
+    meas = result["measured"]
+    lines += ["", "| kind | miss: server ms p50 | shared hit | in-process hit | busy req/s: misses | shared hits | "
+                  "in-process hits |", "|---|---|---|---|---|---|---|"]
+    for k in KINDS:
+        lines.append(f"| {k} | {meas['miss'][k]['server_ms_p50']} | {meas['shared_hit'][k]['server_ms_p50']} | "
+                     f"{meas['local_hit'][k]['server_ms_p50']} | {meas['busy_miss'][k]['requests_per_s']} | "
+                     f"{meas['busy_hit'][k]['requests_per_s']} | {meas['busy_local_hit'][k]['requests_per_s']} |")
+    lines += ["", f"One always-on instance (instance-based billing, minimum instances 1): "
+                  f"${b['always_on_per_month']:.2f} a month whatever it serves; busy with misses it would answer "
+                  + ", ".join(f"{k} {v}M" for k, v in b["always_on_capacity_millions"].items())
+                  + " questions a month.",
+              f"A cold start: {b['startup_s']} s from process start to a loaded model here, "
+              f"${b['per_1000_cold_starts']:.4f} per 1,000 cold starts at the deployed size "
+              "(plus Cloud Run's container start; startup CPU boost bills the boosted CPUs for it)."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    from bench.harness.firestore import FirestoreEmulator, emulator_env
+
+    p = argparse.ArgumentParser(prog="python -m bench cost", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--artifact", type=Path, default=REPO / "artifact")
+    p.add_argument("--questions", type=int, default=40, help="sample questions per kind")
+    p.add_argument("--busy-seconds", type=float, default=15.0)
+    p.add_argument("--clients", type=int, default=8, help="the deployed concurrency")
+    p.add_argument("--cpus", type=int, default=1, help="CPUs the server may use (the deployed vCPUs)")
+    p.add_argument("--vcpus", type=float, default=1.0, help="billed vCPUs (infra/deploy.sh CPU)")
+    p.add_argument("--memory-gib", type=float, default=0.5, help="billed memory (infra/deploy.sh MEMORY)")
+    p.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    args = p.parse_args(argv)
+
+    questions = sample_questions()
+    if not 1 <= args.questions < len(questions):
+        p.error(f"--questions must be between 1 and {len(questions) - 1} (the sample has {len(questions)})")
+    with tempfile.TemporaryDirectory() as tmp:
+        emulator = FirestoreEmulator(Path(tmp) / "emulator.log").start()
+        try:
+            env = {**emulator_env(emulator), "QA_ARTIFACT_DIR": str(args.artifact.resolve())}
+            ingest(env, str(SAMPLE), "--quiet", "--artifact", str(args.artifact), check=True)
+            measured = measure(env, questions, args, Path(tmp))
+        finally:
+            emulator.stop()
+    result = {"command": "python -m bench cost " + shlex.join(argv if argv is not None else sys.argv[1:]),
+              "artifact": str(args.artifact), "questions": args.questions, "cpus": args.cpus, "vcpus": args.vcpus,
+              "memory_gib": args.memory_gib, "machine": machine.describe(), "prices_consulted": prices.CONSULTED,
+              "measured": measured, "bill": bill(measured, args.vcpus, args.memory_gib)}
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "cost.json").write_text(json.dumps(result, indent=2) + "\n")
+    (args.out / "cost.md").write_text(markdown(result))
+    print(markdown(result))
+    return 0

@@ -1,0 +1,61 @@
+"""The cost model's arithmetic, and ``python -m bench cost`` counting what the store code bills."""
+
+import json
+
+import pytest
+
+from bench import cost, cost_model, prices
+
+
+def test_a_request_alone_is_billed_in_whole_100_ms_steps():
+    assert [cost_model.billed_alone_s(ms) for ms in (0.5, 17.5, 100.0, 100.1, 250)] == pytest.approx(
+        [0.1, 0.1, 0.1, 0.2, 0.3])
+    assert cost_model.billed_busy_s(10.0, 400) == pytest.approx(0.025)
+    with pytest.raises(ValueError):
+        cost_model.billed_busy_s(10.0, 0)
+
+
+def test_dollars_per_million_add_up_from_the_list_prices():
+    d = cost_model.per_million(cost_model.Units(instance_s=0.1, reads=2, writes=1), vcpus=1, memory_gib=0.5)
+    assert d["cpu"] == pytest.approx(0.1 * prices.REQUEST_VCPU_S * 1e6)  # 2.40 at 2026-11 prices
+    assert d["memory"] == pytest.approx(0.1 * 0.5 * prices.REQUEST_GIB_S * 1e6)
+    assert d["requests"] == prices.PER_MILLION_REQUESTS
+    assert d["firestore"] == pytest.approx((2 * prices.READ_PER_100K + prices.WRITE_PER_100K) * 10)
+    assert d["total"] == pytest.approx(d["cpu"] + d["memory"] + d["requests"] + d["firestore"])
+
+
+def test_a_hit_rate_mixes_hits_into_misses():
+    miss, hit = cost_model.Units(0.2, 3, 1), cost_model.Units(0.1, 1, 0)
+    mixed = miss.mixed(hit, 0.4)
+    assert (mixed.instance_s, mixed.reads, mixed.writes) == pytest.approx((0.16, 2.2, 0.6))
+    assert miss.mixed(hit, 0.0) == miss
+
+
+def test_an_always_on_instance_costs_the_month_at_instance_prices():
+    month = cost_model.always_on_per_month(1, 0.5)
+    assert month == pytest.approx(30 * 86400 * (prices.INSTANCE_VCPU_S + 0.5 * prices.INSTANCE_GIB_S), abs=0.01)
+
+
+@pytest.mark.firestore
+def test_the_cost_run_counts_what_each_kind_of_question_costs(tiny_artifact, tmp_path):
+    assert cost.main(["--artifact", str(tiny_artifact.folder), "--questions", "2", "--busy-seconds", "0.5",
+                      "--clients", "2", "--out", str(tmp_path)]) == 0
+    result = json.loads((tmp_path / "cost.json").read_text())
+    m = result["measured"]
+    # A miss reads the shared answer cache, then its passages (none for a context), and caches its answer.
+    assert (m["miss"]["context"]["reads"], m["miss"]["context"]["writes"]) == (1, 1)
+    assert (m["miss"]["passage"]["reads"], m["miss"]["passage"]["writes"]) == (2, 1)
+    assert m["miss"]["retrieval"]["reads"] > 3 and m["miss"]["retrieval"]["writes"] == 1  # + the index's terms
+    for kind in cost.KINDS:  # another instance finds every answer in the shared cache: one read
+        assert (m["shared_hit"][kind]["reads"], m["shared_hit"][kind]["writes"]) == (1, 0)
+        assert m["busy_miss"][kind]["hits"] == 0 and m["busy_miss"][kind]["writes"] == 0  # cache off
+        assert m["busy_hit"][kind]["hits"] == m["busy_hit"][kind]["requests"]
+    for kind in cost.KINDS:  # the shared tier off: no cache reads or writes, hits cost nothing in Firestore
+        assert m["local_miss"][kind]["reads"] == m["miss"][kind]["reads"] - 1 and m["local_miss"][kind]["writes"] == 0
+        assert (m["local_hit"][kind]["reads"], m["local_hit"][kind]["writes"]) == (0, 0)
+    rows = result["bill"]["rows"]
+    assert len(rows) == len(cost.TIERS) * len(cost.KINDS) * 2 * len(cost.HIT_RATES)
+    by = {(r["cache"], r["kind"], r["billed"], r["hit_rate"]): r for r in rows}
+    assert by[("shared", "passage", "alone", 0.8)]["reads"] == pytest.approx(0.2 * 2 + 0.8 * 1)
+    assert by[("local", "passage", "alone", 0.8)]["reads"] == pytest.approx(0.2 * 1)
+    assert "$ per million" in (tmp_path / "cost.md").read_text()
