@@ -32,6 +32,7 @@ what a cold start costs. Writes ``cost.json`` and ``cost.md`` into ``--out``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
@@ -110,43 +111,41 @@ def busy(srv: FunctionServer, kind: str, questions: list[dict], clients: int, se
             "reads": (after["reads"] - before["reads"]) / ok, "writes": (after["writes"] - before["writes"]) / ok}
 
 
+@contextlib.contextmanager
+def warmed(env: dict, cpus: int, log_path: Path, warm: dict | None, **extra: str):
+    """A server answering; with ``warm``, that question asked once per kind (model, store, every path loaded)."""
+    with server(env, cpus, log_path, **extra) as srv:
+        srv.health()
+        for kind in KINDS if warm is not None else ():
+            client.checked(client.post(srv.url, payload(kind, warm)))
+        yield srv
+
+
 def measure(env: dict, questions: list[dict], args, work: Path, log=print) -> dict:
     out: dict = {"miss": {}, "shared_hit": {}, "busy_miss": {}, "busy_hit": {},
                  "local_miss": {}, "local_hit": {}, "busy_local_hit": {}}
-    warm = questions[-1]
-    asked = questions[: args.questions]
-    with server(env, args.cpus, work / "first.log", QA_CACHE_SHARED="1") as srv:
-        srv.health()
-        for kind in KINDS:  # load the model, open the store, touch every path once
-            client.checked(client.post(srv.url, payload(kind, warm)))
+    warm, asked, cpus = questions[-1], questions[: args.questions], args.cpus
+    with warmed(env, cpus, work / "first.log", warm, QA_CACHE_SHARED="1") as srv:
         out["cold_start"] = srv.cold_start().get("cold_start_ms", {})
         for kind in KINDS:
             log(f"  misses, one at a time: {kind}")
             out["miss"][kind] = one_at_a_time(srv, kind, asked, "miss")
-    with server(env, args.cpus, work / "second.log", QA_CACHE_SHARED="1") as srv:  # another instance: shared hits
-        srv.health()
-        client.checked(client.post(srv.url, payload("context", warm)))
+    # Another instance: the first one's answers are in the shared tier (its own warm-up ones too).
+    with warmed(env, cpus, work / "second.log", warm, QA_CACHE_SHARED="1") as srv:
         for kind in KINDS:
             log(f"  shared-cache hits, one at a time: {kind}")
             out["shared_hit"][kind] = one_at_a_time(srv, kind, asked, "hit")
-    with server(env, args.cpus, work / "busy-miss.log", QA_CACHE="0") as srv:
-        srv.health()
-        for kind in KINDS:
-            client.checked(client.post(srv.url, payload(kind, warm)))
+    with warmed(env, cpus, work / "busy-miss.log", warm, QA_CACHE="0") as srv:
         for kind in KINDS:
             log(f"  busy, answer cache off: {kind} ({args.clients} clients, {args.busy_seconds:.0f} s)")
             out["busy_miss"][kind] = busy(srv, kind, asked, args.clients, args.busy_seconds)
     # One answer per instance (QA_CACHE_ENTRIES=1): nearly every hit is read from the shared tier.
-    with server(env, args.cpus, work / "busy-hit.log", QA_CACHE_ENTRIES="1", QA_CACHE_SHARED="1") as srv:
-        srv.health()
+    with warmed(env, cpus, work / "busy-hit.log", warm, QA_CACHE_ENTRIES="1", QA_CACHE_SHARED="1") as srv:
         for kind in KINDS:
             log(f"  busy, cached answers: {kind}")
             out["busy_hit"][kind] = busy(srv, kind, asked, args.clients, args.busy_seconds)
     # The shared tier off (QA_CACHE_SHARED=0): misses skip its read and write, hits come from this process.
-    with server(env, args.cpus, work / "local.log", QA_CACHE_SHARED="0") as srv:
-        srv.health()
-        for kind in KINDS:
-            client.checked(client.post(srv.url, payload(kind, warm)))
+    with warmed(env, cpus, work / "local.log", warm, QA_CACHE_SHARED="0") as srv:
         for kind in KINDS:
             log(f"  in-process cache only: {kind}")
             out["local_miss"][kind] = one_at_a_time(srv, kind, asked, "miss")
