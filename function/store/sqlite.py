@@ -83,6 +83,19 @@ _DOC_COLUMNS = "doc_id, source, sha256, passage_ids, updated"
 _CHUNK = 500  # below SQLite's bound-parameter limit
 
 
+def _in_chunks(keys: list[str]):
+    """(chunk, "?,?,...") for each run of ``keys`` small enough for one statement's parameters."""
+    for c in range(0, len(keys), _CHUNK):
+        chunk = keys[c : c + _CHUNK]
+        yield chunk, ",".join("?" * len(chunk))
+
+
+def _delete_in(db: sqlite3.Connection, table: str, column: str, keys: list[str]) -> int:
+    """Delete the rows of ``table`` whose ``column`` is one of ``keys``; how many there were."""
+    return sum(len(db.execute(f"DELETE FROM {table} WHERE {column} IN ({marks}) RETURNING {column}", chunk)
+                   .fetchall()) for chunk, marks in _in_chunks(keys))
+
+
 def _document(row: tuple) -> DocumentRecord:
     return DocumentRecord(row[0], row[1], row[2], tuple(json.loads(row[3])), row[4])
 
@@ -120,9 +133,7 @@ class SqliteStore:
 
     def get_many(self, ids: list[str]) -> dict[str, Passage]:
         found: dict[str, Passage] = {}
-        for c in range(0, len(ids), _CHUNK):
-            chunk = ids[c : c + _CHUNK]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _in_chunks(ids):
             for row in self._query(f"SELECT {_COLUMNS} FROM passages WHERE id IN ({marks})", chunk):
                 found[row[0]] = Passage(*row)
         return found
@@ -143,9 +154,7 @@ class SqliteStore:
 
     @staticmethod
     def _unindex(db: sqlite3.Connection, ids: list[str]) -> None:
-        for c in range(0, len(ids), _CHUNK):
-            chunk = ids[c : c + _CHUNK]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _in_chunks(ids):
             db.execute(f"DELETE FROM passages_fts WHERE rowid IN (SELECT rowid FROM passages WHERE id IN ({marks}))",
                        chunk)
 
@@ -175,11 +184,7 @@ class SqliteStore:
         def work(db: sqlite3.Connection) -> None:
             nonlocal deleted
             self._unindex(db, ids)
-            for c in range(0, len(ids), _CHUNK):
-                chunk = ids[c : c + _CHUNK]
-                marks = ",".join("?" * len(chunk))
-                deleted += len(db.execute(f"DELETE FROM passages WHERE id IN ({marks}) RETURNING id",
-                                          chunk).fetchall())
+            deleted = _delete_in(db, "passages", "id", ids)
 
         self._transaction(work)
         return deleted
@@ -217,9 +222,7 @@ class SqliteStore:
 
     def get_documents(self, doc_ids: list[str]) -> dict[str, DocumentRecord]:
         found: dict[str, DocumentRecord] = {}
-        for c in range(0, len(doc_ids), _CHUNK):
-            chunk = doc_ids[c : c + _CHUNK]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _in_chunks(doc_ids):
             for row in self._query(f"SELECT {_DOC_COLUMNS} FROM documents WHERE doc_id IN ({marks})", chunk):
                 found[row[0]] = _document(row)
         return found
@@ -245,11 +248,7 @@ class SqliteStore:
 
         def work(db: sqlite3.Connection) -> None:
             nonlocal deleted
-            for c in range(0, len(doc_ids), _CHUNK):
-                chunk = doc_ids[c : c + _CHUNK]
-                marks = ",".join("?" * len(chunk))
-                deleted += len(db.execute(f"DELETE FROM documents WHERE doc_id IN ({marks}) RETURNING doc_id",
-                                          chunk).fetchall())
+            deleted = _delete_in(db, "documents", "doc_id", doc_ids)
 
         self._transaction(work)
         return deleted
