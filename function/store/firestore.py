@@ -204,13 +204,18 @@ class FirestoreStore:
         except self._errors as e:
             raise self._failed("index stats", e) from None
 
-    def count(self) -> int:
+    def _count(self, collection, what: str) -> int:
+        """Documents in ``collection`` (an aggregation query: a read per 1,000 index entries)."""
         try:
-            result = self.passages.count().get(timeout=self.timeout_s)
+            result = collection.count().get(timeout=self.timeout_s)
         except self._errors as e:
-            raise self._failed("count", e) from None
-        ops.add(reads=ops.count_reads(int(result[0][0].value)))
-        return int(result[0][0].value)
+            raise self._failed(what, e) from None
+        n = int(result[0][0].value)
+        ops.add(reads=ops.count_reads(n))
+        return n
+
+    def count(self) -> int:
+        return self._count(self.passages, "count")
 
     # -- documents (function.ingest) ------------------------------------------
 
@@ -298,12 +303,7 @@ class FirestoreStore:
         return len(existing)
 
     def document_count(self) -> int:
-        try:
-            result = self.documents.count().get(timeout=self.timeout_s)
-        except self._errors as e:
-            raise self._failed("count documents", e) from None
-        ops.add(reads=ops.count_reads(int(result[0][0].value)))
-        return int(result[0][0].value)
+        return self._count(self.documents, "count documents")
 
     def get_answer(self, key: str) -> dict | None:
         try:
