@@ -26,8 +26,7 @@ source "$(dirname "$0")/lib.sh"
 ACTION="" ARGS=()
 while (( $# )); do
   case $1 in
-    --dry-run) DRY_RUN=1 ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    --dry-run|-h|--help) common_option "$1" ;;
     fetch|upload) ACTION=$1 ;;
     -*) usage_error "unknown option $1" ;;
     *) ARGS+=("$1") ;;

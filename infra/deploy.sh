@@ -23,7 +23,6 @@ source "$(dirname "$0")/lib.sh"
 TARGET=run TAG="" NO_TRAFFIC=0 PROMOTE=0
 while (( $# )); do
   case $1 in
-    --dry-run) DRY_RUN=1 ;;
     --image) [[ $# -ge 2 ]] || usage_error "--image needs a value"; IMAGE=$2; shift ;;
     --image=*) IMAGE=${1#*=} ;;
     --tag) [[ $# -ge 2 ]] || usage_error "--tag needs a value"; TAG=$2; shift ;;
@@ -31,8 +30,7 @@ while (( $# )); do
     --no-traffic) NO_TRAFFIC=1 ;;
     --promote) PROMOTE=1 ;;
     --functions) TARGET=functions ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) usage_error "unknown option $1" ;;
+    *) common_option "$1" ;;  # --dry-run, -h/--help; anything else is refused
   esac
   shift
 done

@@ -45,7 +45,6 @@ source "$(dirname "$0")/lib.sh"
 TASKS="" PARALLELISM="" EXECUTE=1 INPUTS=() OPTIONS=() DELETES=0 SYNC=0
 while (( $# )); do
   case $1 in
-    --dry-run) DRY_RUN=1 ;;
     --tasks) [[ $# -ge 2 ]] || usage_error "--tasks needs a value"; TASKS=$2; shift ;;
     --tasks=*) TASKS=${1#*=} ;;
     --parallelism) [[ $# -ge 2 ]] || usage_error "--parallelism needs a value"; PARALLELISM=$2; shift ;;
@@ -62,7 +61,7 @@ while (( $# )); do
     --sync) SYNC=1; OPTIONS+=("$1") ;;
     --force) OPTIONS+=("$1") ;;
     --no-execute) EXECUTE=0 ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    --dry-run|-h|--help) common_option "$1" ;;
     -*) usage_error "unknown option $1" ;;
     *) INPUTS+=("$1") ;;
   esac

@@ -25,6 +25,16 @@ say() { printf '%s\n' "$*" >&2; }
 die() { printf '%s: error: %s\n' "$(basename "$0")" "$*" >&2; exit 1; }
 usage_error() { printf '%s: %s (see --help)\n' "$(basename "$0")" "$*" >&2; exit 2; }
 
+# common_option OPT: the options every script takes besides its own: --dry-run and -h/--help (the
+# script's header comment); any other is a usage error.
+common_option() {
+  case $1 in
+    --dry-run) DRY_RUN=1 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) usage_error "unknown option $1" ;;
+  esac
+}
+
 # require NAME "what it is": fail with a clear message when the variable is empty.
 require() {
   local name=$1 what=$2

@@ -33,7 +33,6 @@ ALERTS=keep OUT_DIR="" SKIP_API=0
 CHANNELS=()
 while (( $# )); do
   case $1 in
-    --dry-run) DRY_RUN=1 ;;
     --enable-alerts) ALERTS=on ;;
     --disable-alerts) ALERTS=off ;;
     --notification-channel) [[ $# -ge 2 ]] || usage_error "--notification-channel needs a value"
@@ -42,8 +41,7 @@ while (( $# )); do
     --out) [[ $# -ge 2 ]] || usage_error "--out needs a value"; OUT_DIR=$2; shift ;;
     --out=*) OUT_DIR=${1#*=} ;;
     --skip-api) SKIP_API=1 ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) usage_error "unknown option $1" ;;
+    *) common_option "$1" ;;  # --dry-run, -h/--help; anything else is refused
   esac
   shift
 done

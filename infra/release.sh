@@ -20,10 +20,8 @@ source "$(dirname "$0")/lib.sh"
 ASYNC=()
 while (( $# )); do
   case $1 in
-    --dry-run) DRY_RUN=1 ;;
     --async) ASYNC=(--async) ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) usage_error "unknown option $1" ;;
+    *) common_option "$1" ;;  # --dry-run, -h/--help; anything else is refused
   esac
   shift
 done

@@ -18,13 +18,11 @@ source "$(dirname "$0")/lib.sh"
 TAG="" URL=""
 while (( $# )); do
   case $1 in
-    --dry-run) DRY_RUN=1 ;;
     --tag) [[ $# -ge 2 ]] || usage_error "--tag needs a value"; TAG=$2; shift ;;
     --tag=*) TAG=${1#*=} ;;
     --url) [[ $# -ge 2 ]] || usage_error "--url needs a value"; URL=$2; shift ;;
     --url=*) URL=${1#*=} ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) usage_error "unknown option $1" ;;
+    *) common_option "$1" ;;  # --dry-run, -h/--help; anything else is refused
   esac
   shift
 done

@@ -31,14 +31,12 @@ source "$(dirname "$0")/lib.sh"
 CONFIG=build_model/configs/production.toml BUILD_IMAGE=1 SQUAD=""
 while (( $# )); do
   case $1 in
-    --dry-run) DRY_RUN=1 ;;
     --squad) [[ $# -ge 2 ]] || usage_error "--squad needs a folder"; SQUAD=$2; shift ;;
     --squad=*) SQUAD=${1#*=} ;;
     --config) [[ $# -ge 2 ]] || usage_error "--config needs a value"; CONFIG=$2; shift ;;
     --config=*) CONFIG=${1#*=} ;;
     --skip-image) BUILD_IMAGE=0 ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) usage_error "unknown option $1" ;;
+    *) common_option "$1" ;;  # --dry-run, -h/--help; anything else is refused
   esac
   shift
 done
