@@ -279,8 +279,8 @@ def summarise(entries: list[dict], skipped: int = 0, metrics: dict[str, Metric] 
         "skipped_lines": skipped,
         "requests": sum(1 for e in entries if isinstance(e.get("latency_ms"), int | float)),
         "answers": answered,
-        "by_kind": {kind: {**_spread(values(f"qa_latency_{kind}")), "cache_hits": len(
-            values(f"qa_latency_{kind}", cache="hit"))} for kind in KINDS},
+        "by_kind": {kind: {**_spread(values("qa_latency", kind=kind)), "cache_hits": len(
+            values("qa_latency", kind=kind, cache="hit"))} for kind in KINDS},
         "stages_ms": {stage: _spread(values(f"qa_{stage}_time"), (50, 99)) for stage in STAGES},
         "cache": {"hit": cache.get("hit", 0), "miss": cache.get("miss", 0),
                   "hit_rate": round(cache.get("hit", 0) / answered, 4) if answered else None},
