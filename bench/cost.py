@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import shlex
 import statistics
 import sys
@@ -44,8 +43,9 @@ from pathlib import Path
 
 from bench import cost_model, machine, prices
 from bench.harness import client
-from bench.harness.launch import FunctionServer, ingest, tool
+from bench.harness.launch import FunctionServer, free_port, ingest, tool
 from bench.load_test import SAMPLE, payload, run_clients, sample_questions
+from bench.throughput import cpu_list
 
 REPO = Path(__file__).resolve().parent.parent
 KINDS = {"context": "context", "passage": "passage_ids", "retrieval": "retrieval"}  # load_test's -> log's
@@ -53,13 +53,12 @@ HIT_RATES = (0.0, 0.4, 0.8)
 
 
 def server(env: dict, cpus: int, log_path: Path, **extra: str) -> FunctionServer:
-    allowed = sorted(os.sched_getaffinity(0))[:cpus]
-    command = ["taskset", "-c", ",".join(map(str, allowed)), tool("functions-framework") or "functions-framework",
-               "--target", "answer", "--source", str(REPO / "main.py"), "--host", "127.0.0.1"]
-    srv = FunctionServer({**env, "QA_EAGER_LOAD": "1", "WORKERS": "1", "THREADS": "8", "MALLOC_ARENA_MAX": "2",
-                          "QA_PASSAGE_CACHE_BYTES": "0", **extra}, log_path, command=command)
-    srv.command += ["--port", str(srv.port)]
-    return srv
+    """The function as the image runs it, on ``cpus`` CPUs (``taskset``, as ``bench.throughput`` does)."""
+    port = free_port()
+    command = ["taskset", "-c", cpu_list(cpus), tool("functions-framework") or "functions-framework",
+               "--target", "answer", "--source", str(REPO / "main.py"), "--host", "127.0.0.1", "--port", str(port)]
+    return FunctionServer({**env, "QA_EAGER_LOAD": "1", "WORKERS": "1", "THREADS": "8", "MALLOC_ARENA_MAX": "2",
+                           "QA_PASSAGE_CACHE_BYTES": "0", **extra}, log_path, command=command, port=port)
 
 
 def store_ops(srv: FunctionServer) -> dict:
