@@ -23,9 +23,9 @@ source "$(dirname "$0")/lib.sh"
 TARGET=run TAG="" NO_TRAFFIC=0 PROMOTE=0
 while (( $# )); do
   case $1 in
-    --image) [[ $# -ge 2 ]] || usage_error "--image needs a value"; IMAGE=$2; shift ;;
+    --image) need_value "$@"; IMAGE=$2; shift ;;
     --image=*) IMAGE=${1#*=} ;;
-    --tag) [[ $# -ge 2 ]] || usage_error "--tag needs a value"; TAG=$2; shift ;;
+    --tag) need_value "$@"; TAG=$2; shift ;;
     --tag=*) TAG=${1#*=} ;;
     --no-traffic) NO_TRAFFIC=1 ;;
     --promote) PROMOTE=1 ;;

@@ -45,14 +45,14 @@ source "$(dirname "$0")/lib.sh"
 TASKS="" PARALLELISM="" EXECUTE=1 INPUTS=() OPTIONS=() DELETES=0 SYNC=0
 while (( $# )); do
   case $1 in
-    --tasks) [[ $# -ge 2 ]] || usage_error "--tasks needs a value"; TASKS=$2; shift ;;
+    --tasks) need_value "$@"; TASKS=$2; shift ;;
     --tasks=*) TASKS=${1#*=} ;;
-    --parallelism) [[ $# -ge 2 ]] || usage_error "--parallelism needs a value"; PARALLELISM=$2; shift ;;
+    --parallelism) need_value "$@"; PARALLELISM=$2; shift ;;
     --parallelism=*) PARALLELISM=${1#*=} ;;
-    --image) [[ $# -ge 2 ]] || usage_error "--image needs a value"; IMAGE=$2; shift ;;
+    --image) need_value "$@"; IMAGE=$2; shift ;;
     --image=*) IMAGE=${1#*=} ;;
     --include|--exclude|--delete)
-      [[ $# -ge 2 ]] || usage_error "$1 needs a value"
+      need_value "$@"
       [[ $1 != --delete ]] || DELETES=1
       OPTIONS+=("$1" "$2"); shift ;;
     --include=*|--exclude=*|--delete=*)

@@ -35,6 +35,12 @@ common_option() {
   esac
 }
 
+# need_value "$@" (in an option loop, at a valued option given as `--opt VALUE`): a usage error when
+# the option is the last argument, so that its value is missing.
+need_value() {
+  (( $# >= 2 )) || usage_error "$1 needs a value"
+}
+
 # require NAME "what it is": fail with a clear message when the variable is empty.
 require() {
   local name=$1 what=$2

@@ -35,10 +35,9 @@ while (( $# )); do
   case $1 in
     --enable-alerts) ALERTS=on ;;
     --disable-alerts) ALERTS=off ;;
-    --notification-channel) [[ $# -ge 2 ]] || usage_error "--notification-channel needs a value"
-      CHANNELS+=("$2"); shift ;;
+    --notification-channel) need_value "$@"; CHANNELS+=("$2"); shift ;;
     --notification-channel=*) CHANNELS+=("${1#*=}") ;;
-    --out) [[ $# -ge 2 ]] || usage_error "--out needs a value"; OUT_DIR=$2; shift ;;
+    --out) need_value "$@"; OUT_DIR=$2; shift ;;
     --out=*) OUT_DIR=${1#*=} ;;
     --skip-api) SKIP_API=1 ;;
     *) common_option "$1" ;;  # --dry-run, -h/--help; anything else is refused

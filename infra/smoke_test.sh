@@ -18,9 +18,9 @@ source "$(dirname "$0")/lib.sh"
 TAG="" URL=""
 while (( $# )); do
   case $1 in
-    --tag) [[ $# -ge 2 ]] || usage_error "--tag needs a value"; TAG=$2; shift ;;
+    --tag) need_value "$@"; TAG=$2; shift ;;
     --tag=*) TAG=${1#*=} ;;
-    --url) [[ $# -ge 2 ]] || usage_error "--url needs a value"; URL=$2; shift ;;
+    --url) need_value "$@"; URL=$2; shift ;;
     --url=*) URL=${1#*=} ;;
     *) common_option "$1" ;;  # --dry-run, -h/--help; anything else is refused
   esac

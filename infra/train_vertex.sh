@@ -31,9 +31,9 @@ source "$(dirname "$0")/lib.sh"
 CONFIG=build_model/configs/production.toml BUILD_IMAGE=1 SQUAD=""
 while (( $# )); do
   case $1 in
-    --squad) [[ $# -ge 2 ]] || usage_error "--squad needs a folder"; SQUAD=$2; shift ;;
+    --squad) need_value "$@"; SQUAD=$2; shift ;;
     --squad=*) SQUAD=${1#*=} ;;
-    --config) [[ $# -ge 2 ]] || usage_error "--config needs a value"; CONFIG=$2; shift ;;
+    --config) need_value "$@"; CONFIG=$2; shift ;;
     --config=*) CONFIG=${1#*=} ;;
     --skip-image) BUILD_IMAGE=0 ;;
     *) common_option "$1" ;;  # --dry-run, -h/--help; anything else is refused

@@ -132,6 +132,26 @@ def test_unknown_option_is_refused(dry):
     assert done.returncode == 2 and "unknown option --memory" in done.stderr
 
 
+def _valued_options() -> list[tuple[str, str]]:
+    """Every (script, --opt) that also takes the --opt=VALUE form: the options that take a value."""
+    return [(script.name, option) for script in EXECUTABLES
+            for pattern in re.findall(r"^\s*((?:--[-\w]+=\*\|?)+)\)", script.read_text(), re.M)
+            for option in re.findall(r"(--[-\w]+)=\*", pattern)]
+
+
+@pytest.mark.parametrize("script, option", _valued_options())
+def test_valued_option_without_its_value_is_a_usage_error(dry, script, option):
+    done, commands = dry(script, option, ok=False)
+    assert done.returncode == 2 and f"{option} needs a value" in done.stderr, done.stderr
+    assert commands == []
+
+
+def test_every_script_s_valued_options_are_checked():
+    """The pattern above finds them (a change of style in the scripts would leave nothing to test)."""
+    assert {("deploy.sh", "--image"), ("ingest_job.sh", "--exclude"), ("train_vertex.sh", "--squad")} <= set(_valued_options())
+    assert len(_valued_options()) >= 14
+
+
 # ---- setup.sh ----------------------------------------------------------------------
 
 @pytest.fixture
