@@ -255,6 +255,11 @@ def _spread(values: list[float], ps=(50, 90, 99)) -> dict:
     return out
 
 
+def _reads(values: list[float]) -> dict:
+    return {**_spread(values, (50, 99)), "mean": round(sum(values) / len(values), 2) if values else None,
+            "total": int(sum(values))}
+
+
 def summarise(entries: list[dict], skipped: int = 0, metrics: dict[str, Metric] | None = None) -> dict:
     """The dashboard's figures from the log lines, through the log-based metrics' definitions."""
     metrics = metrics if metrics is not None else load_metrics()
@@ -282,6 +287,7 @@ def summarise(entries: list[dict], skipped: int = 0, metrics: dict[str, Metric] 
         "by_kind": {kind: {**_spread(values("qa_latency", kind=kind)), "cache_hits": len(
             values("qa_latency", kind=kind, cache="hit"))} for kind in KINDS},
         "stages_ms": {stage: _spread(values(f"qa_{stage}_time"), (50, 99)) for stage in STAGES},
+        "store_reads": {kind: _reads(values("qa_store_reads", kind=kind)) for kind in KINDS},
         "cache": {"hit": cache.get("hit", 0), "miss": cache.get("miss", 0),
                   "hit_rate": round(cache.get("hit", 0) / answered, 4) if answered else None},
         "cold_starts": {"count": len(metrics["qa_cold_starts"].points),
@@ -314,6 +320,14 @@ def markdown(s: dict, source: str, chart: str | None) -> str:
               "| stage | count | p50 | p99 | max |", "|---|---:|---:|---:|---:|"]
     for stage, t in s["stages_ms"].items():
         lines.append(f"| {stage} | {t['count']} | {_ms(t['p50'])} | {_ms(t['p99'])} | {_ms(t['max'])} |")
+    lines += ["", "## Firestore reads per answer (store_ops.reads)", ""]
+    if any(r["count"] for r in s["store_reads"].values()):
+        lines += ["| kind | answers | reads | mean | p50 | p99 | max |", "|---|---:|---:|---:|---:|---:|---:|"]
+        for kind, r in s["store_reads"].items():
+            lines.append(f"| {kind} | {r['count']} | {r['total']} | {_ms(r['mean'])} | {_ms(r['p50'])} | "
+                         f"{_ms(r['p99'])} | {_ms(r['max'])} |")
+    else:
+        lines.append("None in this log: the function served from SQLite, or an older version wrote it.")
     c = s["cache"]
     rate = "–" if c["hit_rate"] is None else f"{100 * c['hit_rate']:.1f} %"
     cs = s["cold_starts"]
@@ -395,8 +409,12 @@ DEMO_REQUESTS: list[tuple[str, str, dict | bytes | None, int]] = [
 ]
 
 
-def demo(out: Path, artifact: Path) -> Path:
-    """Serve ``artifact`` locally, send DEMO_REQUESTS, and return the function's log (``out/function.log``)."""
+def demo(out: Path, artifact: Path, store: dict | None = None) -> Path:
+    """Serve ``artifact`` locally, send DEMO_REQUESTS, and return the function's log (``out/function.log``).
+
+    ``store``: the environment of the passage store to serve from (``bench.harness.firestore.emulator_env``
+    for the Firestore emulator: its request lines then count Firestore reads); default a new SQLite file.
+    """
     from bench.harness.client import _request
     from bench.harness.launch import FunctionServer, ingest
 
@@ -404,8 +422,8 @@ def demo(out: Path, artifact: Path) -> Path:
     log_path = out / "function.log"
     log_path.unlink(missing_ok=True)
     with tempfile.TemporaryDirectory(prefix="qa-logs-demo-") as scratch:
-        env = {"QA_ARTIFACT_DIR": str(artifact.resolve()), "QA_STORE": "sqlite",
-               "QA_SQLITE_PATH": str(Path(scratch) / "passages.sqlite"), "QA_EAGER_LOAD": None, "PYTHONPATH": None}
+        env = {"QA_ARTIFACT_DIR": str(artifact.resolve()), "QA_EAGER_LOAD": None, "PYTHONPATH": None,
+               **(store or {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(Path(scratch) / "passages.sqlite")})}
         ingest(env, "samples/squad_sample.json", "--quiet", check=True)
         with FunctionServer(env, log_path) as server:
             server.health()
@@ -418,6 +436,19 @@ def demo(out: Path, artifact: Path) -> Path:
     return log_path
 
 
+def _demo_on(store: str, out: Path, artifact: Path) -> Path:
+    if store == "sqlite":
+        return demo(out, artifact)
+    from bench.harness.firestore import FirestoreEmulator, emulator_env
+
+    with tempfile.TemporaryDirectory(prefix="qa-logs-emulator-") as scratch:
+        emulator = FirestoreEmulator(Path(scratch) / "emulator.log").start()
+        try:
+            return demo(out, artifact, emulator_env(emulator))
+        finally:
+            emulator.stop()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench logs", description=__doc__.split("\n\n")[0])
     parser.add_argument("logfile", type=Path, nargs="?",
@@ -427,11 +458,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--demo", action="store_true",
                         help="first serve --artifact locally and send a fixed set of requests (into --out)")
     parser.add_argument("--artifact", type=Path, default=REPO / "artifact", help="the artifact --demo serves")
+    parser.add_argument("--store", choices=("sqlite", "firestore"), default="sqlite",
+                        help="what --demo serves passages from: a SQLite file, or the official Firestore emulator "
+                             "(gcloud and Java; the request lines then count Firestore reads)")
     args = parser.parse_args(argv)
     if args.demo:
         if args.logfile is not None:
             parser.error("--demo makes its own log file: give --out, not LOGFILE")
-        args.logfile = demo(args.out or REPO / "bench" / "results" / "logs", args.artifact)
+        args.logfile = _demo_on(args.store, args.out or REPO / "bench" / "results" / "logs", args.artifact)
     elif args.logfile is None:
         parser.error("give a LOGFILE, or --demo")
     if not args.logfile.is_file():

@@ -159,10 +159,15 @@ def test_metric_file_is_a_log_metric_the_summariser_reads(path):
     for extractor in (config.get("labelExtractors") or {}).values():
         bench_logs.Extractor.parse(extractor)
     if descriptor["valueType"] == "DISTRIBUTION":
-        assert descriptor["unit"] == "ms" and config["valueExtractor"].startswith("EXTRACT(jsonPayload.")
-        buckets = config["bucketOptions"]["exponentialBuckets"]
-        top = buckets["scale"] * buckets["growthFactor"] ** buckets["numFiniteBuckets"]
-        assert top >= 10_000, f"{path.stem}: the last finite bucket ends at {top:.0f} ms"
+        assert config["valueExtractor"].startswith("EXTRACT(jsonPayload.")
+        if descriptor["unit"] == "ms":
+            buckets = config["bucketOptions"]["exponentialBuckets"]
+            top = buckets["scale"] * buckets["growthFactor"] ** buckets["numFiniteBuckets"]
+            assert top >= 10_000, f"{path.stem}: the last finite bucket ends at {top:.0f} ms"
+        else:  # a count per request (documents read): one bucket per count, well past the usual
+            assert descriptor["unit"] == "1"
+            buckets = config["bucketOptions"]["linearBuckets"]
+            assert buckets["offset"] == 0 and buckets["width"] == 1 and buckets["numFiniteBuckets"] >= 32
     else:
         assert "valueExtractor" not in config and "bucketOptions" not in config
 
@@ -187,10 +192,14 @@ def test_the_dashboard_shows_every_metric_and_cloud_runs_own():
 # ---- against the lines the function writes ----------------------------------------------
 
 @pytest.fixture(scope="module")
-def served_log(tiny_artifact, tmp_path_factory):
-    """A log of bench.logs.DEMO_REQUESTS served with the tiny artifact, then a failed eager load."""
+def served_log(tiny_artifact, firestore_emulator, tmp_path_factory):
+    """A log of bench.logs.DEMO_REQUESTS served with the tiny artifact from the Firestore emulator (so that
+    the request lines count Firestore reads), then a failed eager load."""
+    from bench.harness.firestore import emulator_env
+
     folder = tmp_path_factory.mktemp("monitoring")
-    log = bench_logs.demo(folder / "demo", tiny_artifact.folder)
+    firestore_emulator.reset()
+    log = bench_logs.demo(folder / "demo", tiny_artifact.folder, emulator_env(firestore_emulator))
     broken = folder / "broken.log"
     env = {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(folder / "broken.sqlite"),
            "QA_EAGER_LOAD": "1", "QA_ARTIFACT_DIR": str(folder / "none"), "PYTHONPATH": None}
@@ -220,6 +229,12 @@ def test_the_figures_match_the_requests_made(served_log):
     assert 0 < cold["model_load_ms"]["p50"] <= cold["time_to_ready_ms"]["p50"]
     assert s["load_failures"] == 1
     assert all(s["by_kind"][k]["p50"] > 0 for k in bench_logs.KINDS)
+    # Firestore reads: none for a question with its context, the two named passages on the passage_ids
+    # miss and none on its in-process cache hit, the retrieved passages (and the index) for the question alone
+    reads = s["store_reads"]
+    assert {k: (r["count"], r["total"]) for k, r in reads.items() if k != "retrieval"} == {
+        "context": (2, 0), "passage_ids": (2, 2)}
+    assert reads["retrieval"]["count"] == 1 and reads["retrieval"]["total"] >= 1
     # every log-based metric sees the lines it is for
     assert {name for name, n in s["metrics"].items() if n == 0} == set()
 
