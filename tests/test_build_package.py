@@ -193,3 +193,26 @@ def test_a_shipped_model_that_fails_the_gate_leaves_the_previous_artifact(projec
     assert (tmp_path / "artifact" / "manifest.json").read_bytes() == before
     verify(load_manifest(tmp_path / "artifact"))
     assert not (tmp_path / "build" / "package" / "stage.json").exists()
+
+
+@pytest.mark.parametrize("record, expected", [
+    ({"model": "base layers", "keep_layers": [0, 2, 4]},
+     "layers 0, 2, 4 of the 6-layer base, mini-encoder fine-tuned on SQuAD; distilled from the 12-layer teacher"),
+    ({"model": "teacher layers", "keep_layers": [0, 5]}, "layers 0, 5 of the 12-layer teacher"),
+    ({"model": "/models/my-student"}, "/models/my-student"),
+])
+def test_the_report_says_which_model_the_student_s_layers_come_from(tmp_path, record, expected):
+    """A student cut from [base] is described as such, not as layers of the (deeper) teacher."""
+    from build_model.config import load_config
+    from build_model.stages.package import _student_origin
+
+    (tmp_path / "mini-encoder").mkdir()
+    (tmp_path / "build.toml").write_text(
+        'work_dir = "build"\n[data]\ntrain = "t.json"\ndev = "d.json"\n'
+        '[teacher]\nmodel = "teacher"\n[base]\nmodel = "mini-encoder"\n')
+    cfg = load_config(tmp_path / "build.toml")
+    model = tmp_path / "build" / "base" / "model"
+    model.mkdir(parents=True)
+    (model / "config.json").write_text(json.dumps({"num_hidden_layers": 6}))
+    (tmp_path / "build" / "base" / "stage.json").write_text("{}")
+    assert _student_origin(cfg, record, 12) == expected

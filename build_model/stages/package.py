@@ -15,6 +15,7 @@ the int8 quality gate again; ``out`` is replaced only when everything passed.
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 from pathlib import Path
 
@@ -273,6 +274,19 @@ def _score_shipped(cfg: BuildConfig, out: Path, dev) -> tuple[dict, dict]:
     return result["v1"], entry
 
 
+def _student_origin(cfg: BuildConfig, ds: dict, teacher_layers: int) -> str:
+    """Where the student's layers come from, in words: the distil stage's record says which model they were cut from."""
+    if not ds.get("keep_layers"):
+        return str(ds.get("model"))
+    layers = ", ".join(str(i) for i in ds["keep_layers"])
+    if ds.get("model") == "base layers" and cfg.base is not None:
+        config = distil.teacher_model_dir(cfg, "base") / "config.json"
+        depth = json.loads(config.read_text())["num_hidden_layers"]
+        return (f"layers {layers} of the {depth}-layer base, {Path(cfg.base.model).name} fine-tuned on SQuAD; "
+                f"distilled from the {teacher_layers}-layer teacher")
+    return f"layers {layers} of the {teacher_layers}-layer teacher"
+
+
 def _facts(cfg: BuildConfig, records: dict, rows: list[dict], variants: list[dict], variant_why: str,
            gate: dict, command: str, dev) -> dict:
     ex, qr = records["export"], records["quantize"]
@@ -281,8 +295,7 @@ def _facts(cfg: BuildConfig, records: dict, rows: list[dict], variants: list[dic
         g = records["given"]
         origin = f"{cfg.given.model} ({g['architecture']}), taken as given"
     else:
-        origin = (f"layers {ds['keep_layers']} of the {ex['models']['teacher']['layers']}-layer teacher"
-                  if ds.get("keep_layers") else ds.get("model"))
+        origin = _student_origin(cfg, ds, ex["models"]["teacher"]["layers"])
     label = {"teacher": "teacher", "student": "model" if cfg.given is not None else "student"}
     diffs = {f"{label[name]} {kind}": ex["models"][name][kind]["max_logit_diff"]
              for name in ex["models"] for kind in ("raw", "fused")
