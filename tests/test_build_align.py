@@ -129,7 +129,8 @@ def test_the_distil_stage_cuts_the_student_from_base_and_learns_from_an_mpnet_te
     from transformers import MPNetConfig, MPNetForQuestionAnswering
 
     from build_model.config import load_config
-    from build_model.records import load_record, save_record
+    from build_model.pipeline import BuildFailed
+    from build_model.records import load_record, save_record, source_fingerprint
     from build_model.stages import distil
     from tests.support.tiny_build import tiny_bert, tiny_sections, write_config
 
@@ -167,3 +168,15 @@ def test_the_distil_stage_cuts_the_student_from_base_and_learns_from_an_mpnet_te
     assert teacher_entry["raw"]["max_logit_diff"] <= cfg.export.atol
     assert "Attention" not in teacher_entry.get("fused", {}).get("fused_ops", {})  # MPNet's relative bias
     assert {"exact_match", "f1"} <= set(teacher_entry["dev"])
+
+    # the teacher's weights lost (a fresh machine), its record, config, tokenizer and the cached logits kept:
+    # the student trains again without it, from the same inputs; without the logits too, the stage says so
+    fingerprint = source_fingerprint(str(build / "teacher" / "model"))
+    save_record(build / "teacher", {"fake": "teacher"}, {"dev": {}, "fingerprint": fingerprint})
+    (build / "teacher" / "model" / "model.safetensors").unlink()
+    again = distil.run(cfg, force=True)
+    assert again["inputs_hash"] == record["inputs_hash"] and again["teacher_logits"]["teacher"]["cached"]
+    for path in (build / "teacher_logits").glob("teacher-held-out-*.npz"):
+        path.unlink()
+    with pytest.raises(BuildFailed, match="weights are gone .* restore the cached logits"):
+        distil.run(cfg, force=True)

@@ -262,3 +262,17 @@ def test_the_stage_records_distillation_and_reuses_teacher_logits(tmp_path_facto
     cfg = dataclasses.replace(cfg, student=dataclasses.replace(cfg.student, training=training))
     again = distil.run(cfg)
     assert again["teacher_logits"]["teacher"]["cached"] and again["inputs_hash"] != record["inputs_hash"]
+
+
+def test_a_student_cut_from_a_teacher_whose_weights_are_lost_fails_clearly(tmp_path_factory, tmp_path):
+    from build_model.config import load_config
+    from build_model.pipeline import BuildFailed
+    from build_model.stages import distil
+
+    project = built(tmp_path_factory)
+    assert project["exit"] == 0
+    cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "teacher_logits")))
+    for path in (tmp_path / "build" / "teacher" / "model").glob("*.safetensors"):
+        path.unlink()
+    with pytest.raises(BuildFailed, match="cut from the teacher's layers, and its weights are gone"):
+        distil.run(cfg)

@@ -33,6 +33,7 @@ from build_model.records import (
     fresh_checkpoint,
     fresh_record,
     inputs_hash,
+    load_record,
     save_record,
     source_fingerprint,
 )
@@ -73,6 +74,35 @@ def teacher_model_dir(cfg: BuildConfig, name: str = "teacher") -> Path:
     return path
 
 
+def _has_weights(model_dir: Path) -> bool:
+    return any(model_dir.glob("*.safetensors")) or any(model_dir.glob("*.bin"))
+
+
+def model_fingerprint(cfg: BuildConfig, name: str = "teacher") -> str:
+    """The fingerprint of the ``name`` stage's model, which its cached logits are keyed by: of its files, or,
+    when its weights are gone (a lost machine; the record, config and tokenizer kept), the one its record keeps."""
+    path = teacher_model_dir(cfg, name)
+    if _has_weights(path):
+        return source_fingerprint(str(path))
+    recorded = (load_record(teacher.stage_dir(cfg, name)) or {}).get("fingerprint")
+    if not recorded:
+        raise BuildFailed(f"distil: the {name} stage's weights are missing from {path} and its record keeps no "
+                          f"fingerprint to find its cached logits by: run --stage {name} --force")
+    return recorded
+
+
+def _loader(model_dir: Path, name: str, cfg: BuildConfig):
+    """Loads the model once, when a logit it has not cached is needed."""
+    @functools.cache
+    def load():
+        if not _has_weights(model_dir):
+            raise BuildFailed(f"distil: the {name}'s logits for these features are not all in {logits_dir(cfg)} "
+                              f"and its weights are gone from {model_dir}: restore the cached logits, or retrain "
+                              f"it (--stage {name} --force)")
+        return _fastest_device(hf.load_qa_model(str(model_dir)).eval())
+    return load
+
+
 def logits_dir(cfg: BuildConfig) -> Path:
     """Teacher logits, shared by every student distilled from the same teacher and features."""
     return Path(cfg.work_dir) / "teacher_logits"
@@ -93,9 +123,9 @@ def _soft_targets(cfg: BuildConfig, name: str, features, split, features_held_ou
     tok = QATokenizer(model_dir / "tokenizer.json")
     pad_id = tok.pair_layout()["pad_id"]
     q = cfg.sequence.max_query_tokens
-    load = functools.cache(lambda: _fastest_device(hf.load_qa_model(str(model_dir)).eval()))
+    load = _loader(model_dir, name, cfg)
     windows = align.teacher_windows(features, split, student_tok, tok, q)
-    key = source_fingerprint(str(model_dir))
+    key = model_fingerprint(cfg, name)
     logits, cache = kd.cached_teacher_logits(logits_dir(cfg) / name, key, load, windows, pad_id, batch, log=log)
     dev, held = features_held_out
     held_logits, _ = kd.cached_teacher_logits(logits_dir(cfg) / f"{name}-held-out", key, load,
@@ -112,7 +142,7 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
     source_dir = teacher_model_dir(cfg, source)
     inputs = {
         "config": cfg.section_hash("data", "student", "sequence"),
-        "teacher": source_fingerprint(str(teacher_model_dir(cfg))),
+        "teacher": model_fingerprint(cfg),
         "base": source_fingerprint(str(source_dir)) if cfg.base is not None else None,
         "student_model": source_fingerprint(sc.model) if sc.model else None,
         "train": file_sha256(cfg.data.train),
@@ -130,6 +160,9 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
             student = hf.load_qa_model(sc.model)
             origin = {"model": sc.model}
         else:
+            if not _has_weights(source_dir):
+                raise BuildFailed(f"distil: the student is cut from the {source}'s layers, and its weights are gone "
+                                  f"from {source_dir}: run --stage {source} --force")
             student = derive_student(hf.load_qa_model(str(source_dir)), sc.keep_layers)
             origin = {"model": f"{source} layers", "keep_layers": list(sc.keep_layers)}
     except StudentError as e:

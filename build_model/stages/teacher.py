@@ -96,6 +96,8 @@ def fine_tune(cfg: BuildConfig, name: str, force: bool = False) -> dict:
         with torch.inference_mode():
             result["dev"] = dev_scores(model, 0)
     model.save_pretrained(out / "model")
+    # what the students' cached logits are keyed by: kept so that they stay usable if the weights are lost
+    result["fingerprint"] = source_fingerprint(str(out / "model"))
     clear_checkpoint(out)
     print(f"{name}: dev EM {result['dev']['exact_match']:.2f} F1 {result['dev']['f1']:.2f}")
     return save_record(out, inputs, result)
