@@ -1,6 +1,10 @@
 """Which dynamic-int8 setting keeps a given QA model's F1: the first N dev questions, fp32 against int8 variants.
 
-    .venv/bin/python -m experiments.mpnet_int8 300
+    .venv/bin/python -m experiments.mpnet_int8 300 [VARIANT ...]
+
+VARIANT: fp32, the per-channel candidates (int8-MatMul-Gather-pc-fr, int8-MatMul-pc-fr) and per-channel
+int8 with one group of weight MatMuls kept in fp32 (keep-ffn-out, keep-attn-out, keep-ffn-in, keep-qkv,
+keep-qa-head; keep-ffn-out-A-B: layers A to B only, of 0-5, 6-11, 6-8, 9-11, 11-11); default all.
 
 Reads the given command's work folder (``build/given``: run the given command on the model first,
 see docs/hub_models.md) and the model named below; prints EM/F1 per variant and writes
@@ -13,6 +17,9 @@ import json
 import sys
 import time
 from pathlib import Path
+
+import onnx
+from onnxruntime.quantization import QuantType, quantize_dynamic
 
 from build_model.config import load_config
 from build_model.evaluation.evaluate import evaluate
@@ -42,13 +49,38 @@ def main(argv: list[str]) -> int:
         out[name] = {"em": round(r["exact_match"], 2), "f1": round(r["f1"], 2), "seconds": round(time.time() - t0)}
         print(name, out[name], flush=True)
 
-    score("fp32", src, True)
+    only = set(argv[1:])  # variant names to run (default: all)
+    if not only or "fp32" in only:
+        score("fp32", src, True)
     for ops in (("MatMul", "Gather"), ("MatMul",)):  # with the embeddings quantized, and kept in fp32
         c = quantize.Candidate(True, ops, False)
+        if only and c.name not in only:
+            continue
         path = work / f"variant-{c.name}.onnx"
         quantize.quantize_candidate(src, path, c, present)
         score(c.name, path, False)
-    (work / "int8_variants.json").write_text(json.dumps({"questions": n, "variants": out}, indent=1) + "\n")
+    # per-channel int8 with some weight MatMuls kept in fp32: which ones carry the loss
+    matmuls = [n.name for n in onnx.load(str(src), load_external_data=False).graph.node if n.op_type == "MatMul"]
+    groups = {"keep-ffn-out": "/output/dense/", "keep-attn-out": "/attn/o/", "keep-ffn-in": "/intermediate/dense/",
+              "keep-qkv": ("/attn/q/", "/attn/k/", "/attn/v/"), "keep-qa-head": "qa_outputs"}
+    for first, last in ((0, 5), (6, 11), (6, 8), (9, 11), (11, 11)):  # the FFN outputs of some layers only
+        groups[f"keep-ffn-out-{first}-{last}"] = tuple(f"layer.{i}/output/dense/" for i in range(first, last + 1))
+    for name, marks in groups.items():
+        if only and name not in only:
+            continue
+        marks = (marks,) if isinstance(marks, str) else marks
+        kept = [m for m in matmuls if any(k in m for k in marks)]
+        path = work / f"variant-{name}.onnx"
+        quantize_dynamic(str(src), str(path), op_types_to_quantize=["MatMul", "Gather"], per_channel=True,
+                         weight_type=QuantType.QInt8, nodes_to_exclude=kept,
+                         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+        score(name, path, False)
+        out[name]["fp32_matmuls"] = len(kept)
+        out[name]["mb"] = round(path.stat().st_size / 1e6, 1)
+    saved = work / "int8_variants.json"  # runs of other variants on the same questions are kept
+    earlier = json.loads(saved.read_text()) if saved.is_file() else {}
+    variants = {**earlier.get("variants", {}), **out} if earlier.get("questions") == n else out
+    saved.write_text(json.dumps({"questions": n, "variants": variants}, indent=1) + "\n")
     return 0
 
 
