@@ -100,6 +100,9 @@ class QuantizeConfig:
     max_model_mb: float = 20.0  # candidates larger than this (10^6 bytes) are not kept; 0: no limit
     f1_tie: float = 0.1  # candidates within this many F1 points of the best count as tied; the fastest wins
     latency_runs: int = 20  # timed runs per candidate (one serving-length window, after warm-up)
+    # When no candidate passes the gate: the best one again with this many weight MatMuls kept in fp32, those
+    # whose activations carry the most extreme outliers, one count after another until one passes; () never.
+    fp32_fallback: tuple[int, ...] = (1, 3, 6)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -126,3 +127,71 @@ def test_gather_quantises_unfused_embeddings(project, tmp_path):
     assert info["quantized_ops"] == ["Gather", "MatMul"]
     assert info["largest_fp32_initializer"]["bytes"] < 3000 * 64 * 4 / 20
     assert src.stat().st_size >= 3 * dst.stat().st_size
+
+
+def test_outlier_ratios_find_the_matmul_whose_input_has_an_outlier(tmp_path):
+    """Two weight MatMuls in a row; one value of the second one's input (of 4,096) is scaled 100x."""
+    import types
+
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    from build_model.conversion.outliers import most_extreme, outlier_ratios, weight_matmuls
+
+    rng = np.random.default_rng(0)
+    w1, w2 = (numpy_helper.from_array(rng.normal(size=(64, 64)).astype(np.float32), n) for n in ("w1", "w2"))
+    spike = np.ones((64, 64), dtype=np.float32)
+    spike[3, 5] = 100.0
+    boost = numpy_helper.from_array(spike, "boost")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w1"], ["h"], name="first"),
+         helper.make_node("Mul", ["h", "boost"], ["hb"], name="scale"),
+         helper.make_node("MatMul", ["hb", "w2"], ["y"], name="second"),
+         helper.make_node("MatMul", ["x", "y"], ["z"], name="activations_only")],  # no weights: not counted
+        "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 64])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [64, 64])], [w1, w2, boost])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=10)
+    path = tmp_path / "two.onnx"
+    onnx.save(model, str(path))
+    assert [n.name for n in weight_matmuls(model.graph)] == ["first", "second"]
+    batches = [types.SimpleNamespace(x=rng.normal(size=(64, 64)).astype(np.float32)) for _ in range(4)]
+    ratios = outlier_ratios(path, batches)
+    assert set(ratios) == {"first", "second"} and ratios["second"] > 3 * ratios["first"]
+    assert most_extreme(ratios, 1) == ["second"] and most_extreme(ratios, 5) == ["second", "first"]
+
+
+def test_a_failed_gate_keeps_the_outlier_matmuls_in_fp32_until_one_passes(project, tmp_path, monkeypatch):
+    """The all-int8 candidates lose 2 F1 (gate: 1.5); a candidate with fp32 MatMuls loses 0.5: it is kept."""
+    import onnx
+
+    from build_model.config import load_config
+    from build_model.records import load_record
+    from build_model.stages import export, quantize
+
+    cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export")))
+    cfg = dataclasses.replace(cfg, quantize=dataclasses.replace(cfg.quantize, max_f1_drop=1.5, per_channel=(True,)))
+    fp32 = load_record(tmp_path / "build" / "export")["models"]["student"]["dev"]
+    real = export.onnx_infer
+
+    def traced(path, threads, optimized):
+        model = real(path, threads, optimized)
+        model.source = str(path)
+        return model
+
+    def scored(split, tok, spec, infer, **kw):
+        drop = 0.5 if "fp32x" in getattr(infer, "source", "") else 2.0
+        return {**fp32, "f1": fp32["f1"] - drop}
+
+    monkeypatch.setattr(export, "onnx_infer", traced)
+    monkeypatch.setattr(quantize, "evaluate", scored)
+    record = quantize.run(cfg)
+    kept = record["kept"]
+    assert record["gate"]["passed"] and kept["name"].endswith("-fp32x1") and len(kept["fp32_matmuls"]) == 1
+    assert [len(c["fp32_matmuls"]) for c in record["candidates"]] == [0, 1]
+    assert "most extreme activation outliers stay fp32" in record["why"]
+    ratios = json.loads((tmp_path / "build" / "quantize" / "outliers.json").read_text())
+    assert kept["fp32_matmuls"][0] == max(ratios, key=ratios.get)
+    graph = onnx.load(str(tmp_path / "build" / "quantize" / quantize.KEPT)).graph
+    ops = {n.name: n.op_type for n in graph.node}
+    assert ops[kept["fp32_matmuls"][0]] == "MatMul"  # left as it was
+    assert any(op in ("MatMulInteger", "DynamicQuantizeMatMul") for op in ops.values())  # the rest is int8

@@ -144,6 +144,7 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
                  "ort_preoptimized": "ORT_ENABLE_EXTENDED" if ship["optimized"] else None},
         "quantization": {**{k: qr["kept"][k] for k in ("name", "per_channel", "op_types", "reduce_range",
                                                         "quantized_ops", "weight_type", "activations")},
+                         "fp32_matmuls": qr["kept"].get("fp32_matmuls", []),
                          "method": "onnxruntime.quantization.quantize_dynamic", "gate": qr["gate"]},
         "versions": benchmark.versions(),
         "dev_set": {"file": Path(cfg.data.dev).name, "sha256": inputs["dev"]},
