@@ -4,7 +4,8 @@
 
 VARIANT: fp32, the per-channel candidates (int8-MatMul-Gather-pc-fr, int8-MatMul-pc-fr) and per-channel
 int8 with one group of weight MatMuls kept in fp32 (keep-ffn-out, keep-attn-out, keep-ffn-in, keep-qkv,
-keep-qa-head; keep-ffn-out-A-B: layers A to B only, of 0-5, 6-11, 6-8, 9-11, 11-11); default all.
+keep-qa-head; keep-ffn-out-A-B: layers A to B only, of 0-5, 6-11, 6-8, 9-11, 11-11; keep-outliers-K: the K MatMuls
+the quantize stage's fp32 fallback would keep, K of 1, 3, 6); default all.
 
 Reads the given command's work folder (``build/given``: run the given command on the model first,
 see docs/hub_models.md) and the model named below; prints EM/F1 per variant and writes
@@ -19,9 +20,9 @@ import time
 from pathlib import Path
 
 import onnx
-from onnxruntime.quantization import QuantType, quantize_dynamic
 
 from build_model.config import load_config
+from build_model.conversion import outliers
 from build_model.evaluation.evaluate import evaluate
 from build_model.evaluation.squad import load_squad
 from build_model.specs import serving_spec
@@ -60,23 +61,33 @@ def main(argv: list[str]) -> int:
         quantize.quantize_candidate(src, path, c, present)
         score(c.name, path, False)
     # per-channel int8 with some weight MatMuls kept in fp32: which ones carry the loss
+    def run_variant(name: str, kept: list[str]) -> None:
+        path = work / f"variant-{name}.onnx"
+        quantize.quantize_candidate(src, path, quantize.Candidate(True, ("MatMul", "Gather"), False, tuple(kept)),
+                                    present)
+        score(name, path, False)
+        out[name].update(fp32_matmuls=len(kept), mb=round(path.stat().st_size / 1e6, 1))
+
     matmuls = [n.name for n in onnx.load(str(src), load_external_data=False).graph.node if n.op_type == "MatMul"]
     groups = {"keep-ffn-out": "/output/dense/", "keep-attn-out": "/attn/o/", "keep-ffn-in": "/intermediate/dense/",
               "keep-qkv": ("/attn/q/", "/attn/k/", "/attn/v/"), "keep-qa-head": "qa_outputs"}
     for first, last in ((0, 5), (6, 11), (6, 8), (9, 11), (11, 11)):  # the FFN outputs of some layers only
         groups[f"keep-ffn-out-{first}-{last}"] = tuple(f"layer.{i}/output/dense/" for i in range(first, last + 1))
+    picks: dict[str, list[str]] = {}
+    wanted = [k for k in (1, 3, 6) if not only or f"keep-outliers-{k}" in only]
+    if wanted:  # what the quantize stage's fp32_fallback keeps: the MatMuls of the most extreme input outliers
+        batches = export.parity_batches(dev, tok, spec, cfg.export.parity_windows)
+        ratios = outliers.outlier_ratios(src, batches, 1)
+        print("outlier ratios:", dict(sorted(ratios.items(), key=lambda kv: -kv[1])[:8]), flush=True)
+        picks = {f"keep-outliers-{k}": outliers.most_extreme(ratios, k) for k in wanted}
     for name, marks in groups.items():
         if only and name not in only:
             continue
         marks = (marks,) if isinstance(marks, str) else marks
         kept = [m for m in matmuls if any(k in m for k in marks)]
-        path = work / f"variant-{name}.onnx"
-        quantize_dynamic(str(src), str(path), op_types_to_quantize=["MatMul", "Gather"], per_channel=True,
-                         weight_type=QuantType.QInt8, nodes_to_exclude=kept,
-                         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
-        score(name, path, False)
-        out[name]["fp32_matmuls"] = len(kept)
-        out[name]["mb"] = round(path.stat().st_size / 1e6, 1)
+        run_variant(name, kept)
+    for name, kept in picks.items():
+        run_variant(name, kept)
     saved = work / "int8_variants.json"  # runs of other variants on the same questions are kept
     earlier = json.loads(saved.read_text()) if saved.is_file() else {}
     variants = {**earlier.get("variants", {}), **out} if earlier.get("questions") == n else out
