@@ -208,7 +208,7 @@ def test_the_report_says_which_model_the_student_s_layers_come_from(tmp_path, re
 
     (tmp_path / "mini-encoder").mkdir()
     (tmp_path / "build.toml").write_text(
-        'work_dir = "build"\n[data]\ntrain = "t.json"\ndev = "d.json"\n'
+        f'work_dir = "{tmp_path / "build"}"\n[data]\ntrain = "t.json"\ndev = "d.json"\n'
         '[teacher]\nmodel = "teacher"\n[base]\nmodel = "mini-encoder"\n')
     cfg = load_config(tmp_path / "build.toml")
     model = tmp_path / "build" / "base" / "model"
