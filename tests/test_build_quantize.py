@@ -195,3 +195,22 @@ def test_a_failed_gate_keeps_the_outlier_matmuls_in_fp32_until_one_passes(projec
     ops = {n.name: n.op_type for n in graph.node}
     assert ops[kept["fp32_matmuls"][0]] == "MatMul"  # left as it was
     assert any(op in ("MatMulInteger", "DynamicQuantizeMatMul") for op in ops.values())  # the rest is int8
+
+
+@pytest.mark.parametrize("fallback, fp32_counts", [((), [0]), ((1, 3), [0, 1, 3])])
+def test_the_fallback_follows_its_setting_and_a_gate_it_cannot_pass_still_fails(project, tmp_path, monkeypatch,
+                                                                                  fallback, fp32_counts):
+    from build_model.config import load_config
+    from build_model.pipeline import BuildFailed
+    from build_model.records import load_record
+    from build_model.stages import quantize
+
+    cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export")))
+    cfg = dataclasses.replace(cfg, quantize=dataclasses.replace(
+        cfg.quantize, max_f1_drop=1.5, per_channel=(True,), fp32_fallback=fallback))
+    fp32 = load_record(tmp_path / "build" / "export")["models"]["student"]["dev"]
+    monkeypatch.setattr(quantize, "evaluate", lambda *a, **kw: {**fp32, "f1": fp32["f1"] - 2.0})
+    with pytest.raises(BuildFailed, match="loses 2.00 F1"):
+        quantize.run(cfg)
+    rows = json.loads((tmp_path / "build" / "quantize" / "candidates.json").read_text())
+    assert [len(r["fp32_matmuls"]) for r in rows] == fp32_counts
