@@ -174,11 +174,10 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         # no candidate passes the gate: the best one again, with the k weight MatMuls whose activations
         # carry the most extreme outliers kept in fp32 (a larger file), until one passes
         ratios = ratios if ratios is not None else outliers.outlier_ratios(src, batches, threads)
-        base = next(r for r in rows if r["name"] == kept["name"])
         keep = tuple(outliers.most_extreme(ratios, k))
         if not keep or any(r["fp32_matmuls"] == list(keep) for r in rows):
             continue
-        rows.append(measure(Candidate(base["per_channel"], tuple(base["op_types"]), base["reduce_range"], keep)))
+        rows.append(measure(Candidate(kept["per_channel"], tuple(kept["op_types"]), kept["reduce_range"], keep)))
         kept, why, gate = judge(rows)
         if gate["passed"]:
             break
