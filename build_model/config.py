@@ -115,6 +115,7 @@ class PackageConfig:
     min_load_gain: float = 0.10  # ship a pre-optimised file only if it cuts session creation this much
     notes: str = ""  # Markdown for REPORT.md's "Why this student": e.g. the student variants measured
     abstain_by_default: bool = True  # requests may get "no answer" unless they ask otherwise (when it can abstain)
+    replace_better: bool = False  # replace an artifact in ``out`` that scored higher on the same dev file
 
 
 @dataclass(frozen=True)

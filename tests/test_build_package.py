@@ -126,6 +126,39 @@ def test_a_rebuild_is_timed_against_the_artifact_it_replaces(project, tmp_path):
     assert "Against the artifact it replaces" in (tmp_path / "artifact" / "REPORT.md").read_text()
 
 
+def test_an_artifact_that_scored_higher_on_the_same_dev_file_is_not_replaced(project, tmp_path):
+    import dataclasses
+
+    from build_model.config import load_config
+    from build_model.packaging.writer import update_manifest
+    from build_model.pipeline import BuildFailed
+    from build_model.stages import package
+    from function.model.artifact import load_manifest
+
+    cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export", "quantize", "package")))
+    first = package.run(cfg)
+    out = tmp_path / "artifact"
+    raw = load_manifest(out).raw
+    new_f1 = raw["metrics"]["student_onnx_int8"]["f1"]
+    raw["metrics"]["student_onnx_int8"]["f1"] = new_f1 + 0.5  # the artifact in place: better on this dev file
+    update_manifest(out, raw)
+    with pytest.raises(BuildFailed, match="replace_better") as failed:
+        package.run(cfg, force=True)
+    assert f"{new_f1 + 0.5:.2f}" in str(failed.value) and f"{new_f1:.2f}" in str(failed.value)
+    assert load_manifest(out).raw["metrics"]["student_onnx_int8"]["f1"] == new_f1 + 0.5  # left alone
+
+    raw["dev_set"]["sha256"] = "0" * 64  # scored on another dev file: no comparison, replaced as before
+    update_manifest(out, raw)
+    assert package.replaced_score(out, first["inputs"]["dev"]) is None
+
+    raw["dev_set"]["sha256"] = first["inputs"]["dev"]
+    update_manifest(out, raw)
+    again = package.run(dataclasses.replace(cfg, package=dataclasses.replace(cfg.package, replace_better=True)))
+    assert load_manifest(out).artifact_hash == again["artifact_hash"]
+    assert again["replaced"]["dev_f1"] == pytest.approx(new_f1 + 0.5)
+    assert f"F1 {new_f1:.2f} vs {new_f1 + 0.5:.2f}" in (out / "REPORT.md").read_text()
+
+
 def test_an_ort_format_model_is_served_by_its_file_name(project, tmp_path):
     from build_model.packaging.writer import write_artifact
     from function.model.artifact import load_manifest

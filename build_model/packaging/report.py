@@ -136,6 +136,8 @@ def why_student(facts: dict) -> str:
                  f"interleaved on the same windows: " + ", ".join(
                      f"{k} tokens {replaced['new_p50_ms'][k]:.1f} vs {replaced['p50_ms'][k]:.1f} ms"
                      for k in sorted(replaced["p50_ms"])) + ". ")
+        if replaced.get("dev_f1") is not None:
+            text += f"On the same dev file: F1 {replaced['new_dev_f1']:.2f} vs {replaced['dev_f1']:.2f}. "
     text += ("It meets every target below." if not missed else
              f"It misses: {'; '.join(missed)}.")
     return text

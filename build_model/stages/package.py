@@ -9,7 +9,9 @@ unchanged *and* every file of the artifact still matches the manifest.
 The artifact is staged in ``<work_dir>/package/artifact`` first: the shipped
 model is scored there once more through the function's own loader
 (``function.model.load.load_model``: verify, tokenizer, session) and must pass
-the int8 quality gate again; ``out`` is replaced only when everything passed.
+the int8 quality gate again; ``out`` is replaced only when everything passed, and
+not by a model that scores lower on the same dev file than the artifact already
+there (``[package] replace_better = true`` replaces it anyway).
 """
 
 from __future__ import annotations
@@ -159,9 +161,17 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
     if not gate["passed"]:
         raise BuildFailed(f"package: the shipped model loses {gate['f1_drop']:.2f} F1 / {gate['em_drop']:.2f} EM "
                           f"against the fp32 ONNX student through the function's loader")
+    in_place = replaced_score(out, inputs["dev"])
+    if in_place and in_place["f1"] > shipped_dev["f1"] and not cfg.package.replace_better:
+        raise BuildFailed(f"package: {out} holds {in_place['name']} ({in_place['artifact_hash'][:12]}), dev F1 "
+                          f"{in_place['f1']:.2f} on this dev file; the new model scores {shipped_dev['f1']:.2f}, so "
+                          f"it was not replaced (the new artifact is staged in {staging}). Replace it anyway with "
+                          f"--set package.replace_better=true, or point [package] out at another folder")
     rows = _benchmarks(cfg, records, tok, staging / ship["model_file"], ship["optimized"], shipped_dev)
     facts = _facts(cfg, records, rows, variants, variant_why, gate, extra["build"]["command"], dev)
     facts["replaced"] = _against_replaced(cfg, out, staging / ship["model_file"], ship["optimized"], tok)
+    if facts["replaced"] and in_place:
+        facts["replaced"].update(dev_f1=in_place["f1"], new_dev_f1=shipped_dev["f1"])
     facts["no_answer"] = no_answer
     facts["artifact_bytes"] = sum(manifest["files"][f]["bytes"] for f in (manifest["model_file"], "tokenizer.json"))
     files = report.write(staging, facts)
@@ -189,6 +199,24 @@ def _source(cfg: BuildConfig, records: dict) -> dict:
                         "fine_tuned": cfg.teacher.fine_tune, "checkpoint": source_fingerprint(str(dirs["teacher"]))},
             "student": {"model": records["distil"].get("model"), "keep_layers": records["distil"].get("keep_layers"),
                         "checkpoint": source_fingerprint(str(dirs["student"]))}}
+
+
+def replaced_score(out: Path, dev_sha256: str) -> dict | None:
+    """Name, hash and int8 dev EM/F1 of the intact artifact in ``out``, when it was scored on the same dev
+    file (same sha256); None otherwise (no artifact, another dev set, or no int8 score recorded)."""
+    try:
+        old = load_manifest(out)
+        verify(old)
+    except (ArtifactError, OSError):
+        return None
+    if old.raw.get("dev_set", {}).get("sha256") != dev_sha256:
+        return None
+    metrics = old.raw.get("metrics", {})
+    scores = next((metrics[k] for k in ("student_onnx_int8", "model_onnx_int8") if k in metrics), {})
+    if scores.get("f1") is None:
+        return None
+    return {"name": old.name, "artifact_hash": old.artifact_hash, "f1": scores["f1"],
+            "exact_match": scores.get("exact_match")}
 
 
 def _against_replaced(cfg: BuildConfig, out: Path, shipped: Path, optimized: bool, tok: QATokenizer) -> dict | None:
