@@ -7,10 +7,17 @@ questions, padded multi-passage and multi-window batches, as the function
 builds them); a difference above ``[export] atol`` fails the build. EM/F1 are
 then measured with ``function.model.onnx_model.OnnxQAModel``, the function's own
 session.
+
+The teacher's entry is also kept in ``<work_dir>/export/teacher.entry.json``
+with its weights' fingerprint. When the weights are gone (a lost machine: the
+teacher's record, config and tokenizer kept, ``build_model/runs/README.md``),
+that entry is reused, marked ``from_record``, instead of exporting the teacher;
+the student is exported as always.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from build_model import hf
@@ -19,7 +26,7 @@ from build_model.conversion.onnx_export import ParityError, check_parity, export
 from build_model.evaluation.evaluate import evaluate, torch_infer
 from build_model.evaluation.squad import SquadSplit, load_squad
 from build_model.pipeline import BuildFailed
-from build_model.records import file_sha256, fresh_record, save_record, source_fingerprint
+from build_model.records import file_sha256, fresh_record, load_record, save_record, source_fingerprint
 from build_model.specs import serving_spec
 from build_model.stages import distil, given, teacher
 from build_model.training.features import encode_paragraphs
@@ -46,6 +53,42 @@ def model_dirs(cfg: BuildConfig) -> dict[str, Path]:
         if not (path.parent / "stage.json").is_file() or not (path / "config.json").is_file():
             raise BuildFailed(f"export needs the {name} model in {path}: run --stage {stage} first")
     return dirs
+
+
+def teacher_entry_path(cfg: BuildConfig) -> Path:
+    return stage_dir(cfg) / "teacher.entry.json"
+
+
+def teacher_weights_gone(cfg: BuildConfig) -> bool:
+    return cfg.given is None and not distil._has_weights(teacher.stage_dir(cfg) / "model")
+
+
+def saved_teacher_entry(cfg: BuildConfig) -> dict | None:
+    """The teacher's entry an earlier export saved, when its weights are gone and the entry was saved for the weights
+    its record names (``fingerprint``); None when the weights are here to be exported."""
+    if not teacher_weights_gone(cfg):
+        return None
+    path = teacher_entry_path(cfg)
+    fingerprint = (load_record(teacher.stage_dir(cfg)) or {}).get("fingerprint")
+    saved = json.loads(path.read_text()) if path.is_file() else None
+    if fingerprint and saved and saved.get("fingerprint") == fingerprint:
+        return {**saved, "from_record": True}
+    found = ("its record keeps no fingerprint to match a saved entry with" if not fingerprint else
+             f"{path} (its entry saved by an earlier export) is missing" if saved is None else
+             f"{path} was saved for other weights than its record's ({fingerprint[:12]})")
+    raise BuildFailed(f"export: the teacher's weights are gone from {teacher.stage_dir(cfg) / 'model'} and {found}: "
+                      f"restore the entry saved with this teacher (build_model/runs/README.md, \"After a lost "
+                      f"machine\"), or retrain it (--stage teacher --force)")
+
+
+def _keep_teacher_entry(cfg: BuildConfig, record: dict) -> dict:
+    """Writes the teacher's entry of ``record`` (unless it came from that file), with its fingerprint, to
+    ``teacher_entry_path``: what an export without the teacher's weights reuses."""
+    entry = record["models"].get("teacher")
+    if entry and not entry.get("from_record"):
+        teacher_entry_path(cfg).write_text(json.dumps({**entry, "fingerprint": record["inputs"]["teacher"]},
+                                                      indent=2, sort_keys=True))
+    return record
 
 
 def parity_batches(split: SquadSplit, tok: QATokenizer, spec: WindowSpec, windows: int) -> list[Batch]:
@@ -127,20 +170,29 @@ def export_model(cfg: BuildConfig, name: str, src: Path, out: Path, batches: lis
 def run(cfg: BuildConfig, force: bool = False) -> dict:
     out = stage_dir(cfg)
     sources = model_dirs(cfg)
+    saved_teacher = saved_teacher_entry(cfg)
+    fingerprints = {name: source_fingerprint(str(path)) for name, path in sources.items()}
+    if saved_teacher:  # the weights the teacher's record names, as distil's cached logits are found by
+        fingerprints["teacher"] = saved_teacher["fingerprint"]
     inputs = {
         "config": cfg.section_hash("data", "export", "sequence"),
-        **{name: source_fingerprint(str(path)) for name, path in sources.items()},
+        **fingerprints,
         "dev": file_sha256(cfg.data.dev),
     }
     if not force and (record := fresh_record(out, inputs)):
         print(f"export: inputs unchanged, skipped ({out})")
-        return record
+        return _keep_teacher_entry(cfg, record)
 
     out.mkdir(parents=True, exist_ok=True)
     dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)
     threads = cfg.threads or available_cpus()
     result = {"opset": cfg.export.opset, "optimized": cfg.export.optimize, "atol": cfg.export.atol, "models": {}}
     for name in sources:
+        if name == "teacher" and saved_teacher:
+            result["models"][name] = saved_teacher
+            print(f"export: the teacher's weights are gone; its entry saved by an earlier export is reused "
+                  f"({teacher_entry_path(cfg)})")
+            continue
         # each model reads its own tokens and pair layout (the teacher may tokenize differently)
         tok = QATokenizer(sources[name] / "tokenizer.json")
         spec = serving_spec(cfg, tok)
@@ -157,4 +209,4 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         diffs = ", ".join(f"{k} {entry[k]['max_logit_diff']:.1e}" for k in ("raw", "fused") if k in entry)
         print(f"export: {name} ONNX dev EM {entry['dev']['exact_match']:.2f} F1 {entry['dev']['f1']:.2f}; "
               f"max |logit diff| vs PyTorch: {diffs} (tolerance {cfg.export.atol:.0e})")
-    return save_record(out, inputs, result)
+    return _keep_teacher_entry(cfg, save_record(out, inputs, result))
