@@ -12,6 +12,11 @@ model is scored there once more through the function's own loader
 the int8 quality gate again; ``out`` is replaced only when everything passed, and
 not by a model that scores lower on the same dev file than the artifact already
 there (``[package] replace_better = true`` replaces it anyway).
+
+The teacher rows of the report are kept in ``<work_dir>/package/teacher.rows.json``
+with the teacher's fingerprint: when the teacher's weights are gone (a lost
+machine, ``build_model/runs/README.md``), those rows are reused, and the report
+says so.
 """
 
 from __future__ import annotations
@@ -68,7 +73,8 @@ def _intact(out: Path, record: dict) -> bool:
 
 
 def _benchmarks(cfg: BuildConfig, records: dict, tok: QATokenizer, shipped: Path, optimized: bool,
-                shipped_dev: dict) -> list[dict]:
+                shipped_dev: dict, teacher_rows: list[dict]) -> list[dict]:
+    """The report's rows: each model timed here, but for ``teacher_rows`` when reused (``_saved_teacher_rows``)."""
     pk = cfg.package
     windows = benchmark.windows(tok, benchmark.window_lengths(cfg.sequence.max_seq_len))
     ex, ex_dir, dirs = records["export"], export.stage_dir(cfg), export.model_dirs(cfg)
@@ -85,25 +91,66 @@ def _benchmarks(cfg: BuildConfig, records: dict, tok: QATokenizer, shipped: Path
     student = ex["models"]["student"]
     shipped_run = (student, shipped_dev,
                    lambda: benchmark.onnx_benchmark(shipped, optimized, windows, pk.latency_runs, pk.load_runs))
+    rows = list(teacher_rows)
     if cfg.given is not None:
         plan = [(student, records["given"]["dev"], pytorch("student")), (student, student["dev"], onnx("student")),
                 shipped_run]
         labels = zip(report.GIVEN_ROWS, GIVEN_KEYS)
     else:
         teacher_entry = ex["models"]["teacher"]
-        plan = [(teacher_entry, records["teacher"]["dev"], pytorch("teacher")),
-                (teacher_entry, teacher_entry["dev"], onnx("teacher")),
-                (student, records["distil"]["dev"], pytorch("student")), (student, student["dev"], onnx("student")),
-                shipped_run]
-        labels = zip(report.ROWS, KEYS)
-    rows = []
+        plan = [] if teacher_rows else [(teacher_entry, records["teacher"]["dev"], pytorch("teacher")),
+                                (teacher_entry, teacher_entry["dev"], onnx("teacher"))]
+        plan += [(student, records["distil"]["dev"], pytorch("student")), (student, student["dev"], onnx("student")),
+                 shipped_run]
+        labels = zip(report.ROWS[len(teacher_rows):], KEYS[len(teacher_rows):])
     for (stage, key), (model, dev, measure) in zip(labels, plan):
         b = measure()
         rows.append({"stage": stage, "key": key, "parameters": model["parameters"], "bytes": b["bytes"],
                      "exact_match": dev.get("exact_match"), "f1": dev.get("f1"), "p50_ms": b["p50_ms"],
                      "load_s": b["load_s"]})
         print(f"package: {stage}: p50 {b['p50_ms'][cfg.sequence.max_seq_len]:.1f} ms, load {b['load_s']:.3f} s")
+    _keep_teacher_rows(cfg, ex, rows)
     return rows
+
+
+def teacher_rows_path(cfg: BuildConfig) -> Path:
+    return stage_dir(cfg) / "teacher.rows.json"
+
+
+def _keep_teacher_rows(cfg: BuildConfig, ex: dict, rows: list[dict]) -> None:
+    """Writes the teacher rows timed here, with the fingerprint of the teacher they timed, to ``teacher_rows_path``
+    (rows reused from it are left as they are)."""
+    kept = [r for r in rows if r["key"].startswith("teacher_") and not r.get("from_record")]
+    if kept:
+        teacher_rows_path(cfg).write_text(json.dumps({"fingerprint": ex["inputs"]["teacher"], "rows": kept,
+                                                      "cpu": benchmark.machine()["cpu"]}, indent=2))
+
+
+def _saved_teacher_rows(cfg: BuildConfig, ex: dict) -> list[dict]:
+    """The teacher rows an earlier run timed, when the teacher cannot be timed here (its weights are gone, or its
+    export entry came from the record); [] when it can."""
+    if not (ex["models"]["teacher"].get("from_record") or export.teacher_weights_gone(cfg)):
+        return []
+    path = teacher_rows_path(cfg)
+    saved = json.loads(path.read_text()) if path.is_file() else None
+    lengths = {str(n) for n in benchmark.window_lengths(cfg.sequence.max_seq_len)}
+    if saved and saved["fingerprint"] == ex["inputs"]["teacher"] and all(
+            set(r["p50_ms"]) == lengths for r in saved["rows"]):
+        return [{**r, "p50_ms": {int(n): ms for n, ms in r["p50_ms"].items()}, "from_record": True,
+                 "cpu": saved.get("cpu")} for r in saved["rows"]]
+    found = "is missing" if saved is None else "was saved for another teacher or other window lengths"
+    raise BuildFailed(f"package: the teacher cannot be timed (its weights are gone from "
+                      f"{export.model_dirs(cfg)['teacher']}) and {path}, its rows timed by an earlier run, {found}: "
+                      f"restore the file saved with this teacher (build_model/runs/README.md, \"After a lost "
+                      f"machine\"), or retrain it (--stage teacher --force)")
+
+
+def _notes(cfg: BuildConfig, rows: list[dict]) -> str:
+    """``[package] notes``, and which rows were reused from an earlier run."""
+    reused = [r for r in rows if r.get("from_record")]
+    note = (f"*The {' and '.join(r['stage'] for r in reused)} rows are reused from an earlier run (timed on "
+            f"{reused[0]['cpu']}): the teacher's weights are not on this machine.*" if reused else "")
+    return "\n\n".join(n.strip() for n in (cfg.package.notes, note) if n)
 
 
 def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> dict:
@@ -121,12 +168,14 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
     }
     if not force and (record := fresh_record(work, inputs)) and _intact(out, record):
         print(f"package: inputs unchanged and {out} intact, skipped")
+        _keep_teacher_rows(cfg, records["export"], record["benchmarks"])
         return record
 
     if out.is_dir() and any(out.iterdir()) and not (out / "manifest.json").is_file():
         raise BuildFailed(f"package: {out} holds files but no manifest.json; refusing to replace them "
                           f"(point [package] out at an empty folder or a previous artifact)")
     ex, qr = records["export"], records["quantize"]
+    teacher_rows = _saved_teacher_rows(cfg, ex) if cfg.given is None else []  # fails before anything is measured
     tok = QATokenizer(tok_path)
     dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)
     batches = export.parity_batches(dev, tok, serving_spec(cfg, tok), cfg.export.parity_windows)
@@ -167,7 +216,8 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
                           f"{in_place['f1']:.2f} on this dev file; the new model scores {shipped_dev['f1']:.2f}, so "
                           f"it was not replaced (the new artifact is staged in {staging}). Replace it anyway with "
                           f"--set package.replace_better=true, or point [package] out at another folder")
-    rows = _benchmarks(cfg, records, tok, staging / ship["model_file"], ship["optimized"], shipped_dev)
+    rows = _benchmarks(cfg, records, tok, staging / ship["model_file"], ship["optimized"], shipped_dev,
+                      teacher_rows)
     facts = _facts(cfg, records, rows, variants, variant_why, gate, extra["build"]["command"], dev)
     facts["replaced"] = _against_replaced(cfg, out, staging / ship["model_file"], ship["optimized"], tok)
     if facts["replaced"] and in_place:
@@ -196,7 +246,7 @@ def _source(cfg: BuildConfig, records: dict) -> dict:
                           "architecture": records["given"].get("architecture"),
                           "checkpoint": source_fingerprint(str(dirs["student"]))}}
     return {"teacher": {"model": cfg.teacher.model, "fingerprint": source_fingerprint(cfg.teacher.model),
-                        "fine_tuned": cfg.teacher.fine_tune, "checkpoint": source_fingerprint(str(dirs["teacher"]))},
+                        "fine_tuned": cfg.teacher.fine_tune, "checkpoint": records["export"]["inputs"]["teacher"]},
             "student": {"model": records["distil"].get("model"), "keep_layers": records["distil"].get("keep_layers"),
                         "checkpoint": source_fingerprint(str(dirs["student"]))}}
 
@@ -334,7 +384,7 @@ def _facts(cfg: BuildConfig, records: dict, rows: list[dict], variants: list[dic
               for name, m in ex["models"].items() if "fused" in m}
     return {
         "given": cfg.given is not None, "fusion": fusion,
-        "name": artifact_name(cfg), "notes": cfg.package.notes, "command": command, "window": cfg.sequence.max_seq_len,
+        "name": artifact_name(cfg), "notes": _notes(cfg, rows), "command": command, "window": cfg.sequence.max_seq_len,
         "threads": benchmark.THREADS, "latency_runs": cfg.package.latency_runs, "rows": rows,
         "student_origin": origin, "kd_held_out": ds.get("kd_held_out"),
         "dev": {"file": Path(cfg.data.dev).name, "questions": len(dev.questions)},
