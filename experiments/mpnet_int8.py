@@ -68,7 +68,7 @@ def main(argv: list[str]) -> int:
         score(name, path, False)
         out[name].update(fp32_matmuls=len(kept), mb=round(path.stat().st_size / 1e6, 1))
 
-    matmuls = [n.name for n in onnx.load(str(src), load_external_data=False).graph.node if n.op_type == "MatMul"]
+    matmuls = [n.name for n in outliers.weight_matmuls(onnx.load(str(src), load_external_data=False).graph)]
     groups = {"keep-ffn-out": "/output/dense/", "keep-attn-out": "/attn/o/", "keep-ffn-in": "/intermediate/dense/",
               "keep-qkv": ("/attn/q/", "/attn/k/", "/attn/v/"), "keep-qa-head": "qa_outputs"}
     for first, last in ((0, 5), (6, 11), (6, 8), (9, 11), (11, 11)):  # the FFN outputs of some layers only
