@@ -228,13 +228,16 @@ def test_a_shipped_model_that_fails_the_gate_leaves_the_previous_artifact(projec
     assert not (tmp_path / "build" / "package" / "stage.json").exists()
 
 
-@pytest.mark.parametrize("record, expected", [
-    ({"model": "base layers", "keep_layers": [0, 2, 4]},
+@pytest.mark.parametrize("record, mix, expected", [
+    ({"model": "base layers", "keep_layers": [0, 2, 4]}, "",
      "layers 0, 2, 4 of the 6-layer base, mini-encoder fine-tuned on SQuAD; distilled from the 12-layer teacher"),
-    ({"model": "teacher layers", "keep_layers": [0, 5]}, "layers 0, 5 of the 12-layer teacher"),
-    ({"model": "/models/my-student"}, "/models/my-student"),
+    ({"model": "base layers", "keep_layers": [0, 2, 4]}, "[student]\nbase_weight = 0.5\n",
+     "layers 0, 2, 4 of the 6-layer base, mini-encoder fine-tuned on SQuAD; distilled from the 12-layer "
+     "teacher's and the base's distributions mixed (base weight 0.5)"),
+    ({"model": "teacher layers", "keep_layers": [0, 5]}, "", "layers 0, 5 of the 12-layer teacher"),
+    ({"model": "/models/my-student"}, "", "/models/my-student"),
 ])
-def test_the_report_says_which_model_the_student_s_layers_come_from(tmp_path, record, expected):
+def test_the_report_says_which_model_the_student_s_layers_come_from(tmp_path, record, mix, expected):
     """A student cut from [base] is described as such, not as layers of the (deeper) teacher."""
     from build_model.config import load_config
     from build_model.stages.package import _student_origin
@@ -242,7 +245,7 @@ def test_the_report_says_which_model_the_student_s_layers_come_from(tmp_path, re
     (tmp_path / "mini-encoder").mkdir()
     (tmp_path / "build.toml").write_text(
         f'work_dir = "{tmp_path / "build"}"\n[data]\ntrain = "t.json"\ndev = "d.json"\n'
-        '[teacher]\nmodel = "teacher"\n[base]\nmodel = "mini-encoder"\n')
+        '[teacher]\nmodel = "teacher"\n[base]\nmodel = "mini-encoder"\n' + mix)
     cfg = load_config(tmp_path / "build.toml")
     model = tmp_path / "build" / "base" / "model"
     model.mkdir(parents=True)

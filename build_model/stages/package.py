@@ -361,8 +361,11 @@ def _student_origin(cfg: BuildConfig, ds: dict, teacher_layers: int) -> str:
     if ds.get("model") == "base layers" and cfg.base is not None:
         config = distil.teacher_model_dir(cfg, "base") / "config.json"
         depth = json.loads(config.read_text())["num_hidden_layers"]
+        taught = (f"the {teacher_layers}-layer teacher's and the base's distributions mixed "
+                  f"(base weight {cfg.student.base_weight:g})" if cfg.student.base_weight else
+                  f"the {teacher_layers}-layer teacher")
         return (f"layers {layers} of the {depth}-layer base, {Path(cfg.base.model).name} fine-tuned on SQuAD; "
-                f"distilled from the {teacher_layers}-layer teacher")
+                f"distilled from {taught}")
     return f"layers {layers} of the {teacher_layers}-layer teacher"
 
 
