@@ -24,4 +24,9 @@ for variant in "l4 --set student.keep_layers=[0,2,4,5]" \
   echo "$(date -u +%FT%TZ) chain: variant $1" >&2
   experiments/experiment_distil.sh "$@" --config "$config"
 done
+# 3. issue 15's Pareto table: int8 dev EM/F1, size, and 128-/384-token latency interleaved with the shipped artifact
+echo "$(date -u +%FT%TZ) chain: pareto" >&2
+"$py" -m experiments.pareto build/distil/model build/exp-l3-mpnet/distil/model build/exp-l4/distil/model \
+  build/exp-l6/distil/model --dev ../shared/data/squad/dev.json --artifact artifact \
+  --out build_model/runs/sandbox/pareto
 echo "$(date -u +%FT%TZ) chain: done" >&2
