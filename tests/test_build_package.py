@@ -126,7 +126,7 @@ def test_a_rebuild_is_timed_against_the_artifact_it_replaces(project, tmp_path):
     assert "Against the artifact it replaces" in (tmp_path / "artifact" / "REPORT.md").read_text()
 
 
-def test_an_artifact_that_scored_higher_on_the_same_dev_file_is_not_replaced(project, tmp_path):
+def test_an_artifact_that_scored_higher_on_the_same_dev_file_is_not_replaced(project, tmp_path, monkeypatch):
     import dataclasses
 
     from build_model.config import load_config
@@ -142,8 +142,25 @@ def test_an_artifact_that_scored_higher_on_the_same_dev_file_is_not_replaced(pro
     new_f1 = raw["metrics"]["student_onnx_int8"]["f1"]
     raw["metrics"]["student_onnx_int8"]["f1"] = new_f1 + 0.5  # the artifact in place: better on this dev file
     update_manifest(out, raw)
-    with pytest.raises(BuildFailed, match="replace_better") as failed:
+    measured = package.load_variants.measure
+    monkeypatch.setattr(package.load_variants, "measure", lambda *a, **k: pytest.fail("measured before the check"))
+    with pytest.raises(BuildFailed, match="replace_better") as failed:  # from the quantize stage's score, at once
         package.run(cfg, force=True)
+    monkeypatch.setattr(package.load_variants, "measure", measured)
+    raw["metrics"]["student_onnx_int8"]["f1"] = new_f1 - 0.1  # below the quantize stage's score: checked again
+    update_manifest(out, raw)                                  # once the staged artifact is scored
+    scored = package._score_shipped
+
+    def lower(*args):
+        dev, no_answer = scored(*args)
+        return {**dev, "f1": new_f1 - 0.5}, no_answer
+
+    monkeypatch.setattr(package, "_score_shipped", lower)
+    with pytest.raises(BuildFailed, match=f"the new model scores {new_f1 - 0.5:.2f}"):
+        package.run(cfg, force=True)
+    monkeypatch.setattr(package, "_score_shipped", scored)
+    raw["metrics"]["student_onnx_int8"]["f1"] = new_f1 + 0.5
+    update_manifest(out, raw)
     assert f"{new_f1 + 0.5:.2f}" in str(failed.value) and f"{new_f1:.2f}" in str(failed.value)
     assert load_manifest(out).raw["metrics"]["student_onnx_int8"]["f1"] == new_f1 + 0.5  # left alone
 

@@ -176,6 +176,7 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
                           f"(point [package] out at an empty folder or a previous artifact)")
     ex, qr = records["export"], records["quantize"]
     teacher_rows = _saved_teacher_rows(cfg, ex) if cfg.given is None else []  # fails before anything is measured
+    _keep_better(cfg, out, inputs["dev"], qr["kept"]["dev"]["f1"], q_dir)  # the quantize stage's score, first
     tok = QATokenizer(tok_path)
     dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)
     batches = export.parity_batches(dev, tok, serving_spec(cfg, tok), cfg.export.parity_windows)
@@ -210,12 +211,7 @@ def run(cfg: BuildConfig, force: bool = False, command: str | None = None) -> di
     if not gate["passed"]:
         raise BuildFailed(f"package: the shipped model loses {gate['f1_drop']:.2f} F1 / {gate['em_drop']:.2f} EM "
                           f"against the fp32 ONNX student through the function's loader")
-    in_place = replaced_score(out, inputs["dev"])
-    if in_place and in_place["f1"] > shipped_dev["f1"] and not cfg.package.replace_better:
-        raise BuildFailed(f"package: {out} holds {in_place['name']} ({in_place['artifact_hash'][:12]}), dev F1 "
-                          f"{in_place['f1']:.2f} on this dev file; the new model scores {shipped_dev['f1']:.2f}, so "
-                          f"it was not replaced (the new artifact is staged in {staging}). Replace it anyway with "
-                          f"--set package.replace_better=true, or point [package] out at another folder")
+    in_place = _keep_better(cfg, out, inputs["dev"], shipped_dev["f1"], staging)
     rows = _benchmarks(cfg, records, tok, staging / ship["model_file"], ship["optimized"], shipped_dev,
                       teacher_rows)
     facts = _facts(cfg, records, rows, variants, variant_why, gate, extra["build"]["command"], dev)
@@ -249,6 +245,18 @@ def _source(cfg: BuildConfig, records: dict) -> dict:
                         "fine_tuned": cfg.teacher.fine_tune, "checkpoint": records["export"]["inputs"]["teacher"]},
             "student": {"model": records["distil"].get("model"), "keep_layers": records["distil"].get("keep_layers"),
                         "checkpoint": source_fingerprint(str(dirs["student"]))}}
+
+
+def _keep_better(cfg: BuildConfig, out: Path, dev_sha256: str, f1: float, where: Path) -> dict | None:
+    """Fails when the artifact in ``out`` scored a higher dev F1 than ``f1`` on the same dev file (unless
+    ``[package] replace_better``); returns that artifact's score, or None when there is none to compare with."""
+    in_place = replaced_score(out, dev_sha256)
+    if in_place and in_place["f1"] > f1 and not cfg.package.replace_better:
+        raise BuildFailed(f"package: {out} holds {in_place['name']} ({in_place['artifact_hash'][:12]}), dev F1 "
+                          f"{in_place['f1']:.2f} on this dev file; the new model scores {f1:.2f}, so it was not "
+                          f"replaced (the new int8 model is in {where}). Replace it anyway with "
+                          f"--set package.replace_better=true, or point [package] out at another folder")
+    return in_place
 
 
 def replaced_score(out: Path, dev_sha256: str) -> dict | None:
