@@ -79,6 +79,7 @@ class StudentConfig:
     keep_layers: tuple[int, ...] = (0, 2, 4)
     augment_pairs: int = 0  # extra (question, other paragraph of its article) pairs per question
     base_weight: float = 0.0  # weight of [base]'s distributions mixed with the teacher's (an ensemble teacher)
+    intermediate_size: int = 0  # narrow the kept layers' feed-forward blocks to this many units (0: keep them)
     training: Training = field(default_factory=Training)
 
 
@@ -277,6 +278,9 @@ def _validate(cfg: BuildConfig) -> None:
         raise ConfigError("[student] needs a model or keep_layers")
     if not 0.0 <= cfg.student.training.alpha <= 1.0 or cfg.student.training.temperature <= 0:
         raise ConfigError("[student] alpha must be in [0, 1] and temperature positive")
+    if cfg.student.intermediate_size < 0 or (cfg.student.intermediate_size and cfg.student.model):
+        raise ConfigError("[student] intermediate_size narrows the layers cut from [base] or the teacher: "
+                          ">= 0, and not with a given [student] model")
     if not 0.0 <= cfg.student.base_weight < 1.0:
         raise ConfigError("[student] base_weight must be in [0, 1)")
     if cfg.student.base_weight and cfg.base is None:

@@ -72,6 +72,45 @@ def test_keeping_every_layer_reproduces_the_teacher():
     assert torch.equal(a.start_logits, b.start_logits) and torch.equal(a.end_logits, b.end_logits)
 
 
+def test_narrowed_feed_forward_blocks_keep_the_units_with_the_largest_weights():
+    """Units whose weights in and out are small go first; when they contribute nothing, the outputs are
+    unchanged; keeping every unit is the teacher itself."""
+    import torch
+
+    from build_model.training.student import derive_student
+
+    teacher = tiny_bert(500, layers=2)  # feed-forward width 128
+    with torch.no_grad():
+        for layer in teacher.bert.encoder.layer:
+            layer.intermediate.dense.weight[::2] *= 1e-3  # the even units: small in, nothing out
+            layer.output.dense.weight[:, ::2] = 0.0
+    student = derive_student(teacher, (0, 1), intermediate_size=64)
+    assert student.config.intermediate_size == 64 and teacher.config.intermediate_size == 128
+    for t, s in zip(teacher.bert.encoder.layer, student.bert.encoder.layer):
+        assert torch.equal(s.intermediate.dense.weight, t.intermediate.dense.weight[1::2])
+        assert torch.equal(s.intermediate.dense.bias, t.intermediate.dense.bias[1::2])
+        assert torch.equal(s.output.dense.weight, t.output.dense.weight[:, 1::2])
+    ids = torch.randint(5, 500, (2, 20))
+    with torch.no_grad():
+        a, b, c = teacher(input_ids=ids), student(input_ids=ids), derive_student(teacher, (0, 1), 128)(input_ids=ids)
+    assert torch.allclose(a.start_logits, b.start_logits, atol=1e-5)
+    assert torch.equal(a.start_logits, c.start_logits) and torch.equal(a.end_logits, c.end_logits)
+
+
+def test_a_distilbert_student_is_narrowed_by_its_own_names():
+    from transformers import DistilBertConfig, DistilBertForQuestionAnswering
+
+    from build_model.training.student import StudentError, derive_student
+
+    teacher = DistilBertForQuestionAnswering(DistilBertConfig(vocab_size=300, dim=32, n_layers=2, n_heads=2,
+                                                              hidden_dim=64, max_position_embeddings=64)).eval()
+    student = derive_student(teacher, (1,), intermediate_size=16)
+    assert student.config.hidden_dim == 16 and student.distilbert.transformer.layer[0].ffn.lin1.out_features == 16
+    for width in (65, -1):
+        with pytest.raises(StudentError, match="between 1 and the teacher's 64"):
+            derive_student(teacher, (1,), intermediate_size=width)
+
+
 @pytest.mark.parametrize("keep", [(), (0, 0), (2,), (-1,)])
 def test_bad_layer_choices_are_rejected(keep):
     from build_model.training.student import StudentError, derive_student
@@ -276,3 +315,15 @@ def test_a_student_cut_from_a_teacher_whose_weights_are_lost_fails_clearly(tmp_p
         path.unlink()
     with pytest.raises(BuildFailed, match="cut from the teacher's layers, and its weights are gone"):
         distil.run(cfg)
+
+
+def test_a_narrower_feed_forward_block_is_configured_for_cut_layers_only():
+    from pathlib import Path
+
+    from build_model.config import ConfigError, load_config
+
+    sandbox = Path(__file__).resolve().parents[1] / "build_model" / "configs" / "sandbox.toml"
+    assert load_config(sandbox, {"student.intermediate_size": 768}).student.intermediate_size == 768
+    for bad in ({"student.intermediate_size": -1}, {"student.intermediate_size": 768, "student.model": "mine"}):
+        with pytest.raises(ConfigError, match="intermediate_size"):
+            load_config(sandbox, bad)

@@ -252,6 +252,8 @@ def test_a_shipped_model_that_fails_the_gate_leaves_the_previous_artifact(projec
      "layers 0, 2, 4 of the 6-layer base, mini-encoder fine-tuned on SQuAD; distilled from the 12-layer "
      "teacher's and the base's distributions mixed (base weight 0.5)"),
     ({"model": "teacher layers", "keep_layers": [0, 5]}, "", "layers 0, 5 of the 12-layer teacher"),
+    ({"model": "teacher layers", "keep_layers": [0, 5], "intermediate_size": 768}, "",
+     "layers 0, 5 (feed-forward blocks narrowed to 768 units) of the 12-layer teacher"),
     ({"model": "/models/my-student"}, "", "/models/my-student"),
 ])
 def test_the_report_says_which_model_the_student_s_layers_come_from(tmp_path, record, mix, expected):

@@ -163,8 +163,10 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
             if not _has_weights(source_dir):
                 raise BuildFailed(f"distil: the student is cut from the {source}'s layers, and its weights are gone "
                                   f"from {source_dir}: run --stage {source} --force")
-            student = derive_student(hf.load_qa_model(str(source_dir)), sc.keep_layers)
+            student = derive_student(hf.load_qa_model(str(source_dir)), sc.keep_layers, sc.intermediate_size)
             origin = {"model": f"{source} layers", "keep_layers": list(sc.keep_layers)}
+            if sc.intermediate_size:
+                origin["intermediate_size"] = sc.intermediate_size
     except StudentError as e:
         raise BuildFailed(f"distil: {e}") from None
     serve = serving_spec(cfg, tok)

@@ -366,6 +366,8 @@ def _student_origin(cfg: BuildConfig, ds: dict, teacher_layers: int) -> str:
     if not ds.get("keep_layers"):
         return str(ds.get("model"))
     layers = ", ".join(str(i) for i in ds["keep_layers"])
+    if ds.get("intermediate_size"):
+        layers += f" (feed-forward blocks narrowed to {ds['intermediate_size']} units)"
     if ds.get("model") == "base layers" and cfg.base is not None:
         config = distil.teacher_model_dir(cfg, "base") / "config.json"
         depth = json.loads(config.read_text())["num_hidden_layers"]

@@ -3,6 +3,12 @@
 A derived student starts from the teacher's embeddings, the chosen encoder
 layers (in the order given) and the QA head, so distillation starts close to
 the teacher instead of from scratch (the DistilBERT initialisation).
+
+Its feed-forward blocks may also be narrowed (``intermediate_size``): each layer
+keeps the hidden units with the largest weights in and out (the product of the
+norms of a unit's input row and output column), in their order, so a deeper
+student can cost what a shallower one does. The config stays a standard one
+(a single ``intermediate_size``), so export and serving need nothing new.
 """
 
 from __future__ import annotations
@@ -17,8 +23,15 @@ class StudentError(ValueError):
     """The student cannot be made: bad layer choice, or a tokenizer that differs from the teacher's."""
 
 
-def derive_student(teacher, keep: tuple[int, ...]):
-    """A new model of the teacher's class with ``len(keep)`` layers copied from the teacher."""
+# A layer's feed-forward block: (its input projection, its output projection, the config's width attribute).
+_FFN = {"bert": ("intermediate.dense", "output.dense", "intermediate_size"),
+        "mpnet": ("intermediate.dense", "output.dense", "intermediate_size"),
+        "distilbert": ("ffn.lin1", "ffn.lin2", "hidden_dim")}
+
+
+def derive_student(teacher, keep: tuple[int, ...], intermediate_size: int = 0):
+    """A new model of the teacher's class with ``len(keep)`` layers copied from the teacher, their
+    feed-forward blocks narrowed to ``intermediate_size`` units when it is given (0: as they are)."""
     import copy
 
     n = teacher.config.num_hidden_layers
@@ -28,7 +41,6 @@ def derive_student(teacher, keep: tuple[int, ...]):
                            f"{n}-layer teacher (0..{n - 1})")
     config = copy.deepcopy(teacher.config)
     config.num_hidden_layers = len(keep)
-    student = type(teacher)(config)
     state = {}
     for name, value in teacher.state_dict().items():
         m = _LAYER.match(name)
@@ -36,8 +48,33 @@ def derive_student(teacher, keep: tuple[int, ...]):
             state[name] = value.clone()
         elif int(m[2]) in keep:
             state[f"{m[1]}{keep.index(int(m[2]))}.{m[3]}"] = value.clone()
+    if intermediate_size:
+        _narrow_ffn(config, state, intermediate_size)
+    student = type(teacher)(config)
     student.load_state_dict(state, strict=True)  # every student weight comes from the teacher
     return student.eval()
+
+
+def _narrow_ffn(config, state: dict, width: int) -> None:
+    """Keep ``width`` units of every layer's feed-forward block in ``state`` (in place) and ``config``."""
+    import torch
+
+    if config.model_type not in _FFN:
+        raise StudentError(f"intermediate_size: narrowing the feed-forward blocks of a {config.model_type!r} "
+                           f"model is not supported ({', '.join(sorted(_FFN))} are)")
+    into, out_of, attribute = _FFN[config.model_type]
+    full = getattr(config, attribute)
+    if not 0 < width <= full:
+        raise StudentError(f"intermediate_size {width} must be between 1 and the teacher's {full}")
+    layers = sorted({m[1] + m[2] for name in state if (m := _LAYER.match(name))})
+    for layer in layers:
+        w_in, b_in = state[f"{layer}.{into}.weight"], state[f"{layer}.{into}.bias"]
+        w_out = state[f"{layer}.{out_of}.weight"]
+        importance = w_in.norm(dim=1) * w_out.norm(dim=0)
+        kept = torch.topk(importance, width).indices.sort().values
+        state[f"{layer}.{into}.weight"], state[f"{layer}.{into}.bias"] = w_in[kept].clone(), b_in[kept].clone()
+        state[f"{layer}.{out_of}.weight"] = w_out[:, kept].clone()
+    setattr(config, attribute, width)
 
 
 def tokenizer_fingerprint_of(model: str) -> str:
