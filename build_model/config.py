@@ -18,6 +18,10 @@ class ConfigError(ValueError):
     """The configuration file is missing a value, has an unknown one, or a bad one."""
 
 
+# Metadata of a setting added after builds were made without it: hashed only when it differs from its default.
+HASHED_WHEN_SET = {"hashed_when_set": True}
+
+
 @dataclass(frozen=True)
 class DataConfig:
     dev: str
@@ -79,7 +83,8 @@ class StudentConfig:
     keep_layers: tuple[int, ...] = (0, 2, 4)
     augment_pairs: int = 0  # extra (question, other paragraph of its article) pairs per question
     base_weight: float = 0.0  # weight of [base]'s distributions mixed with the teacher's (an ensemble teacher)
-    intermediate_size: int = 0  # narrow the kept layers' feed-forward blocks to this many units (0: keep them)
+    # narrow the kept layers' feed-forward blocks to this many units (0: keep them)
+    intermediate_size: int = field(default=0, metadata=HASHED_WHEN_SET)
     training: Training = field(default_factory=Training)
 
 
@@ -116,7 +121,8 @@ class PackageConfig:
     min_load_gain: float = 0.10  # ship a pre-optimised file only if it cuts session creation this much
     notes: str = ""  # Markdown for REPORT.md's "Why this student": e.g. the student variants measured
     abstain_by_default: bool = True  # requests may get "no answer" unless they ask otherwise (when it can abstain)
-    replace_better: bool = False  # replace an artifact in ``out`` that scored higher on the same dev file
+    # replace an artifact in ``out`` that scored higher on the same dev file
+    replace_better: bool = field(default=False, metadata=HASHED_WHEN_SET)
 
 
 @dataclass(frozen=True)
@@ -149,10 +155,18 @@ class BuildConfig:
 
     def section_hash(self, *names: str) -> str:
         """Stable hash of some sections, for skipping stages whose inputs did not change."""
-        parts = {n: dataclasses.asdict(getattr(self, n)) if getattr(self, n) is not None else None
-                 for n in names}
+        parts = {n: _hashed(getattr(self, n)) for n in names}
         blob = json.dumps(parts, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()
+
+
+def _hashed(value):
+    """A section as its hash sees it: ``dataclasses.asdict``, less the settings added after stages were built with
+    them (``HASHED_WHEN_SET``) while they keep their default, so that a new option does not redo finished stages."""
+    if not dataclasses.is_dataclass(value):
+        return value
+    return {f.name: _hashed(getattr(value, f.name)) for f in dataclasses.fields(value)
+            if not (f.metadata.get("hashed_when_set") and getattr(value, f.name) == f.default)}
 
 
 def _tuple(value):

@@ -327,3 +327,22 @@ def test_a_narrower_feed_forward_block_is_configured_for_cut_layers_only():
     for bad in ({"student.intermediate_size": -1}, {"student.intermediate_size": 768, "student.model": "mine"}):
         with pytest.raises(ConfigError, match="intermediate_size"):
             load_config(sandbox, bad)
+
+
+def test_a_setting_added_later_changes_the_stage_hash_only_when_it_is_set():
+    """Finished stages stay finished when a release adds an option whose default is the old behaviour."""
+    import dataclasses
+    import hashlib
+    import json
+    from pathlib import Path
+
+    from build_model.config import load_config
+
+    sandbox = Path(__file__).resolve().parents[1] / "build_model" / "configs" / "sandbox.toml"
+    cfg = load_config(sandbox)
+    before = {k: v for k, v in dataclasses.asdict(cfg.student).items() if k != "intermediate_size"}
+    assert cfg.student.intermediate_size == 0
+    old_hash = hashlib.sha256(json.dumps({"student": before}, sort_keys=True).encode()).hexdigest()
+    assert cfg.section_hash("student") == old_hash  # what a build made before the option existed recorded
+    for changed in ({"student.intermediate_size": 512}, {"student.epochs": 4}):
+        assert load_config(sandbox, changed).section_hash("student") != old_hash
