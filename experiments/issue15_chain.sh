@@ -6,8 +6,9 @@
 #    higher on dev than the artifact in place (else the package stage says so and the chain goes on);
 # 2. the variants beside it, sharing the teacher, base and logit cache (build/exp-NAME), all of the same
 #    recipe (the ensemble teacher, base_weight 0.5): 4 layers; 4 layers with feed-forward blocks narrowed
-#    to 512 units (1.04x the shipped model's 384-token run, measured untrained beside it: 640 units 1.09x,
-#    768 units 1.13x); 6 layers. The MPNet-only 3-layer student (base_weight 0) is build/exp-l3-mpnet;
+#    to 512 units (1.04-1.07x the shipped model's 384-token run in two runs, untrained, beside it; 640 units
+#    1.08-1.09x, 768 units 1.10-1.13x, 4 full layers 1.36x: build_model/runs/sandbox/ffn-width-latency.md);
+#    6 layers. The MPNet-only 3-layer student (base_weight 0) is build/exp-l3-mpnet;
 # 3. issue 15's Pareto table of them all against the shipped artifact (keep the machine quiet: it times).
 # Every step skips what is finished and resumes what is not: after an interruption, start it again.
 set -euo pipefail
