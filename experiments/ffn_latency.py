@@ -18,7 +18,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from experiments.pareto import REPO, markdown, measure
+from experiments.pareto import REPO, measure, write
 
 
 def cut(model: Path, shape: str, out: Path) -> Path:
@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     p.add_argument("--dev", type=Path, default=REPO.parent / "shared" / "data" / "squad" / "dev.json")
     p.add_argument("--rounds", type=int, default=10)
     p.add_argument("--runs", type=int, default=30)
-    p.add_argument("--out", type=Path, required=True, help="writes OUT.md")
+    p.add_argument("--out", type=Path, required=True, help="writes OUT.md and OUT.json")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="ffn-") as tmp:
         students = [cut(args.model, shape, Path(tmp)) for shape in args.shapes]
@@ -51,10 +51,7 @@ def main(argv=None) -> int:
     command = "python -m experiments.ffn_latency " + " ".join(argv if argv is not None else __import__("sys").argv[1:])
     for row, shape in zip(result["rows"][1:], args.shapes):
         row["name"] = f"{shape} (untrained)"
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    text = markdown(result, command)
-    args.out.with_suffix(".md").write_text(text)
-    print(text)
+    write(result, command, args.out)
     return 0
 
 

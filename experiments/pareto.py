@@ -107,12 +107,17 @@ def main(argv=None) -> int:
             p.error(f"{student} holds no trained student (no config.json)")
     result = measure(args.students, args.artifact, args.dev, args.rounds, args.runs, args.dev_limit)
     command = "python -m experiments.pareto " + " ".join(argv if argv is not None else __import__("sys").argv[1:])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.with_suffix(".json").write_text(json.dumps({**result, "command": command}, indent=2))
-    text = markdown(result, command)
-    args.out.with_suffix(".md").write_text(text)
-    print(text)
+    write(result, command, args.out)
     return 0
+
+
+def write(result: dict, command: str, out: Path) -> None:
+    """``OUT.json`` (the result and its command) and ``OUT.md`` (the table), which is also printed."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps({**result, "command": command}, indent=2))
+    text = markdown(result, command)
+    out.with_suffix(".md").write_text(text)
+    print(text)
 
 
 if __name__ == "__main__":
