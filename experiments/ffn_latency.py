@@ -18,7 +18,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from experiments.pareto import REPO, measure, write
+from experiments.pareto import REPO, command_line, measure, write
 
 
 def cut(model: Path, shape: str, out: Path) -> Path:
@@ -48,7 +48,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="ffn-") as tmp:
         students = [cut(args.model, shape, Path(tmp)) for shape in args.shapes]
         result = measure(students, args.artifact, args.dev, args.rounds, args.runs, dev_limit=5)
-    command = "python -m experiments.ffn_latency " + " ".join(argv if argv is not None else __import__("sys").argv[1:])
+    command = command_line("experiments.ffn_latency", argv)
     for row, shape in zip(result["rows"][1:], args.shapes):
         row["name"] = f"{shape} (untrained)"
     write(result, command, args.out)

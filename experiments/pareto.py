@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import tempfile
 from pathlib import Path
 
@@ -106,9 +107,14 @@ def main(argv=None) -> int:
         if not (student / "config.json").is_file():
             p.error(f"{student} holds no trained student (no config.json)")
     result = measure(args.students, args.artifact, args.dev, args.rounds, args.runs, args.dev_limit)
-    command = "python -m experiments.pareto " + " ".join(argv if argv is not None else __import__("sys").argv[1:])
+    command = command_line("experiments.pareto", argv)
     write(result, command, args.out)
     return 0
+
+
+def command_line(module: str, argv) -> str:
+    """The command that reproduces this run, as written beside its results."""
+    return f"python -m {module} " + " ".join(sys.argv[1:] if argv is None else argv)
 
 
 def write(result: dict, command: str, out: Path) -> None:
