@@ -85,6 +85,8 @@ class StudentConfig:
     base_weight: float = 0.0  # weight of [base]'s distributions mixed with the teacher's (an ensemble teacher)
     # narrow the kept layers' feed-forward blocks to this many units (0: keep them)
     intermediate_size: int = field(default=0, metadata=HASHED_WHEN_SET)
+    # unanswerable pairs per question: paragraphs of other articles that BM25 ranks high, target [CLS]
+    unanswerable: int = field(default=0, metadata=HASHED_WHEN_SET)
     training: Training = field(default_factory=Training)
 
 
@@ -295,6 +297,8 @@ def _validate(cfg: BuildConfig) -> None:
     if cfg.student.intermediate_size < 0 or (cfg.student.intermediate_size and cfg.student.model):
         raise ConfigError("[student] intermediate_size narrows the layers cut from [base] or the teacher: "
                           ">= 0, and not with a given [student] model")
+    if cfg.student.unanswerable < 0:
+        raise ConfigError("[student] unanswerable must be 0 or more (unanswerable pairs per question)")
     if not 0.0 <= cfg.student.base_weight < 1.0:
         raise ConfigError("[student] base_weight must be in [0, 1)")
     if cfg.student.base_weight and cfg.base is None:

@@ -346,3 +346,79 @@ def test_a_setting_added_later_changes_the_stage_hash_only_when_it_is_set():
     assert cfg.section_hash("student") == old_hash  # what a build made before the option existed recorded
     for changed in ({"student.intermediate_size": 512}, {"student.epochs": 4}):
         assert load_config(sandbox, changed).section_hash("student") != old_hash
+
+
+def test_unanswerable_pairs_are_paragraphs_of_other_articles_that_share_the_question_s_words(data):
+    from build_model.training.negatives import ParagraphIndex, unanswerable_pairs
+    from function.retrieval.terms import terms
+
+    split = data["train"]
+    pairs = unanswerable_pairs(split, 1, seed=3)
+    assert 0 < len(pairs) == len({qi for qi, _ in pairs})  # at most one per question; two articles here
+    for qi, pid in pairs:
+        q = split.questions[qi]
+        assert split.article_of(pid) != split.article_of(q.paragraph_id)
+        assert not any(a in split.paragraphs[pid].context for a in q.answers)
+        p = split.paragraphs[pid]
+        assert set(terms(q.question)) & set(terms(p.title + " " + p.context))  # retrieved, not drawn at random
+    assert unanswerable_pairs(split, 1, seed=3) == pairs
+    assert unanswerable_pairs(split, 0, seed=3) == []
+    # the index ranks the paragraph holding a question's words first
+    index = ParagraphIndex(split)
+    own = [index.search(q.question, 1)[0] == q.paragraph_id for q in split.questions]
+    assert sum(own) > 0.6 * len(own)
+
+
+def test_unanswerable_features_are_trained_to_cls_without_a_teacher_target(data, tmp_path):
+    import torch
+
+    from build_model.config import Training
+    from build_model.training import kd
+    from build_model.training.features import build_features, collate_inputs
+    from build_model.training.loop import train
+    from build_model.training.negatives import unanswerable_pairs
+    from build_model.training.student import derive_student
+
+    split, pad = load_split(data), data["spec"].pad_id
+    absent = build_features(data["tok"], split, data["spec"], pairs=unanswerable_pairs(split, 1, seed=0),
+                            unanswerable=True)
+    assert absent and all(f.gold and f.start == 0 and f.end == 0 for f in absent)
+
+    def cls_probability(model) -> float:
+        arrays = collate_inputs(absent, pad)
+        with torch.inference_mode():
+            out = model(**{k: torch.from_numpy(v) for k, v in arrays.items()})
+        mask = torch.from_numpy(arrays["attention_mask"] == 0)
+        p = torch.softmax(out.start_logits.masked_fill(mask, -1e4), -1)[:, 0]
+        return float(p.mean())
+
+    teacher = tiny_bert(data["tok"].vocab_size)
+    student = derive_student(teacher, (0,))
+    logits = kd.teacher_logits(teacher, data["windows"], pad) + [None] * len(absent)
+    before = cls_probability(student.eval())
+    settings = Training(epochs=3, batch_size=16, learning_rate=3e-3, warmup_ratio=0.0, seed=0, alpha=0.5)
+    record = train(student, data["features"] + absent, settings, tmp_path, pad, teacher_logits=logits, threads=2)
+    assert record["features"] == len(data["features"]) + len(absent)
+    assert cls_probability(student) > max(0.5, 3 * before), before
+
+
+def load_split(data):
+    from build_model.evaluation.squad import load_squad
+
+    return load_squad(data["root"] / "train.json", 24)
+
+
+def test_the_stage_trains_on_unanswerable_pairs_and_reports_abstention(tmp_path_factory, tmp_path):
+    from build_model.config import load_config
+    from build_model.stages import distil
+
+    project = built(tmp_path_factory)
+    cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "teacher_logits")))
+    cfg = dataclasses.replace(cfg, student=dataclasses.replace(cfg.student, unanswerable=1),
+                              # scored against another article's paragraphs: a dev file of two articles
+                              data=dataclasses.replace(cfg.data, dev=cfg.data.train))
+    record = distil.run(cfg)
+    assert record["features"]["unanswerable"] > 0
+    assert record["teacher_logits"]["teacher"]["cached"]  # the teacher's features are unchanged
+    no_answer = record["training"]["history"][-1]["no_answer"]
+    assert {"threshold", "f1", "HasAns_f1", "NoAns_f1"} <= set(no_answer)

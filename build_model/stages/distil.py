@@ -11,7 +11,11 @@ depth. ``base_weight`` mixes ``[base]``'s distributions into the target (an
 ensemble of two teachers). ``augment_pairs = k`` adds, for each
 training question, k other paragraphs of the same article: the question has
 no gold answer there, and the student learns the teacher's soft "not here"
-(DistilBERT's SQuAD recipe uses the teacher the same way).
+(DistilBERT's SQuAD recipe uses the teacher the same way). ``unanswerable = k``
+adds k paragraphs of other articles that BM25 ranks high for the question
+(``build_model.training.negatives``), trained to [CLS] without a teacher
+target: the model learns to say "no answer" to the passages that retrieval
+serves a question the corpus cannot answer.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from build_model import hf
 from build_model.config import BuildConfig
 from build_model.evaluation.evaluate import evaluate, torch_infer
 from build_model.evaluation.squad import SquadSplit, load_squad
+from build_model.evaluation.squad2 import evaluate_v2
 from build_model.pipeline import BuildFailed
 from build_model.records import (
     clear_checkpoint,
@@ -42,6 +47,7 @@ from build_model.stages import teacher
 from build_model.training import align, kd
 from build_model.training.features import build_features
 from build_model.training.loop import train
+from build_model.training.negatives import unanswerable_pairs
 from build_model.training.student import StudentError, check_same_tokenizer, derive_student, parameters, trainable
 from function.model.tokenizer import QATokenizer
 
@@ -175,6 +181,8 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
     split = load_squad(cfg.data.train, tr.train_limit or None)
     pairs = augment_pairs(split, sc.augment_pairs, tr.seed)
     features = build_features(tok, split, spec, pairs=pairs)
+    absent = build_features(tok, split, spec, pairs=unanswerable_pairs(split, sc.unanswerable, tr.seed),
+                            unanswerable=True)
     dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)
     held = build_features(tok, dev, spec)[:HELD_OUT_FEATURES]
 
@@ -197,14 +205,21 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         held_logits = kd.ensemble(held_logits, soft["base"][1], w, tr.temperature)
         caches["base"] = soft["base"][2]
     del soft
+    logits = logits + [None] * len(absent)  # no teacher target: [CLS] is the label
     model = trainable(student)
 
     def dev_scores(m, _epoch) -> dict:
-        return evaluate(dev, tok, serve, torch_infer(m), max_answer_tokens=cfg.sequence.max_answer_tokens)
+        if not sc.unanswerable or len({dev.article_of(p) for p in dev.paragraphs}) < 2:
+            return evaluate(dev, tok, serve, torch_infer(m), max_answer_tokens=cfg.sequence.max_answer_tokens)
+        # trained to abstain: how well, on each dev question asked again against another article's paragraph
+        v2 = evaluate_v2(dev, tok, serve, torch_infer(m), max_answer_tokens=cfg.sequence.max_answer_tokens)
+        best = v2["v2"]["at_best_f1"]
+        return {**v2["v1"], "no_answer": {"threshold": v2["threshold"], "f1": v2["v2"]["best_f1"],
+                                          **{k: best[k] for k in ("HasAns_f1", "NoAns_f1")}}}
 
     kd_before = kd.mean_kd(model, held, held_logits, serve.pad_id, tr.temperature, batch)
     fresh_checkpoint(out, inputs_hash(inputs), force)
-    training = train(model, features, tr, out, serve.pad_id, teacher_logits=logits,
+    training = train(model, features + absent, tr, out, serve.pad_id, teacher_logits=logits,
                      on_epoch_end=dev_scores, threads=cfg.threads)
     kd_after = kd.mean_kd(model, held, held_logits, serve.pad_id, tr.temperature, batch)
 
@@ -216,8 +231,8 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         **origin,
         "parameters": parameters(student),
         "layers": student.config.num_hidden_layers,
-        "features": {"total": len(features), "gold": sum(f.gold for f in features),
-                     "augmented_pairs": len(pairs) - len(split.questions)},
+        "features": {"total": len(features) + len(absent), "gold": sum(f.gold for f in features),
+                     "augmented_pairs": len(pairs) - len(split.questions), "unanswerable": len(absent)},
         "teacher_logits": caches,
         "base_weight": sc.base_weight,
         "kd_held_out": {"features": len(held), "before": round(kd_before, 4), "after": round(kd_after, 4)},

@@ -65,12 +65,15 @@ def build_features(
     split: SquadSplit,
     spec: WindowSpec,
     pairs: Iterable[tuple[int, str]] | None = None,
+    unanswerable: bool = False,
 ) -> list[Feature]:
     """Features for (question index, paragraph id) pairs; default: each question with its own paragraph.
 
     A question paired with another paragraph of its article has no gold
     answer there: its windows point at [CLS] (distillation uses the teacher's
-    soft targets for them, not these labels).
+    soft targets for them, not these labels). ``unanswerable``: the pairs are
+    known not to hold the answer (``build_model.training.negatives``), so their
+    [CLS] labels are real (``gold``) and they are trained on them.
     """
     paragraphs = encode_paragraphs(tok, split)
     if pairs is None:
@@ -93,7 +96,7 @@ def build_features(
                 if first <= span[0] and span[1] <= last:
                     start = batch.context_start + span[0] - first
                     end = batch.context_start + span[1] - first
-            features.append(Feature(ids, batch.context_start, start, end, qi, pid, span is not None,
+            features.append(Feature(ids, batch.context_start, start, end, qi, pid, unanswerable or span is not None,
                                     int(batch.token_start[w])))
     return features
 

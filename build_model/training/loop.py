@@ -11,7 +11,9 @@ Distillation loss (Hinton et al.; DistilBERT's SQuAD recipe)::
       + (1 - alpha) * cross-entropy(student, gold)
 
 over start and end positions. Features without gold labels (a question paired
-with another paragraph) take the distillation term alone.
+with another paragraph) take the distillation term alone; features without
+teacher logits (``None``: unanswerable pairs, whose target is [CLS]) take the
+cross-entropy term alone.
 """
 
 from __future__ import annotations
@@ -139,7 +141,11 @@ def train(
             else:
                 t_start = torch.full_like(s_start, -1e4)
                 t_end = torch.full_like(s_end, -1e4)
+                soft = torch.ones(len(idx), dtype=torch.bool)
                 for r, i in enumerate(idx):
+                    if teacher_logits[i] is None:
+                        soft[r] = False
+                        continue
                     ts, te = teacher_logits[i]
                     t_start[r, : len(ts)] = torch.from_numpy(ts.astype(np.float32))
                     t_end[r, : len(te)] = torch.from_numpy(te.astype(np.float32))
@@ -147,10 +153,11 @@ def train(
                     F.kl_div(F.log_softmax(s_start / t, -1), F.softmax(t_start / t, -1), reduction="none").sum(-1)
                     + F.kl_div(F.log_softmax(s_end / t, -1), F.softmax(t_end / t, -1), reduction="none").sum(-1)
                 ) / 2 * t * t
-                w_ce = torch.where(gold, 1.0 - settings.alpha, 0.0)
-                w_kd = torch.where(gold, settings.alpha, 1.0)
+                w_ce = torch.where(gold, torch.where(soft, 1.0 - settings.alpha, 1.0), 0.0)
+                w_kd = torch.where(soft, torch.where(gold, settings.alpha, 1.0), 0.0)
                 loss = (w_kd * kd + w_ce * ce).mean()
-                parts = {"kd": kd.mean().item(), "ce": ce[gold].mean().item() if gold.any() else None}
+                parts = {"kd": kd[soft].mean().item() if soft.any() else None,
+                         "ce": ce[gold].mean().item() if gold.any() else None}
             optim.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
