@@ -24,9 +24,10 @@ from pathlib import Path
 import pytest
 import requests
 
-from bench.harness.firestore import EMULATOR_PROJECT, FirestoreEmulator, emulator_env
-from bench.harness.launch import REPO, FunctionServer, free_port
-from bench.harness.launch import ingest as ingest_command
+from harness.firestore import EMULATOR_PROJECT, FirestoreEmulator, emulator_env
+from harness.launch import FunctionServer, free_port
+from harness.launch import ingest as ingest_command
+from harness.paths import REPO
 
 PASSAGES = {"question": "Who ruled the duchy of Normandy?", "passage_ids": ["Normans-0000", "Normans-0001"]}
 RETRIEVE = {"question": "Who ruled the duchy of Normandy?"}
@@ -50,8 +51,9 @@ def no_stack_traces(srv: FunctionServer) -> None:
 
 def load_sample(tiny_artifact, emulator: FirestoreEmulator, monkeypatch) -> None:
     """Ten passages of the sample corpus into the emulator, from this process (it keeps data in memory only)."""
-    from function.ingest import ingest
-    from function.ingest.sources import parse_text
+    from function.ingest.documents import Recipe, from_records
+    from function.ingest.job import Ingestion
+    from function.ingest.records import parse_text
     from function.model.artifact import load_manifest
     from function.model.tokenizer import QATokenizer
     from function.store.firestore import FirestoreStore
@@ -61,8 +63,9 @@ def load_sample(tiny_artifact, emulator: FirestoreEmulator, monkeypatch) -> None
     sample = REPO / "samples" / "squad_sample.json"
     tokenizer = QATokenizer(load_manifest(tiny_artifact.folder).tokenizer_path)
     records = [r for r in parse_text(str(sample), sample.read_text()) if r.id.startswith("Normans-000")]
-    result = ingest(records, store, tokenizer, 20000, 500)
-    assert result["written"] == 10 and not result["rejected"]
+    job = Ingestion(store, tokenizer, batch_size=500)
+    job.add_and_flush(from_records(str(sample), records, Recipe(tokenizer.fingerprint, 0, 0, 20000)))
+    assert job.counts.passages == 10 and not job.failures  # written, and none rejected
 
 
 # ---- the store goes away while the function serves -------------------------------------------

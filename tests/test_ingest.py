@@ -1,13 +1,15 @@
 """Ingestion: formats, malformed records, idempotence, sharding, Cloud Storage, both stores."""
 
+import dataclasses
 import json
 import sqlite3
 
 import pytest
 
-from function.ingest import main as ingest_main
-from function.ingest import shard_records
-from function.ingest.sources import Record, Rejected, parse_text, squad_id
+from function.ingest.cli import main as ingest_main
+from function.ingest.documents import Recipe, from_records
+from function.ingest.records import Record, Rejected, parse_text, squad_id
+from function.ingest.task import Shard
 
 SAMPLE_PARAGRAPHS = 66
 
@@ -68,8 +70,13 @@ def test_ingest_is_idempotent_and_reports_rejects(env, repo, tmp_path, capsys):
 
 
 def test_shards_partition_the_input(repo):
-    sample = str(repo / "samples" / "squad_sample.json")
-    shards = [[r.id for r in shard_records([sample], i, 3)] for i in range(3)]
+    """Three tasks on one file (fewer files than tasks) split its documents: here each paragraph is one."""
+    path = repo / "samples" / "squad_sample.json"
+    sample = str(path)
+    records = [dataclasses.replace(r, doc_id=r.id) for r in parse_text(sample, path.read_text())]
+    units = list(from_records(sample, records, Recipe("fp", 0, 0, 20000)))
+    tasks = [Shard.of(i, 3, files=1) for i in range(3)]
+    shards = [[p.id for n, u in enumerate(units) if task.takes_document(n) for p in u.pieces] for task in tasks]
     flat = [pid for s in shards for pid in s]
     assert len(flat) == len(set(flat)) == SAMPLE_PARAGRAPHS and all(shards)
 

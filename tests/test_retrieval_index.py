@@ -6,7 +6,7 @@ import math
 import pytest
 
 from function.errors import StoreUnavailable
-from function.ingest.sources import Record, parse_text
+from function.ingest.records import Record, parse_text
 from function.retrieval import bm25
 from function.retrieval.bm25 import PassageTerms
 from function.retrieval.terms import query_terms

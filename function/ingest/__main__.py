@@ -1,5 +1,5 @@
-"""``python -m function.ingest``: see ``function.ingest``."""
+"""``python -m function.ingest``: see ``function.ingest.cli``."""
 
-from function.ingest import main
+from function.ingest.cli import main
 
 raise SystemExit(main())

@@ -7,7 +7,8 @@ to the folder or prefix it was found under (``guide/install.md``), its text is
 in that text. A JSON or JSON Lines file holds records that name their document
 (``doc_id``, else ``title``; SQuAD: the article title), so it gives one document
 per distinct id, and each record keeps its own passage id; a record without
-either is a document by itself. A document's ``sha256`` covers its content and
+either is a document by itself (``from_records``, which also takes records a
+caller read itself, such as a benchmark's corpus). A document's ``sha256`` covers its content and
 what its passages are made with (tokenizer, split budget, this module's
 ``VERSION``), so a document is skipped only when re-ingesting it would write
 the same passages.
@@ -17,10 +18,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from function.ingest.sources import InputFile, Record, Rejected, is_json, parse_text
+from function.ingest.records import Record, Rejected, parse_text
+from function.ingest.sources import InputFile, is_json
 from function.store.ids import chunk_passage_id
 
 # Bump when extraction or splitting changes what the same bytes become, so unchanged files are redone.
@@ -86,16 +88,26 @@ def _text_document(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> D
 
 
 def _json_documents(file: InputFile, text: str, recipe: Recipe) -> Iterator[DocumentUnit | Rejected]:
-    """One document per distinct doc id, in order of first appearance; rejected records on their own."""
-    groups: dict[str, list[Record]] = {}
+    """The file's malformed records, each on its own, then its documents."""
+    records = []
     for rec in parse_text(file.source, text):
         if isinstance(rec, Rejected):
             yield rec
         else:
-            groups.setdefault(rec.doc_id or rec.id, []).append(rec)
-    for doc_id, records in groups.items():
-        unit = DocumentUnit(doc_id, records[0].title, file.source, "")
-        for n, rec in enumerate(records):
+            records.append(rec)
+    yield from from_records(file.source, records, recipe)
+
+
+def from_records(source: str, records: Iterable[Record], recipe: Recipe) -> Iterator[DocumentUnit]:
+    """Records (of a JSON file: ``source``) as documents, one per distinct doc id, in order of first appearance.
+
+    A record longer than ``recipe.max_chars`` is not split: it is rejected, on the document's ``rejected``."""
+    groups: dict[str, list[Record]] = {}
+    for rec in records:
+        groups.setdefault(rec.doc_id or rec.id, []).append(rec)
+    for doc_id, group in groups.items():
+        unit = DocumentUnit(doc_id, group[0].title, source, "")
+        for n, rec in enumerate(group):
             if len(rec.text) > recipe.max_chars:
                 unit.rejected.append(Rejected(rec.id, (
                     f"passage {rec.id!r} has {len(rec.text)} characters, more than {recipe.max_chars} "
@@ -103,6 +115,6 @@ def _json_documents(file: InputFile, text: str, recipe: Recipe) -> Iterator[Docu
                     ".md file, which is split into passages that fit the model")))
             else:
                 unit.pieces.append(Piece(rec.id, rec.title, rec.text, n))
-        content = json.dumps([[r.id, r.title, r.text] for r in records], ensure_ascii=False)
+        content = json.dumps([[r.id, r.title, r.text] for r in group], ensure_ascii=False)
         unit.sha256 = recipe.digest(doc_id.encode("utf-8", "surrogatepass"), content.encode("utf-8", "surrogatepass"))
         yield unit

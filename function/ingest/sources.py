@@ -1,4 +1,4 @@
-"""Input files (local or Cloud Storage), and passage records from SQuAD-format JSON or JSON Lines.
+"""Input files, local or in Cloud Storage: which there are (``list_inputs``) and their bytes (``read_bytes``).
 
 ``list_inputs`` turns what the user named (files, folders, ``gs://`` objects and
 prefixes) into ``InputFile``s: folders and prefixes are walked recursively and
@@ -8,102 +8,16 @@ Each file knows its path relative to what was named, which becomes a document's
 id, and its ``source`` (absolute path or URI), which answers carry and which
 ``--sync`` compares with the store.
 
-A record is ``{"id", "title", "text"}`` (``doc_id`` optional). SQuAD files give
-one record per paragraph with the stable id ``<title>-<paragraph index>``, so
-ingesting the same file twice writes the same documents. A malformed record is
-yielded as a ``Rejected`` naming it, and reading goes on.
+What is in a file is ``documents``' business (``records`` for the JSON formats,
+``extract`` and ``split`` for the others).
 """
 
 from __future__ import annotations
 
 import fnmatch
-import io
-import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-
-from function.store.ids import valid_passage_id
-
-
-@dataclass(frozen=True)
-class Record:
-    id: str
-    title: str
-    doc_id: str
-    text: str
-
-
-@dataclass(frozen=True)
-class Rejected:
-    where: str  # "file.jsonl line 12", "file.json article 3 paragraph 4"
-    reason: str
-
-
-def _check(where: str, raw: object) -> Record | Rejected:
-    if not isinstance(raw, dict):
-        return Rejected(where, "not a JSON object")
-    pid, text = raw.get("id"), raw.get("text")
-    title, doc_id = raw.get("title", ""), raw.get("doc_id", raw.get("title", ""))
-    if not valid_passage_id(pid):
-        return Rejected(where, "'id' must be a non-empty string without '/' (at most 500 bytes)")
-    if not isinstance(text, str) or not text.strip():
-        return Rejected(where, f"passage {pid!r}: 'text' must be a non-empty string")
-    if not isinstance(title, str) or not isinstance(doc_id, str):
-        return Rejected(where, f"passage {pid!r}: 'title' and 'doc_id' must be strings")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return Rejected(where, f"passage {pid!r}: 'text' is not valid Unicode")
-    return Record(pid, title, doc_id, text)
-
-
-def squad_id(title: str, index: int) -> str:
-    return f"{title.replace('/', '_')}-{index:04d}"
-
-
-def _squad_records(name: str, data: dict) -> Iterator[Record | Rejected]:
-    articles = data.get("data")
-    if not isinstance(articles, list):
-        yield Rejected(name, "SQuAD file without a 'data' list")
-        return
-    for a, article in enumerate(articles):
-        title = article.get("title", f"article{a}") if isinstance(article, dict) else None
-        paragraphs = article.get("paragraphs") if isinstance(article, dict) else None
-        if not isinstance(title, str) or not isinstance(paragraphs, list):
-            yield Rejected(f"{name} article {a}", "needs a 'title' string and a 'paragraphs' list")
-            continue
-        for p, para in enumerate(paragraphs):
-            where = f"{name} article {a} ({title}) paragraph {p}"
-            context = para.get("context") if isinstance(para, dict) else None
-            yield _check(where, {"id": squad_id(title, p), "title": title.replace("_", " "),
-                                 "doc_id": title, "text": context})
-
-
-def _jsonl_records(name: str, lines: Iterator[str]) -> Iterator[Record | Rejected]:
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except ValueError as e:
-            yield Rejected(f"{name} line {n}", f"not valid JSON ({str(e)[:100]})")
-            continue
-        yield _check(f"{name} line {n}", raw)
-
-
-def parse_text(name: str, text: str) -> Iterator[Record | Rejected]:
-    """Records of one file's text; SQuAD if it is one JSON object with 'data', else JSON Lines."""
-    head = text.lstrip()[:1]
-    if head == "{" and not name.endswith(".jsonl"):
-        try:
-            data = json.loads(text)
-        except ValueError:
-            data = None
-        if isinstance(data, dict) and "data" in data:
-            yield from _squad_records(name, data)
-            return
-    yield from _jsonl_records(name, io.StringIO(text))
 
 
 def _gcs_client():
@@ -211,7 +125,3 @@ def read_bytes(uri: str) -> bytes:
         return _gcs_client().bucket(bucket).blob(path).download_as_bytes()
     with open(uri, "rb") as f:
         return f.read()
-
-
-def read_text(uri: str) -> str:
-    return read_bytes(uri).decode("utf-8")

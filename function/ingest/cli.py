@@ -1,0 +1,193 @@
+"""``python -m function.ingest``: turn documents into passages, tokenised once with the artifact's tokenizer.
+
+    python -m function.ingest docs/                                     # a folder of .md/.txt/.html/.pdf files
+    python -m function.ingest samples/squad_sample.json                 # SQuAD JSON, JSON Lines
+    python -m function.ingest docs/ --include '*.md' --exclude 'drafts/*' --sync
+    python -m function.ingest --delete guide/install.md
+    QA_STORE=firestore python -m function.ingest gs://bucket/corpus/    # Firestore, from Cloud Storage
+
+Inputs are files, folders and ``gs://`` prefixes (walked recursively for .json,
+.jsonl, .txt, .md, .markdown, .html, .htm and .pdf files). A text, Markdown, HTML
+or PDF file is one document, its id the path relative to the folder named
+(``guide/install.md``), split into passages that fit the model; a JSON file
+holds records that name their document (SQuAD: the article title). Every
+passage keeps its document id, chunk index, title, source and character span.
+
+Documents are the unit of change: an unchanged document (same content hash) is
+skipped, a changed one replaces its passages, ``--delete DOC_ID`` removes one
+and ``--sync`` removes the documents under the inputs that are no longer there.
+A file that cannot be read is reported by name and the others are ingested;
+the exit status is 1 if anything failed, or if nothing could be ingested.
+As a Cloud Run job with N tasks, task i takes every N-th file (or document, for
+fewer files than tasks) from ``CLOUD_RUN_TASK_INDEX`` / ``CLOUD_RUN_TASK_COUNT``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+
+from function.config import ConfigError, Settings
+from function.ingest.documents import Recipe
+from function.ingest.job import Ingestion
+from function.ingest.progress import Counts, Progress
+from function.ingest.sources import Listing, list_inputs, supported_suffixes
+from function.ingest.task import MissingDependency, Shard, read_files, stale
+
+# This module reads the arguments and settings, opens the tokenizer and the store, and reports; ``task``
+# reads this task's files into the ``job`` (``Ingestion``), which writes them; ``__main__`` runs ``main``.
+
+
+def _env_int(env_name: str, default: int) -> int:
+    try:
+        return int(os.environ.get(env_name, default))
+    except ValueError:
+        return default
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m function.ingest", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("inputs", nargs="*", help="files, folders, gs:// objects or gs:// prefixes")
+    p.add_argument("--include", action="append", default=[], metavar="GLOB",
+                   help="only files whose path relative to the folder named matches (repeatable)")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="leave out files whose relative path matches (repeatable)")
+    p.add_argument("--delete", action="append", default=[], metavar="DOC_ID",
+                   help="delete this document and its passages (repeatable)")
+    p.add_argument("--sync", action="store_true",
+                   help="after ingesting, delete the documents under the inputs that were not found in them")
+    p.add_argument("--force", action="store_true", help="rewrite unchanged documents too")
+    p.add_argument("--store", choices=("sqlite", "firestore"), help="overrides QA_STORE")
+    p.add_argument("--sqlite-path", help="overrides QA_SQLITE_PATH")
+    p.add_argument("--collection", help="overrides QA_PASSAGES_COLLECTION")
+    p.add_argument("--artifact", help="overrides QA_ARTIFACT_DIR (its tokenizer is used)")
+    p.add_argument("--batch-size", type=int, default=256, help="passages tokenised and written together")
+    p.add_argument("--task-index", type=int, default=_env_int("CLOUD_RUN_TASK_INDEX", 0))
+    p.add_argument("--task-count", type=int, default=_env_int("CLOUD_RUN_TASK_COUNT", 1))
+    p.add_argument("--quiet", action="store_true", help="no progress bar or lines (failures and totals still)")
+    args = p.parse_args(argv)
+    if not args.inputs and not args.delete:
+        p.error("name the files, folders or gs:// prefixes to ingest (or --delete DOC_ID)")
+    if args.sync and not args.inputs:
+        p.error("--sync needs the inputs to sync with")
+    return args
+
+
+def _settings(args) -> Settings:
+    settings = Settings.from_env()
+    overrides = {}
+    if args.store:
+        overrides["store"] = args.store
+    if args.sqlite_path:
+        overrides["sqlite_path"] = type(settings.sqlite_path)(args.sqlite_path)
+    if args.collection:
+        overrides["passages_collection"] = args.collection
+    if args.artifact:
+        overrides["artifact_dir"] = type(settings.artifact_dir)(args.artifact)
+    return dataclasses.replace(settings, **overrides)
+
+
+def run(args, settings: Settings, say) -> int:
+    """The whole run with an open store; returns the exit status."""
+    from function.model.artifact import load_manifest
+    from function.model.tokenizer import QATokenizer
+    from function.store import open_store
+
+    manifest = load_manifest(settings.artifact_dir)
+    tokenizer = QATokenizer(manifest.tokenizer_path)
+    listing = list_inputs(args.inputs, args.include, args.exclude) if args.inputs else Listing([], [], [])
+    if args.inputs and not listing.files:
+        print(f"nothing to ingest: no file under {', '.join(args.inputs)} has a supported extension "
+              f"({' '.join(supported_suffixes())})"
+              + (" and matches --include/--exclude" if args.include or args.exclude else "")
+              + (f"; {len(listing.unsupported)} other files were left out" if listing.unsupported else ""),
+              file=sys.stderr)
+        return 1
+    store = open_store(settings)
+    try:
+        return _run(args, settings, say, manifest, tokenizer, listing, store)
+    finally:
+        store.close()
+
+
+def _recipe(manifest, tokenizer, settings: Settings, say) -> Recipe:
+    from function.ingest.split import budget_from_manifest
+
+    try:
+        max_tokens, overlap = budget_from_manifest(manifest)
+    except ValueError as e:  # JSON records are not split: only documents need a budget (they then fail)
+        say(f"note: {e}")
+        max_tokens, overlap = 0, 0
+    return Recipe(tokenizer.fingerprint, max_tokens, overlap, settings.max_context_chars)
+
+
+def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> int:
+    recipe = _recipe(manifest, tokenizer, settings, say)
+    counts = Counts()
+    shard = Shard.of(args.task_index, args.task_count, len(listing.files))
+    mine = shard.files(listing.files)
+    say(f"ingesting {len(mine)} files into {store.description} with tokenizer {tokenizer.fingerprint[:12]} "
+        f"(task {shard.index + 1} of {shard.count}; passages of at most {recipe.max_tokens} tokens)")
+    if listing.unsupported:
+        say(f"left out {len(listing.unsupported)} files with unsupported extensions, e.g. {listing.unsupported[0]}")
+    progress = Progress(len(mine), counts, quiet=args.quiet)
+    job = Ingestion(store, tokenizer, args.batch_size, counts, args.force, note=progress.note)
+    try:
+        if args.delete:
+            found_before = counts.deleted
+            job.delete(args.delete)
+            if counts.deleted - found_before < len(args.delete):
+                progress.note(f"note: of {len(args.delete)} documents to delete, "
+                              f"{counts.deleted - found_before} were in the store")
+        try:
+            seen = read_files(job, mine, shard, tokenizer, recipe, progress)
+        except MissingDependency as e:
+            job.flush()
+            print(e, file=sys.stderr)
+            return 1
+        job.flush()
+        if args.sync:
+            if seen.found == 0:
+                progress.note("--sync: nothing was found in the inputs, so nothing is deleted")
+            else:
+                gone = stale(store, listing, seen)
+                for doc_id, source in gone:
+                    job.delete([doc_id], only_source=source)
+                say(f"--sync: deleted {len(gone)} documents no longer in the inputs")
+    finally:
+        progress.close()
+    total, documents = store.count(), store.document_count()
+    print(f"ingest: {counts.summary()}; the store holds {total} passages of {documents} documents",
+          file=sys.stderr)
+    if mine and seen.found == 0:
+        print(f"nothing ingested: none of the {len(mine)} input files gave a document "
+              f"(supported: {' '.join(supported_suffixes())})", file=sys.stderr)
+        return 1
+    return 1 if counts.failed else 0
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if not 0 <= args.task_index < args.task_count:
+        print(f"task index {args.task_index} is outside 0..{args.task_count - 1}", file=sys.stderr)
+        return 2
+    try:
+        settings = _settings(args)
+    except ConfigError as e:
+        print(f"configuration error: {e}", file=sys.stderr)
+        return 2
+
+    from function.errors import QAError
+
+    def say(message: str) -> None:
+        if not args.quiet:
+            print(message, file=sys.stderr, flush=True)
+
+    try:
+        return run(args, settings, say)
+    except QAError as e:
+        print(f"ingestion failed: {e.message}", file=sys.stderr)
+        return 1

@@ -1,0 +1,166 @@
+"""``Ingestion``: the one way passages reach the store, a batch of documents at a time.
+
+``add`` takes a document (``documents.DocumentUnit``) and queues it; ``flush``
+writes the queue: it skips the unchanged documents, tokenises the passages of the
+others with the artifact's tokenizer and replaces them in the store
+(``upsert_many``, then the stale passages, then the document records). ``add``
+flushes whenever the queue holds ``batch_size`` passages; whoever adds the last
+document calls ``flush`` once more (``add_and_flush`` does both). ``delete``
+removes documents. The command line (``cli``), benchmarks and tests all write
+through here.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+
+from function.ingest.documents import DocumentUnit
+from function.ingest.progress import Counts
+from function.ingest.records import Rejected
+from function.ingest.sources import is_json
+
+
+class Ingestion:
+    """Ingest documents into a store, one batch of documents at a time.
+
+    Replacing a changed document is ordered so that an interrupted run is repaired by the next one:
+
+    1. its new passages are written (``upsert_many``: rewriting an id replaces it, index postings too);
+    2. the passages the store holds for its doc id (from its source) that are not among the new ones are
+       deleted, with their postings: found by querying ``doc_id``, not from the old record, so passages
+       left by an interrupted run are found as well;
+    3. its document record (content hash, source, passage ids) is written last.
+
+    A crash before 3 leaves the old record (or none) with a hash that differs from the document's, so the
+    next run redoes the document and step 2 removes whatever is extra; the new hash is only recorded once
+    the passages match it, so a document is never skipped with stale passages. Deleting a document goes
+    the other way: the record first, then its passages, so a crash between leaves passages without a
+    record, which the next ``--delete`` (or re-ingestion) finds by doc id.
+    """
+
+    def __init__(self, store, tokenizer, batch_size: int = 256, counts: Counts | None = None, force: bool = False,
+                 note=None):
+        self.store, self.tokenizer = store, tokenizer
+        self.batch_size, self.counts, self.force = batch_size, counts or Counts(), force
+        self.note = note or (lambda message: print(message, file=sys.stderr, flush=True))
+        self.failures: list[Rejected] = []
+        # Added, not yet written: ``flush`` writes them (``add`` calls it at ``batch_size`` passages).
+        self._awaiting_flush: list[DocumentUnit] = []
+        self._passage_ids: dict[str, str] = {}  # passage id -> doc id, this run
+        self._doc_sources: dict[str, str] = {}  # doc id -> source, this run
+
+    def fail(self, where: str, reason: str, word: str = "rejected") -> None:
+        """Count and report a file ("failed") or record ("rejected") that is not ingested."""
+        self.failures.append(Rejected(where, reason))
+        self.counts.failed += 1
+        self.note(f"{word} {where}: {reason}")
+
+    def add(self, unit: DocumentUnit) -> None:
+        """Queue a document (its passages that are not another's), and flush once ``batch_size`` passages wait."""
+        for r in unit.rejected:
+            self.fail(r.where, r.reason)
+        other = self._doc_sources.setdefault(unit.doc_id, unit.source)
+        if other != unit.source and not is_json(unit.source):
+            self.fail(unit.source, f"document id {unit.doc_id!r} also comes from {other}: ingest each folder "
+                                   "in its own run, or rename one of the files")
+            return
+        pieces, taken = [], set()
+        for piece in unit.pieces:
+            owner = self._passage_ids.setdefault(piece.id, unit.doc_id)
+            if owner != unit.doc_id or piece.id in taken:
+                self.fail(piece.id, f"passage id {piece.id!r} appears twice in the input")
+            else:
+                taken.add(piece.id)
+                pieces.append(piece)
+        unit.pieces = pieces
+        if not pieces:
+            if not unit.rejected:
+                self.fail(unit.source, f"document {unit.doc_id!r} has no passages")
+            return
+        self._awaiting_flush.append(unit)
+        if sum(len(u.pieces) for u in self._awaiting_flush) >= self.batch_size:
+            self.flush()
+
+    def add_and_flush(self, units: Iterable[DocumentUnit]) -> None:
+        """``add`` every document, then ``flush``: for a caller that holds all its documents at once."""
+        for unit in units:
+            self.add(unit)
+        self.flush()
+
+    def flush(self) -> None:
+        """Write the documents added since the last flush, in the order the class describes."""
+        from function.store.records import DocumentRecord
+
+        units, self._awaiting_flush = self._awaiting_flush, []
+        changed = self._changed(units)
+        if not changed:
+            return
+        passages = self._passages(changed)
+        done = [u for u in changed if passages[u.doc_id]]  # one with no tokens at all keeps its old passages
+        written = [p for ps in passages.values() for p in ps]
+        if written:  # 1. the new passages
+            self.store.upsert_many(written)
+        stale = [pid for u in done for pid in self._stale_passages(u, {p.id for p in passages[u.doc_id]})]
+        if stale:  # 2. what each document no longer has
+            self.store.delete_many(stale)
+        # 3. the records, last
+        self.store.put_documents(DocumentRecord(u.doc_id, u.source, u.sha256, tuple(p.id for p in passages[u.doc_id]))
+                                 for u in done)
+        self.counts.documents += len(done)
+        self.counts.passages += len(written)
+
+    def _changed(self, units: list[DocumentUnit]) -> list[DocumentUnit]:
+        """The documents to write: all with ``force``, else those whose hash or source the store does not hold."""
+        if not units:
+            return []
+        known = self.store.get_documents([u.doc_id for u in units])
+        changed = []
+        for u in units:
+            old = known.get(u.doc_id)
+            if old and not self.force and old.sha256 == u.sha256 and old.source == u.source:
+                self.counts.skipped += 1
+            else:
+                changed.append(u)
+        return changed
+
+    def _passages(self, units: list[DocumentUnit]) -> dict[str, list]:
+        """Each document's passages, tokenised together (doc id -> ``Passage`` list); a piece without tokens fails."""
+        from function.store.records import Passage
+
+        pieces = [(u, p) for u in units for p in u.pieces]
+        encoded = self.tokenizer.encode_many([p.text for _, p in pieces])
+        passages: dict[str, list[Passage]] = {u.doc_id: [] for u in units}
+        for (u, p), enc in zip(pieces, encoded):
+            if len(enc.ids) == 0:
+                self.fail(p.id, f"passage {p.id!r} has no tokens")
+                continue
+            passages[u.doc_id].append(Passage.from_tokens(
+                p.id, p.title, u.doc_id, p.text, enc.ids, enc.offsets, self.tokenizer.fingerprint,
+                self.tokenizer.vocab_size, source=u.source, chunk=p.chunk, start=p.start, end=p.end))
+        return passages
+
+    def _stale_passages(self, unit: DocumentUnit, keep: set[str]) -> list[str]:
+        """The stored passages of ``unit``'s doc id that are not in ``keep`` and are its to replace.
+
+        A JSON document may be spread over several files (records name their doc id): only the passages
+        from this file are its to replace. A text document's passage ids come from its id, so it has one
+        source: all of them are (the file moved, or a run was interrupted).
+        """
+        mine = (unit.source, "") if is_json(unit.source) else None
+        return [pid for pid, source in self.store.passages_of(unit.doc_id).items()
+                if pid not in keep and (mine is None or source in mine)]
+
+    def delete(self, doc_ids: Iterable[str], only_source: str | None = None) -> int:
+        """Delete documents: their records, then their passages (from ``only_source``, if given)."""
+        doc_ids = list(doc_ids)
+        found = self.store.delete_documents(doc_ids)
+        deleted = 0
+        for doc_id in doc_ids:
+            ids = [pid for pid, source in self.store.passages_of(doc_id).items()
+                   if only_source is None or source in (only_source, "")]
+            if ids:
+                self.store.delete_many(ids)
+            deleted += bool(ids)
+        self.counts.deleted += max(found, deleted)
+        return max(found, deleted)

@@ -1,0 +1,105 @@
+"""One task's share of the inputs: which files and documents it takes, reading them into the job, ``--sync``.
+
+As a Cloud Run job with N tasks, task i takes every N-th file, or, for fewer
+files than tasks, every N-th document of them all (``Shard``): a document is
+written by one task only. ``read_files`` reads the task's files into an
+``Ingestion`` (``job``) and returns what it found (``Seen``); ``stale`` then
+names the stored documents that ``--sync`` deletes, judged on that task's
+findings only, so every task can sync its own share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from function.ingest.documents import Recipe, from_file
+from function.ingest.job import Ingestion
+from function.ingest.progress import Progress
+from function.ingest.records import Rejected
+from function.ingest.sources import InputFile, Listing, read_bytes
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Task ``index`` of ``count``: every ``count``-th file (``by_file``), else every ``count``-th document."""
+
+    index: int = 0
+    count: int = 1
+    by_file: bool = False
+
+    @classmethod
+    def of(cls, index: int, count: int, files: int) -> Shard:
+        """Shard by file when there are at least as many files as tasks."""
+        return cls(index, count, files >= count > 1)
+
+    def files(self, files: list[InputFile]) -> list[InputFile]:
+        return [f for i, f in enumerate(files) if not self.by_file or i % self.count == self.index]
+
+    def takes_document(self, n: int) -> bool:
+        """Whether the ``n``-th document found in the task's files (counted from 0) is this task's to write."""
+        return self.by_file or n % self.count == self.index
+
+
+@dataclass
+class Seen:
+    """What a task found, for ``--sync``: the documents of each file it read, and the files that failed."""
+
+    docs: dict[str, set[str]] = field(default_factory=dict)  # source -> doc ids in it
+    failed: set[str] = field(default_factory=set)
+    found: int = 0  # documents found in all (taken by this task or not)
+
+
+class MissingDependency(Exception):
+    """A document format's library is not installed: every other document would fail the same way."""
+
+
+def read_files(job: Ingestion, files: list[InputFile], shard: Shard, tokenizer, recipe: Recipe,
+               progress: Progress) -> Seen:
+    """Read ``files`` into ``job``, adding the documents ``shard`` takes; the caller flushes the job after.
+
+    A file that cannot be read or extracted is reported (``job.fail``) and the others go on.
+    """
+    seen = Seen()
+    for f in files:
+        try:
+            units = list(from_file(f, read_bytes(f.source), tokenizer, recipe))
+        except ModuleNotFoundError as e:
+            raise MissingDependency(f"cannot ingest {f.source}: the document formats need {e.name!r}, an "
+                                    "ingestion dependency (pip install -r requirements-ingest.txt)") from e
+        except Exception as e:  # any file that cannot be read or extracted is reported, the rest go on
+            seen.failed.add(f.source)
+            job.fail(f.source, f"cannot read: {e}", "failed")
+            progress.advance()
+            continue
+        seen.docs[f.source] = set()
+        for unit in units:
+            if isinstance(unit, Rejected):
+                job.fail(unit.where, unit.reason)
+                continue
+            seen.docs[f.source].add(unit.doc_id)
+            if shard.takes_document(seen.found):
+                job.add(unit)
+            seen.found += 1
+        progress.advance()
+    return seen
+
+
+def stale(store, listing: Listing, seen: Seen) -> list[tuple[str, str]]:
+    """(doc id, source) of the stored documents under the inputs that the inputs no longer hold.
+
+    A document is stale if its source is under an input but was not listed (deleted, renamed, excluded),
+    or if this run read its source and did not find it there. Sources that failed to read, and sources
+    other tasks read, are left alone: every task can run this on its own shard.
+    """
+    listed = {f.source for f in listing.files}
+    found = {}
+    for root in listing.roots:
+        for record in store.documents_under(root):
+            if not root.endswith("/") and record.source != root:
+                continue
+            if record.source in seen.failed:
+                continue
+            if record.source not in listed or (record.source in seen.docs
+                                               and record.doc_id not in seen.docs[record.source]):
+                found[record.doc_id] = record.source
+    return sorted(found.items())
