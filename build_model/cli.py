@@ -49,7 +49,8 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     from build_model import pipeline
     from build_model.config import ConfigError, load_config
-    from build_model.evaluation.squad import SquadFormatError
+    from build_model.errors import BuildFailed
+    from build_model.squad import SquadFormatError
 
     overrides = {}
     for item in args.set:
@@ -77,7 +78,7 @@ def main(argv=None) -> int:
         selected = list(stages)
     try:
         pipeline.run(cfg, selected, force=args.force, command=reproduce_command(args))
-    except pipeline.BuildFailed as e:
+    except BuildFailed as e:
         print(f"BUILD FAILED: {e}", file=sys.stderr)
         return 1
     except SquadFormatError as e:

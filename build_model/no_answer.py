@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from build_model.evaluation.squad import SquadSplit, load_squad
 from build_model.evaluation.squad2 import evaluate_v2
+from build_model.squad import SquadSplit, load_squad
 
 if TYPE_CHECKING:
     from function.model.load import Model

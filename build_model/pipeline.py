@@ -6,11 +6,6 @@ import importlib
 
 from build_model.config import BuildConfig
 
-
-class BuildFailed(RuntimeError):
-    """A check failed: ONNX parity, the int8 quality gate, or a stage's missing input."""
-
-
 _MODULES = {
     "teacher": "build_model.stages.teacher",
     "given": "build_model.stages.given",

@@ -24,8 +24,8 @@ import onnx
 from build_model.config import load_config
 from build_model.conversion import outliers
 from build_model.evaluation.evaluate import evaluate
-from build_model.evaluation.squad import load_squad
 from build_model.specs import serving_spec
+from build_model.squad import load_squad
 from build_model.stages import export, quantize
 from function.model.tokenizer import QATokenizer
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from build_model.evaluation.evaluate import predict
 from build_model.evaluation.metrics import best_over_golds, f1
-from build_model.evaluation.squad import load_squad
+from build_model.squad import load_squad
 from function.model.artifact import load_manifest
 from function.model.load import window_spec
 from function.model.onnx_model import OnnxQAModel

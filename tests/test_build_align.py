@@ -41,7 +41,7 @@ def _mpnet_like(bert_json: str) -> str:
 
 @pytest.fixture(scope="module")
 def tokenizers_and_data(tmp_path_factory):
-    from build_model.evaluation.squad import load_squad
+    from build_model.squad import load_squad
     from function.model.tokenizer import QATokenizer
 
     root = tmp_path_factory.mktemp("align")
@@ -53,9 +53,10 @@ def tokenizers_and_data(tmp_path_factory):
 
 
 def test_an_mpnet_layout_teacher_reads_the_same_characters_and_maps_back_token_for_token(tokenizers_and_data):
+    from build_model.squad import encode_paragraphs
     from build_model.stages.distil import augment_pairs
     from build_model.training.align import teacher_windows
-    from build_model.training.features import build_features, encode_paragraphs
+    from build_model.training.features import build_features
     from function.model.windows import WindowSpec
 
     student, teacher, split = tokenizers_and_data
@@ -129,7 +130,7 @@ def test_the_distil_stage_cuts_the_student_from_base_and_learns_from_an_mpnet_te
     from transformers import MPNetConfig, MPNetForQuestionAnswering
 
     from build_model.config import load_config
-    from build_model.pipeline import BuildFailed
+    from build_model.errors import BuildFailed
     from build_model.records import load_record, save_record, source_fingerprint
     from build_model.stages import distil
     from tests.support.tiny_build import tiny_bert, tiny_sections, write_config

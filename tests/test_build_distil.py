@@ -12,7 +12,7 @@ from tests.support.tiny_build import built, copy_build, tiny_bert, tiny_squad, t
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
-    from build_model.evaluation.squad import load_squad
+    from build_model.squad import load_squad
     from build_model.training.features import build_features
     from function.model.tokenizer import QATokenizer
     from function.model.windows import WindowSpec
@@ -100,7 +100,8 @@ def test_narrowed_feed_forward_blocks_keep_the_units_with_the_largest_weights():
 def test_a_distilbert_student_is_narrowed_by_its_own_names():
     from transformers import DistilBertConfig, DistilBertForQuestionAnswering
 
-    from build_model.training.student import StudentError, derive_student
+    from build_model.errors import StudentError
+    from build_model.training.student import derive_student
 
     teacher = DistilBertForQuestionAnswering(DistilBertConfig(vocab_size=300, dim=32, n_layers=2, n_heads=2,
                                                               hidden_dim=64, max_position_embeddings=64)).eval()
@@ -113,7 +114,8 @@ def test_a_distilbert_student_is_narrowed_by_its_own_names():
 
 @pytest.mark.parametrize("keep", [(), (0, 0), (2,), (-1,)])
 def test_bad_layer_choices_are_rejected(keep):
-    from build_model.training.student import StudentError, derive_student
+    from build_model.errors import StudentError
+    from build_model.training.student import derive_student
 
     with pytest.raises(StudentError):
         derive_student(tiny_bert(500, layers=2), keep)
@@ -261,7 +263,7 @@ def test_distillation_brings_the_student_closer_to_the_teacher(data, tmp_path):
 
 def test_a_student_with_another_tokenizer_fails_the_stage(data, tmp_path):
     from build_model.config import load_config
-    from build_model.pipeline import BuildFailed
+    from build_model.errors import BuildFailed
     from build_model.records import save_record
     from build_model.stages import distil
     from tests.support.tiny import train_tokenizer
@@ -305,7 +307,7 @@ def test_the_stage_records_distillation_and_reuses_teacher_logits(tmp_path_facto
 
 def test_a_student_cut_from_a_teacher_whose_weights_are_lost_fails_clearly(tmp_path_factory, tmp_path):
     from build_model.config import load_config
-    from build_model.pipeline import BuildFailed
+    from build_model.errors import BuildFailed
     from build_model.stages import distil
 
     project = built(tmp_path_factory)
@@ -403,7 +405,7 @@ def test_unanswerable_features_are_trained_to_cls_without_a_teacher_target(data,
 
 
 def load_split(data):
-    from build_model.evaluation.squad import load_squad
+    from build_model.squad import load_squad
 
     return load_squad(data["root"] / "train.json", 24)
 

@@ -17,8 +17,8 @@ def project(tmp_path_factory):
 
 def _dev_batches(project, windows: int):
     from build_model.config import load_config
-    from build_model.evaluation.squad import load_squad
     from build_model.specs import serving_spec
+    from build_model.squad import load_squad
     from build_model.stages.export import parity_batches
     from function.model.tokenizer import QATokenizer
 
@@ -63,7 +63,8 @@ def test_fp32_onnx_scores_match_pytorch(project):
 
 
 def test_check_parity_raises_on_a_mismatch(project):
-    from build_model.conversion.onnx_export import ParityError, check_parity
+    from build_model.conversion.onnx_export import check_parity
+    from build_model.errors import ParityError
 
     batches = _dev_batches(project, 4)
 
@@ -90,7 +91,7 @@ def test_a_broken_fused_graph_fails_the_build(project, tmp_path, monkeypatch):
     from onnx import numpy_helper
 
     from build_model.config import load_config
-    from build_model.pipeline import BuildFailed
+    from build_model.errors import BuildFailed
     from build_model.stages import export
 
     real = export.optimize_bert

@@ -104,7 +104,7 @@ def test_a_fresh_package_does_not_say_rows_were_reused(project):
 
 @pytest.mark.parametrize("damage", ["missing", "other teacher"])
 def test_without_the_saved_entry_export_fails_saying_what_to_restore(project, tmp_path, damage):
-    from build_model.pipeline import BuildFailed
+    from build_model.errors import BuildFailed
     from build_model.stages import export
 
     cfg = _without_teacher_weights(project, tmp_path)
@@ -121,8 +121,8 @@ def test_without_the_saved_entry_export_fails_saying_what_to_restore(project, tm
 
 @pytest.mark.parametrize("damage", ["missing", "other teacher"])
 def test_without_the_saved_rows_package_fails_saying_what_to_restore(project, tmp_path, monkeypatch, damage):
+    from build_model.errors import BuildFailed
     from build_model.evaluation import benchmark
-    from build_model.pipeline import BuildFailed
     from build_model.stages import package
 
     cfg = _without_teacher_weights(project, tmp_path)  # export's record as it was: made with the weights

@@ -63,8 +63,8 @@ def test_manifest_describes_the_build(project):
 
 def test_the_function_serves_the_artifact_with_the_recorded_scores(project):
     from build_model.evaluation.evaluate import evaluate
-    from build_model.evaluation.squad import load_squad
     from build_model.records import load_record
+    from build_model.squad import load_squad
     from function.model.artifact import load_manifest
     from function.model.load import load_model
 
@@ -130,8 +130,8 @@ def test_an_artifact_that_scored_higher_on_the_same_dev_file_is_not_replaced(pro
     import dataclasses
 
     from build_model.config import load_config
+    from build_model.errors import BuildFailed
     from build_model.packaging.writer import update_manifest
-    from build_model.pipeline import BuildFailed
     from build_model.stages import package
     from function.model.artifact import load_manifest
 
@@ -192,7 +192,7 @@ def test_an_ort_format_model_is_served_by_its_file_name(project, tmp_path):
 
 def test_package_refuses_to_replace_a_folder_that_is_not_an_artifact(project, tmp_path):
     from build_model.config import load_config
-    from build_model.pipeline import BuildFailed
+    from build_model.errors import BuildFailed
     from build_model.stages import package
 
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export", "quantize")))
@@ -226,7 +226,7 @@ def test_a_shipped_model_that_fails_the_gate_leaves_the_previous_artifact(projec
     import shutil
 
     from build_model.config import load_config
-    from build_model.pipeline import BuildFailed
+    from build_model.errors import BuildFailed
     from build_model.records import load_record
     from build_model.stages import package
     from function.model.artifact import load_manifest, verify

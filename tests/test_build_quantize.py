@@ -23,7 +23,7 @@ def _row(name, f1, p50, mb=1.0):
 
 
 def test_choose_prefers_f1_then_latency_within_the_size_limit():
-    from build_model.pipeline import BuildFailed
+    from build_model.errors import BuildFailed
     from build_model.stages.quantize import choose
 
     rows = [_row("a", 80.0, 10.0), _row("b", 80.05, 12.0), _row("c", 79.0, 5.0), _row("d", 90.0, 1.0, mb=25)]
@@ -64,8 +64,8 @@ def test_int8_is_at_least_three_times_smaller_with_embeddings_quantised(project)
 def test_int8_logits_stay_close_to_fp32(project):
     from build_model.config import load_config
     from build_model.conversion.onnx_export import max_logit_diff
-    from build_model.evaluation.squad import load_squad
     from build_model.specs import serving_spec
+    from build_model.squad import load_squad
     from build_model.stages.export import parity_batches
     from function.model.onnx_model import OnnxQAModel
     from function.model.tokenizer import QATokenizer
@@ -92,7 +92,7 @@ def test_int8_logits_stay_close_to_fp32(project):
 def test_the_quality_gate_fails_the_build(project, tmp_path, monkeypatch, f1_drop, em_drop, fails):
     """The int8 candidates' dev scores are replaced by the fp32 student's minus fixed drops."""
     from build_model.config import load_config
-    from build_model.pipeline import BuildFailed
+    from build_model.errors import BuildFailed
     from build_model.records import load_record
     from build_model.stages import quantize
 
@@ -201,7 +201,7 @@ def test_a_failed_gate_keeps_the_outlier_matmuls_in_fp32_until_one_passes(projec
 def test_the_fallback_follows_its_setting_and_a_gate_it_cannot_pass_still_fails(project, tmp_path, monkeypatch,
                                                                                   fallback, fp32_counts):
     from build_model.config import load_config
-    from build_model.pipeline import BuildFailed
+    from build_model.errors import BuildFailed
     from build_model.records import load_record
     from build_model.stages import quantize
 

@@ -69,7 +69,7 @@ def test_a_missing_dev_file_is_named(tmp_path, capsys):
 
 
 def test_a_dev_file_that_is_not_squad_is_named(tmp_path):
-    from build_model.evaluation.squad import SquadFormatError, load_squad
+    from build_model.squad import SquadFormatError, load_squad
 
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"data": [{"title": "t", "paragraphs": [{"qas": []}]}]}))

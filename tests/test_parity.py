@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from function.config import Settings
-from function.http.request import QARequest
 from function.service.pipeline import QAService
+from function.service.request import QARequest
 from function.service.runtime import Runtime
 from tests.support.tiny import SEQUENCE
 

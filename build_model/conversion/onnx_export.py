@@ -11,14 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
+from build_model.errors import ParityError
 from function.model.windows import Batch
 
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUTS = ("start_logits", "end_logits")
-
-
-class ParityError(RuntimeError):
-    """ONNX logits differ from PyTorch's by more than the stated tolerance."""
 
 
 def graph_inputs(model) -> tuple[str, ...]:

@@ -1,1 +1,1 @@
-"""Measuring models: SQuAD data and EM/F1 through the function's reader, latency and load time."""
+"""Measuring models: EM/F1 through the function's reader (on ``build_model.squad`` data), latency and load time."""

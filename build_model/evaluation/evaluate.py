@@ -15,8 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from build_model.evaluation.metrics import squad_scores
-from build_model.evaluation.squad import Question, SquadSplit
-from build_model.training.features import encode_paragraphs
+from build_model.squad import Question, SquadSplit, encode_paragraphs
 from function.model.reader import PassageTokens, answers_from_logits, prepare
 from function.model.tokenizer import QATokenizer
 from function.model.windows import Batch, WindowSpec

@@ -9,10 +9,10 @@ an upper bound on what the model would do on SQuAD 2.0.
 
 Scoring follows the SQuAD 2.0 evaluation: an unanswerable question scores 1
 when the model abstains and 0 otherwise, an answerable one scores its EM/F1,
-or 0 when the model abstains. Each question has a no-answer score (here the
-margin of ``function.model.decode.null_score``: null score minus best span
-score); the model abstains where it is above a threshold, and the threshold
-that maximises F1 over the set is the one the artifact records.
+or 0 when the model abstains. Each question has a no-answer score (here
+``function.model.reader.no_answer_margin``: null score minus best span score);
+the model abstains where it is above a threshold, and the threshold that
+maximises F1 over the set is the one the artifact records.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from build_model.evaluation.metrics import best_over_golds, exact_match, f1, normalize_answer
-from build_model.evaluation.squad import Question, SquadSplit
+from build_model.squad import Question, SquadSplit
 
 NO_ANSWER_SUFFIX = "-noans"
 SWEEP_OFFSETS = (-2.0, -1.0, 0.0, 1.0, 2.0, 4.0)  # thresholds around the chosen one, to show the trade-off
@@ -203,17 +203,17 @@ def can_abstain(scores: Mapping) -> bool:
 @dataclass(frozen=True)
 class Prediction:
     text: str  # the best span ("" when the decoder found none)
-    margin: float  # null score - best span score (``function.model.decode.null_score``)
+    margin: float  # null score - best span score (``function.model.reader.no_answer_margin``)
 
 
 def predict_with_margins(split: SquadSplit, questions: Sequence[Question], tok, spec, infer,
                          max_answer_tokens: int = 30) -> dict[str, Prediction]:
     """Question id -> its best span and no-answer margin, each question read against its paragraph."""
     from build_model.evaluation.evaluate import read_questions
-    from function.model.decode import null_score
+    from function.model.reader import no_answer_margin
 
-    return {r.question.id: Prediction(r.text, null_score(r.start_logits, r.end_logits, r.batch,
-                                                         max_answer_tokens).margin)
+    return {r.question.id: Prediction(r.text, no_answer_margin(r.start_logits, r.end_logits, r.batch,
+                                                               max_answer_tokens))
             for r in read_questions(split, questions, tok, spec, infer, max_answer_tokens)}
 
 

@@ -28,10 +28,9 @@ import numpy as np
 
 from build_model import hf
 from build_model.config import BuildConfig
+from build_model.errors import BuildFailed, StudentError
 from build_model.evaluation.evaluate import evaluate, torch_infer
-from build_model.evaluation.squad import SquadSplit, load_squad
 from build_model.evaluation.squad2 import evaluate_v2
-from build_model.pipeline import BuildFailed
 from build_model.records import (
     clear_checkpoint,
     file_sha256,
@@ -43,12 +42,13 @@ from build_model.records import (
     source_fingerprint,
 )
 from build_model.specs import serving_spec, training_spec
+from build_model.squad import SquadSplit, load_squad
 from build_model.stages import teacher
 from build_model.training import align, kd
 from build_model.training.features import build_features
 from build_model.training.loop import train
 from build_model.training.negatives import unanswerable_pairs
-from build_model.training.student import StudentError, check_same_tokenizer, derive_student, parameters, trainable
+from build_model.training.student import check_same_tokenizer, derive_student, parameters, trainable
 from function.model.tokenizer import QATokenizer
 
 HELD_OUT_FEATURES = 128  # dev features on which the KD divergence is measured before and after

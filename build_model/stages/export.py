@@ -10,7 +10,7 @@ session.
 
 The teacher's entry is also kept in ``<work_dir>/export/teacher.entry.json``
 with its weights' fingerprint. When the weights are gone (a lost machine: the
-teacher's record, config and tokenizer kept, ``build_model/runs/README.md``),
+teacher's record, config and tokenizer kept, ``records/README.md``),
 that entry is reused, marked ``from_record``, instead of exporting the teacher;
 the student is exported as always.
 """
@@ -22,14 +22,13 @@ from pathlib import Path
 
 from build_model import hf
 from build_model.config import BuildConfig
-from build_model.conversion.onnx_export import ParityError, check_parity, export_onnx, graph_inputs, optimize_bert
+from build_model.conversion.onnx_export import check_parity, export_onnx, graph_inputs, optimize_bert
+from build_model.errors import BuildFailed, ParityError
 from build_model.evaluation.evaluate import evaluate, torch_infer
-from build_model.evaluation.squad import SquadSplit, load_squad
-from build_model.pipeline import BuildFailed
 from build_model.records import file_sha256, fresh_record, load_record, save_record, source_fingerprint
 from build_model.specs import serving_spec
+from build_model.squad import SquadSplit, encode_paragraphs, load_squad
 from build_model.stages import distil, given, teacher
-from build_model.training.features import encode_paragraphs
 from function.cpus import available_cpus
 from function.model.onnx_model import OnnxQAModel
 from function.model.reader import PassageTokens, prepare
@@ -77,7 +76,7 @@ def saved_teacher_entry(cfg: BuildConfig) -> dict | None:
              f"{path} (its entry saved by an earlier export) is missing" if saved is None else
              f"{path} was saved for other weights than its record's ({fingerprint[:12]})")
     raise BuildFailed(f"export: the teacher's weights are gone from {teacher.stage_dir(cfg) / 'model'} and {found}: "
-                      f"restore the entry saved with this teacher (build_model/runs/README.md, \"After a lost "
+                      f"restore the entry saved with this teacher (records/README.md, \"After a lost "
                       f"machine\"), or retrain it (--stage teacher --force)")
 
 

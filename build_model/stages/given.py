@@ -17,11 +17,11 @@ from pathlib import Path
 
 from build_model import hf
 from build_model.config import BuildConfig
+from build_model.errors import BuildFailed
 from build_model.evaluation.evaluate import evaluate, torch_infer
-from build_model.evaluation.squad import load_squad
-from build_model.pipeline import BuildFailed
 from build_model.records import file_sha256, fresh_record, save_record, source_fingerprint
 from build_model.specs import serving_spec
+from build_model.squad import load_squad
 from function.model.tokenizer import QATokenizer
 
 

@@ -15,7 +15,7 @@ there (``[package] replace_better = true`` replaces it anyway).
 
 The teacher rows of the report are kept in ``<work_dir>/package/teacher.rows.json``
 with the teacher's fingerprint: when the teacher's weights are gone (a lost
-machine, ``build_model/runs/README.md``), those rows are reused, and the report
+machine, ``records/README.md``), those rows are reused, and the report
 says so.
 """
 
@@ -28,14 +28,14 @@ from pathlib import Path
 
 from build_model.config import BuildConfig
 from build_model.conversion import load_variants
+from build_model.errors import BuildFailed
 from build_model.evaluation import benchmark
 from build_model.evaluation.evaluate import evaluate
-from build_model.evaluation.squad import load_squad
 from build_model.packaging import report
 from build_model.packaging.writer import describe_files, update_manifest, write_artifact
-from build_model.pipeline import BuildFailed
 from build_model.records import file_sha256, fresh_record, load_record, save_record, source_fingerprint
 from build_model.specs import serving_spec
+from build_model.squad import load_squad
 from build_model.stages import distil, export, given, quantize, teacher
 from function.errors import ArtifactError
 from function.model.artifact import load_manifest, verify
@@ -141,7 +141,7 @@ def _saved_teacher_rows(cfg: BuildConfig, ex: dict) -> list[dict]:
     found = "is missing" if saved is None else "was saved for another teacher or other window lengths"
     raise BuildFailed(f"package: the teacher cannot be timed (its weights are gone from "
                       f"{export.model_dirs(cfg)['teacher']}) and {path}, its rows timed by an earlier run, {found}: "
-                      f"restore the file saved with this teacher (build_model/runs/README.md, \"After a lost "
+                      f"restore the file saved with this teacher (records/README.md, \"After a lost "
                       f"machine\"), or retrain it (--stage teacher --force)")
 
 

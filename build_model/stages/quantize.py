@@ -30,12 +30,12 @@ from pathlib import Path
 from build_model.config import BuildConfig
 from build_model.conversion import outliers
 from build_model.conversion.onnx_export import max_logit_diff
+from build_model.errors import BuildFailed
 from build_model.evaluation import benchmark
 from build_model.evaluation.evaluate import evaluate
-from build_model.evaluation.squad import load_squad
-from build_model.pipeline import BuildFailed
 from build_model.records import file_sha256, fresh_record, load_record, save_record
 from build_model.specs import serving_spec
+from build_model.squad import load_squad
 from build_model.stages import export
 from function.cpus import available_cpus
 from function.model.tokenizer import QATokenizer

@@ -15,7 +15,6 @@ from pathlib import Path
 from build_model import fetch, hf
 from build_model.config import BuildConfig
 from build_model.evaluation.evaluate import evaluate, torch_infer
-from build_model.evaluation.squad import load_squad
 from build_model.records import (
     clear_checkpoint,
     file_sha256,
@@ -26,6 +25,7 @@ from build_model.records import (
     source_fingerprint,
 )
 from build_model.specs import serving_spec, training_spec
+from build_model.squad import load_squad
 from build_model.training.features import build_features
 from build_model.training.loop import train
 from build_model.training.student import trainable

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from build_model.evaluation.squad import SquadSplit
-from build_model.training.features import Feature, encode_paragraphs
+from build_model.squad import SquadSplit, encode_paragraphs
+from build_model.training.features import Feature
 from function.model.tokenizer import Encoded, QATokenizer
 
 NO_MASS = -1e4  # logit of a position the teacher gives no probability

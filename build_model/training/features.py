@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from build_model.evaluation.squad import SquadSplit
+from build_model.squad import SquadSplit, encode_paragraphs
 from function.model.tokenizer import Encoded, QATokenizer
 from function.model.windows import WindowSpec, build_batch
 
@@ -45,12 +45,6 @@ def answer_token_span(offsets: np.ndarray, char_start: int, char_end: int) -> tu
 
 def _question_ids(tok: QATokenizer, questions: list[str], limit: int) -> list[np.ndarray]:
     return [e.ids[:limit] for e in tok.encode_many(questions)]
-
-
-def encode_paragraphs(tok: QATokenizer, split: SquadSplit) -> dict[str, Encoded]:
-    ids = list(split.paragraphs)
-    encoded = tok.encode_many([split.paragraphs[i].context for i in ids])
-    return dict(zip(ids, encoded))
 
 
 def _windows(q_ids: np.ndarray, passage: Encoded, spec: WindowSpec):

@@ -19,7 +19,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from build_model.evaluation.squad import SquadSplit
+from build_model.squad import SquadSplit
 from function.retrieval.bm25 import PassageTerms, best, idf, term_scores
 from function.retrieval.terms import MAX_QUERY_TERMS, terms
 

@@ -16,11 +16,9 @@ from __future__ import annotations
 import json
 import re
 
+from build_model.errors import StudentError
+
 _LAYER = re.compile(r"^(.*\.(?:encoder|transformer)\.layers?\.)(\d+)\.(.+)$")
-
-
-class StudentError(ValueError):
-    """The student cannot be made: bad layer choice, or a tokenizer that differs from the teacher's."""
 
 
 # A layer's feed-forward block: (its input projection, its output projection, the config's width attribute).

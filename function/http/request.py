@@ -1,35 +1,17 @@
-"""Reading and validating a question request. Stdlib only: nothing heavy on this path."""
+"""Reading a request's JSON body under its size limit and validating it into the service's ``QARequest``.
+
+Stdlib only: nothing heavy on this path."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from function.config import Settings
 from function.errors import BadRequest, PayloadTooLarge
+from function.service.request import QARequest
 from function.store.ids import valid_passage_id
 
 FIELDS = ("question", "context", "passage_ids", "top_k_passages", "top_k", "max_answer_tokens", "abstain")
-
-
-@dataclass(frozen=True)
-class QARequest:
-    question: str
-    context: str | None
-    passage_ids: tuple[str, ...] | None  # de-duplicated, in the caller's order
-    top_k: int
-    max_answer_tokens: int
-    top_k_passages: int | None = None  # passages to retrieve: set when neither context nor ids are given
-    abstain: bool | None = None  # may the reply say "no answer"; None: the artifact's default
-
-    @property
-    def retrieves(self) -> bool:
-        return self.context is None and self.passage_ids is None
-
-    @property
-    def kind(self) -> str:
-        """``context``, ``passage_ids`` or ``retrieval`` (``function.config.REQUEST_KINDS``)."""
-        return "context" if self.context is not None else "passage_ids" if self.passage_ids is not None else "retrieval"
 
 
 def read_body(stream, content_length: int | None, limit: int) -> bytes:

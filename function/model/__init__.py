@@ -10,8 +10,9 @@ In the order a request meets them:
   ``Batch``): a question against pre-tokenised passages, cut into overlapping windows;
 - ``onnx_model``: the ONNX Runtime session (``OnnxQAModel``): a ``Batch`` -> start/end logits;
 - ``decode``: start/end logits -> the best spans, scored across windows and passages;
-- ``reader``: ``prepare`` and ``answers_from_logits``, the two calls around a model run that
-  the function and the build stage's evaluation both read through.
+- ``reader``: the one door to decoding, which the function and the build stage's evaluation
+  both read through: ``prepare`` before a model run, ``answers_from_logits`` and
+  ``no_answer_verdict`` (whether to abstain) after it.
 
 Nothing here knows about HTTP, the store or the cache; the build stage imports
 these modules too, so it trains, exports and evaluates on the inputs the

@@ -1,5 +1,6 @@
 """The service: answering a parsed request, and the process state it answers with.
 
+- ``request``: ``QARequest``, the question and what it is asked about (``function.http`` parses it);
 - ``pipeline``: ``QAService.answer``: answer cache -> question -> passages (given, stored or
   retrieved) -> one model run -> answers;
 - ``cache``: the LRU and the two-tier answer cache (in process, and shared through the store);

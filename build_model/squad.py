@@ -1,10 +1,15 @@
-"""SQuAD v1.1 JSON reader: articles -> paragraphs -> questions."""
+"""SQuAD v1.1 data, shared by training and evaluation: the JSON reader (articles -> paragraphs ->
+questions) and a split's paragraphs tokenised once (``encode_paragraphs``)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from function.model.tokenizer import Encoded, QATokenizer
 
 
 @dataclass(frozen=True)
@@ -74,3 +79,10 @@ def _read(data: list, limit: int | None) -> SquadSplit:
                 if limit is not None and len(questions) >= limit:
                     return SquadSplit(paragraphs, questions)
     return SquadSplit(paragraphs, questions)
+
+
+def encode_paragraphs(tok: QATokenizer, split: SquadSplit) -> dict[str, Encoded]:
+    """Paragraph id -> its text's token ids and character offsets, for every paragraph of ``split``."""
+    ids = list(split.paragraphs)
+    encoded = tok.encode_many([split.paragraphs[i].context for i in ids])
+    return dict(zip(ids, encoded))
