@@ -77,7 +77,9 @@ COPY function/ ./function/
 # for the service user, so Python could not cache it at run time and would
 # recompile it on every cold start (docs/deploy.md#measured has the measurement).
 RUN /opt/venv/bin/python -m compileall -q main.py function
+# The artifact's path set explicitly (the function's default is relative to its working directory).
 ENV PATH=/opt/venv/bin:$PATH \
+    QA_ARTIFACT_DIR=/app/artifact \
     QA_SQLITE_PATH=/tmp/qa/passages.sqlite
 
 # --- the ingestion image (optional): docker build --target ingest ------------

@@ -12,8 +12,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.runtime: requirements.txt | $(BIN)/python
+# The project itself too (no dependencies: they are requirements.txt's pins), editable, so that
+# `function` imports from the checkout wherever the command runs.
+$(VENV)/.runtime: requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
 
 $(VENV)/.test: requirements.txt requirements-test.txt requirements-ingest.txt build_model/requirements.txt pyproject.toml | $(BIN)/python
@@ -24,8 +27,10 @@ $(VENV)/.test: requirements.txt requirements-test.txt requirements-ingest.txt bu
 install-runtime: $(VENV)/.runtime
 install-test: $(VENV)/.test
 
+# From the repository root, as every checkout tool runs (harness/ is not in the wheel): the shipped
+# artifact unless QA_ARTIFACT_DIR names another
 run: $(VENV)/.runtime
-	$(BIN)/python scripts/serve_local.py --port $(PORT)
+	$(BIN)/python -m scripts.serve_local --port $(PORT)
 
 test: $(VENV)/.test
 	$(BIN)/python -m pytest

@@ -25,8 +25,7 @@ from pathlib import Path
 
 from function.config import parse_flag  # stdlib only
 from function.service.runtime import ImportClock  # stdlib only; the clock must start at import
-
-REPO = Path(__file__).resolve().parent.parent
+from harness.paths import ARTIFACT  # stdlib only
 
 _IMPORTED = ImportClock.now()
 _lock = threading.Lock()
@@ -45,7 +44,7 @@ def _log(message: str, **fields) -> None:
 
 
 def _sequence() -> dict:
-    folder = Path(os.environ.get("QA_ARTIFACT_DIR", REPO / "artifact"))
+    folder = Path(os.environ.get("QA_ARTIFACT_DIR", ARTIFACT))
     return json.loads((folder / "manifest.json").read_text())["sequence"]
 
 

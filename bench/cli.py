@@ -10,13 +10,15 @@ import sys
 
 # command -> (module with main(argv), what it measures)
 COMMANDS = {
-    "serving": ("bench.run", "cold start, warm latency, throughput and memory of ours against the alternatives "
+    "serving": ("bench.serving", "cold start, warm latency, throughput and memory of ours against the alternatives "
                              "(the default)"),
     "cold-start": ("bench.cold_start", "cold starts of our function alone; --load and --variant for A/B runs"),
     "load": ("bench.load_test", "bounded load test against the Firestore emulator (exit 1 on errors or growth)"),
     "throughput": ("bench.throughput", "the inference modes (serial, batch, parallel) side by side: requests/s, "
                                        "p50/p99 and memory at 1-8 clients, 1 and 2 CPUs"),
     "retrieval": ("bench.retrieval", "questions without passage ids: recall, EM/F1, retrieve time"),
+    "out-of-corpus": ("bench.out_of_corpus", "questions asked alone against a corpus with and without their answer: "
+                                             "\"no answer\" rate, in-corpus abstention and F1"),
     "documents": ("bench.documents", "SQuAD articles as whole .txt/.md/.html/.pdf documents, split by the ingestion "
                                      "code: recall@5, EM/F1 next to the paragraph corpus, split speed"),
     "memory": ("bench.memory_steps", "resident memory after each step of a cold start, in one process"),

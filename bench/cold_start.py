@@ -6,7 +6,7 @@ the port accepts, sends one question, and records: time to listening, time to
 the first answer, the function's own ``cold start`` log line (import,
 tokenizer, model, store set-up) and the first inference from the reply, and
 the peak resident memory of the process tree (the kernel's per-process
-high-water mark, VmHWM, summed over the tree; see ``bench.harness.proctree``).
+high-water mark, VmHWM, summed over the tree; see ``harness.proctree``).
 Reports min / median / max over N runs.
 
     python -m bench cold-start --runs 10 --json /tmp/cold_start.json
@@ -23,11 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.harness import stats
-from bench.harness.client import checked, post
-from bench.setup import Contender
-
-REPO = Path(__file__).resolve().parent.parent
+from bench import stats
+from bench.contenders import Contender
+from harness.client import checked, post
+from harness.paths import ARTIFACT
 
 SEGMENTS = ("interpreter + module import", "server start", "worker boot + routing", "lazy imports + other load",
             "artifact check + tokenizer + model load", "first inference", "rest of first request")
@@ -124,12 +123,12 @@ def with_variant(envs: dict[str, dict], variant: list[str]) -> dict[str, dict]:
 
 def main(argv=None) -> int:
     from bench import passages
-    from bench.setup import LOADS, base_env, ingest, ours
+    from bench.contenders import LOADS, base_env, ingest, ours
 
     p = argparse.ArgumentParser(prog="python -m bench cold-start", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=10)
-    p.add_argument("--artifact", type=Path, default=REPO / "artifact")
+    p.add_argument("--artifact", type=Path, default=ARTIFACT)
     p.add_argument("--json", type=Path, help="write the runs and the summary here")
     p.add_argument("--load", choices=LOADS, nargs="+", default=["eager"],
                    help="load the model as soon as the worker starts (eager: QA_EAGER_LOAD=1, as deployed) or on "

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import shlex
 import statistics
 import sys
@@ -42,23 +43,19 @@ import time
 from pathlib import Path
 
 from bench import cost_model, machine, prices
-from bench.harness import client
-from bench.harness.launch import FunctionServer, free_port, ingest, tool
-from bench.load_test import SAMPLE, payload, run_clients, sample_questions
-from bench.throughput import cpu_list
+from bench.questions import mix, payload, sample_questions
+from harness import client
+from harness.launch import FunctionServer, ingest
+from harness.paths import ARTIFACT, MAIN, REPO, SAMPLE
 
-REPO = Path(__file__).resolve().parent.parent
-KINDS = {"context": "context", "passage": "passage_ids", "retrieval": "retrieval"}  # load_test's -> log's
+KINDS = {"context": "context", "passage": "passage_ids", "retrieval": "retrieval"}  # bench.questions' -> the log's
 HIT_RATES = (0.0, 0.4, 0.8)
 
 
 def server(env: dict, cpus: int, log_path: Path, **extra: str) -> FunctionServer:
-    """The function as the image runs it, on ``cpus`` CPUs (``taskset``, as ``bench.throughput`` does)."""
-    port = free_port()
-    command = ["taskset", "-c", cpu_list(cpus), tool("functions-framework") or "functions-framework",
-               "--target", "answer", "--source", str(REPO / "main.py"), "--host", "127.0.0.1", "--port", str(port)]
+    """The function as the image runs it, on ``cpus`` CPUs (``taskset``)."""
     return FunctionServer({**env, "QA_EAGER_LOAD": "1", "WORKERS": "1", "THREADS": "8", "MALLOC_ARENA_MAX": "2",
-                           "QA_PASSAGE_CACHE_BYTES": "0", **extra}, log_path, command=command, port=port)
+                           "QA_PASSAGE_CACHE_BYTES": "0", **extra}, log_path, source=MAIN, cpus=cpus)
 
 
 def store_ops(srv: FunctionServer) -> dict:
@@ -96,17 +93,17 @@ def one_at_a_time(srv: FunctionServer, kind: str, questions: list[dict], expect:
 def busy(srv: FunctionServer, kind: str, questions: list[dict], clients: int, seconds: float) -> dict:
     """``clients`` clients asking ``kind`` questions for ``seconds``: instance seconds and operations per request."""
     before = settled_ops(srv)
-    t0 = time.perf_counter()
-    rows = run_clients(srv.url, questions, clients, seconds, kinds=(kind,))
-    elapsed = time.perf_counter() - t0
+    run = client.concurrent(srv.url, mix(questions, (kind,)), clients, seconds=seconds, timeout_s=30)
+    elapsed, sent = run["seconds"], run["sent"]
     after = settled_ops(srv)
-    ok = sum(r["status"] == 200 for r in rows)
-    if ok != len(rows):
-        raise RuntimeError(f"{kind}: {len(rows) - ok} of {len(rows)} requests failed: "
-                           f"{next(r['error'] for r in rows if r['status'] != 200)}")
+    ok = len(run["latencies_ms"])
+    if run["errors"]:
+        first = next(s for s in sent if not s.ok)
+        raise RuntimeError(f"{kind}: {len(run['errors'])} of {len(sent)} requests failed: "
+                           f"{first.error} {json.dumps(first.body)[:300]}")
     return {"requests": ok, "seconds": round(elapsed, 2), "requests_per_s": round(ok / elapsed, 2),
             "billed_busy_s": round(cost_model.billed_busy_s(elapsed, ok), 5),
-            "hits": sum(r["cache"] == "hit" for r in rows),
+            "hits": sum(s.body.get("cache") == "hit" for s in sent),
             "reads": (after["reads"] - before["reads"]) / ok, "writes": (after["writes"] - before["writes"]) / ok}
 
 
@@ -240,20 +237,22 @@ def markdown(result: dict) -> str:
 
 
 def main(argv=None) -> int:
-    from bench.harness.firestore import FirestoreEmulator, emulator_env
+    from harness.firestore import FirestoreEmulator, emulator_env
 
     p = argparse.ArgumentParser(prog="python -m bench cost", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--artifact", type=Path, default=REPO / "artifact")
+    p.add_argument("--artifact", type=Path, default=ARTIFACT)
     p.add_argument("--questions", type=int, default=40, help="sample questions per kind")
     p.add_argument("--busy-seconds", type=float, default=15.0)
     p.add_argument("--clients", type=int, default=8, help="the deployed concurrency")
     p.add_argument("--cpus", type=int, default=1, help="CPUs the server may use (the deployed vCPUs)")
     p.add_argument("--vcpus", type=float, default=1.0, help="billed vCPUs (infra/deploy.sh CPU)")
     p.add_argument("--memory-gib", type=float, default=0.5, help="billed memory (infra/deploy.sh MEMORY)")
-    p.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    p.add_argument("--out", type=Path, default=REPO / "records" / "bench")
     args = p.parse_args(argv)
 
+    if not 1 <= args.cpus <= len(os.sched_getaffinity(0)):
+        p.error(f"--cpus {args.cpus}: this process may use {len(os.sched_getaffinity(0))} CPUs")
     questions = sample_questions()
     if not 1 <= args.questions < len(questions):
         p.error(f"--questions must be between 1 and {len(questions) - 1} (the sample has {len(questions)})")

@@ -52,9 +52,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench.retrieval import default_artifact, ingest_into, load_squad, open_service
+from bench.in_process import ingest_into, load_squad, open_service, recall, retrieve_all
+from harness.paths import REPO, default_artifact
 
-REPO = Path(__file__).resolve().parent.parent
 FORMATS = ("txt", "md", "html", "pdf")  # in order of how fast they finish
 TOP_K = 5
 SECTION_PARAGRAPHS = 4  # a "Part k" heading before every this many paragraphs
@@ -75,7 +75,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--max-passage-tokens", type=int, default=0,
                    help="split documents into passages of at most this many tokens (0: the model's budget, "
                         "as ingestion does); a diagnostic, for its own --out")
-    p.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "documents")
+    p.add_argument("--out", type=Path, default=REPO / "records" / "bench" / "documents")
     args = p.parse_args(argv)
     args.formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     unknown = sorted(set(args.formats) - set(FORMATS))
@@ -278,8 +278,8 @@ def ingest_documents(service, files: list[tuple[str, Path]], root: Path, max_pas
     """Each file through ``documents.from_file`` (extraction + splitting, timed) and ``Ingestion`` (tokenising +
     writing, timed apart); returns the figures and the passage texts by document id."""
     import function.ingest.extract as extract_module
-    from function.ingest import Ingestion
     from function.ingest.documents import Recipe, from_file
+    from function.ingest.job import Ingestion
     from function.ingest.progress import Counts
     from function.ingest.sources import InputFile
     from function.ingest.split import budget_from_manifest
@@ -290,7 +290,7 @@ def ingest_documents(service, files: list[tuple[str, Path]], root: Path, max_pas
         max_tokens, overlap = min(max_tokens, max_passage_tokens), min(overlap, max_passage_tokens // 4)
     recipe = Recipe(tokenizer.fingerprint, max_tokens, overlap, service.rt.settings.max_context_chars)
     counts, failures = Counts(), []
-    job = Ingestion(service.rt.store(), tokenizer, recipe, 256, counts, note=failures.append)
+    job = Ingestion(service.rt.store(), tokenizer, 256, counts, note=failures.append)
     extract_s, split_s, write_s = 0.0, 0.0, 0.0
     texts: dict[str, list[str]] = {}
     original = extract_module.extract
@@ -342,7 +342,7 @@ def ask_all(service, questions: list[dict], doc_of: dict[str, str]) -> dict:
     retrieval, asked as ``bench.retrieval.read_all`` asks (``QAService.answer``, top 5, never abstaining)."""
     from build_model.evaluation.metrics import squad_scores
     from function.errors import NotFound
-    from function.http.request import QARequest
+    from function.service.request import QARequest
 
     store = service.rt.store()
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
@@ -392,8 +392,6 @@ def run_corpus(name: str, env: dict, articles: list[Article], records: list, que
         for r in records:
             texts.setdefault(r.doc_id, []).append(r.text)
         doc_of = {a.key: a.key for a in articles}
-        from bench.retrieval import recall, retrieve_all
-
         row = {"documents": len(texts), "passages": len(records), "stored": service.rt.store().count(),
                "render_s": None, "extract_split_s": None, "tokenise_write_s": round(seconds, 2),
                "documents_per_s": None, "passages_per_s": None,

@@ -1,7 +1,7 @@
 """``python -m bench image``: the serving image's size, start-up and serving, without a container engine.
 
 The image's final stage is laid out on disk as the Dockerfile builds it
-(``image_assembler``) and served by its own ``CMD``, environment and virtual
+(``harness.image``) and served by its own ``CMD``, environment and virtual
 environment, started by the harness's launcher like every other server.
 
     python -m bench image size       # the image's own layers (venv + code + artifact)
@@ -20,27 +20,12 @@ import os
 import shutil
 import statistics
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bench.harness.client import checked, post
-from bench.harness.launch import FunctionServer
-from bench.harness.launch import ingest as run_ingest
-from bench.harness.stats import percentile
-from image_assembler import BUILD_ONLY, Image, assemble, sizes
-
-REPO = Path(__file__).resolve().parent.parent
-SAMPLE = REPO / "samples" / "squad_sample.json"
-
-
-def serve(image: Image, env: dict[str, str | None], log_path: Path | None = None) -> FunctionServer:
-    """The image's ``CMD`` with its ``ENV`` (``env`` on top; ``None`` unsets a variable the image sets), not started."""
-    return FunctionServer(env, log_path, command=image.command(), cwd=image.workdir, base_env=image.env())
-
-
-def ingest(image: Image, inputs: list[str], env: dict[str, str]):
-    """The Cloud Run ingestion job's command, run with the image's python, code and environment."""
-    return run_ingest(env, *inputs, "--quiet", base_env=image.env(), python=image.python(), cwd=image.workdir)
+from bench.stats import percentile
+from harness.client import checked, concurrent, post
+from harness.image import BUILD_ONLY, Image, assemble, ingest, serve, sizes
+from harness.paths import ARTIFACT, REPO, SAMPLE
 
 
 def _assembled(args) -> Image:
@@ -134,23 +119,17 @@ def _ask(url: str, question: str, passage_id: str) -> tuple[float, dict]:
 
 
 def _load(url: str, questions: list[tuple[str, str]], clients: int) -> dict:
-    """``clients`` callers asking the questions back to back: throughput and latency percentiles."""
-    def ask(item):
-        reply = post(url, {"question": item[0], "passage_ids": [item[1]]})
-        return reply.status, reply.ms
-
-    t0 = time.perf_counter()
-    with ThreadPoolExecutor(clients) as pool:
-        done = list(pool.map(ask, questions))
-    seconds = time.perf_counter() - t0
-    ms = [m for _, m in done]
-    return {"ok": sum(s == 200 for s, _ in done), "requests_per_s": round(len(done) / seconds, 1),
+    """``clients`` callers asking the questions back to back, each once: throughput and latency percentiles."""
+    asked = iter([("", {"question": q, "passage_ids": [pid]}) for q, pid in questions])  # shared by the clients
+    run = concurrent(url, lambda _: asked, clients, requests=len(questions))
+    ms = [s.ms for s in run["sent"]]
+    return {"ok": len(run["latencies_ms"]), "requests_per_s": round(len(ms) / run["seconds"], 1),
             **{f"p{q}_ms": round(percentile(ms, q), 1) for q in (50, 90, 99)}}
 
 
 def cmd_profile(args) -> int:
     """Serve the model from the assembled image as on Cloud Run and measure it."""
-    from bench.load_test import sample_questions
+    from bench.questions import sample_questions
 
     image = _assembled(args)
     env = {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(Path(args.work) / "db.sqlite"), "QA_EAGER_LOAD": "1",
@@ -171,7 +150,7 @@ def cmd_profile(args) -> int:
         loaded_ms = (time.perf_counter() - server.started) * 1000
         rss_loaded = server.memory()["rss_mb"]
         asked = [_ask(server.url, question, pid) for question, pid in questions]
-        concurrent = {clients: _load(server.url, questions, clients) for clients in args.concurrency}
+        under_load = {clients: _load(server.url, questions, clients) for clients in args.concurrency}
         rss_after = server.memory()["rss_mb"]
 
     client = [ms for ms, _ in asked]
@@ -184,7 +163,7 @@ def cmd_profile(args) -> int:
         "request_ms_p50": round(percentile(client, 50), 1), "request_ms_p90": round(percentile(client, 90), 1),
         "inference_ms_p50": round(percentile(inference, 50), 1),
         "inference_ms_p90": round(percentile(inference, 90), 1),
-        "concurrent_clients": concurrent,
+        "concurrent_clients": under_load,
         "cpu_count": os.cpu_count(), "load_average": os.getloadavg(),
     }
     print(json.dumps(result, indent=2))
@@ -195,7 +174,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench image", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--work", default=str(REPO / "build" / "image"), help="scratch folder (replaced)")
-    p.add_argument("--artifact", default=str(REPO / "artifact"), help="artifact folder (default: artifact/)")
+    p.add_argument("--artifact", default=str(ARTIFACT), help="artifact folder (default: artifact/)")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("size", help="assemble the image and print its own layers' size")
     st = sub.add_parser("startup", help="median cold start: as built vs without .pyc files")

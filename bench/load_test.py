@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import shlex
 import statistics
 import sys
@@ -32,69 +31,18 @@ import time
 from pathlib import Path
 
 from bench import machine
-from bench.harness import client
-from bench.harness.launch import FunctionServer, ingest
-from bench.harness.stats import latency_summary
-
-REPO = Path(__file__).resolve().parent.parent
-SAMPLE = REPO / "samples" / "squad_sample.json"
-KINDS = ("context", "passage", "retrieval")
+from bench.questions import KINDS, mix, payload, sample_questions
+from bench.stats import latency_summary
+from harness import client
+from harness.launch import FunctionServer, ingest
+from harness.paths import ARTIFACT, MAIN, REPO, SAMPLE
 
 
-def sample_questions(path: Path = SAMPLE) -> list[dict]:
-    """(question, paragraph text, passage id) of every question in a SQuAD file, ids as ingestion makes them."""
-    from function.ingest.sources import parse_text
-
-    records = {r.id: r for r in parse_text(str(path), path.read_text(encoding="utf-8")) if hasattr(r, "text")}
-    data = json.loads(path.read_text(encoding="utf-8"))["data"]
-    out = []
-    for article in data:
-        for p, paragraph in enumerate(article["paragraphs"]):
-            pid = f"{article['title'].replace('/', '_')}-{p:04d}"
-            assert records[pid].text == paragraph["context"], pid
-            out += [{"question": qa["question"], "context": paragraph["context"], "passage_id": pid}
-                    for qa in paragraph["qas"]]
-    return out
-
-
-def payload(kind: str, q: dict) -> dict:
-    if kind == "context":
-        return {"question": q["question"], "context": q["context"]}
-    if kind == "passage":
-        return {"question": q["question"], "passage_ids": [q["passage_id"]]}
-    return {"question": q["question"]}
-
-
-def run_clients(url: str, questions: list[dict], clients: int, seconds: float, seed: int = 0,
-                kinds: tuple[str, ...] = KINDS) -> list[dict]:
-    """Each client sends ``kinds`` in turn with random questions until the time is up; every reply is kept."""
-    deadline = time.perf_counter() + seconds
-    results: list[dict] = []
-    lock = threading.Lock()
-
-    def one_client(i: int) -> None:
-        rng = random.Random(seed + i)
-        n = i
-        while time.perf_counter() < deadline:
-            kind = kinds[n % len(kinds)]
-            n += 1
-            t = time.perf_counter()
-            try:
-                r = client.post(url, payload(kind, rng.choice(questions)), timeout_s=30)
-                row = {"kind": kind, "status": r.status, "ms": r.ms, "cache": r.body.get("cache"),
-                       "error": None if r.status == 200 else json.dumps(r.body)[:300]}
-            except OSError as e:
-                row = {"kind": kind, "status": 0, "ms": (time.perf_counter() - t) * 1000,
-                       "cache": None, "error": f"{type(e).__name__}: {e}"}
-            with lock:
-                results.append(row)
-
-    threads = [threading.Thread(target=one_client, args=(i,), name=f"load-{i}") for i in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return results
+def send_mix(url: str, questions: list[dict], clients: int, seconds: float, seed: int = 0) -> list[dict]:
+    """Each client sends the request kinds in turn with random questions until the time is up; every reply is kept."""
+    run = client.concurrent(url, mix(questions, KINDS, seed), clients, seconds=seconds, timeout_s=30)
+    return [{"kind": s.tag, "status": s.status, "ms": s.ms, "cache": s.body.get("cache"),
+             "error": None if s.ok else json.dumps(s.body)[:300] if s.status else s.error} for s in run["sent"]]
 
 
 def sample_memory(server: FunctionServer, stop: threading.Event, every_s: float, out: list[dict]) -> None:
@@ -131,15 +79,15 @@ def summarise(rows: list[dict], memory: list[dict], seconds: float) -> dict:
 def one_phase(cache: bool, artifact: Path, emulator_env: dict, questions: list[dict], args) -> dict:
     env = {**emulator_env, "QA_ARTIFACT_DIR": str(artifact),
            "QA_CACHE": "1" if cache else "0", "WORKERS": "1", "THREADS": "8", "MALLOC_ARENA_MAX": "2"}
-    with FunctionServer(env, source=REPO / "main.py").start(120) as server:
+    with FunctionServer(env, source=MAIN).start(120) as server:
         for kind in KINDS:  # warm-up: load the model, open the store, touch every path once
             client.checked(client.post(server.url, payload(kind, questions[0]), timeout_s=120))
-        warm = run_clients(server.url, questions, args.clients, args.warmup_s, seed=1000)
+        warm = send_mix(server.url, questions, args.clients, args.warmup_s, seed=1000)
         memory: list[dict] = []
         stop = threading.Event()
         sampler = threading.Thread(target=sample_memory, args=(server, stop, 1.0, memory), daemon=True)
         sampler.start()
-        rows = run_clients(server.url, questions, args.clients, args.seconds)
+        rows = send_mix(server.url, questions, args.clients, args.seconds)
         stop.set()
         sampler.join()
         memory.append({"s": args.seconds, **server.memory()})
@@ -173,16 +121,16 @@ def markdown(result: dict) -> str:
 
 
 def main(argv=None) -> int:
-    from bench.harness.firestore import FirestoreEmulator, emulator_env
+    from harness.firestore import FirestoreEmulator, emulator_env
 
     p = argparse.ArgumentParser(prog="python -m bench load", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--artifact", type=Path, default=REPO / "artifact")
+    p.add_argument("--artifact", type=Path, default=ARTIFACT)
     p.add_argument("--clients", type=int, default=8)
     p.add_argument("--seconds", type=float, default=60.0, help="per phase (cache on, cache off)")
     p.add_argument("--warmup-s", type=float, default=5.0)
     p.add_argument("--growth-mb", type=float, default=10.0, help="allowed memory growth after warm-up")
-    p.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    p.add_argument("--out", type=Path, default=REPO / "records" / "bench")
     args = p.parse_args(argv)
 
     questions = sample_questions()

@@ -34,7 +34,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from harness.paths import ARTIFACT, REPO, SAMPLE
+
 METRICS_DIR = REPO / "infra" / "monitoring" / "metrics"
 KINDS = ("context", "passage_ids", "retrieval")
 STAGES = ("inference", "fetch", "retrieve")
@@ -412,11 +413,11 @@ DEMO_REQUESTS: list[tuple[str, str, dict | bytes | None, int]] = [
 def demo(out: Path, artifact: Path, store: dict | None = None) -> Path:
     """Serve ``artifact`` locally, send DEMO_REQUESTS, and return the function's log (``out/function.log``).
 
-    ``store``: the environment of the passage store to serve from (``bench.harness.firestore.emulator_env``
+    ``store``: the environment of the passage store to serve from (``harness.firestore.emulator_env``
     for the Firestore emulator: its request lines then count Firestore reads); default a new SQLite file.
     """
-    from bench.harness.client import _request
-    from bench.harness.launch import FunctionServer, ingest
+    from harness.client import request
+    from harness.launch import FunctionServer, ingest
 
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / "function.log"
@@ -424,12 +425,12 @@ def demo(out: Path, artifact: Path, store: dict | None = None) -> Path:
     with tempfile.TemporaryDirectory(prefix="qa-logs-demo-") as scratch:
         env = {"QA_ARTIFACT_DIR": str(artifact.resolve()), "QA_EAGER_LOAD": None, "PYTHONPATH": None,
                **(store or {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(Path(scratch) / "passages.sqlite")})}
-        ingest(env, "samples/squad_sample.json", "--quiet", check=True)
+        ingest(env, str(SAMPLE), "--quiet", check=True)
         with FunctionServer(env, log_path) as server:
             server.health()
             for method, path, body, status in DEMO_REQUESTS:
                 data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
-                reply = _request(method, server.url.rstrip("/") + path, data, 120.0)
+                reply = request(method, server.url.rstrip("/") + path, data, 120.0)
                 if reply.status != status:
                     raise RuntimeError(f"{method} {path} {str(body)[:80]}: HTTP {reply.status}, expected "
                                        f"{status}: {json.dumps(reply.body)[:300]}")
@@ -439,7 +440,7 @@ def demo(out: Path, artifact: Path, store: dict | None = None) -> Path:
 def _demo_on(store: str, out: Path, artifact: Path) -> Path:
     if store == "sqlite":
         return demo(out, artifact)
-    from bench.harness.firestore import FirestoreEmulator, emulator_env
+    from harness.firestore import FirestoreEmulator, emulator_env
 
     with tempfile.TemporaryDirectory(prefix="qa-logs-emulator-") as scratch:
         emulator = FirestoreEmulator(Path(scratch) / "emulator.log").start()
@@ -457,7 +458,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--metrics", type=Path, default=METRICS_DIR, help="the log-based metric files")
     parser.add_argument("--demo", action="store_true",
                         help="first serve --artifact locally and send a fixed set of requests (into --out)")
-    parser.add_argument("--artifact", type=Path, default=REPO / "artifact", help="the artifact --demo serves")
+    parser.add_argument("--artifact", type=Path, default=ARTIFACT, help="the artifact --demo serves")
     parser.add_argument("--store", choices=("sqlite", "firestore"), default="sqlite",
                         help="what --demo serves passages from: a SQLite file, or the official Firestore emulator "
                              "(gcloud and Java; the request lines then count Firestore reads)")
@@ -465,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.demo:
         if args.logfile is not None:
             parser.error("--demo makes its own log file: give --out, not LOGFILE")
-        args.logfile = _demo_on(args.store, args.out or REPO / "bench" / "results" / "logs", args.artifact)
+        args.logfile = _demo_on(args.store, args.out or REPO / "records" / "bench" / "logs", args.artifact)
     elif args.logfile is None:
         parser.error("give a LOGFILE, or --demo")
     if not args.logfile.is_file():

@@ -5,7 +5,7 @@ is a ``python -m bench`` command with its output in its own log
 (``--logs``, default logs/measure/NAME.log), so a session stopped part way
 keeps what finished; a failed step does not stop the rest, and the exit code
 is 1 when any failed. Results go where each command writes them
-(bench/results/ for serving, retrieval, load and throughput).
+(records/bench/ for serving, retrieval, load and throughput).
 """
 
 from __future__ import annotations

@@ -14,11 +14,11 @@ import argparse
 import os
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from harness.paths import ARTIFACT, MAIN
 
 
 def rss_mb() -> float:
-    from bench.harness.proctree import process_memory
+    from harness.proctree import process_memory
 
     return process_memory(os.getpid())["rss_kb"] / 1024
 
@@ -26,10 +26,10 @@ def rss_mb() -> float:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench memory", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--artifact", type=Path, default=REPO / "artifact")
+    p.add_argument("--artifact", type=Path, default=ARTIFACT)
     args = p.parse_args(argv)
     os.environ.setdefault("QA_CACHE", "0")
-    rows, last = [], rss_mb()  # bench.harness.proctree (stdlib) adds nothing measurable
+    rows, last = [], rss_mb()  # harness.proctree (stdlib) adds nothing measurable
     rows.append(("interpreter", last, last))
 
     def step(name: str) -> None:
@@ -40,7 +40,7 @@ def main(argv=None) -> int:
 
     from functions_framework import create_app
 
-    create_app("answer", str(REPO / "main.py"))
+    create_app("answer", str(MAIN))
     step("functions-framework, Flask and the function module")
     import numpy  # noqa: F401
 

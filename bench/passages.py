@@ -13,8 +13,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-SAMPLE = REPO / "samples" / "squad_sample.json"  # SQuAD v1.1 excerpt, CC BY-SA 4.0
+from harness.paths import SAMPLE  # SQuAD v1.1 excerpt, CC BY-SA 4.0
+
 QUESTION = "In what country is Normandy located?"  # its answer (France) is in the first sentence
 ARTICLE = "Normans"
 

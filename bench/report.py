@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bench.cold_start import LOAD_PARTS, SEGMENTS
-from bench.harness.stats import ratio
+from bench.stats import ratio
 
 BASE = "ours"
 # When the contenders loaded their models (results written before the setting existed were lazy).

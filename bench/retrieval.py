@@ -45,19 +45,14 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench.harness.stats import latency_summary
+from bench.in_process import KS, ingest_into, load_squad, open_service, recall, retrieve_all
+from bench.stats import latency_summary
+from harness.paths import REPO, default_artifact
 
-REPO = Path(__file__).resolve().parent.parent
-KS = (1, 5, 10)
 TITLE_WEIGHTS = (0.0, 1.0, 2.0)
 FUSION_WEIGHTS = (None, 0.5, 0.8, 1.0, 1.25, 1.5)  # None: the reader's probabilities alone
 FUSION_TRAIN_QUESTIONS = 1000
 ABSTENTION_OFFSETS = (-2.0, -1.0, 0.0, 1.0, 2.0, 4.0)  # thresholds around the artifact's, for the sweep
-
-
-def default_artifact() -> Path:
-    shipped = REPO / "artifact"
-    return shipped if (shipped / "manifest.json").is_file() else REPO / "build" / "stand-in" / "artifact"
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -73,7 +68,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--no-answer-threshold", type=float, default=None,
                    help="measure abstention at this threshold (default: the artifact's no_answer.threshold)")
     p.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads (QA_THREADS)")
-    p.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    p.add_argument("--out", type=Path, default=REPO / "records" / "bench")
     return p.parse_args(argv)
 
 
@@ -81,76 +76,13 @@ def log(message: str) -> None:
     print(f"[retrieval] {message}", file=sys.stderr, flush=True)
 
 
-# -- data ------------------------------------------------------------------
-
-def load_squad(folder: Path) -> tuple[list, dict[str, list[dict]]]:
-    """(every paragraph as an ingestion record, split -> questions with their gold paragraph id)."""
-    from function.ingest.sources import Record, parse_text, squad_id
-
-    records, questions = [], {}
-    for split in ("train", "dev"):
-        text = (folder / f"{split}.json").read_text(encoding="utf-8")
-        records += [r for r in parse_text(f"{split}.json", text) if isinstance(r, Record)]
-        questions[split] = [
-            {"id": qa["id"], "question": qa["question"], "gold": squad_id(article["title"], i),
-             "answers": [a["text"] for a in qa["answers"]]}
-            for article in json.loads(text)["data"] for i, paragraph in enumerate(article["paragraphs"])
-            for qa in paragraph["qas"]
-        ]
-    return records, questions
-
-
-def open_service(env: dict):
-    from function.config import Settings
-    from function.service.pipeline import QAService
-    from function.service.runtime import Runtime
-
-    return QAService(Runtime(Settings.from_env(env)))
-
-
-def ingest_into(service, records: list) -> float:
-    from function.ingest import ingest
-
-    result = ingest(records, service.rt.store(), service.rt.model().tokenizer,
-                    service.rt.settings.max_context_chars, batch_size=256)
-    if result["rejected"] or result["written"] != len(records):
-        raise SystemExit(f"ingestion wrote {result['written']} of {len(records)}: {result['rejected'][:3]}")
-    return result["seconds"]
-
-
 # -- measurements ----------------------------------------------------------
-
-def retrieve_all(service, questions: list[dict], k: int = max(KS)) -> tuple[list[list[str]], list[float]]:
-    """Each question's retrieved ids (best first) and the time the function's retrieve step took (ms)."""
-    from function.errors import NotFound
-
-    for q in questions[:5]:  # connection and caches warm, as on a warm instance
-        try:
-            service.retrieve(q["question"], k)
-        except NotFound:
-            pass
-    ranked, times = [], []
-    for q in questions:
-        t0 = time.perf_counter()
-        try:
-            ids = [h.passage_id for h in service.retrieve(q["question"], k)]
-        except NotFound:  # no searchable word: counts as a miss
-            ids = []
-        times.append((time.perf_counter() - t0) * 1000)
-        ranked.append(ids)
-    return ranked, times
-
-
-def recall(questions: list[dict], ranked: list[list[str]]) -> dict:
-    n = len(questions)
-    return {f"@{k}": round(sum(q["gold"] in ids[:k] for q, ids in zip(questions, ranked)) / n, 4) for k in KS}
-
 
 def read_all(service, questions: list[dict], top_k_passages: int) -> dict:
     """EM/F1 of the answers with retrieval and with the gold paragraph, through ``QAService.answer``."""
     from build_model.evaluation.metrics import squad_scores
     from function.errors import NotFound
-    from function.http.request import QARequest
+    from function.service.request import QARequest
 
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
     retrieved, gold, stage_ms = {}, {}, []
@@ -300,7 +232,7 @@ def abstention_figures(rows: list[dict], golds: dict[str, list[str]], threshold:
 
 def firestore_run(env: dict, records: list, questions: list[dict], sqlite_ranked: list[list[str]],
                   work: Path) -> dict:
-    from bench.harness.firestore import FirestoreEmulator, emulator_env
+    from harness.firestore import FirestoreEmulator, emulator_env
 
     emulator = None
     if not os.environ.get("FIRESTORE_EMULATOR_HOST"):

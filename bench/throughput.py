@@ -31,16 +31,14 @@ import shlex
 import statistics
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
 from bench import machine
-from bench.harness import client
-from bench.harness.launch import FunctionServer, free_port, tool
-from bench.harness.stats import latency_summary
+from bench.stats import latency_summary
+from harness import client
+from harness.launch import FunctionServer
+from harness.paths import ARTIFACT, MAIN, REPO
 
-REPO = Path(__file__).resolve().parent.parent
 MODES = ("serial", "batch", "parallel", "adaptive")
 
 
@@ -55,51 +53,16 @@ def make_payloads(artifact: Path, lengths: list[int]) -> list[dict]:
             for p in made]
 
 
-def cpu_list(n: int) -> str:
-    allowed = sorted(os.sched_getaffinity(0))
-    if n > len(allowed):
-        raise SystemExit(f"--cpus {n}: this process may use only {len(allowed)} CPUs")
-    return ",".join(map(str, allowed[:n]))
-
-
 def server(mode: str, cpus: int, artifact: Path, db: Path, extra: dict) -> FunctionServer:
-    port = free_port()
-    command = ["taskset", "-c", cpu_list(cpus), tool("functions-framework") or "functions-framework",
-               "--target", "answer", "--source", str(REPO / "main.py"), "--host", "127.0.0.1", "--port", str(port)]
     env = {"QA_ARTIFACT_DIR": str(artifact), "QA_CACHE": "0", "QA_EAGER_LOAD": "1", "QA_STORE": "sqlite",
            "QA_SQLITE_PATH": str(db), "QA_INFERENCE_MODE": mode, "WORKERS": "1", "THREADS": "8",
            "MALLOC_ARENA_MAX": "2", "PYTHONPATH": None, **extra}
-    return FunctionServer(env, command=command, port=port)
+    return FunctionServer(env, source=MAIN, cpus=cpus)
 
 
-def for_seconds(url: str, payload: dict, clients: int, seconds: float) -> dict:
-    """``clients`` threads, each sending one request after another until ``seconds`` are up."""
-    rows: list[dict] = []
-    lock = threading.Lock()
-    deadline = time.perf_counter() + seconds
-
-    def one() -> None:
-        while time.perf_counter() < deadline:
-            try:
-                r = client.post(url, payload, timeout_s=60)
-                row = {"ok": r.status == 200, "ms": r.ms, "timings": r.body.get("timings_ms", {}),
-                       "error": None if r.status == 200 else f"HTTP {r.status}"}
-            except OSError as e:
-                row = {"ok": False, "ms": None, "timings": {}, "error": f"{type(e).__name__}: {e}"}
-            with lock:
-                rows.append(row)
-
-    t0 = time.perf_counter()
-    threads = [threading.Thread(target=one) for _ in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return {"seconds": time.perf_counter() - t0, "rows": rows}
-
-
-def median_stage(rows: list[dict], stage: str) -> float | None:
-    values = [r["timings"][stage] for r in rows if r["ok"] and stage in r["timings"]]
+def median_stage(sent: list[client.Sent], stage: str) -> float | None:
+    """The median of a stage's time in the server's ``timings_ms`` over the answered requests."""
+    values = [r.body["timings_ms"][stage] for r in sent if r.ok and stage in r.body.get("timings_ms", {})]
     return round(statistics.median(values), 2) if values else None
 
 
@@ -126,22 +89,23 @@ def measure(args, payloads: list[dict], log=print) -> dict:
                             order = list(args.modes)
                             shift = (r + clients) % len(order)
                             for mode in order[shift:] + order[:shift]:
-                                run = for_seconds(servers[mode].url, p["payload"], clients, args.seconds)
+                                run = client.concurrent(servers[mode].url, p["payload"], clients,
+                                                        seconds=args.seconds, timeout_s=60)
                                 peak[mode] = max(peak[mode], servers[mode].memory()["rss_mb"])
                                 cell = cells.setdefault(f"{p['window_tokens']}/{clients}/{mode}",
                                                         {"seconds": 0.0, "rows": []})
                                 cell["seconds"] += run["seconds"]
-                                cell["rows"] += run["rows"]
+                                cell["rows"] += run["sent"]
                     log(f"  {cpus} CPU(s): round {r + 1}/{args.rounds} done; load {os.getloadavg()[0]:.2f}")
                 table = []
                 for key, cell in cells.items():
                     window, clients, mode = key.split("/")
-                    ok = [x for x in cell["rows"] if x["ok"]]
+                    ok = [x for x in cell["rows"] if x.ok]
                     table.append({"window_tokens": int(window), "clients": int(clients), "mode": mode,
                                   "requests": len(cell["rows"]), "errors": len(cell["rows"]) - len(ok),
-                                  "error_examples": sorted({x["error"] for x in cell["rows"] if x["error"]})[:3],
+                                  "error_examples": sorted({x.error for x in cell["rows"] if x.error})[:3],
                                   "requests_per_s": round(len(ok) / cell["seconds"], 2),
-                                  "latency_ms": latency_summary(x["ms"] for x in ok),
+                                  "latency_ms": latency_summary(x.ms for x in ok),
                                   "server_queue_p50_ms": median_stage(ok, "queue"),
                                   "server_inference_p50_ms": median_stage(ok, "inference")})
                 results[str(cpus)] = {"cells": table, "rss_mb_loaded": memory, "rss_mb_peak": peak,
@@ -185,7 +149,7 @@ def markdown(result: dict) -> str:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench throughput", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--artifact", type=Path, default=REPO / "artifact")
+    p.add_argument("--artifact", type=Path, default=ARTIFACT)
     p.add_argument("--modes", nargs="+", default=list(MODES), choices=(*MODES, "pool"))
     p.add_argument("--cpus", type=int, nargs="+", default=[1, 2], help="CPUs the server may use (taskset)")
     p.add_argument("--clients", type=int, nargs="+", default=[1, 2, 4, 8])
@@ -193,8 +157,11 @@ def main(argv=None) -> int:
     p.add_argument("--seconds", type=float, default=5.0, help="per cell and round")
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--env", nargs="*", default=[], metavar="KEY=VALUE", help="more server variables, every mode")
-    p.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    p.add_argument("--out", type=Path, default=REPO / "records" / "bench")
     args = p.parse_args(argv)
+    allowed = len(os.sched_getaffinity(0))
+    if not all(1 <= n <= allowed for n in args.cpus):
+        p.error(f"--cpus {' '.join(map(str, args.cpus))}: this process may use {allowed} CPUs")
 
     described = machine.describe()
     payloads = make_payloads(args.artifact, args.lengths)

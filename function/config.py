@@ -2,6 +2,10 @@
 
 Every variable is listed in ``VARIABLES`` with its default and meaning; the
 README's configuration table is generated from (and tested against) this list.
+Relative paths are relative to the working directory: the image's ``/app``
+(whose Dockerfile sets the artifact's path explicitly too), a staged Cloud
+Functions source, or the checkout for ``make run``. Nothing here depends on
+where the code itself is installed.
 """
 
 from __future__ import annotations
@@ -9,8 +13,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
@@ -21,11 +23,12 @@ class Variable:
 
 
 VARIABLES: tuple[Variable, ...] = (
-    Variable("QA_ARTIFACT_DIR", str(REPO_ROOT / "artifact"),
-             "Folder with model.onnx, tokenizer.json and manifest.json (the build stage's output)."),
+    Variable("QA_ARTIFACT_DIR", "artifact",
+             "Folder with model.onnx, tokenizer.json and manifest.json (the build stage's output); a relative "
+             "path is from the working directory (the image sets `/app/artifact`)."),
     Variable("QA_STORE", "sqlite", "Passage store: `sqlite` (embedded file) or `firestore`."),
-    Variable("QA_SQLITE_PATH", str(REPO_ROOT / ".data" / "passages.sqlite"),
-             "SQLite file of the embedded store."),
+    Variable("QA_SQLITE_PATH", ".data/passages.sqlite", "SQLite file of the embedded store (a relative path is "
+             "from the working directory; the image sets `/tmp/qa/passages.sqlite`)."),
     Variable("QA_FIRESTORE_PROJECT", "", "Google Cloud project of the Firestore database "
              "(empty: `GOOGLE_CLOUD_PROJECT`, then the client's default)."),
     Variable("QA_FIRESTORE_DATABASE", "(default)", "Firestore database id."),
@@ -237,8 +240,7 @@ def markdown_table() -> str:
     """The README's configuration table (``python -m function.config``)."""
     rows = ["| Variable | Default | Meaning |", "|---|---|---|"]
     for v in VARIABLES:
-        default = v.default.replace(str(REPO_ROOT), "<repo>")
-        rows.append(f"| `{v.name}` | {f'`{default}`' if default else ''} | {v.meaning} |")
+        rows.append(f"| `{v.name}` | {f'`{v.default}`' if v.default else ''} | {v.meaning} |")
     return "\n".join(rows)
 
 

@@ -1,11 +1,12 @@
 """`make run`: ingest the sample corpus into the embedded store, serve the function, answer a question.
 
-Starts functions-framework on localhost with the shipped artifact and the
-SQLite store (the harness's launcher, as the tests and benchmarks start it),
-asks one question over HTTP, prints the `curl` that asks it and the reply,
-and keeps serving until Ctrl-C (``--once``: stop after the answer).
+Starts functions-framework on localhost with the shipped artifact (or
+``QA_ARTIFACT_DIR``) and the SQLite store (``QA_SQLITE_PATH``, default
+``.data/passages.sqlite``) through the harness's launcher, as the tests and
+benchmarks start it; asks one question over HTTP, prints the `curl` that asks
+it and the reply, and keeps serving until Ctrl-C (``--once``: stop after the answer).
 
-    python -m scripts.serve_local [--port 8080] [--once]
+    python -m scripts.serve_local [--port 8080] [--once]     (from the repository root)
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import json
 import os
 import shlex
 import signal
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-SAMPLE = REPO / "samples" / "squad_sample.json"
+from harness.client import checked, post
+from harness.launch import FunctionServer, ingest
+from harness.paths import ARTIFACT, SAMPLE, SQLITE
+
 QUESTION = {"question": "In what country is Normandy located?", "passage_ids": ["Normans-0000", "Normans-0001"]}
 
 
@@ -27,10 +29,15 @@ def _exit_on(signum: int, frame) -> None:
     raise SystemExit(128 + signum)  # so that the server is stopped on the way out
 
 
-def main(argv=None) -> int:
-    from bench.harness.client import checked, post
-    from bench.harness.launch import FunctionServer, ingest
+def settings(environ=os.environ) -> dict[str, str]:
+    """The function's artifact and store, set explicitly: the caller's ``QA_ARTIFACT_DIR`` and
+    ``QA_SQLITE_PATH`` when given (made absolute), else the shipped artifact and ``.data/``."""
+    return {"QA_STORE": "sqlite",
+            "QA_ARTIFACT_DIR": str(Path(environ.get("QA_ARTIFACT_DIR") or ARTIFACT).resolve()),
+            "QA_SQLITE_PATH": str(Path(environ.get("QA_SQLITE_PATH") or SQLITE).resolve())}
 
+
+def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m scripts.serve_local", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--port", type=int, default=8080)
@@ -39,7 +46,7 @@ def main(argv=None) -> int:
 
     for sig in (signal.SIGTERM, signal.SIGHUP):  # kill, or the terminal closed
         signal.signal(sig, _exit_on)
-    env = {"QA_STORE": "sqlite"}
+    env = settings()
     ingest(env, str(SAMPLE), "--quiet", check=True)
     server = FunctionServer(env, port=args.port, echo=True)  # its log lines on this terminal
     try:
@@ -63,7 +70,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    if not __package__:  # run by path (make run): run as a module from the repository root instead
-        os.chdir(REPO)
-        os.execv(sys.executable, [sys.executable, "-m", "scripts.serve_local", *sys.argv[1:]])
     raise SystemExit(main())

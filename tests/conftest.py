@@ -30,7 +30,7 @@ def repo() -> Path:
 @pytest.fixture(scope="session")
 def firestore_emulator(tmp_path_factory):
     """The official Firestore emulator on a free port, for the whole session."""
-    from bench.harness.firestore import FirestoreEmulator
+    from harness.firestore import FirestoreEmulator
 
     emulator = FirestoreEmulator(tmp_path_factory.mktemp("firestore") / "emulator.log").start()
     yield emulator
@@ -40,7 +40,7 @@ def firestore_emulator(tmp_path_factory):
 @pytest.fixture
 def firestore_env(firestore_emulator, monkeypatch):
     """Environment for a Firestore-backed test, with an emptied database."""
-    from bench.harness.firestore import emulator_env
+    from harness.firestore import emulator_env
 
     firestore_emulator.reset()
     env = emulator_env(firestore_emulator)
@@ -63,7 +63,7 @@ def fake_gcs():
 @pytest.fixture(scope="session")
 def local_service(tiny_artifact, tmp_path_factory):
     """URL of one functions-framework process serving the tiny artifact (empty SQLite store)."""
-    from bench.harness.launch import FunctionServer
+    from harness.launch import FunctionServer
 
     db = tmp_path_factory.mktemp("local-service") / "db.sqlite"
     server = FunctionServer({"PYTHONPATH": None, "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(db),

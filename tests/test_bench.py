@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from bench import alternatives, cold_start, machine, passages, report, standin
-from bench.harness import proctree, stats
-from bench.harness.client import concurrent
-from bench.harness.launch import cold_start_lines
+from bench import alternatives, cold_start, machine, passages, report, standin, stats
+from bench.contenders import Contender
 from bench.hf_qa import best_spans
-from bench.setup import Contender
+from harness import proctree
+from harness.launch import cold_start_lines
 
 # ---------------------------------------------------------------- stats
 
@@ -285,34 +282,6 @@ def test_find_pytorch_and_fp32_by_the_manifests_fingerprint(tmp_path):
     assert alternatives.find_pytorch({}, tmp_path / "nowhere") is None
 
 
-# ---------------------------------------------------------------- client
-
-
-def test_concurrent_sends_exactly_the_bounded_number_of_requests():
-    seen = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 - http.server's naming
-            seen.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            body = b'{"answers": []}'
-            self.send_response(200 if len(seen) % 5 else 503)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        run = concurrent(f"http://127.0.0.1:{server.server_port}/", {"question": "q"}, clients=3, requests=20)
-    finally:
-        server.shutdown()
-    assert len(seen) == 20 and all(s == {"question": "q"} for s in seen)
-    assert len(run["latencies_ms"]) == 16 and run["errors"] == ["HTTP 503"] * 4
-
-
 # ---------------------------------------------------------------- report
 
 
@@ -394,7 +363,7 @@ def test_charts_are_written(tmp_path):
 @pytest.mark.slow
 def test_whole_bench_end_to_end(tiny_artifact, tmp_path, monkeypatch):
     """``python -m bench`` with tiny settings: every contender, every section, every output file."""
-    from bench.run import main
+    from bench.serving import main
 
     checkpoint = tmp_path / "pytorch"
     tiny_artifact.model.save_pretrained(checkpoint)

@@ -59,7 +59,7 @@ def test_every_format_is_rendered_ingested_and_asked(squad_folder, tiny_artifact
 
 
 def test_rendered_html_noise_is_not_in_the_stored_passages(squad_folder, tiny_artifact, tmp_path):
-    from bench.retrieval import open_service
+    from bench.in_process import open_service
 
     article = documents.load_articles(squad_folder)[1]
     page = documents.render_html(article).decode()

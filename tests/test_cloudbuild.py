@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from bench.harness.launch import REPO
+from harness.paths import REPO
 from tests.support import fake_tools
 
 CONFIG = yaml.safe_load((REPO / "cloudbuild.yaml").read_text())

@@ -7,8 +7,7 @@ import subprocess
 
 import pytest
 
-from bench.harness.launch import tool
-from image_assembler import (
+from harness.image import (
     BUILD_ONLY,
     DOCKERFILE,
     INGEST_ONLY,
@@ -23,6 +22,7 @@ from image_assembler import (
     read_dockerfile,
     stage_by_name,
 )
+from harness.launch import tool
 
 
 @pytest.fixture(scope="module")

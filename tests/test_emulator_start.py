@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from bench.harness.firestore import FirestoreEmulator
+from harness.firestore import FirestoreEmulator
 
 
 class _Refuses(BaseHTTPRequestHandler):

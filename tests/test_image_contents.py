@@ -1,7 +1,7 @@
 """The serving and ingestion images' contents, built the way the Dockerfile builds them, answer over HTTP.
 
 No container engine runs here, so the final stage is laid out on disk by
-image_assembler/: a fresh virtual environment from requirements.txt only,
+harness/image/: a fresh virtual environment from requirements.txt only,
 exactly the paths the Dockerfile copies, its byte-compilation step. The image's
 own python ingests the sample corpus and the image's CMD serves it. The
 ingestion image (``--target ingest``: the same, plus requirements-ingest.txt)
@@ -17,9 +17,9 @@ import subprocess
 
 import pytest
 
-import image_assembler as img
-from bench.harness.client import post
-from bench.image import ingest, serve
+import harness.image as img
+from harness.client import post
+from harness.image import ingest, serve
 
 REPO = img.REPO
 SAMPLE = REPO / "samples" / "squad_sample.json"
@@ -32,7 +32,7 @@ def _real_artifact() -> bool:
 
 
 def _passages() -> dict[str, str]:
-    from function.ingest.sources import squad_id
+    from function.ingest.records import squad_id
 
     data = json.loads(SAMPLE.read_text(encoding="utf-8"))["data"]
     return {squad_id(a["title"], i): p["context"] for a in data for i, p in enumerate(a["paragraphs"])}

@@ -19,10 +19,11 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from bench.harness.client import post
-from bench.harness.firestore import FirestoreEmulator
-from bench.harness.launch import REPO, FunctionServer, free_port, ingest, tool
-from image_assembler import dockerignored
+from harness.client import post
+from harness.firestore import FirestoreEmulator
+from harness.image import dockerignored
+from harness.launch import FunctionServer, free_port, ingest, tool
+from harness.paths import REPO
 from tests.support import fake_tools
 
 INFRA = REPO / "infra"
@@ -425,7 +426,7 @@ def test_ingest_job_passes_the_document_options_on(dry):
                                   "--sync,--force,gs://corpus-b/docs/,gs://corpus-b/faq.html")
     assert _flag(job, "command") == "python" and _flag(job, "tasks") == "10"
     # what the job runs is what function.ingest accepts
-    from function.ingest import parse_args
+    from function.ingest.cli import parse_args
     args = parse_args(_flag(job, "args").split(",")[2:])
     assert args.include == ["*.md", "guide/*.pdf"] and args.exclude == ["drafts/*"] and args.sync and args.force
     assert args.inputs == ["gs://corpus-b/docs/", "gs://corpus-b/faq.html"]
@@ -451,7 +452,7 @@ def test_ingest_job_refuses_bad_input(dry, args, message):
 def test_tasks_split_the_corpus_without_overlap(tiny_artifact, tmp_path):
     """What each Cloud Run task does: python -m function.ingest, its shard from CLOUD_RUN_TASK_*."""
     from function.config import Settings
-    from function.ingest.sources import squad_id
+    from function.ingest.records import squad_id
     from function.store import open_store
 
     sample = REPO / "samples" / "squad_sample.json"

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from bench import logs as bench_logs
-from bench.harness.client import post
-from bench.harness.launch import FunctionServer
+from harness.client import post
+from harness.launch import FunctionServer
 from tests.support import fake_tools
 from tests.test_infra import INFRA, PROJECT, DryRun, _clean_env, _find, _flag, _one
 
@@ -195,7 +195,7 @@ def test_the_dashboard_shows_every_metric_and_cloud_runs_own():
 def served_log(tiny_artifact, firestore_emulator, tmp_path_factory):
     """A log of bench.logs.DEMO_REQUESTS served with the tiny artifact from the Firestore emulator (so that
     the request lines count Firestore reads), then a failed eager load."""
-    from bench.harness.firestore import emulator_env
+    from harness.firestore import emulator_env
 
     folder = tmp_path_factory.mktemp("monitoring")
     firestore_emulator.reset()

@@ -106,9 +106,9 @@ def test_count_reads_are_billed_per_thousand_index_entries():
 
 @pytest.mark.firestore
 def test_an_unreachable_firestore_fails_fast_with_503(monkeypatch):
-    from bench.harness.launch import free_port
     from function.errors import StoreUnavailable
     from function.store.firestore import FirestoreStore
+    from harness.launch import free_port
 
     monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", f"127.0.0.1:{free_port()}")  # nothing listens there
     s = FirestoreStore("demo-qa-test", "(default)", "passages", "answers", timeout_s=1)

@@ -3,12 +3,15 @@
 ``FunctionServer`` runs functions-framework (or any command that serves on
 ``$PORT``, such as the assembled image's ``CMD``) in its own process group,
 with an environment built on top of this process's (or a given) one, its
-output in a log file; ``start()`` returns once the port accepts a connection
-and records how long that took from process start (the cold-start
-profiler's "to listening"). ``stop()`` ends the whole group (gunicorn's
-master and its worker). The same launcher serves the tests, the benchmarks'
-contenders, the image's measurements and ``make run``, so every one of them
-starts, listens and stops in the same way.
+output in a log file, optionally restricted to ``cpus`` CPUs (``taskset -c``:
+the server and every thread it starts, a model of an instance with that many
+vCPUs; ``function.cpus`` sizes the thread pools from the same mask);
+``start()`` returns once the port accepts a connection and records how long
+that took from process start (the cold-start profiler's "to listening").
+``stop()`` ends the whole group (gunicorn's master and its worker). The same
+launcher serves the tests, the benchmarks' contenders, the image's
+measurements and ``make run``, so every one of them starts, listens and stops
+in the same way.
 
 ``ingest`` runs the function's ingestion command the same way (an
 environment on top of a base one, from the repository root or another
@@ -28,10 +31,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.harness.client import get
-from bench.harness.proctree import tree_memory
-
-REPO = Path(__file__).resolve().parents[2]
+from harness.client import get
+from harness.paths import REPO
+from harness.proctree import tree_memory
 
 
 def free_port() -> int:
@@ -45,6 +47,14 @@ def tool(name: str) -> str | None:
     """A command from this interpreter's bin folder (``make test`` does not activate the venv), else PATH."""
     beside = Path(sys.executable).with_name(name)
     return str(beside) if beside.exists() else shutil.which(name)
+
+
+def cpu_list(n: int) -> str:
+    """The first ``n`` CPUs this process may use, as ``taskset -c`` takes them (``0,1``)."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if not 1 <= n <= len(allowed):
+        raise ValueError(f"{n} CPUs asked for: this process may use {len(allowed)}")
+    return ",".join(map(str, allowed[:n]))
 
 
 def compose_env(env: dict | None = None, base: dict | None = None) -> dict[str, str]:
@@ -107,7 +117,8 @@ class FunctionServer:
     ``None`` values unset). The port is a free one unless ``port`` is given.
     The default command is the test environment's ``functions-framework
     --target TARGET [--source SOURCE]`` bound to 127.0.0.1; a given
-    ``command`` (the image's) finds its port in ``$PORT``.
+    ``command`` (the image's) finds its port in ``$PORT``. With ``cpus`` the
+    command runs under ``taskset -c`` on the first that many CPUs this process may use.
     The output goes to ``log_path`` (appended), else to a temporary file that
     ``close()`` removes, or with ``echo`` to this process's terminal: the
     server then stays in this process's session, so that Ctrl-C and a closed
@@ -117,7 +128,8 @@ class FunctionServer:
 
     def __init__(self, env: dict | None = None, log_path: Path | None = None, *, source: Path | None = None,
                  target: str = "answer", command: list[str] | None = None, cwd: Path = REPO,
-                 base_env: dict | None = None, port: int | None = None, echo: bool = False):
+                 base_env: dict | None = None, port: int | None = None, echo: bool = False,
+                 cpus: int | None = None):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.cwd = cwd
@@ -126,6 +138,8 @@ class FunctionServer:
                        "--host", "127.0.0.1", "--port", str(self.port)]
             if source is not None:
                 command += ["--source", str(source)]
+        if cpus is not None:
+            command = ["taskset", "-c", cpu_list(cpus), *command]
         self.command = command
         self.env = compose_env({"PYTHONUNBUFFERED": "1", **(env or {}), "PORT": str(self.port)}, base_env)
         self.echo = echo
@@ -186,7 +200,7 @@ class FunctionServer:
             time.sleep(0.05)
 
     def memory(self) -> dict:
-        """Resident memory of the process tree (``bench.harness.proctree``)."""
+        """Resident memory of the process tree (``harness.proctree``)."""
         return tree_memory(self.proc.pid)
 
     def output(self) -> str:

@@ -8,7 +8,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from bench.harness.launch import free_port, stop_group
+from harness.launch import free_port, stop_group
 
 EMULATOR_PROJECT = "demo-qa-test"
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import passages
-from bench.harness.launch import FunctionServer
-from bench.harness.launch import ingest as run_ingest
+from harness.launch import FunctionServer
+from harness.launch import ingest as run_ingest
+from harness.paths import MAIN, REPO
 
-REPO = Path(__file__).resolve().parent.parent
 THREADS = 2  # intra-op threads of every contender (ONNX Runtime and PyTorch alike)
 LOADS = ("eager", "lazy")  # eager: QA_EAGER_LOAD=1, as infra/deploy.sh deploys it
 
@@ -53,7 +53,7 @@ def base_env(sqlite_path: Path, threads: int = THREADS, load: str = "eager") -> 
 
 
 def ours(artifact: Path, name: str = "ours", label: str = "ours (int8 ONNX)") -> Contender:
-    return Contender(name, label, REPO / "main.py", {"QA_ARTIFACT_DIR": str(artifact)})
+    return Contender(name, label, MAIN, {"QA_ARTIFACT_DIR": str(artifact)})
 
 
 def pipeline(checkpoint: Path, artifact: Path) -> Contender:

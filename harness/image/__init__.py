@@ -1,20 +1,22 @@
-"""The Dockerfile's images without a container engine: read the Dockerfile, lay out a target on disk.
+"""The Dockerfile's images without a container engine: read the Dockerfile, lay out a target on disk, start it.
 
-    from image_assembler import assemble
+    from harness.image import assemble, serve
     image = assemble(Path("/tmp/image"), {"artifact/": Path("artifact")})
     image.command(), image.env(), image.workdir, image.python()   # as the image's CMD runs
+    serve(image, {"QA_STORE": "sqlite"}).start()                   # a FunctionServer
     ingest = assemble(Path("/tmp/ingest"), {"artifact/": Path("artifact")}, target="ingest")
 
 ``dockerfile`` parses the Dockerfile into stages; ``layout`` assembles a
 target (by default the final stage, the serving image) with the stages it is
 built FROM: its virtual environment, the copied paths, its pip installs and
-byte-compilation, and measures its size. The tests check the image's contents with it
+byte-compilation, and measures its size; ``start`` serves it and runs its
+ingestion command with ``harness.launch``. The tests check the image's contents with it
 (tests/test_image_contents.py, tests/test_dockerfile.py) and
 ``python -m bench image`` measures the image's size, start-up and serving.
 Not part of the image itself (.dockerignore allows only what it copies).
 """
 
-from image_assembler.dockerfile import (
+from harness.image.dockerfile import (
     DOCKERFILE,
     REPO,
     Copy,
@@ -32,8 +34,9 @@ from image_assembler.dockerfile import (
     stage_by_name,
     workdir,
 )
-from image_assembler.layout import BUILD_ONLY, INGEST_ONLY, Image, assemble, dockerignored, make_venv, sizes
+from harness.image.layout import BUILD_ONLY, INGEST_ONLY, Image, assemble, dockerignored, make_venv, sizes
+from harness.image.start import ingest, serve
 
 __all__ = ["BUILD_ONLY", "DOCKERFILE", "INGEST_ONLY", "REPO", "Copy", "Image", "Instruction", "Stage", "assemble",
            "base_chain", "copies", "copy_of", "dockerignored", "exec_form", "final_stage", "flatten", "image_stage",
-           "make_venv", "parse_env", "read_dockerfile", "sizes", "stage_by_name", "workdir"]
+           "ingest", "make_venv", "parse_env", "read_dockerfile", "serve", "sizes", "stage_by_name", "workdir"]

@@ -12,7 +12,8 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-REPO = Path(__file__).resolve().parent.parent
+from harness.paths import REPO
+
 DOCKERFILE = REPO / "Dockerfile"
 
 

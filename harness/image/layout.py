@@ -24,7 +24,7 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from image_assembler.dockerfile import (
+from harness.image.dockerfile import (
     REPO,
     Stage,
     base_chain,
@@ -192,7 +192,7 @@ def _run(image: Image, command: str, compile_code: bool) -> None:
             mapped = command.replace("/opt/venv", str(image.path("/opt/venv")))
             subprocess.run(mapped, shell=True, check=True, cwd=image.workdir, env=image.env())
         return
-    raise ValueError(f"image_assembler does not know how to reproduce `RUN {command}`")
+    raise ValueError(f"harness.image does not know how to reproduce `RUN {command}`")
 
 
 # ---- sizes -------------------------------------------------------------------

@@ -1,0 +1,79 @@
+"""The function's ``QAService`` in this process, on a SQuAD corpus: what ``retrieval`` and ``documents`` share.
+
+The paragraphs of ``train.json`` and ``dev.json`` as ingestion records with
+every question's gold paragraph (``load_squad``), a service on an environment
+(``open_service``), the records written into its store (``ingest_into``), and
+the questions asked without passage ids (``retrieve_all``, ``recall``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+KS = (1, 5, 10)  # recall@k
+
+
+def load_squad(folder: Path) -> tuple[list, dict[str, list[dict]]]:
+    """(every paragraph as an ingestion record, split -> questions with their gold paragraph id)."""
+    from function.ingest.records import Record, parse_text, squad_id
+
+    records, questions = [], {}
+    for split in ("train", "dev"):
+        text = (folder / f"{split}.json").read_text(encoding="utf-8")
+        records += [r for r in parse_text(f"{split}.json", text) if isinstance(r, Record)]
+        questions[split] = [
+            {"id": qa["id"], "question": qa["question"], "gold": squad_id(article["title"], i),
+             "answers": [a["text"] for a in qa["answers"]]}
+            for article in json.loads(text)["data"] for i, paragraph in enumerate(article["paragraphs"])
+            for qa in paragraph["qas"]
+        ]
+    return records, questions
+
+
+def open_service(env: dict):
+    from function.config import Settings
+    from function.service.pipeline import QAService
+    from function.service.runtime import Runtime
+
+    return QAService(Runtime(Settings.from_env(env)))
+
+
+def ingest_into(service, records: list) -> float:
+    from function.ingest.documents import Recipe, from_records
+    from function.ingest.job import Ingestion
+
+    tokenizer = service.rt.model().tokenizer
+    recipe = Recipe(tokenizer.fingerprint, 0, 0, service.rt.settings.max_context_chars)  # records are not split
+    job = Ingestion(service.rt.store(), tokenizer, batch_size=256, note=lambda message: None)
+    job.add_and_flush(from_records("train.json+dev.json", records, recipe))
+    if job.failures or job.counts.passages != len(records):
+        raise SystemExit(f"ingestion wrote {job.counts.passages} of {len(records)}: {job.failures[:3]}")
+    return job.counts.seconds
+
+
+def retrieve_all(service, questions: list[dict], k: int = max(KS)) -> tuple[list[list[str]], list[float]]:
+    """Each question's retrieved ids (best first) and the time the function's retrieve step took (ms)."""
+    from function.errors import NotFound
+
+    for q in questions[:5]:  # connection and caches warm, as on a warm instance
+        try:
+            service.retrieve(q["question"], k)
+        except NotFound:
+            pass
+    ranked, times = [], []
+    for q in questions:
+        t0 = time.perf_counter()
+        try:
+            ids = [h.passage_id for h in service.retrieve(q["question"], k)]
+        except NotFound:  # no searchable word: counts as a miss
+            ids = []
+        times.append((time.perf_counter() - t0) * 1000)
+        ranked.append(ids)
+    return ranked, times
+
+
+def recall(questions: list[dict], ranked: list[list[str]]) -> dict:
+    n = len(questions)
+    return {f"@{k}": round(sum(q["gold"] in ids[:k] for q, ids in zip(questions, ranked)) / n, 4) for k in KS}
