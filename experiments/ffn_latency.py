@@ -1,7 +1,7 @@
 """Latency of student shapes before training: layers kept and feed-forward width, against the shipped artifact.
 
     .venv/bin/python -m experiments.ffn_latency build/base/model 0,2,4 0,2,4,5:768 0,2,4,5:640 0,2,4,5:512 \\
-        --out build_model/runs/sandbox/ffn-width-latency
+        --out records/build/sandbox/ffn-width-latency
 
 Each SHAPE is ``LAYERS[:WIDTH]`` (layers of MODEL to keep, comma-separated; WIDTH: feed-forward units
 kept per layer, ``build_model.training.student.derive_student``). The students are cut, untrained (speed

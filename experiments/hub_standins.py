@@ -1,6 +1,6 @@
 """What a model taken from the hub costs to serve: int8 size and latency of stand-ins of the same shape.
 
-    .venv/bin/python -m experiments.hub_standins --out build_model/runs/hub_standins.json [--only NAME ...]
+    .venv/bin/python -m experiments.hub_standins --out records/build/given/hub_standins.json [--only NAME ...]
         [--runs N]
 
 Size and speed do not depend on the weights' values, so no download is needed:
@@ -394,7 +394,7 @@ def markdown(data: dict) -> str:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.hub_standins", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", type=Path, default=REPO / "build_model" / "runs" / "hub_standins.json")
+    p.add_argument("--out", type=Path, default=REPO / "records" / "build" / "given" / "hub_standins.json")
     p.add_argument("--only", nargs="+", choices=sorted(BY_NAME), help="these architectures only")
     p.add_argument("--runs", type=int, default=20, help="timed runs of each model (interleaved)")
     p.add_argument("--work", type=Path, default=WORK, help="cache of the int8 graphs")

@@ -7,7 +7,7 @@
 # 2. the variants beside it, sharing the teacher, base and logit cache (build/exp-NAME), all of the same
 #    recipe (the ensemble teacher, base_weight 0.5): 4 layers; 4 layers with feed-forward blocks narrowed
 #    to 512 units (1.04-1.07x the shipped model's 384-token run in two runs, untrained, beside it; 640 units
-#    1.08-1.09x, 768 units 1.10-1.13x, 4 full layers 1.36x: build_model/runs/sandbox/ffn-width-latency.md);
+#    1.08-1.09x, 768 units 1.10-1.13x, 4 full layers 1.36x: records/build/sandbox/ffn-width-latency.md);
 #    6 layers. The MPNet-only 3-layer student (base_weight 0) is build/exp-l3-mpnet;
 # 3. issue 15's Pareto table of them all against the shipped artifact (keep the machine quiet: it times).
 # Every step skips what is finished and resumes what is not: after an interruption, start it again.
@@ -30,5 +30,5 @@ done
 echo "$(date -u +%FT%TZ) chain: pareto" >&2
 "$py" -m experiments.pareto build/distil/model build/exp-l3-mpnet/distil/model build/exp-l4/distil/model \
   build/exp-l4ffn512/distil/model build/exp-l6/distil/model --dev ../shared/data/squad/dev.json \
-  --artifact artifact --out build_model/runs/sandbox/pareto
+  --artifact artifact --out records/build/sandbox/pareto
 echo "$(date -u +%FT%TZ) chain: done" >&2

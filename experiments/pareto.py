@@ -1,7 +1,7 @@
 """Students of several depths against the shipped artifact: int8 dev EM/F1, latency, size (issue 15's table).
 
     .venv/bin/python -m experiments.pareto build/distil/model build/exp-l4/distil/model \\
-        build/exp-l6/distil/model --dev ../shared/data/squad/dev.json --out build_model/runs/sandbox/pareto
+        build/exp-l6/distil/model --dev ../shared/data/squad/dev.json --out records/build/sandbox/pareto
 
 Each trained student (a transformers folder from the distil stage) goes through the build
 stage's own chain with the shipped artifact's quantisation settings (``layers_latency.build_int8``,
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from build_model.evaluation import benchmark
 from build_model.evaluation.evaluate import evaluate
-from build_model.evaluation.squad import load_squad
+from build_model.squad import load_squad
 from experiments.layers_latency import REPO, build_int8
 from function.model.artifact import load_manifest
 from function.model.load import window_spec

@@ -2,8 +2,8 @@
 
 ONNX Runtime's dynamic quantisation scales each MatMul's activations per tensor, per run: one
 value far above the rest (a few hidden dimensions of some layers of many transformers) sets the
-scale, and every other value is left with a handful of int8 steps. Measured on the MPNet QA model
-of issue 15 (``experiments/mpnet_int8.py``): the feed-forward outputs of layers 6-8, whose inputs
+scale, and every other value is left with a handful of int8 steps. Measured on the sandbox's MPNet
+QA teacher (``experiments/mpnet_int8.py``): the feed-forward outputs of layers 6-8, whose inputs
 peak at 28-42x their 99.9th percentile (every other MatMul's below 21x), carry the whole F1 loss of
 per-channel int8; kept in fp32, the model scores as fp32 does.
 

@@ -1,6 +1,6 @@
 """How a request's model run shares the CPUs with the others' (``QA_INFERENCE_MODE``).
 
-- ``serial`` (the default until issue 19): one run at a time (``QA_INFERENCE_CONCURRENCY``
+- ``serial``: one run at a time (``QA_INFERENCE_CONCURRENCY``
   slots, 1 unless set) with every CPU as ONNX Runtime intra-op threads.
 - ``batch``: requests waiting for the model go into one run together
   (``function.service.batcher``).
