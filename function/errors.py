@@ -43,6 +43,12 @@ class NotFound(QAError):
     status = "NOT_FOUND"
 
 
+class NothingMatched(NotFound):
+    """No stored passage matches a question asked alone. The service answers it "no answer" (a 200 whose
+    ``no_answer.reason`` is this message), not an error; code that searches the store directly may treat
+    it as the ``NotFound`` it is."""
+
+
 class MethodNotAllowed(QAError):
     http_status = 405
     status = "METHOD_NOT_ALLOWED"

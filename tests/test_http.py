@@ -6,9 +6,9 @@ import shutil
 import pytest
 import requests
 
-from bench.harness.firestore import emulator_env
-from bench.harness.launch import FunctionServer, free_port, ingest
 from function.store.records import Passage
+from harness.firestore import emulator_env
+from harness.launch import FunctionServer, free_port, ingest
 
 SAMPLE_IDS = ["Normans-0000", "Normans-0001", "Jacksonville,_Florida-0003"]
 
@@ -119,9 +119,13 @@ def test_a_question_alone_is_answered_from_the_passages_bm25_retrieves(server, r
     ("What is it?", "only stop-words"),
     ("Xyzzy plugh?", "no stored passage holds any of the question's words"),
 ])
-def test_a_question_no_passage_matches_is_a_404(server, question, words):
+def test_a_question_no_passage_matches_is_answered_no_answer(server, question, words):
     r = post(server, {"question": question})
-    assert r.status_code == 404 and words in r.json()["error"]["message"] and "Traceback" not in r.text
+    body = r.json()
+    assert r.status_code == 200 and body["answers"] == [] and body["retrieved"] == []
+    assert body["no_answer"]["abstained"] is True and words in body["no_answer"]["reason"]
+    # an ordinary outcome, whatever the request says about abstaining
+    assert post(server, {"question": question, "abstain": False}).json()["no_answer"]["abstained"] is True
 
 
 def test_answers_from_a_context_in_the_request(server):

@@ -15,7 +15,6 @@ import requests
 import yaml
 
 from build_model import no_answer as cli
-from build_model.evaluation.squad import Paragraph, Question, SquadSplit
 from build_model.evaluation.squad2 import (
     best_threshold,
     can_abstain,
@@ -23,10 +22,12 @@ from build_model.evaluation.squad2 import (
     two_fold_f1,
     unanswerable_questions,
 )
+from build_model.squad import Paragraph, Question, SquadSplit
 from function.config import Settings
 from function.errors import BadRequest
 from function.http.request import parse
-from function.model.decode import best_spans, no_answer_probability, null_score
+from function.model.decode import best_spans, no_answer_probability, null_score, window_margins
+from function.model.reader import PassageTokens, answers_from_logits, no_answer_verdict
 from function.model.windows import WindowSpec, build_batch
 from function.service.pipeline import abstains
 
@@ -44,15 +45,18 @@ def logits(batch, start_hot=None, end_hot=None):
 
 
 def brute_null_score(start, end, batch, max_len):
-    """Lowest [CLS] start + end over the windows; highest start + end of any allowed span."""
-    null = min(float(start[w, 0]) + float(end[w, 0]) for w in range(len(batch)))
-    cs, best = batch.context_start, -math.inf
+    """Per window, its [CLS] start + end and its best start + end of an allowed span; the window whose
+    span beats its [CLS] by the most decides (the lowest [CLS] when no window has a span)."""
+    cs, scored = batch.context_start, []
     for w in range(len(batch)):
-        n = int(batch.context_len[w])
+        n, best = int(batch.context_len[w]), -math.inf
         for i, j in itertools.product(range(n), range(n)):
             if i <= j < i + max_len:
                 best = max(best, float(start[w, cs + i]) + float(end[w, cs + j]))
-    return null, best
+        scored.append((float(start[w, 0]) + float(end[w, 0]), best))
+    if all(best == -math.inf for _, best in scored):
+        return min(null for null, _ in scored), -math.inf
+    return min(scored, key=lambda ns: ns[0] - ns[1])
 
 
 # -- the null score -------------------------------------------------------------
@@ -65,7 +69,7 @@ def test_the_margin_is_the_cls_score_minus_the_best_span_score():
     assert null_score(start, end, b, max_answer_tokens=3).span == 3.0  # 2..5 is 4 tokens: too long now
 
 
-def test_the_null_score_is_the_lowest_over_windows_and_passages():
+def test_the_window_whose_span_beats_its_cls_by_the_most_decides():
     b = build_batch([11], [np.arange(100, 120), np.arange(200, 205)], SPEC)
     assert len(b) >= 3 and b.passage_index.tolist().count(0) >= 2
     last = len(b) - 1  # the second passage's window
@@ -101,7 +105,29 @@ def test_null_score_matches_brute_force_on_random_multi_window_batches(seed):
            + float(end[w, cs + top.token_end - b.token_start[w]])
            for w in range(len(b)) if b.passage_index[w] == top.passage
            and b.token_start[w] <= top.token_start and top.token_end < b.token_start[w] + b.context_len[w]]
-    assert max(raw) == pytest.approx(s.span)
+    assert max(raw) == pytest.approx(window_margins(start, end, b, max_len)[1].max())
+
+
+def test_spans_count_against_the_cls_score_of_their_own_window():
+    """A passage sure that it holds no answer, beside one that holds a weak span: compared across
+    windows (lowest [CLS] against highest span) the question looks answerable, window by window
+    it does not, and the weak window's span is not offered where the request abstains."""
+    b = build_batch([11], [np.arange(100, 105), np.arange(200, 205)], SPEC)
+    assert len(b) == 2
+    cs = b.context_start
+    # window 0: [CLS] 10, span 9 (margin 1); window 1: [CLS] 0, span 0 (margin 0)
+    start, end = logits(b, {(0, 0): 5.0, (0, cs + 1): 4.5}, {(0, 0): 5.0, (0, cs + 2): 4.5})
+    s = null_score(start, end, b)
+    assert (s.null, s.span, s.margin) == (0.0, 0.0, 0.0)  # across windows it would be 0 - 9 = -9
+    v = no_answer_verdict(start, end, b, threshold=-3.0)
+    assert v.above and not v.answering.any()
+    v = no_answer_verdict(start, end, b, threshold=0.5)
+    assert not v.above and v.answering.tolist() == [False, True]
+    [only] = answers_from_logits(start, end, b, [PassageTokens(np.arange(5), np.stack([np.arange(5)] * 2, 1))] * 2,
+                                 windows=v.answering)
+    assert only.passage == 1
+    [best] = answers_from_logits(start, end, b, [PassageTokens(np.arange(5), np.stack([np.arange(5)] * 2, 1))] * 2)
+    assert best.passage == 0  # without the mask, the span that beats every other span
 
 
 def test_the_probability_is_one_half_at_the_threshold_and_monotone():
@@ -326,9 +352,9 @@ def response_validator(repo):
 
 
 def test_a_model_that_abstains_says_no_answer_and_abstain_false_returns_the_span(artifact_copy, repo, tmp_path):
-    from bench.harness.launch import FunctionServer
     from build_model.packaging.writer import update_manifest
     from function.model.artifact import load_manifest
+    from harness.launch import FunctionServer
 
     question = "Who ruled the duchy of Normandy?"
     contexts = [f"The {w} river flows past the old town of {w}ton, where {n} people lived in {y}."
@@ -374,8 +400,8 @@ def test_a_model_that_abstains_says_no_answer_and_abstain_false_returns_the_span
 
 
 def test_a_model_without_no_answer_replies_as_before(tiny_artifact, tmp_path):
-    from function.http.request import QARequest
     from function.service.pipeline import QAService
+    from function.service.request import QARequest
     from function.service.runtime import Runtime
 
     service = QAService(Runtime(Settings.from_env({"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_CACHE": "0",

@@ -21,9 +21,13 @@ the raw logits plus the retrieval score rank them better
 (``function/retrieval/fusion.py`` has the measurements).
 
 Whether the passages hold an answer at all is a separate score
-(``null_score``): the [CLS] score against the best span's, in raw logits, as
-SQuAD 2.0 models are decoded; the build stage chooses the threshold on it
-(``build_model/evaluation/squad2.py``, ``docs/no_answer.md``).
+(``null_score``): in each window, the [CLS] score against the window's own best
+span, in raw logits, as SQuAD 2.0 models are decoded; the window surest of a
+span decides. The build stage chooses the threshold on it
+(``build_model/evaluation/squad2.py``, ``docs/no_answer.md``). Where the
+request abstains, spans are read only from the windows whose own margin is at
+or below the threshold (``best_spans``' ``windows``): a passage that says "not
+here" does not supply the answer.
 """
 
 from __future__ import annotations
@@ -71,8 +75,10 @@ def best_spans(
     top_k: int = 1,
     max_answer_tokens: int = 30,
     passage_bias: np.ndarray | None = None,
+    windows: np.ndarray | None = None,
 ) -> list[Span]:
-    """The ``top_k`` highest-scoring distinct passage spans, best first."""
+    """The ``top_k`` highest-scoring distinct passage spans, best first; ``windows`` (one bool per
+    window) keeps the spans of the windows marked True only."""
     if top_k < 1 or max_answer_tokens < 1:
         raise ValueError("top_k and max_answer_tokens must be >= 1")
     if passage_bias is None:
@@ -82,6 +88,8 @@ def best_spans(
         bias = np.asarray(passage_bias, dtype=np.float64)[batch.passage_index]
         ls = _context_logits(np.asarray(start_logits), batch) + bias[:, None]
         le = _context_logits(np.asarray(end_logits), batch)
+    if windows is not None:
+        ls = np.where(np.asarray(windows, dtype=bool)[:, None], ls, -np.inf)
     rows, width = ls.shape
     depth = min(max_answer_tokens, width)
 
@@ -124,13 +132,16 @@ def best_spans(
 class NullScore:
     """The "no answer" evidence of one model run, in raw start + end logits (SQuAD 2.0 practice).
 
-    ``null`` is the lowest [CLS] score (start + end logit at position 0) over the
-    batch's windows: the window most convinced that it holds an answer decides,
-    so adding passages that do not hold the answer does not raise it. ``span`` is
-    the highest start + end logits of any allowed span (the constraints of
-    ``best_spans``), without any retrieval bias: the threshold is chosen on
-    these raw scores at build time. ``margin = null - span``: the model abstains
-    where it exceeds the manifest's threshold.
+    Each window weighs its own [CLS] score (start + end logit at position 0)
+    against its own best allowed span (the constraints of ``best_spans``, without
+    any retrieval bias: the threshold is chosen on these raw scores at build
+    time). The window whose span beats its [CLS] by the most decides: ``null``
+    and ``span`` are that window's, ``margin = null - span``, and the model
+    abstains where it exceeds the manifest's threshold. So passages that do not
+    hold the answer do not make the model abstain on one that does, and a span
+    counts only against the [CLS] score of the window it was read in: a question
+    asked alone is answered on what some passage says, not on how the passages'
+    spans compare with each other.
     """
 
     null: float
@@ -141,19 +152,30 @@ class NullScore:
         return self.null - self.span
 
 
-def null_score(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,
-               max_answer_tokens: int = 30) -> NullScore:
-    """The batch's null score against its best span score (``NullScore``); ``span`` is -inf without spans."""
+def window_margins(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,
+                   max_answer_tokens: int = 30) -> tuple[np.ndarray, np.ndarray]:
+    """Per window: its [CLS] score and its best allowed span score (-inf where it has no span)."""
     if max_answer_tokens < 1:
         raise ValueError("max_answer_tokens must be >= 1")
     start, end = np.asarray(start_logits), np.asarray(end_logits)
-    null = float((start[:, 0].astype(np.float64) + end[:, 0].astype(np.float64)).min())
+    null = start[:, 0].astype(np.float64) + end[:, 0].astype(np.float64)
     ls, le = _context_logits(start, batch), _context_logits(end, batch)
     width = ls.shape[1]
-    best = -np.inf
+    best = np.full(len(null), -np.inf)
     for d in range(min(max_answer_tokens, width)):  # spans of length d + 1, as in ``best_spans``
-        best = max(best, float((ls[:, : width - d] + le[:, d:]).max()))
-    return NullScore(null, best)
+        best = np.maximum(best, (ls[:, : width - d] + le[:, d:]).max(axis=1))
+    return null, best
+
+
+def null_score(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,
+               max_answer_tokens: int = 30) -> NullScore:
+    """The deciding window's null score against its best span score (``NullScore``); ``span`` is -inf
+    when no window has a span."""
+    null, span = window_margins(start_logits, end_logits, batch, max_answer_tokens)
+    with np.errstate(invalid="ignore"):
+        margins = null - span
+    w = int(np.argmin(margins)) if np.isfinite(span).any() else int(np.argmin(null))
+    return NullScore(float(null[w]), float(span[w]))
 
 
 def no_answer_probability(margin: float, threshold: float) -> float:

@@ -1,8 +1,10 @@
-"""Question + tokenised passages -> answers with character offsets.
+"""Question + tokenised passages -> answers with character offsets, and whether there is one at all.
 
-The function and the build stage's evaluation both read through these two
-calls, with the model run in between by whoever holds it (an ONNX Runtime
-session here, a PyTorch model in the build stage).
+The function and the build stage's evaluation both read through this module:
+``prepare`` before the model run (by whoever holds the model: an ONNX Runtime
+session here, a PyTorch model in the build stage), then ``answers_from_logits``
+for the spans and ``no_answer_verdict`` (or its ``no_answer_margin``) for abstaining.
+``function.model.decode`` does the arithmetic behind it.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from function.model.decode import best_spans
+from function.model.decode import best_spans, no_answer_probability, null_score, window_margins
 from function.model.windows import Batch, WindowSpec, build_batch
 
 
@@ -58,16 +60,18 @@ def answers_from_logits(
     max_answer_tokens: int = 30,
     passage_bias: np.ndarray | None = None,
     texts: Sequence[str] | None = None,
+    windows: np.ndarray | None = None,
 ) -> list[Answer]:
     """Best spans mapped to character offsets in their passage's text (``passage_bias``: see
-    ``function.model.decode``).
+    ``function.model.decode``), from the ``windows`` marked True only (default: all; a
+    ``Verdict``'s ``answering``).
 
     With the passages' ``texts``, offsets are trimmed of white space (``trim``) and a span of
     white space only is dropped, so ``texts[p][start:end]`` is always a clean answer.
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
-    spans = best_spans(start_logits, end_logits, batch, top_k + spare, max_answer_tokens, passage_bias)
+    spans = best_spans(start_logits, end_logits, batch, top_k + spare, max_answer_tokens, passage_bias, windows)
     out: list[Answer] = []
     for s in spans:
         if len(out) == top_k:
@@ -80,3 +84,31 @@ def answers_from_logits(
                 continue  # white space only, or the same text as a better span once trimmed
         out.append(Answer(s.passage, start, end, s.score))
     return out
+
+
+def no_answer_margin(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,
+                     max_answer_tokens: int = 30) -> float:
+    """How much likelier "no answer" is than the best span, in raw logits (``decode.null_score``'s
+    margin): the model abstains where it is above the artifact's threshold, chosen on it at build time."""
+    return null_score(start_logits, end_logits, batch, max_answer_tokens).margin
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether the passages hold no answer, and which windows say that they hold one."""
+
+    above: bool  # the margin is above the threshold: no answer
+    probability: float  # ``decode.no_answer_probability`` of the margin
+    answering: np.ndarray  # one bool per window: its own margin is at or below the threshold
+
+
+def no_answer_verdict(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch, threshold: float,
+                      max_answer_tokens: int = 30) -> Verdict:
+    """Whether the passages hold no answer (``no_answer_margin`` > ``threshold``), the probability
+    behind that decision (``decode.no_answer_probability``), and the windows an answer may come from."""
+    null, span = window_margins(start_logits, end_logits, batch, max_answer_tokens)
+    with np.errstate(invalid="ignore"):
+        margins = null - span
+    answering = np.isfinite(span) & (margins <= threshold)
+    margin = null_score(start_logits, end_logits, batch, max_answer_tokens).margin
+    return Verdict(margin > threshold, no_answer_probability(margin, threshold), answering)

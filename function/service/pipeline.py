@@ -14,12 +14,12 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from function.errors import BadRequest, NotFound, PayloadTooLarge, TokenizerMismatch
-from function.http.request import QARequest
+from function.errors import BadRequest, NotFound, NothingMatched, PayloadTooLarge, TokenizerMismatch
 from function.logs import log
 from function.retrieval.bm25 import Hit
 from function.retrieval.terms import query_terms
 from function.service.cache import LRU, AnswerCache, answer_key, normalize_question
+from function.service.request import QARequest
 from function.service.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -103,19 +103,29 @@ def abstains(req: QARequest, no_answer: dict) -> bool:
 
 
 def _no_answer(req: QARequest, no_answer: dict, batch: Batch, start_logits: np.ndarray,
-               end_logits: np.ndarray) -> dict:
-    """The reply's ``no_answer``: whether it abstained, and the probability behind the decision.
+               end_logits: np.ndarray) -> tuple[dict, np.ndarray | None]:
+    """The reply's ``no_answer`` (whether it abstained, and the probability behind the decision), and
+    the windows its answers may come from (None: all).
 
     The probability is given even when the request turned abstention off, so a
     caller can apply a threshold of its own; ``abstained`` is the exact decision
-    (margin > threshold), which the rounded probability only mirrors.
+    (margin > threshold), which the rounded probability only mirrors. Where the
+    request abstains and some window holds an answer, the answers come from the
+    windows that say so (``function.model.decode``).
     """
-    from function.model.decode import no_answer_probability, null_score
+    from function.model.reader import no_answer_verdict
 
-    threshold = float(no_answer["threshold"])
-    margin = null_score(start_logits, end_logits, batch, req.max_answer_tokens).margin
-    return {"abstained": abstains(req, no_answer) and margin > threshold,
-            "probability": round(no_answer_probability(margin, threshold), 6)}
+    verdict = no_answer_verdict(start_logits, end_logits, batch, float(no_answer["threshold"]),
+                                req.max_answer_tokens)
+    abstaining = abstains(req, no_answer)
+    reply = {"abstained": abstaining and verdict.above, "probability": round(verdict.probability, 6)}
+    return reply, (verdict.answering if abstaining else None)
+
+
+def _unmatched(model: Model, why: NothingMatched) -> dict:
+    """The reply to a question asked alone that no stored passage matches: no answer, and why."""
+    return {"answers": [], "no_answer": {"abstained": True, "probability": 1.0, "reason": why.message},
+            "retrieved": [], "model": model.manifest.summary()}
 
 
 class QAService:
@@ -159,12 +169,12 @@ class QAService:
         """The ``k`` stored passages with the best BM25 scores for ``question``, best first."""
         terms = query_terms(question)
         if not terms:
-            raise NotFound("the question has no words to search the passages for (only stop-words); "
-                           "ask with more words, or give 'passage_ids' or a 'context'", {"terms": []})
+            raise NothingMatched("the question has no words to search the passages for (only stop-words); "
+                                 "ask with more words, or give 'passage_ids' or a 'context'", {"terms": []})
         hits = self.rt.store().search(terms, k)
         if not hits:
-            raise NotFound("no stored passage holds any of the question's words; give a 'context', "
-                           "or ingest passages with `python -m function.ingest`", {"terms": terms})
+            raise NothingMatched("no stored passage holds any of the question's words; give a 'context', "
+                                 "or ingest passages with `python -m function.ingest`", {"terms": terms})
         return hits
 
     def _fetch(self, ids: tuple[str, ...], fingerprint: str, missing_ok: bool = False) -> list[Passage]:
@@ -210,7 +220,11 @@ class QAService:
         model = self.rt.model()
         timer = Timer.of(req)
         question = self._question_ids(req.question, model)
-        reading = self._read_passages(req, len(question), model, timer)
+        try:
+            reading = self._read_passages(req, len(question), model, timer)
+        except NothingMatched as e:  # an ordinary outcome for a question asked alone: "no answer"
+            timer.lap("retrieve")
+            return Result(_unmatched(model, e), "miss", self._totals(timer, started))
         batch = self._batch(question, reading, model)
         timer.lap("tokenize")  # building the batch is input preparation
         ran = self.rt.inference.run(model, batch)
@@ -276,20 +290,20 @@ class QAService:
         """The reply: the best spans as text with their offsets and passages, the model, what was retrieved."""
         from function.model.reader import answers_from_logits
 
-        found = answers_from_logits(start_logits, end_logits, batch, reading.tokens, req.top_k,
-                                    req.max_answer_tokens, reading.bias, texts=reading.texts)
+        no_answer = model.manifest.no_answer
+        verdict, windows = (None, None) if no_answer is None else _no_answer(req, no_answer, batch, start_logits,
+                                                                           end_logits)
+        found = [] if verdict is not None and verdict["abstained"] else answers_from_logits(
+            start_logits, end_logits, batch, reading.tokens, req.top_k, req.max_answer_tokens, reading.bias,
+            texts=reading.texts, windows=windows)
         answers = [
             {"text": reading.texts[a.passage][a.start : a.end], "score": round(a.score, 6),
              "start": a.start, "end": a.end, **reading.meta[a.passage], **reading.located(a.passage, a.start, a.end)}
             for a in found
         ]
         payload: dict = {"answers": answers, "model": model.manifest.summary()}
-        no_answer = model.manifest.no_answer
-        if no_answer is not None:
-            verdict = _no_answer(req, no_answer, batch, start_logits, end_logits)
+        if verdict is not None:
             payload["no_answer"] = verdict
-            if verdict["abstained"]:
-                payload["answers"] = []
         if req.retrieves:
             payload["retrieved"] = reading.retrieved
         return payload
