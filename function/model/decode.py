@@ -171,10 +171,16 @@ def null_score(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,
                max_answer_tokens: int = 30) -> NullScore:
     """The deciding window's null score against its best span score (``NullScore``); ``span`` is -inf
     when no window has a span."""
-    null, span = window_margins(start_logits, end_logits, batch, max_answer_tokens)
-    with np.errstate(invalid="ignore"):
-        margins = null - span
-    w = int(np.argmin(margins)) if np.isfinite(span).any() else int(np.argmin(null))
+    return deciding_window(*window_margins(start_logits, end_logits, batch, max_answer_tokens))
+
+
+def deciding_window(null: np.ndarray, span: np.ndarray) -> NullScore:
+    """Of ``window_margins``' scores, the window whose span beats its [CLS] score by the most (the lowest
+    [CLS] score when no window has a span)."""
+    if not np.isfinite(span).any():
+        w = int(np.argmin(null))
+    else:
+        w = int(np.argmin(null - span))  # -inf spans give +inf margins, never the minimum
     return NullScore(float(null[w]), float(span[w]))
 
 

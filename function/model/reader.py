@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from function.model.decode import best_spans, no_answer_probability, null_score, window_margins
+from function.model.decode import best_spans, deciding_window, no_answer_probability, null_score, window_margins
 from function.model.windows import Batch, WindowSpec, build_batch
 
 
@@ -107,8 +107,7 @@ def no_answer_verdict(start_logits: np.ndarray, end_logits: np.ndarray, batch: B
     """Whether the passages hold no answer (``no_answer_margin`` > ``threshold``), the probability
     behind that decision (``decode.no_answer_probability``), and the windows an answer may come from."""
     null, span = window_margins(start_logits, end_logits, batch, max_answer_tokens)
+    score = deciding_window(null, span)
     with np.errstate(invalid="ignore"):
-        margins = null - span
-    answering = np.isfinite(span) & (margins <= threshold)
-    margin = null_score(start_logits, end_logits, batch, max_answer_tokens).margin
-    return Verdict(margin > threshold, no_answer_probability(margin, threshold), answering)
+        answering = np.isfinite(span) & (null - span <= threshold)
+    return Verdict(score.margin > threshold, no_answer_probability(score.margin, threshold), answering)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 15's CPU work in one resumable background chain (hours on 2 cores; run it with nohup):
-#   nohup experiments/issue15_chain.sh > build/logs/issue15_chain.log 2>&1 &
+# The student variants' CPU work in one resumable background chain (hours on 2 cores; run it with nohup):
+#   nohup experiments/student_variants.sh > build/logs/student_variants.log 2>&1 &
 # 1. the sandbox build (teacher: MPNet; base: MiniLM-L6; distil: 3 layers from the cached logits of both)
 #    with export, quantize and package: writes artifact/ when every check passes and the new model scores
 #    higher on dev than the artifact in place (else the package stage says so and the chain goes on);
@@ -9,7 +9,7 @@
 #    to 512 units (1.04-1.07x the shipped model's 384-token run in two runs, untrained, beside it; 640 units
 #    1.08-1.09x, 768 units 1.10-1.13x, 4 full layers 1.36x: records/build/sandbox/ffn-width-latency.md);
 #    6 layers. The MPNet-only 3-layer student (base_weight 0) is build/exp-l3-mpnet;
-# 3. issue 15's Pareto table of them all against the shipped artifact (keep the machine quiet: it times).
+# 3. the Pareto table of them all against the shipped artifact (keep the machine quiet: it times).
 # Every step skips what is finished and resumes what is not: after an interruption, start it again.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
