@@ -19,8 +19,8 @@ $(VENV)/.runtime: requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
 
-$(VENV)/.test: requirements.txt requirements-test.txt requirements-ingest.txt build_model/requirements.txt pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -r requirements.txt -r build_model/requirements.txt -r requirements-ingest.txt -r requirements-test.txt
+$(VENV)/.test: requirements.txt requirements-test.txt requirements-ingest.txt requirements-lance.txt build_model/requirements.txt pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt -r build_model/requirements.txt -r requirements-ingest.txt -r requirements-lance.txt -r requirements-test.txt
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@ $(VENV)/.runtime
 
@@ -44,6 +44,7 @@ lint: $(VENV)/.test
 audit: $(VENV)/.test
 	$(BIN)/python scripts/audit_deps.py requirements.txt
 	$(BIN)/python scripts/audit_deps.py requirements-ingest.txt
+	$(BIN)/python scripts/audit_deps.py requirements-lance.txt
 
 # make bench: python -m bench serving (bench/README.md); on a fresh clone (no build/) the PyTorch
 # and fp32 contenders serve stand-in weights of the artifact's shape.

@@ -36,6 +36,12 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("QA_ANSWERS_COLLECTION", "answers", "Collection of the shared answer cache."),
     Variable("QA_STORE_TIMEOUT_S", "3", "Deadline of one store call; a request whose store call misses it gets 503 "
              "(with the shared answer cache on, a request can wait out two: the cache read, then the passages)."),
+    Variable("QA_INDEX_URI", "", "Retrieval index of questions asked alone: empty for the store's own (SQLite FTS5, "
+             "or Firestore's term documents), else a Lance table shared by every instance: a folder, or "
+             "`gs://BUCKET/PATH` on Cloud Storage (the image's `lance` variant; docs/retrieval.md). Ingestion writes "
+             "passages to the store and their terms to it."),
+    Variable("QA_INDEX_REFRESH_S", "10", "With `QA_INDEX_URI`: how often an instance looks for what ingestion has "
+             "added to the index (seconds)."),
     Variable("QA_CACHE", "1", "Answer cache on (1) or off (0)."),
     Variable("QA_CACHE_ENTRIES", "2048", "Answers kept in the in-process LRU."),
     Variable("QA_CACHE_SHARED", "retrieval", "Which requests also keep their answers in the store's shared cache "
@@ -142,6 +148,8 @@ class Settings:
     max_answer_tokens: int
     log_text_chars: int
     project: str
+    index_uri: str = ""  # a Lance table for retrieval; "": the store's own index
+    index_refresh_s: float = 10.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -220,6 +228,8 @@ class Settings:
             max_answer_tokens=integer("QA_MAX_ANSWER_TOKENS", 1),
             log_text_chars=integer("QA_LOG_TEXT_CHARS"),
             project=project,
+            index_uri=env.get("QA_INDEX_URI", "").strip(),
+            index_refresh_s=number("QA_INDEX_REFRESH_S"),
         )
 
     def model_runs(self, cpus: int) -> int:

@@ -134,7 +134,12 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
     if listing.unsupported:
         say(f"left out {len(listing.unsupported)} files with unsupported extensions, e.g. {listing.unsupported[0]}")
     progress = Progress(len(mine), counts, quiet=args.quiet)
-    job = Ingestion(store, tokenizer, args.batch_size, counts, args.force, note=progress.note)
+    from function.retrieval import open_index
+
+    index = open_index(settings)
+    if index is not None:
+        say(f"and their terms into the retrieval index {index.description}")
+    job = Ingestion(store, tokenizer, args.batch_size, counts, args.force, note=progress.note, index=index)
     try:
         if args.delete:
             found_before = counts.deleted
@@ -157,10 +162,12 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
                 for doc_id, source in gone:
                     job.delete([doc_id], only_source=source)
                 say(f"--sync: deleted {len(gone)} documents no longer in the inputs")
+        job.finish()
     finally:
         progress.close()
     total, documents = store.count(), store.document_count()
-    print(f"ingest: {counts.summary()}; the store holds {total} passages of {documents} documents",
+    held = "" if index is None else f"; the retrieval index {index.description} holds {index.count()} rows"
+    print(f"ingest: {counts.summary()}; the store holds {total} passages of {documents} documents{held}",
           file=sys.stderr)
     if mine and seen.found == 0:
         print(f"nothing ingested: none of the {len(mine)} input files gave a document "

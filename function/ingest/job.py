@@ -7,7 +7,9 @@ others with the artifact's tokenizer and replaces them in the store
 flushes whenever the queue holds ``batch_size`` passages; whoever adds the last
 document calls ``flush`` once more (``add_and_flush`` does both). ``delete``
 removes documents. The command line (``cli``), benchmarks and tests all write
-through here.
+through here. With a separate retrieval index (``index``: ``function.retrieval.lance_index``), each
+passage written to the store is written to it too, and each one deleted is deleted from it first;
+``finish`` folds the run's rows into the index's search structures.
 """
 
 from __future__ import annotations
@@ -26,10 +28,12 @@ class Ingestion:
 
     Replacing a changed document is ordered so that an interrupted run is repaired by the next one:
 
-    1. its new passages are written (``upsert_many``: rewriting an id replaces it, index postings too);
+    1. its new passages are written (``upsert_many``: rewriting an id replaces it, index postings too),
+       then their rows in the separate retrieval index, if there is one;
     2. the passages the store holds for its doc id (from its source) that are not among the new ones are
        deleted, with their postings: found by querying ``doc_id``, not from the old record, so passages
-       left by an interrupted run are found as well;
+       left by an interrupted run are found as well; from the separate index first, so that a crash
+       between the two leaves them in the store, where the next run finds them;
     3. its document record (content hash, source, passage ids) is written last.
 
     A crash before 3 leaves the old record (or none) with a hash that differs from the document's, so the
@@ -40,8 +44,8 @@ class Ingestion:
     """
 
     def __init__(self, store, tokenizer, batch_size: int = 256, counts: Counts | None = None, force: bool = False,
-                 note=None):
-        self.store, self.tokenizer = store, tokenizer
+                 note=None, index=None):
+        self.store, self.tokenizer, self.index = store, tokenizer, index
         self.batch_size, self.counts, self.force = batch_size, counts or Counts(), force
         self.note = note or (lambda message: print(message, file=sys.stderr, flush=True))
         self.failures: list[Rejected] = []
@@ -101,9 +105,11 @@ class Ingestion:
         written = [p for ps in passages.values() for p in ps]
         if written:  # 1. the new passages
             self.store.upsert_many(written)
+            if self.index is not None:
+                self.index.upsert(index_rows(written))
         stale = [pid for u in done for pid in self._stale_passages(u, {p.id for p in passages[u.doc_id]})]
         if stale:  # 2. what each document no longer has
-            self.store.delete_many(stale)
+            self._delete_passages(stale)
         # 3. the records, last
         self.store.put_documents(DocumentRecord(u.doc_id, u.source, u.sha256, tuple(p.id for p in passages[u.doc_id]))
                                  for u in done)
@@ -151,6 +157,17 @@ class Ingestion:
         return [pid for pid, source in self.store.passages_of(unit.doc_id).items()
                 if pid not in keep and (mine is None or source in mine)]
 
+    def _delete_passages(self, ids: list[str]) -> None:
+        """From the separate index first, then from the store (a crash between leaves them findable)."""
+        if self.index is not None:
+            self.index.delete(ids)
+        self.store.delete_many(ids)
+
+    def finish(self) -> None:
+        """After the run's last flush: the separate index folds in what the run wrote (nothing to do without one)."""
+        if self.index is not None:
+            self.index.optimize()
+
     def delete(self, doc_ids: Iterable[str], only_source: str | None = None) -> int:
         """Delete documents: their records, then their passages (from ``only_source``, if given)."""
         doc_ids = list(doc_ids)
@@ -160,7 +177,15 @@ class Ingestion:
             ids = [pid for pid, source in self.store.passages_of(doc_id).items()
                    if only_source is None or source in (only_source, "")]
             if ids:
-                self.store.delete_many(ids)
+                self._delete_passages(ids)
             deleted += bool(ids)
         self.counts.deleted += max(found, deleted)
         return max(found, deleted)
+
+
+def index_rows(passages) -> list:
+    """The separate index's rows of stored passages: id, doc id and the analysed title and text terms."""
+    from function.retrieval.lance_index import IndexRow
+    from function.retrieval.terms import terms
+
+    return [IndexRow(p.id, p.doc_id, " ".join(terms(p.title) + terms(p.text))) for p in passages]

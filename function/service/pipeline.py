@@ -171,7 +171,7 @@ class QAService:
         if not terms:
             raise NothingMatched("the question has no words to search the passages for (only stop-words); "
                                  "ask with more words, or give 'passage_ids' or a 'context'", {"terms": []})
-        hits = self.rt.store().search(terms, k)
+        hits = self.rt.searcher().search(terms, k)
         if not hits:
             raise NothingMatched("no stored passage holds any of the question's words; give a 'context', "
                                  "or ingest passages with `python -m function.ingest`", {"terms": terms})
@@ -316,9 +316,13 @@ class QAService:
         from function.retrieval.fusion import passage_bias
 
         stored = self._fetch(tuple(h.passage_id for h in hits), model.tokenizer.fingerprint, missing_ok=True)
+        if len(stored) < len(hits):  # the index is ahead of the store (or the store behind it): read the others
+            found = {p.id for p in stored}
+            log("WARNING", "retrieved passages missing from the store were skipped",
+                missing=[h.passage_id for h in hits if h.passage_id not in found][:20])
         if not stored:
-            raise NotFound("the retrieved passages are gone (being re-ingested?); retry shortly",
-                           {"passage_ids": [h.passage_id for h in hits]})
+            raise NothingMatched("none of the passages the index matched is in the store (an ingestion or a "
+                                 "deletion under way?)", {"passage_ids": [h.passage_id for h in hits]})
         budget = model.spec.passage_budget(n_question)
         kept, windows = [], 0
         for p in stored:

@@ -76,6 +76,7 @@ class Runtime:
         self._manifest: Manifest | None = None
         self._model: Model | None = None
         self._store: PassageStore | None = None
+        self._index = None  # the separate retrieval index, opened by the first question asked alone
         self.cold_start: dict | None = None
         self.load_error: str | None = None  # why the last eager load failed (for GET /ready)
         self.inference = Inference(settings, available_cpus())  # QA_INFERENCE_MODE: how runs share the CPUs
@@ -106,6 +107,18 @@ class Runtime:
                     self._store = self._open_store()
         return self._store
 
+    def searcher(self):
+        """What questions asked alone are searched in: the separate index (``QA_INDEX_URI``), else the store."""
+        if self.settings.index_uri:
+            if self._index is None:
+                with self._lock:
+                    if self._index is None:
+                        from function.retrieval import open_index
+
+                        self._index = open_index(self.settings)
+            return self._index
+        return self.store()
+
     def _open_store(self) -> PassageStore:
         from function.store import open_store
 
@@ -124,6 +137,15 @@ class Runtime:
             log("INFO", "store connection warmed", store_connect_ms=_ms(t0))
         except Exception as e:  # noqa: BLE001 - requests that need the store report it
             log("WARNING", f"store not reachable at start-up: {e}", store_connect_ms=_ms(t0))
+
+    def _warm_index(self) -> None:
+        """Import the separate retrieval index's engine and open its table, after the store's warm-up."""
+        t0 = time.perf_counter()
+        try:
+            self.searcher().warm()
+            log("INFO", "retrieval index opened", index_open_ms=_ms(t0))
+        except Exception as e:  # noqa: BLE001 - questions asked alone report it
+            log("WARNING", f"retrieval index not readable at start-up: {e}", index_open_ms=_ms(t0))
 
     def warm_up(self) -> dict | None:
         """Load everything once; returns the cold-start timings (None if already loaded)."""
@@ -146,6 +168,8 @@ class Runtime:
                 created.set()
                 if store is not None:
                     self._warm_connection(store)
+                if self.settings.index_uri and self.settings.eager_load:  # at worker start: no request waits
+                    self._warm_index()
 
             threading.Thread(target=set_up_store, name="store-setup", daemon=True).start()
             try:

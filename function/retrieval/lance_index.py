@@ -1,0 +1,227 @@
+"""The retrieval index on Lance (``pylance``): BM25 full-text search over a folder or a Cloud Storage prefix.
+
+The store keeps the passages, their tokens and their documents; this index
+keeps what retrieval needs, one row per passage: ``id``, ``doc_id`` and
+``terms``, the passage's title and text as analysed index terms
+(``function.retrieval.terms``) joined by spaces. Lance's inverted index is
+built over ``terms`` with a whitespace tokenizer and no analysis of its own
+(no lower-casing, stemming, stop-words or folding), so it indexes exactly the
+terms the other stores index, and a question is searched with exactly its
+analysed terms: words of letters and digits, which no query syntax reads as an
+operator, at most ``MAX_QUERY_TERMS`` of them, and none at all never reaches
+the engine.
+
+Every serving instance reads the same table (a local folder, or ``gs://...``
+on Cloud Run); ingestion tasks write to it concurrently: each write is a Lance
+transaction, committed against the latest version, so parallel tasks do not
+lose each other's rows (``tests/test_lance_index.py``). New rows are searched
+at once (Lance scans fragments the index does not cover yet); ``optimize``
+folds them into the index, incrementally, at the end of an ingestion.
+
+Reads have the store's deadline: an index that does not answer in time, or
+cannot be read, is a ``StoreUnavailable`` (503 with Retry-After) for the
+question asked alone, and the next question tries again. A serving instance
+re-opens the table at most every ``refresh_s`` to see what ingestion added.
+``import lance`` (about 0.2 s) happens on the first question asked alone, never
+on a request that names its passages.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from function.errors import StoreUnavailable
+from function.retrieval.bm25 import Hit
+
+# Lance's inverted index over our analysed terms: split on white space, nothing else
+TOKENIZER = {"base_tokenizer": "whitespace", "lower_case": False, "stem": False, "remove_stop_words": False,
+             "ascii_folding": False, "with_position": False, "max_token_length": None}
+COMMIT_RETRIES = 20  # concurrent writers: a transaction that conflicts is tried again on the new version
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    id: str
+    doc_id: str
+    terms: str  # analysed title and text terms joined by spaces
+
+
+def quote(value: str) -> str:
+    """A SQL string literal for Lance's filter expressions (DataFusion): quotes doubled."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+class LanceIndex:
+    def __init__(self, uri: str, timeout_s: float = 3.0, refresh_s: float = 10.0,
+                 storage_options: dict | None = None):
+        self.uri = uri
+        self.timeout_s = timeout_s
+        self.refresh_s = refresh_s
+        self.storage_options = storage_options or None
+        self.description = f"lance:{uri}"
+        self._dataset = None
+        self._opened_at = 0.0
+        self._lock = threading.Lock()
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="lance")
+
+    # -- reading (the function) -------------------------------------------------
+
+    def _open(self):
+        import lance
+
+        try:
+            return lance.dataset(self.uri, storage_options=self.storage_options)
+        except ValueError as e:  # no table yet: nothing ingested
+            if "not found" in str(e).lower() or "does not exist" in str(e).lower():
+                return None
+            raise
+
+    def _current(self):
+        now = time.monotonic()
+        with self._lock:
+            if self._dataset is None or now - self._opened_at > self.refresh_s:
+                self._dataset = self._open()
+                self._opened_at = now
+            return self._dataset
+
+    def _search(self, terms: list[str], k: int) -> list[Hit]:
+        ds = self._current()
+        if ds is None:
+            return []
+        try:
+            table = ds.to_table(columns=["id", "_score"], full_text_query=" ".join(terms), limit=k)
+        except ValueError as e:  # created an instant ago, its (empty) index not yet committed: nothing to find
+            if "INVERTED index has been created" not in str(e):
+                raise
+            return []
+        ids, scores = table.column("id").to_pylist(), table.column("_score").to_pylist()
+        ranked = sorted(zip(ids, scores), key=lambda hit: (-hit[1], hit[0]))
+        return [Hit(pid, float(score)) for pid, score in ranked[:k]]
+
+    def search(self, terms: list[str], k: int) -> list[Hit]:
+        """The ``k`` passages with the best BM25 score for any of ``terms``, best first, ties by id."""
+        if not terms:
+            return []
+        import lance  # noqa: F401 - once per process, outside the deadline: a local cost, not the index's
+
+        future = self._pool.submit(self._search, terms, k)
+        try:
+            return future.result(timeout=self.timeout_s)
+        except concurrent.futures.TimeoutError:
+            raise StoreUnavailable(f"the retrieval index did not answer in {self.timeout_s:g} s; retry shortly",
+                                   retry_after_s=1) from None
+        except OSError as e:
+            self._forget()
+            raise StoreUnavailable(f"the retrieval index could not be read ({type(e).__name__}); retry shortly",
+                                   retry_after_s=1) from None
+        except Exception as e:  # noqa: BLE001 - Lance raises plain exceptions for I/O and corrupt files
+            self._forget()
+            raise StoreUnavailable(f"the retrieval index could not be read ({type(e).__name__}: "
+                                   f"{str(e)[:200]}); retry shortly", retry_after_s=1) from None
+
+    def warm(self) -> None:
+        """Import Lance and open the table (at start-up, on a background thread), so that the first question
+        asked alone does not pay for either; a failure here is reported by the first search."""
+        self._current()
+
+    def _forget(self) -> None:
+        with self._lock:
+            self._dataset = None
+
+    def count(self) -> int:
+        ds = self._open()
+        return 0 if ds is None else ds.count_rows()
+
+    # -- writing (ingestion) ----------------------------------------------------
+
+    def _schema(self):
+        import pyarrow as pa
+
+        return pa.schema([("id", pa.string()), ("doc_id", pa.string()), ("terms", pa.string())])
+
+    def _table(self, rows: list[IndexRow]):
+        import pyarrow as pa
+
+        return pa.table({"id": [r.id for r in rows], "doc_id": [r.doc_id for r in rows],
+                         "terms": [r.terms for r in rows]}, schema=self._schema())
+
+    def _retrying(self, what: str, commit) -> None:
+        """Run a commit, again on the latest version while it conflicts with a concurrent writer's."""
+        for attempt in range(COMMIT_RETRIES):
+            try:
+                return commit()
+            except OSError as e:  # Lance reports commit conflicts and I/O as OSError
+                if attempt == COMMIT_RETRIES - 1 or "conflict" not in str(e).lower() and "retry" not in str(e).lower():
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+        raise AssertionError(what)  # unreachable
+
+    def upsert(self, rows: Iterable[IndexRow]) -> int:
+        """Write rows by id: a row whose id is there replaces it. Creates the table on first use."""
+        rows = list(rows)
+        if not rows:
+            return 0
+        table = self._table(rows)
+
+        def commit():
+            ds = self._open() or self._create()
+            ds.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(table)
+
+        self._retrying("upsert", commit)
+        return len(rows)
+
+    def _create(self):
+        """The table, created empty if it is not there. Rows never go in with the creation: two writers that
+        create it at the same moment may both write its first version, and only one survives (seen on a
+        local folder), which loses nothing while both are empty; rows then go in as transactions."""
+        import lance
+
+        try:
+            ds = lance.write_dataset(self._table([]), self.uri, schema=self._schema(), mode="create",
+                                     storage_options=self.storage_options)
+        except (OSError, ValueError) as e:
+            if "exist" not in str(e).lower():
+                raise
+        else:
+            self._retrying("index", lambda: self._create_index(ds))
+        return self._open()
+
+    def _create_index(self, ds) -> None:
+        try:
+            ds.create_scalar_index("terms", index_type="INVERTED", **TOKENIZER)
+        except (OSError, ValueError) as e:  # a concurrent writer created it
+            if "exist" not in str(e).lower() and "conflict" not in str(e).lower():
+                raise
+
+    def delete(self, ids: list[str]) -> None:
+        """Delete rows by id (ids not there are ignored)."""
+        if not ids:
+            return
+        for start in range(0, len(ids), 500):
+            predicate = "id IN (" + ", ".join(quote(i) for i in ids[start : start + 500]) + ")"
+
+            def commit(predicate=predicate):
+                ds = self._open()
+                if ds is not None:
+                    ds.delete(predicate)
+
+            self._retrying("delete", commit)
+
+    def optimize(self) -> None:
+        """Fold rows written since the last call into the inverted index (incrementally), and compact
+        small fragments: what an ingestion does when it has written everything."""
+        ds = self._open()
+        if ds is None:
+            return
+        if not any("terms" in index.get("fields", []) for index in ds.list_indices()):
+            self._create_index(ds)  # a table whose creator died before indexing it
+        self._retrying("compact", lambda: self._open().optimize.compact_files())
+        self._retrying("optimize", lambda: self._open().optimize.optimize_indices())
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+

@@ -1,0 +1,226 @@
+"""The Lance retrieval index (``QA_INDEX_URI``): the engine for real on a local folder.
+
+Rows in and out, parallel writers that lose nothing, ingestion writing and deleting in both the store
+and the index, questions asked alone served from it, faults (unreadable, slow) as 503s that recover,
+and queries that reach the engine only as analysed terms.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import subprocess
+import sys
+import time
+
+import pytest
+import requests
+
+from function.retrieval.lance_index import IndexRow, LanceIndex, quote
+
+
+def rows(*triples):
+    return [IndexRow(pid, doc, text) for pid, doc, text in triples]
+
+
+def test_rows_are_searched_replaced_and_deleted(tmp_path):
+    index = LanceIndex(str(tmp_path / "ix"), refresh_s=0)
+    assert index.search(["normandy"], 5) == []  # nothing ingested yet: no table, no hits
+    index.upsert(rows(("a", "d1", "normans ruled normandy"), ("b", "d2", "steam engines burn coal"),
+                      ("it's", "d3", "coal coal normandy")))
+    assert [h.passage_id for h in index.search(["coal"], 5)] == ["it's", "b"]  # the id needs quoting to delete
+    index.upsert(rows(("b", "d2", "nothing here")))  # the same id replaces its row
+    assert [h.passage_id for h in index.search(["coal"], 5)] == ["it's"] and index.count() == 3
+    index.delete(["it's", "not-there"])
+    assert [h.passage_id for h in index.search(["coal", "normandy"], 5)] == ["a"]
+    index.optimize()  # folds the rows into the inverted index: the same answers
+    assert [h.passage_id for h in index.search(["coal", "normandy"], 5)] == ["a"] and index.count() == 2
+    assert quote("it's") == "'it''s'"
+
+
+def _write(uri: str, task: int) -> None:
+    index = LanceIndex(uri)
+    for batch in range(4):
+        index.upsert(rows(*[(f"t{task}-{batch}-{i}", f"t{task}", f"word{i} task{task} shared") for i in range(50)]))
+    index.optimize()
+
+
+def test_parallel_writers_lose_no_rows(tmp_path):
+    """Cloud Run job tasks write one index at once: every row of every task is there, and searched."""
+    uri = str(tmp_path / "ix")
+    ctx = multiprocessing.get_context("spawn")
+    tasks = [ctx.Process(target=_write, args=(uri, t)) for t in range(4)]
+    for t in tasks:
+        t.start()
+    for t in tasks:
+        t.join(120)
+    assert [t.exitcode for t in tasks] == [0, 0, 0, 0]
+    index = LanceIndex(uri)
+    assert index.count() == 4 * 4 * 50
+    assert len(index.search(["shared"], 1000)) == 800 and len(index.search(["task2"], 1000)) == 200
+
+
+# -- the function with the index ------------------------------------------------
+
+
+@pytest.fixture
+def indexed(tiny_artifact, tmp_path):
+    """The sample corpus ingested by the command line into SQLite and a Lance index beside it."""
+    from harness.launch import ingest
+    from harness.paths import SAMPLE
+
+    env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_STORE": "sqlite",
+           "QA_SQLITE_PATH": str(tmp_path / "p.sqlite"), "QA_INDEX_URI": str(tmp_path / "index.lance"),
+           "QA_CACHE": "0", "QA_INDEX_REFRESH_S": "0.01"}
+    done = ingest(env, str(SAMPLE), "--quiet", check=True)
+    assert "the store holds 66 passages of 2 documents; the retrieval index lance:" in done.stderr
+    assert "holds 66 rows" in done.stderr
+    return env
+
+
+def _service(env):
+    from function.config import Settings
+    from function.service.pipeline import QAService
+    from function.service.runtime import Runtime
+
+    return QAService(Runtime(Settings.from_env(env)))
+
+
+def test_ingestion_writes_both_and_questions_alone_are_served_from_the_index(indexed):
+    from bench.questions import sample_questions
+    from function.retrieval.terms import query_terms
+    from function.service.request import QARequest
+
+    service = _service(indexed)
+    index, store = service.rt.searcher(), service.rt.store()
+    assert isinstance(index, LanceIndex) and index.count() == store.count() == 66
+    questions = sample_questions()
+    found = {name: sum(q["passage_id"] in [h.passage_id for h in searcher.search(query_terms(q["question"]), 5)]
+                       for q in questions) / len(questions)
+             for name, searcher in (("lance", index), ("fts5", store))}
+    assert found["lance"] >= found["fts5"] - 0.03 and found["lance"] > 0.9, found
+    reply = service.answer(QARequest("Who ruled Normandy?", None, None, 1, 30, 3)).payload
+    assert len(reply["retrieved"]) == 3 and all(r["passage_id"] for r in reply["retrieved"])
+
+
+def test_delete_and_sync_remove_from_the_index_too(indexed, tmp_path):
+    from harness.launch import ingest
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "kept.txt").write_text("Zebras graze on the open savanna of Kenya.\n")
+    (folder / "gone.txt").write_text("Walruses rest on the sea ice of the Arctic.\n")
+    ingest(indexed, str(folder), "--quiet", check=True)
+    index = LanceIndex(indexed["QA_INDEX_URI"], refresh_s=0)
+    assert index.search(["walruses"], 5) and index.search(["zebras"], 5)
+    (folder / "gone.txt").unlink()
+    ingest(indexed, str(folder), "--sync", "--quiet", check=True)
+    assert not index.search(["walruses"], 5) and index.search(["zebras"], 5)
+    ingest(indexed, "--delete", "Normans", "--quiet", check=True)
+    assert not [h for h in index.search(["normans", "normandy"], 100) if h.passage_id.startswith("Normans-")]
+
+
+def test_an_id_the_store_lacks_is_skipped_and_one_with_nothing_left_is_no_answer(indexed, capsys):
+    from function.service.request import QARequest
+
+    service = _service(indexed)
+    service.rt.searcher().upsert(rows(("ghost-1", "ghost", "normandy normans duchy rollo"),
+                                      ("ghost-2", "ghost", "aardvark")))
+    reply = service.answer(QARequest("Who ruled the duchy of Normandy?", None, None, 1, 30, 5)).payload
+    assert "ghost-1" not in [r["passage_id"] for r in reply["retrieved"]] and reply["retrieved"]
+    assert "retrieved passages missing from the store were skipped" in capsys.readouterr().out
+    alone = service.answer(QARequest("aardvark?", None, None, 1, 30, 5)).payload
+    assert alone["answers"] == [] and alone["no_answer"]["abstained"]
+    assert "none of the passages the index matched is in the store" in alone["no_answer"]["reason"]
+
+
+def test_a_slow_or_unreadable_index_is_a_503_for_questions_alone_only_and_recovers(indexed, tmp_path):
+    from harness.launch import FunctionServer
+
+    env = dict(indexed)
+    uri = indexed["QA_INDEX_URI"]
+    moved = tmp_path / "moved.lance"
+    server = FunctionServer(env, tmp_path / "server.log").start()
+    try:
+        alone = {"question": "Who ruled Normandy?"}
+        given = {"question": "Who ruled Normandy?", "passage_ids": ["Normans-0000"]}
+        assert requests.post(server.url, json=alone, timeout=30).status_code == 200
+        (tmp_path / "index.lance").rename(moved)  # the index vanishes under a running instance
+        (tmp_path / "index.lance").write_text("not a table")  # and something unreadable takes its place
+        time.sleep(0.05)
+        r = requests.post(server.url, json=alone, timeout=30)
+        assert r.status_code == 503 and r.headers["Retry-After"] and "retrieval index" in r.json()["error"]["message"]
+        assert requests.post(server.url, json=given, timeout=30).status_code == 200  # unaffected
+        (tmp_path / "index.lance").unlink()
+        moved.rename(uri)
+        time.sleep(0.05)
+        assert requests.post(server.url, json=alone, timeout=30).status_code == 200  # no restart needed
+    finally:
+        server.stop()
+
+
+def test_a_search_past_the_deadline_is_unavailable(tmp_path, monkeypatch):
+    from function.errors import StoreUnavailable
+
+    index = LanceIndex(str(tmp_path / "ix"), timeout_s=0.2)
+    index.upsert(rows(("a", "d", "normandy")))
+    monkeypatch.setattr(index, "_search", lambda terms, k: time.sleep(1) or [])
+    t0 = time.perf_counter()
+    with pytest.raises(StoreUnavailable, match="did not answer in 0.2 s"):
+        index.search(["normandy"], 5)
+    assert time.perf_counter() - t0 < 0.9
+
+
+def test_hostile_questions_reach_the_engine_only_as_analysed_terms(indexed):
+    from function.errors import NothingMatched, PayloadTooLarge
+    from function.retrieval.terms import MAX_QUERY_TERMS
+    from function.service.request import QARequest
+
+    service = _service(indexed)
+    seen = []
+    searcher = service.rt.searcher()
+    real = searcher._search
+    searcher._search = lambda terms, k: seen.append(list(terms)) or real(terms, k)
+    with pytest.raises(NothingMatched, match="only stop-words"):
+        service.retrieve("the of and?", 5)
+    service.retrieve('"normandy" AND NOT (rollo OR *) ~2 ^3 title:x', 5)
+    many = " ".join(f"w{i}" for i in range(10_000))
+    with pytest.raises(PayloadTooLarge):  # a request this long is refused before retrieval
+        service.answer(QARequest(many, None, None, 1, 30, 5))
+    with pytest.raises(NothingMatched):  # and searched directly, it is cut to MAX_QUERY_TERMS terms
+        service.retrieve(many, 5)
+    assert seen[0] == ["normandy", "rollo", "2", "3", "title", "x"]  # stop-words and operators gone
+    assert len(seen) == 2 and len(seen[1]) == MAX_QUERY_TERMS
+    assert all(t.isalnum() and t == t.lower() for terms in seen for t in terms)
+
+
+def test_a_request_that_names_its_passages_never_imports_lance(indexed):
+    code = ("import json, sys\n"
+            "from function.config import Settings\n"
+            "from function.service.pipeline import QAService\n"
+            "from function.service.runtime import Runtime\n"
+            "from function.service.request import QARequest\n"
+            "s = QAService(Runtime(Settings.from_env()))\n"
+            "s.answer(QARequest('Who ruled Normandy?', None, ('Normans-0000',), 1, 30))\n"
+            "before = 'lance' in sys.modules\n"
+            "s.answer(QARequest('Who ruled Normandy?', None, None, 1, 30, 5))\n"
+            "print(json.dumps([before, 'lance' in sys.modules]))\n")
+    out = subprocess.run([sys.executable, "-c", code], env={**_base_env(), **indexed}, capture_output=True,
+                         text=True, timeout=120, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [False, True]
+    # loaded at worker start (as deployed), the index is opened then, before any question needs it
+    eager = subprocess.run([sys.executable, "-c", "from function.config import Settings\n"
+                            "from function.service.runtime import Runtime\n"
+                            "import time\nrt = Runtime(Settings.from_env())\nrt.warm_up()\n"
+                            "deadline = time.time() + 60\n"
+                            "while time.time() < deadline and (rt._index is None or rt._index._dataset is None):\n"
+                            "    time.sleep(0.05)\n"],
+                           env={**_base_env(), **indexed, "QA_EAGER_LOAD": "1"}, capture_output=True, text=True,
+                           timeout=120, check=True)
+    assert '"message": "retrieval index opened"' in eager.stdout
+
+
+def _base_env() -> dict:
+    import os
+
+    return dict(os.environ)
