@@ -19,6 +19,8 @@ COMMANDS = {
     "retrieval": ("bench.retrieval", "questions without passage ids: recall, EM/F1, retrieve time"),
     "out-of-corpus": ("bench.out_of_corpus", "questions asked alone against a corpus with and without their answer: "
                                              "\"no answer\" rate, in-corpus abstention and F1"),
+    "scale": ("bench.scale", "the retrieval step from 10^4 to 10^6 passages per backend (Lance, SQLite FTS5): "
+                             "ingestion rows/s, index size, cold and warm search, recall@5, memory"),
     "documents": ("bench.documents", "SQuAD articles as whole .txt/.md/.html/.pdf documents, split by the ingestion "
                                      "code: recall@5, EM/F1 next to the paragraph corpus, split speed"),
     "memory": ("bench.memory_steps", "resident memory after each step of a cold start, in one process"),
