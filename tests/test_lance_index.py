@@ -224,3 +224,18 @@ def _base_env() -> dict:
     import os
 
     return dict(os.environ)
+
+
+def test_folds_add_delta_indexes_and_the_end_of_a_run_merges_too_many(tmp_path, monkeypatch):
+    """A long ingestion folds its rows in as it goes without rewriting what is indexed; the run's end
+    merges the deltas once there are more than MAX_DELTAS, and every row stays searchable."""
+    from function.retrieval import lance_index
+
+    monkeypatch.setattr(lance_index, "FOLD_EVERY", 10)
+    index = LanceIndex(str(tmp_path / "ix"), refresh_s=0)
+    for b in range(12):
+        index.upsert(rows(*[(f"r{b}-{i}", "d", f"batch{b} every") for i in range(10)]))
+    assert index._deltas() > lance_index.MAX_DELTAS
+    index.optimize()
+    assert index._deltas() <= lance_index.MAX_DELTAS
+    assert len(index.search(["every"], 500)) == 120 and len(index.search(["batch7"], 500)) == 10
