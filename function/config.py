@@ -38,8 +38,8 @@ VARIABLES: tuple[Variable, ...] = (
              "(with the shared answer cache on, a request can wait out two: the cache read, then the passages)."),
     Variable("QA_INDEX_URI", "", "Retrieval index of questions asked alone: empty for the store's own (SQLite FTS5, "
              "or Firestore's term documents), else a Lance table shared by every instance: a folder, or "
-             "`gs://BUCKET/PATH` on Cloud Storage (the image's `lance` variant; docs/retrieval.md). Ingestion writes "
-             "passages to the store and their terms to it."),
+             "`gs://BUCKET/PATH` on Cloud Storage (needs `requirements-lance.txt`; docs/retrieval.md). Ingestion "
+             "writes passages to the store and their terms to it."),
     Variable("QA_INDEX_REFRESH_S", "10", "With `QA_INDEX_URI`: how often an instance looks for what ingestion has "
              "added to the index (seconds)."),
     Variable("QA_CACHE", "1", "Answer cache on (1) or off (0)."),
