@@ -53,7 +53,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.in_process import ingest_into, load_squad, open_service, recall, retrieve_all
-from harness.paths import REPO, default_artifact
+from harness.paths import REPO, SQUAD, default_artifact
 
 FORMATS = ("txt", "md", "html", "pdf")  # in order of how fast they finish
 TOP_K = 5
@@ -66,7 +66,7 @@ PDF_FONTS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/font
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench documents", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "squad",
+    p.add_argument("--data", type=Path, default=SQUAD,
                    help="folder with train.json and dev.json (SQuAD v1.1 layout)")
     p.add_argument("--formats", default=",".join(FORMATS), help="comma-separated, of " + ", ".join(FORMATS))
     p.add_argument("--artifact", type=Path, default=None, help="model artifact folder (default: artifact/)")

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import in_process
-from harness.paths import ARTIFACT, REPO
+from harness.paths import ARTIFACT, REPO, SQUAD
 
 FOLDS = ((0, 2, 4, 6), (1, 3, 5))  # dev.json article indices ingested in each fold
 
@@ -38,7 +38,7 @@ FOLDS = ((0, 2, 4, 6), (1, 3, 5))  # dev.json article indices ingested in each f
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench out-of-corpus", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "squad",
+    p.add_argument("--data", type=Path, default=SQUAD,
                    help="folder with dev.json (and train.json for --with-train), SQuAD v1.1 layout")
     p.add_argument("--artifact", type=Path, default=ARTIFACT, help="model artifact folder")
     p.add_argument("--top-k-passages", type=int, default=5, help="passages read per question")

@@ -47,7 +47,7 @@ from pathlib import Path
 
 from bench.in_process import KS, ingest_into, load_squad, open_service, recall, retrieve_all
 from bench.stats import latency_summary
-from harness.paths import REPO, default_artifact
+from harness.paths import REPO, SQUAD, default_artifact
 
 TITLE_WEIGHTS = (0.0, 1.0, 2.0)
 FUSION_WEIGHTS = (None, 0.5, 0.8, 1.0, 1.25, 1.5)  # None: the reader's probabilities alone
@@ -58,7 +58,7 @@ ABSTENTION_OFFSETS = (-2.0, -1.0, 0.0, 1.0, 2.0, 4.0)  # thresholds around the a
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench retrieval", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "squad",
+    p.add_argument("--data", type=Path, default=SQUAD,
                    help="folder with train.json and dev.json (SQuAD v1.1 layout)")
     p.add_argument("--artifact", type=Path, default=None, help="model artifact folder (default: see above)")
     p.add_argument("--top-k-passages", type=int, default=5, help="passages read per question with retrieval")

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from bench.scale_corpus import corpus, dev_questions, fetch_brown
 from bench.stats import latency_summary
-from harness.paths import REPO
+from harness.paths import REPO, SQUAD
 
 BATCH = 256
 BACKENDS = ("lance", "sqlite")
@@ -45,7 +45,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     p.add_argument("--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS))
-    p.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "squad")
+    p.add_argument("--data", type=Path, default=SQUAD)
     p.add_argument("--no-brown", action="store_true", help="no Brown corpus among the real distractors")
     p.add_argument("--work", type=Path, default=REPO / "build" / "scale", help="where the indexes are built")
     p.add_argument("--keep", action="store_true", help="keep the built indexes")

@@ -30,7 +30,7 @@ from build_model.stages import export, quantize
 from function.model.tokenizer import QATokenizer
 
 REPO = Path(__file__).resolve().parent.parent
-MODEL = REPO / "build" / "teacher" / "model"  # issue 15's MPNet teacher
+MODEL = REPO / "build" / "teacher" / "model"  # the sandbox MPNet teacher
 DEV = REPO.parent / "shared" / "data" / "squad" / "dev.json"
 
 

@@ -15,6 +15,7 @@ ARTIFACT = REPO / "artifact"  # the shipped model
 STAND_IN_ARTIFACT = REPO / "build" / "stand-in" / "artifact"  # python -m bench stand-in: the shape, junk answers
 SAMPLE = REPO / "samples" / "squad_sample.json"  # the sample corpus (two SQuAD articles)
 SQLITE = REPO / ".data" / "passages.sqlite"  # make run's embedded store
+SQUAD = REPO.parent / "shared" / "data" / "squad"  # train.json and dev.json beside the checkout (the sandbox only)
 
 
 def default_artifact() -> Path:
