@@ -94,6 +94,30 @@ USER 10001:10001
 ENTRYPOINT ["python", "-m", "function.ingest"]
 CMD ["--help"]
 
+# --- the serving image with the Lance retrieval index (optional) --------------
+#   docker build --target runtime-lance      for QA_INDEX_URI (docs/retrieval.md): the serving
+#                                            image plus requirements-lance.txt (pylance, pyarrow);
+#   docker build --target ingest-lance       the ingestion image plus the same, to write the index.
+# Deployments that keep the store's own index use the plain images, which never hold them. The
+# serving settings below repeat the `runtime` stage's (tests/test_dockerfile.py keeps them equal).
+FROM app AS runtime-lance
+COPY requirements-lance.txt /tmp/requirements-lance.txt
+RUN pip --python /opt/venv/bin/python install --no-cache-dir -r /tmp/requirements-lance.txt
+ENV PORT=8080 \
+    FUNCTION_TARGET=answer \
+    WORKERS=1 \
+    THREADS=8 \
+    MALLOC_ARENA_MAX=2
+USER 10001:10001
+EXPOSE 8080
+CMD ["functions-framework", "--target=answer"]
+
+FROM ingest AS ingest-lance
+USER 0:0
+COPY requirements-lance.txt /tmp/requirements-lance.txt
+RUN pip --python /opt/venv/bin/python install --no-cache-dir -r /tmp/requirements-lance.txt
+USER 10001:10001
+
 # --- the serving image (the default target: the last stage) ------------------
 FROM app AS runtime
 # Cloud Run sets PORT; functions-framework reads it (and FUNCTION_TARGET, WORKERS,

@@ -35,7 +35,7 @@ def _assembled(args) -> Image:
     artifact = Path(args.artifact)
     if not (artifact / "manifest.json").is_file():
         raise SystemExit(f"{artifact} is not an artifact folder (no manifest.json); pass --artifact")
-    return assemble(work / "image", {"artifact/": artifact})
+    return assemble(work / "image", {"artifact/": artifact}, target=args.target)
 
 
 def _mb(n: int) -> str:
@@ -175,6 +175,8 @@ def main(argv=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--work", default=str(REPO / "build" / "image"), help="scratch folder (replaced)")
     p.add_argument("--artifact", default=str(ARTIFACT), help="artifact folder (default: artifact/)")
+    p.add_argument("--target", default=None, help="the Dockerfile stage (default: the last, the serving image; "
+                                                 "runtime-lance: with the Lance retrieval index)")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("size", help="assemble the image and print its own layers' size")
     st = sub.add_parser("startup", help="median cold start: as built vs without .pyc files")

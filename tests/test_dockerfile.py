@@ -104,8 +104,8 @@ def test_dockerignore_keeps_caches_tests_and_local_state_out():
              if line.strip() and not line.startswith("#")]
     assert rules[0] == "*", "allowlist: ignore everything, then name what a stage copies"
     allowed = {r[1:].rstrip("/") for r in rules if r.startswith("!")}
-    assert allowed == {"main.py", "requirements.txt", "requirements-ingest.txt", "function", "artifact",
-                       "build_model", "data"}, allowed
+    assert allowed == {"main.py", "requirements.txt", "requirements-ingest.txt", "requirements-lance.txt", "function",
+                       "artifact", "build_model", "data"}, allowed
     for pattern in ("**/__pycache__/", "**/tests/"):
         assert pattern in rules
 
@@ -168,3 +168,38 @@ def test_ingest_image_runs_the_ingest_command_as_a_non_root_user(ingest):
         env.update(parse_env(ins.args))
     assert env["PATH"].startswith("/opt/venv/bin:"), "python is the environment's"
     assert "FUNCTION_TARGET" not in env and "PORT" not in env, "the serving settings stay in the serving stage"
+
+
+def _own(stages, name: str):
+    """A stage's instructions on top of the stage it is built FROM."""
+    stage = stage_by_name(stages, name)
+    return stage.instructions, image_stage(stages, stage.base).instructions
+
+
+def _installs_only_the_lance_requirements(own) -> None:
+    added = [s for ins in own if ins.keyword == "COPY" for s in copy_of(ins).sources]
+    assert added == ["requirements-lance.txt"], added
+    installs = " ".join(i.args for i in own if i.keyword == "RUN")
+    assert re.fullmatch(r"pip --python /opt/venv/bin/python install --no-cache-dir -r /tmp/requirements-lance\.txt",
+                        installs), installs
+
+
+def test_the_lance_images_are_the_plain_ones_plus_the_lance_libraries(stages, runtime, ingest):
+    """QA_INDEX_URI needs pylance; the default images stay without it (issue: as slim as before)."""
+    own, below = _own(stages, "runtime-lance")
+    assert stage_by_name(stages, "runtime-lance").base == stage_by_name(stages, "runtime").base
+    _installs_only_the_lance_requirements(own)
+    # the serving settings are the runtime stage's, instruction for instruction
+    settings = [i for i in own if i.keyword in ("ENV", "USER", "EXPOSE", "CMD")]
+    runtime_own = stage_by_name(stages, "runtime").instructions
+    assert settings == [i for i in runtime_own if i.keyword in ("ENV", "USER", "EXPOSE", "CMD")]
+    own, below = _own(stages, "ingest-lance")
+    assert stage_by_name(stages, "ingest-lance").base == "ingest" and below == ingest.instructions
+    _installs_only_the_lance_requirements(own)
+    assert own[-1].keyword == "USER" and own[-1].args.split(":")[0] not in ("root", "0")
+    for image in (runtime, ingest):
+        assert "requirements-lance.txt" not in " ".join(i.args for i in image.instructions)
+    text = (REPO / "requirements-lance.txt").read_text()
+    assert not re.search(r"^\s*-", text, re.M), "plain requirement lines (no -r, no index options)"
+    for name in BUILD_ONLY:
+        assert not re.search(rf"\b{name}\b", text), f"{name} in the lance images"
