@@ -80,26 +80,20 @@ def _batches(passages, size: int = BATCH):
 
 def _writer(backend: str, path: Path):
     """(write one batch of ``scale_corpus.Passage``, finish, close) for a backend at ``path``."""
-    from function.retrieval.terms import terms
-
     if backend == "lance":
-        from function.retrieval.lance_index import IndexRow, LanceIndex
+        from function.ingest.job import index_rows
+        from function.retrieval.lance_index import LanceIndex
 
         index = LanceIndex(str(path))
-
-        def write(batch):
-            index.upsert([IndexRow(p.id, p.id.rsplit("-", 1)[0], " ".join(terms(p.title) + terms(p.text)))
-                          for p in batch])
-
-        return write, index.optimize, index.close
+        return lambda batch: index.upsert(index_rows(batch)), index.optimize, index.close
     from function.store.records import Passage
     from function.store.sqlite import SqliteStore
 
     store = SqliteStore(path, 60.0)
 
     def write(batch):
-        store.upsert_many([Passage.from_tokens(p.id, p.title, p.id.rsplit("-", 1)[0], p.text, [1], [[0, 1]],
-                                               "stand-in", 2) for p in batch])
+        store.upsert_many([Passage.from_tokens(p.id, p.title, p.doc_id, p.text, [1], [[0, 1]], "stand-in", 2)
+                           for p in batch])
 
     return write, lambda: None, store.close
 

@@ -41,6 +41,11 @@ class Passage:
     title: str
     text: str
 
+    @property
+    def doc_id(self) -> str:
+        """The document it stands for, as ingestion names a passage's (``<doc id>-<n>``)."""
+        return self.id.rsplit("-", 1)[0]
+
 
 def squad_passages(path: Path, prefix: str = "") -> list[Passage]:
     """A SQuAD file's paragraphs, with the ids ingestion gives them (``prefix`` before each)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import subprocess
 import sys
 import time
@@ -205,7 +206,7 @@ def test_a_request_that_names_its_passages_never_imports_lance(indexed):
             "before = 'lance' in sys.modules\n"
             "s.answer(QARequest('Who ruled Normandy?', None, None, 1, 30, 5))\n"
             "print(json.dumps([before, 'lance' in sys.modules]))\n")
-    out = subprocess.run([sys.executable, "-c", code], env={**_base_env(), **indexed}, capture_output=True,
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, **indexed}, capture_output=True,
                          text=True, timeout=120, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [False, True]
     # loaded at worker start (as deployed), the index is opened then, before any question needs it
@@ -215,15 +216,9 @@ def test_a_request_that_names_its_passages_never_imports_lance(indexed):
                             "deadline = time.time() + 60\n"
                             "while time.time() < deadline and (rt._index is None or rt._index._dataset is None):\n"
                             "    time.sleep(0.05)\n"],
-                           env={**_base_env(), **indexed, "QA_EAGER_LOAD": "1"}, capture_output=True, text=True,
+                           env={**os.environ, **indexed, "QA_EAGER_LOAD": "1"}, capture_output=True, text=True,
                            timeout=120, check=True)
     assert '"message": "retrieval index opened"' in eager.stdout
-
-
-def _base_env() -> dict:
-    import os
-
-    return dict(os.environ)
 
 
 def test_folds_add_delta_indexes_and_the_end_of_a_run_merges_too_many(tmp_path, monkeypatch):
