@@ -1,0 +1,3 @@
+from build_model.recover.cli import main
+
+raise SystemExit(main())
