@@ -41,12 +41,15 @@ class SplitQA(nn.Module):
         self.k = k
         self.passage_positions_from = passage_positions_from
 
-    def _run(self, hidden: torch.Tensor, mask: torch.Tensor, layers) -> torch.Tensor:
+    def _run(self, hidden: torch.Tensor, mask: torch.Tensor, layers) -> list[torch.Tensor]:
+        """``hidden`` through ``layers``: each layer's output, in order (empty without layers)."""
         extended = additive_mask(mask, hidden.dtype)
+        outputs = []
         for layer in layers:
             out = layer(hidden, attention_mask=extended)
             hidden = out[0] if isinstance(out, tuple) else out
-        return hidden
+            outputs.append(hidden)
+        return outputs
 
     def lower(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type: int,
               position_start: int = 0) -> torch.Tensor:
@@ -54,17 +57,21 @@ class SplitQA(nn.Module):
         positions = torch.arange(position_start, position_start + input_ids.shape[1], device=input_ids.device)
         hidden = self.embeddings(input_ids=input_ids, token_type_ids=torch.full_like(input_ids, token_type),
                                  position_ids=positions[None, :].expand_as(input_ids))
-        return self._run(hidden, attention_mask, self.layers[: self.k])
+        states = self._run(hidden, attention_mask, self.layers[: self.k])
+        return states[-1] if states else hidden
 
     def upper(self, question_states: torch.Tensor, question_mask: torch.Tensor, passage_states: torch.Tensor,
-              passage_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+              passage_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, tuple[torch.Tensor, ...]]:
         """Layers k..n-1 and the span head on the two segments' states, question first:
-        (start logits, end logits, the last hidden states), over the concatenated positions."""
+        (start logits, end logits, each upper layer's output), over the concatenated positions.
+
+        Every upper layer's output is returned, not only the last, for DeFormer's layerwise
+        representation-similarity loss (``build_model.training.split_loop``)."""
         hidden = torch.cat([question_states, passage_states], dim=1)
         mask = torch.cat([question_mask, passage_mask], dim=1)
-        hidden = self._run(hidden, mask, self.layers[self.k :])
-        start, end = self.head(hidden).split(1, dim=-1)
-        return start.squeeze(-1), end.squeeze(-1), hidden
+        states = self._run(hidden, mask, self.layers[self.k :])
+        start, end = self.head(states[-1] if states else hidden).split(1, dim=-1)
+        return start.squeeze(-1), end.squeeze(-1), tuple(states)
 
     def forward(self, question_ids, question_mask, passage_ids, passage_mask):
         q = self.lower(question_ids, question_mask, 0)

@@ -1,0 +1,67 @@
+"""experiments.split_distil: one command trains a split model from the whole one, and refuses to mix runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.tiny_build import tiny_sections, tiny_squad, tiny_teacher, write_config
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("split-distil")
+    train, dev = tiny_squad(root / "data")
+    init = tiny_teacher(root / "init")  # stands in for build/distil/model: a QA model with its tokenizer.json
+    sections = tiny_sections(root, root / "no-teacher", train, dev)
+    sections["student"].update(train_limit=0, unanswerable=1)  # all: both articles
+    return {"root": root, "init": init, "config": write_config(root / "build.toml", sections)}
+
+
+def _argv(project, out, k: int = 1) -> list[str]:
+    return ["--config", str(project["config"]), "--init", str(project["init"]), "--k", str(k), "--epochs", "1",
+            "--out", str(out), "--hidden-loss", "1.0", "--threads", "1"]
+
+
+def test_a_run_writes_the_model_its_layout_its_log_and_its_dev_scores(project):
+    from experiments.split_distil import main
+
+    out = project["root"] / "split-k1"
+    assert main(_argv(project, out)) == 0
+
+    layout = json.loads((out / "model" / "split.json").read_text())
+    assert layout == {"k": 1, "Q": 34, "passage_positions_from": 0, "pair_seps": 1, "layers": 2}
+    assert (out / "model" / "config.json").is_file() and (out / "model" / "tokenizer.json").is_file()
+    assert not (out / "checkpoint.pt").exists()
+    result = json.loads((out / "result.json").read_text())
+    assert result["kd_source"] == "whole"  # no teacher stage here: the whole model's logits are the targets
+    assert result["features"]["unanswerable"] > 0
+    assert set(result["before"]) == {"whole", "split_untrained"} and "f1" in result["dev"]
+    log = [json.loads(line) for line in (out / "train.log.jsonl").read_text().splitlines()]
+    events = [r.get("event") for r in log]
+    assert {"start", "targets", "before", "step", "epoch_end"} <= set(events)
+    assert "f1" in next(r for r in log if r.get("event") == "epoch_end")
+
+    from transformers import BertForQuestionAnswering
+
+    BertForQuestionAnswering.from_pretrained(out / "model")  # loads as it was saved
+
+    # the same command again: finished, nothing to do
+    assert main(_argv(project, out)) == 0
+
+
+def test_a_run_with_other_arguments_is_not_resumed(project, tmp_path):
+    from experiments.split_distil import check_resume
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "args.json").write_text(json.dumps({"arguments": {"k": 2, "epochs": 1.0, "hidden_loss": 0.0}}))
+    assert check_resume(out, {"k": 2, "epochs": 1.0, "hidden_loss": 0.0})
+    with pytest.raises(SystemExit, match=r"hidden_loss: 0.0 -> 1.0; k: 2 -> 3"):
+        check_resume(out, {"k": 3, "epochs": 1.0, "hidden_loss": 1.0})
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    (stray / "checkpoint.pt").write_bytes(b"")
+    with pytest.raises(SystemExit, match="without args.json"):
+        check_resume(stray, {"k": 2})
