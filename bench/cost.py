@@ -27,6 +27,9 @@ below is counted or timed in this run:
 billed *alone* (every request rounded up to 100 ms on an idle instance) and
 *busy* (requests sharing a busy instance), beside one always-on instance and
 what a cold start costs. Writes ``cost.json`` and ``cost.md`` into ``--out``.
+
+``python -m bench cost lance`` counts instead the Cloud Storage operations of the
+Lance retrieval index (``QA_INDEX_URI=gs://...``): see ``LANCE_DOC`` below.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ import statistics
 import sys
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
 
 from bench import cost_model, machine, prices
@@ -239,6 +243,10 @@ def markdown(result: dict) -> str:
 def main(argv=None) -> int:
     from harness.firestore import FirestoreEmulator, emulator_env
 
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["lance"]:
+        return lance_main(argv[1:])
+
     p = argparse.ArgumentParser(prog="python -m bench cost", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifact", type=Path, default=ARTIFACT)
@@ -272,4 +280,625 @@ def main(argv=None) -> int:
     (args.out / "cost.json").write_text(json.dumps(result, indent=2) + "\n")
     (args.out / "cost.md").write_text(markdown(result))
     print(markdown(result))
+    return 0
+
+
+# ==== python -m bench cost lance: the Lance index's Cloud Storage operations, counted ===========================
+
+LANCE_DOC = """``python -m bench cost lance``: what the Lance retrieval index (``QA_INDEX_URI=gs://...``) does on
+Cloud Storage, counted operation by operation, priced beside Firestore's term index.
+
+    python -m bench cost lance --sizes 10000 100000 --questions 300 --cold 20 --firestore-passages 2000
+
+Lance reaches ``gs://`` through Rust's ``object_store``, which speaks Cloud Storage's XML API. Here it
+speaks to ``CountingBucket``: an HTTP server on a loopback port that answers that API from a local
+folder (ranged reads, HEAD, listings in pages of 1,000 keys, uploads with ``x-goog-if-generation-match``,
+multipart uploads, copies, deletes) and counts every request by Cloud Storage's billing class. What is
+counted is what the function's own code (``function.retrieval.lance_index.LanceIndex``) sends:
+
+1. *Ingestion*: the corpus of ``python -m bench scale`` (dev paragraphs, train.json, the Brown corpus,
+   then synthetic passages; ``bench/scale_corpus.py``), written as ``function.ingest`` writes it: an
+   ``upsert`` of each batch of 256 passages' index rows, then ``optimize`` (fold, compaction, clean-up).
+2. *Questions* (dev.json's, as their analysed terms, top 5): a *cold* open (a new instance: the table
+   opened, then its first question), a *re-open* (what an instance does when its last open is older
+   than ``QA_INDEX_REFRESH_S``: every question re-opens here), and *warm* questions on a table kept open;
+   beside them, what a re-open would cost if it kept the earlier open's caches (``session=``), which
+   ``LanceIndex`` does not do.
+3. With ``--firestore-passages``: the same corpus's first passages written to the Firestore emulator by
+   ``FirestoreStore`` (whose term index is written whether or not ``QA_INDEX_URI`` is set), and the same
+   questions searched in its term index: reads and writes counted by the store code (``function/store/ops.py``).
+
+``bench.cost_model`` prices the counts at ``bench.prices``' list prices. Writes ``cost_lance.json`` and
+``cost_lance.md`` into ``--out``.
+"""
+
+# object_store's requests, by Cloud Storage billing class (XML API): listings, uploads, multipart steps and
+# copies are Class A; reads and metadata Class B; deletes are free.
+GCS_CLASS = {"list": "A", "put": "A", "put-refused": "A", "copy": "A", "multipart-create": "A",
+             "multipart-part": "A", "multipart-complete": "A", "get": "B", "get-missing": "B", "head": "B",
+             "delete": "free", "multipart-abort": "free"}
+LIST_PAGE = 1000  # Cloud Storage's largest page of a listing
+# Where in a Lance table a request goes: manifests, transactions, the indexes, data files, deletion files.
+TABLE_PARTS = ("_versions", "_transactions", "_indices", "data", "_deletions", "_refs")
+
+
+def table_part(key: str) -> str:
+    """The part of a Lance table an object key (or a listing's prefix) belongs to."""
+    return next((part for part in key.split("/") if part in TABLE_PARTS), "other")
+
+
+def _gcs_handler():
+    import email.utils
+    import hashlib
+    import http.server
+    import re
+    import urllib.parse
+    import uuid
+    from xml.sax.saxutils import escape
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):  # counted, not logged
+            pass
+
+        def _parse(self):
+            url = urllib.parse.urlsplit(self.path)
+            bucket, _, key = url.path.lstrip("/").partition("/")
+            return bucket, urllib.parse.unquote(key), urllib.parse.parse_qs(url.query, keep_blank_values=True)
+
+        def _reply(self, code: int, body: bytes = b"", headers: dict | None = None, length: int | None = None):
+            self.send_response(code)
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body) if length is None else length))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def _object_headers(self, path: Path) -> dict:
+            st = path.stat()
+            return {"ETag": f'"{st.st_mtime_ns:x}-{st.st_size:x}"', "x-goog-generation": str(st.st_mtime_ns),
+                    "Last-Modified": email.utils.formatdate(st.st_mtime, usegmt=True)}
+
+        def _body(self) -> bytes:
+            return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+        def _list(self, q: dict) -> None:
+            root, prefix = self.server.root, q.get("prefix", [""])[0]
+            delimiter, after = q.get("delimiter", [""])[0], q.get("start-after", [""])[0]
+            token = q.get("continuation-token", [""])[0]
+            page = min(int(q.get("max-keys", [LIST_PAGE])[0]), LIST_PAGE)
+            entries = {}  # name -> path (an object) or None (a common prefix)
+            for path in root.rglob("*"):
+                key = path.relative_to(root).as_posix()
+                if not path.is_file() or not key.startswith(prefix) or ".part-" in key:
+                    continue
+                rest = key[len(prefix):]
+                if delimiter and delimiter in rest:
+                    entries[prefix + rest.split(delimiter)[0] + delimiter] = None
+                else:
+                    entries[key] = path
+            names = [n for n in sorted(entries) if n > max(after, token)]
+            shown, more = names[:page], len(names) > page
+            self.server.count("list", 0, prefix)
+            xml = ["<?xml version='1.0' encoding='UTF-8'?><ListBucketResult>",
+                   f"<IsTruncated>{'true' if more else 'false'}</IsTruncated>"]
+            for name in shown:
+                path = entries[name]
+                if path is None:
+                    xml.append(f"<CommonPrefixes><Prefix>{escape(name)}</Prefix></CommonPrefixes>")
+                    continue
+                st = path.stat()
+                modified = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(st.st_mtime))
+                xml.append(f"<Contents><Key>{escape(name)}</Key><Size>{st.st_size}</Size>"
+                           f"<LastModified>{modified}</LastModified><ETag>\"{st.st_mtime_ns:x}\"</ETag></Contents>")
+            if more:
+                xml.append(f"<NextContinuationToken>{escape(shown[-1])}</NextContinuationToken>")
+            xml.append("</ListBucketResult>")
+            self._reply(200, "".join(xml).encode(), {"Content-Type": "application/xml"})
+
+        def do_GET(self):
+            _, key, q = self._parse()
+            if not key:
+                return self._list(q)
+            path = self.server.root / key
+            if not path.is_file():
+                self.server.count("get-missing", 0, key)
+                return self._reply(404, b"<Error><Code>NoSuchKey</Code></Error>")
+            data, headers = path.read_bytes(), self._object_headers(path)
+            wanted = re.fullmatch(r"bytes=(\d*)-(\d*)", self.headers.get("Range", ""))
+            if not wanted:
+                self.server.count("get", len(data), key)
+                return self._reply(200, data, headers)
+            first, last = wanted.groups()
+            if first == "":
+                first, last = max(0, len(data) - int(last)), len(data) - 1
+            else:
+                first, last = int(first), min(int(last) if last else len(data) - 1, len(data) - 1)
+            body = data[first : last + 1]
+            headers["Content-Range"] = f"bytes {first}-{last}/{len(data)}"
+            self.server.count("get", len(body), key)
+            return self._reply(206, body, headers)
+
+        def do_HEAD(self):
+            _, key, _ = self._parse()
+            path = self.server.root / key
+            self.server.count("head", 0, key)
+            if not path.is_file():
+                return self._reply(404)
+            return self._reply(200, b"", self._object_headers(path), length=path.stat().st_size)
+
+        def do_PUT(self):
+            _, key, q = self._parse()
+            body, root, path = self._body(), self.server.root, self.server.root / key
+            if "uploadId" in q:
+                self.server.uploads[q["uploadId"][0]][int(q["partNumber"][0])] = body
+                self.server.count("multipart-part", len(body), key)
+                return self._reply(200, b"", {"ETag": f'"{hashlib.md5(body).hexdigest()}"'})
+            source = self.headers.get("x-goog-copy-source")
+            with self.server.lock:
+                if self.headers.get("x-goog-if-generation-match") == "0" and path.exists():
+                    self.server.count("put-refused", 0, key)
+                    return self._reply(412, b"<Error><Code>PreconditionFailed</Code></Error>")
+                if source:
+                    data = (root / urllib.parse.unquote(source).lstrip("/").partition("/")[2]).read_bytes()
+                    self.server.count("copy", 0, key)
+                else:
+                    data = body
+                    self.server.count("put", len(body), key, written=True)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                scratch = path.with_name(f"{path.name}.part-{uuid.uuid4().hex}")
+                scratch.write_bytes(data)
+                os.replace(scratch, path)
+            return self._reply(200, b"", self._object_headers(path))
+
+        def do_POST(self):
+            bucket, key, q = self._parse()
+            self._body()
+            path = self.server.root / key
+            if "uploads" in q:
+                upload = uuid.uuid4().hex
+                self.server.uploads[upload] = {}
+                self.server.count("multipart-create", 0, key)
+                return self._reply(200, (f"<InitiateMultipartUploadResult><Bucket>{bucket}</Bucket><Key>"
+                                         f"{escape(key)}</Key><UploadId>{upload}</UploadId>"
+                                         "</InitiateMultipartUploadResult>").encode())
+            if "uploadId" in q:
+                parts = self.server.uploads.pop(q["uploadId"][0])
+                data = b"".join(parts[n] for n in sorted(parts))
+                with self.server.lock:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(data)
+                self.server.count("multipart-complete", len(data), key, written=True)
+                return self._reply(200, (f"<CompleteMultipartUploadResult><Bucket>{bucket}</Bucket><Key>"
+                                         f"{escape(key)}</Key><ETag>\"{hashlib.md5(data).hexdigest()}\"</ETag>"
+                                         "</CompleteMultipartUploadResult>").encode(), self._object_headers(path))
+            return self._reply(400, b"<Error><Code>NotImplemented</Code></Error>")
+
+        def do_DELETE(self):
+            _, key, q = self._parse()
+            if "uploadId" in q:
+                self.server.uploads.pop(q["uploadId"][0], None)
+                self.server.count("multipart-abort", 0, key)
+                return self._reply(204)
+            path = self.server.root / key
+            self.server.count("delete", 0, key)
+            if path.is_file():
+                path.unlink()
+                return self._reply(204)
+            return self._reply(404)
+
+    return Handler
+
+
+class CountingBucket:
+    """A Cloud Storage stand-in (XML API, one folder per bucket name ignored) that counts what it is asked.
+
+    ``storage_options`` point Lance's ``object_store`` at it: a service-account key whose ``gcs_base_url``
+    is this server, with OAuth off. ``take()`` returns the requests since the last call, by kind and class.
+    """
+
+    def __init__(self, root: Path):
+        import http.server
+        import threading
+
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        counter = self
+        self._lock = threading.Lock()
+
+        class Server(http.server.ThreadingHTTPServer):
+            daemon_threads = True
+            lock = threading.Lock()
+            uploads: dict = {}
+            root = self.root
+
+            def count(self, kind: str, size: int, key: str, written: bool = False) -> None:
+                counter._count(kind, size, key, written)
+
+            def handle_error(self, request, client_address):
+                # A client that drops an idle kept-alive connection: no request was made, nothing to count.
+                if not isinstance(sys.exc_info()[1], ConnectionError):
+                    super().handle_error(request, client_address)
+
+        self._server = Server(("127.0.0.1", 0), _gcs_handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        self._reset()
+
+    def _reset(self) -> None:
+        self._kinds: dict[str, int] = {}
+        self._where: dict[str, int] = {}
+        self._read = self._written = 0
+
+    def _count(self, kind: str, size: int, key: str, written: bool) -> None:
+        where = f"{kind} {table_part(key)}"
+        with self._lock:
+            self._kinds[kind] = self._kinds.get(kind, 0) + 1
+            self._where[where] = self._where.get(where, 0) + 1
+            if written:
+                self._written += size
+            elif GCS_CLASS[kind] == "B":
+                self._read += size
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def storage_options(self) -> dict:
+        key = {"gcs_base_url": self.url, "disable_oauth": True, "client_email": "", "private_key": "",
+               "private_key_id": ""}
+        return {"google_service_account_key": json.dumps(key), "allow_http": "true"}
+
+    def take(self) -> dict:
+        """The requests since the last ``take``: by kind, by class (A, B, free), bytes read and written."""
+        with self._lock:
+            kinds, where = dict(sorted(self._kinds.items())), dict(sorted(self._where.items()))
+            read, written = self._read, self._written
+            self._reset()
+        by_class = {c: sum(n for k, n in kinds.items() if GCS_CLASS[k] == c) for c in ("A", "B", "free")}
+        return {"kinds": kinds, "where": where, "class_a": by_class["A"], "class_b": by_class["B"],
+                "free": by_class["free"], "bytes_read": read, "bytes_written": written}
+
+    def stored_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file() and ".part-" not in p.name)
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def _per(total: dict, n: int) -> dict:
+    """A ``CountingBucket.take()`` divided by ``n`` (per passage, per question)."""
+    out = {k: round(total[k] / n, 4) for k in ("class_a", "class_b", "free", "bytes_read", "bytes_written")}
+    for field in ("kinds", "where"):
+        out[field] = {k: round(v / n, 4) for k, v in total[field].items()}
+    return out
+
+
+def _summed(takes: list[dict]) -> dict:
+    total = {k: sum(t[k] for t in takes) for k in ("class_a", "class_b", "free", "bytes_read", "bytes_written")}
+    for field in ("kinds", "where"):
+        total[field] = {}
+        for t in takes:
+            for k, v in t[field].items():
+                total[field][k] = total[field].get(k, 0) + v
+        total[field] = dict(sorted(total[field].items()))
+    return total
+
+
+def lance_ingest(bucket: CountingBucket, uri: str, passages, batch: int = 256) -> dict:
+    """Write ``passages`` (``.id``, ``.doc_id``, ``.title``, ``.text``) as ingestion does: an upsert of each
+    batch's index rows, then ``optimize``; the operations of each step and per passage."""
+    from function.ingest.job import index_rows
+    from function.retrieval.lance_index import LanceIndex
+
+    index = LanceIndex(uri, timeout_s=120.0, storage_options=bucket.storage_options)
+    bucket.take()
+    rows, chunk, started = 0, [], time.perf_counter()
+    for p in passages:
+        chunk.append(p)
+        if len(chunk) == batch:
+            rows += index.upsert(index_rows(chunk))
+            chunk = []
+    if chunk:
+        rows += index.upsert(index_rows(chunk))
+    upserts = bucket.take()
+    index.optimize()
+    finish = bucket.take()
+    seconds = time.perf_counter() - started
+    deltas = index._deltas()  # delta indices over ``terms``: a search reads each
+    bucket.take()
+    index.close()
+    total = _summed([upserts, finish])
+    stored = bucket.stored_bytes()  # with the versions of the last minute, which optimize's clean-up keeps
+    # What stays once those are gone too (the next ingestion's clean-up): the table alone. Done on the folder
+    # itself, not through the bucket: not counted.
+    import lance
+
+    lance.dataset(str(bucket.root / uri.split("/", 3)[3])).cleanup_old_versions(older_than=timedelta(0))
+    return {"passages": rows, "batch": batch, "seconds": round(seconds, 1), "terms_index_deltas": deltas,
+            "upserts": upserts, "optimize": finish,
+            "per_passage": _per(total, rows), "stored_bytes_after_run": stored,
+            "stored_bytes": bucket.stored_bytes()}
+
+
+def lance_questions(bucket: CountingBucket, uri: str, questions: list[list[str]], cold: int, k: int = 5) -> dict:
+    """The operations of a cold open (a new instance's open and first question), of a re-open (an instance
+    whose last open is older than ``QA_INDEX_REFRESH_S``) and of warm questions on a table kept open."""
+    from function.retrieval.lance_index import LanceIndex
+
+    def index(refresh_s: float):
+        return LanceIndex(uri, timeout_s=120.0, refresh_s=refresh_s, storage_options=bucket.storage_options)
+
+    bucket.take()
+    colds = []
+    for terms in questions[:cold]:
+        fresh = index(1e9)
+        fresh.search(terms, k)
+        colds.append(bucket.take())
+        fresh.close()
+    reopening = index(0.0)  # every question finds its last open too old
+    reopens = []
+    for terms in questions[:cold]:
+        reopening.search(terms, k)
+        reopens.append(bucket.take())
+    reopening.close()
+    # Not what LanceIndex does: a re-open that keeps the previous open's session (its caches), as
+    # lance.dataset(..., session=...) allows; what a re-open would cost if the function did so.
+    import lance
+
+    def ask(dataset, terms):
+        dataset.to_table(columns=["id", "_score"], full_text_query=" ".join(terms), limit=k)
+
+    base = lance.dataset(uri, storage_options=bucket.storage_options)
+    ask(base, questions[-1])
+    bucket.take()
+    kept = []
+    for terms in questions[:cold]:
+        ask(lance.dataset(uri, storage_options=bucket.storage_options, session=base.session()), terms)
+        kept.append(bucket.take())
+    warm = index(1e9)
+    warm.search(questions[-1], k)  # opened, its first question asked
+    bucket.take()
+    warm._current().io_stats_incremental()
+    each = []
+    for terms in questions:
+        warm.search(terms, k)
+        each.append(bucket.take())
+    stats = warm._current().io_stats_incremental()
+    warm.close()
+    half = len(each) // 2
+    return {"k": k, "cold": _per(_summed(colds), len(colds)), "cold_first": colds[0],
+            "reopen": _per(_summed(reopens), len(reopens)),
+            "reopen_keeping_session": _per(_summed(kept), len(kept)),
+            "warm": _per(_summed(each), len(each)), "warm_second_half": _per(_summed(each[half:]), len(each) - half),
+            "warm_questions": len(each), "cold_questions": len(colds),
+            "lance_io_stats_warm": {"read_iops": stats.read_iops, "read_bytes": stats.read_bytes,
+                                    "counted_gets": sum(t["kinds"].get("get", 0) for t in each),
+                                    "counted_bytes_read": sum(t["bytes_read"] for t in each)}}
+
+
+def firestore_term_index(passages, questions: list[list[str]], k: int = 5, batch: int = 256) -> dict:
+    """``FirestoreStore`` on the emulator: its operations per passage written (the term index's share apart)
+    and its term index's reads per question."""
+    from function.store import ops
+    from function.store.firestore import FirestoreStore
+    from function.store.records import Passage
+    from harness.firestore import FirestoreEmulator, emulator_env
+
+    with tempfile.TemporaryDirectory() as tmp:
+        emulator = FirestoreEmulator(Path(tmp) / "emulator.log").start()
+        saved = {k: os.environ.get(k) for k in ("FIRESTORE_EMULATOR_HOST", "GOOGLE_CLOUD_PROJECT")}
+        try:
+            os.environ.update({k: v for k, v in emulator_env(emulator).items() if k != "QA_STORE"})
+            store = FirestoreStore(None, "(default)", "passages", "answers", 120.0)
+            in_index = {"reads": 0, "writes": 0, "deletes": 0}
+            update = store.index.update
+
+            def counted_update(*args, **kwargs):
+                before = ops.totals()
+                try:
+                    return update(*args, **kwargs)
+                finally:
+                    after = ops.totals()
+                    for f in in_index:
+                        in_index[f] += getattr(after, f) - getattr(before, f)
+
+            store.index.update = counted_update
+            before, written, chunk = ops.totals(), 0, []
+
+            def write(chunk):
+                store.upsert_many([Passage.from_tokens(p.id, p.title, p.doc_id, p.text, [1], [[0, 1]],
+                                                       "stand-in", 2) for p in chunk])
+                return len(chunk)
+
+            for p in passages:
+                chunk.append(p)
+                if len(chunk) == batch:
+                    written += write(chunk)
+                    chunk = []
+            if chunk:
+                written += write(chunk)
+            after = ops.totals()
+            asked = ops.totals()
+            for terms in questions:
+                store.search(terms, k)
+            done = ops.totals()
+            store.close()
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+            emulator.stop()
+    n, q = max(written, 1), max(len(questions), 1)
+    return {"passages": written, "batch": batch, "questions": len(questions),
+            "per_passage": {"reads": round((after.reads - before.reads) / n, 4),
+                            "writes": round((after.writes - before.writes) / n, 4),
+                            "deletes": round((after.deletes - before.deletes) / n, 4)},
+            "per_passage_term_index": {f: round(v / n, 4) for f, v in in_index.items()},
+            "per_question": {"reads": round((done.reads - asked.reads) / q, 4)}}
+
+
+def lance_bill(size_row: dict, firestore: dict | None, busy_questions_per_s: float, refresh_s: float) -> dict:
+    """Dollars per million questions and per million passages ingested, and a month of storage."""
+    q, ing = size_row["questions"], size_row["ingest"]
+
+    def ops(d: dict) -> cost_model.ObjectOps:
+        return cost_model.ObjectOps(d["class_a"], d["class_b"], d["free"], d["bytes_read"])
+
+    warm, reopen = ops(q["warm"]), ops(q["reopen"])
+    # Busy: an instance answering busy_questions_per_s re-opens once every refresh_s: that re-open's operations
+    # (beyond a warm question's) are shared by the questions of those seconds.
+    shared = 1 / (busy_questions_per_s * refresh_s)
+    busy = warm.plus(cost_model.ObjectOps(reopen.class_a - warm.class_a, reopen.class_b - warm.class_b), shared)
+    out = {"questions": {"warm": cost_model.storage_ops_per_million(warm),
+                         "busy": cost_model.storage_ops_per_million(busy),
+                         "scattered": cost_model.storage_ops_per_million(reopen),
+                         "scattered_keeping_session": cost_model.storage_ops_per_million(
+                             ops(q["reopen_keeping_session"])),
+                         "cold_start": cost_model.storage_ops_per_million(ops(q["cold"]))},
+           "busy_questions_per_s": busy_questions_per_s, "refresh_s": refresh_s,
+           "passages": cost_model.storage_ops_per_million(ops(ing["per_passage"])),
+           "storage_per_million_passages_month": round(
+               cost_model.storage_per_month(ing["stored_bytes"] / ing["passages"] * 1e6), 4)}
+    if firestore:
+        out["firestore_term_index"] = {
+            "questions": cost_model.firestore_per_million(firestore["per_question"]["reads"]),
+            "passages": cost_model.firestore_per_million(**firestore["per_passage_term_index"]),
+            "passages_with_passage_documents": cost_model.firestore_per_million(**firestore["per_passage"])}
+    return out
+
+
+def lance_markdown(result: dict) -> str:
+    m = result["machine"]
+    lines = [f"# The Lance index on Cloud Storage: operations counted, {result['date']}", "",
+             f"Reproduce: `{result['command']}`", "",
+             f"Requests of Lance {result['lance_version']} (`object_store`, Cloud Storage XML API) counted by "
+             "`bench.cost.CountingBucket`; the index written and searched by `function.retrieval.lance_index`. "
+             f"Prices of {prices.GCS_CONSULTED} ({prices.GCS_SOURCE}): Class A ${prices.GCS_CLASS_A_PER_1000} "
+             f"and Class B ${prices.GCS_CLASS_B_PER_1000} per 1,000, Standard storage "
+             f"${prices.GCS_STANDARD_GB_MONTH} per GB-month; Firestore ({prices.CONSULTED}): "
+             f"${prices.READ_PER_100K} per 100,000 reads, ${prices.WRITE_PER_100K} per 100,000 writes. "
+             f"Load average at the start: {m['load_average_at_start']}"
+             f"{'' if m['quiet'] else ', NOT quiet: ' + ', '.join(m['competing_processes'])}.", "",
+             "## Per question (top 5; dev.json questions as their analysed terms)", "",
+             "| passages | case | Class A | Class B | of which LIST / GET / HEAD | KB read | $ per million |",
+             "|---|---|---|---|---|---|---|"]
+    for row in result["sizes"]:
+        for case, label in (("cold", f"cold open + first question (mean of {row['questions']['cold_questions']})"),
+                            ("reopen", "re-open (last open older than QA_INDEX_REFRESH_S)"),
+                            ("reopen_keeping_session", "re-open keeping the session (not what LanceIndex does)"),
+                            ("warm", f"warm, table kept open (mean of {row['questions']['warm_questions']})"),
+                            ("warm_second_half", "warm, second half of those")):
+            d = row["questions"][case]
+            kinds = d["kinds"]
+            dollars = cost_model.storage_ops_per_million(cost_model.ObjectOps(d["class_a"], d["class_b"]))
+            lines.append(f"| {row['size']:,} | {label} | {d['class_a']:.2f} | {d['class_b']:.2f} | "
+                         f"{kinds.get('list', 0):.2f} / {kinds.get('get', 0):.2f} / {kinds.get('head', 0):.2f} | "
+                         f"{d['bytes_read'] / 1024:.1f} | {dollars['total']:.4f} |")
+    lines += ["", "## Per passage ingested (batches of 256, then optimize)", "",
+              "| passages | Class A | Class B | deletes | of which PUT / LIST / GET | KB written | KB read | "
+              "stored bytes / passage | delta indices | $ per million passages | "
+              "storage $ per million passages a month |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in result["sizes"]:
+        d, ing, b = row["ingest"]["per_passage"], row["ingest"], row["bill"]
+        kinds = d["kinds"]
+        puts = sum(v for k, v in kinds.items() if k in ("put", "multipart-part", "multipart-create",
+                                                         "multipart-complete", "copy", "put-refused"))
+        lines.append(f"| {row['size']:,} | {d['class_a']:.4f} | {d['class_b']:.4f} | {d['free']:.4f} | "
+                     f"{puts:.4f} / {kinds.get('list', 0):.4f} / {kinds.get('get', 0):.4f} | "
+                     f"{d['bytes_written'] / 1024:.2f} | {d['bytes_read'] / 1024:.2f} | "
+                     f"{ing['stored_bytes'] / ing['passages']:.0f} | {ing.get('terms_index_deltas', '-')} | "
+                     f"{b['passages']['total']:.2f} | "
+                     f"{b['storage_per_million_passages_month']:.4f} |")
+    fs = result.get("firestore")
+    lines += ["", "## Dollars per million questions: Lance on Cloud Storage vs Firestore's term index", ""]
+    if fs:
+        lines += [f"Firestore's term index, counted on the emulator with the first {fs['passages']:,} passages of "
+                  f"the corpus and the same {fs['questions']} questions: {fs['per_question']['reads']:.2f} reads "
+                  f"per question; per passage written {fs['per_passage_term_index']['reads']:.2f} reads and "
+                  f"{fs['per_passage_term_index']['writes']:.2f} writes for the term index "
+                  f"({fs['per_passage']['reads']:.2f} and {fs['per_passage']['writes']:.2f} with the passage "
+                  "documents).", ""]
+    lines += ["| passages | Lance warm | Lance busy | Lance scattered (every question re-opens) | "
+              "scattered, re-opens keeping the session | Firestore term index | "
+              "Lance ingest, per million passages | Firestore term index ingest |",
+              "|---|---|---|---|---|---|---|---|"]
+    for row in result["sizes"]:
+        b = row["bill"]
+        f = b.get("firestore_term_index")
+        fq, fp = (f"${f['questions']:.2f}", f"${f['passages']:.2f}") if f else ("-", "-")
+        lines.append(f"| {row['size']:,} | ${b['questions']['warm']['total']:.4f} | "
+                     f"${b['questions']['busy']['total']:.4f} | ${b['questions']['scattered']['total']:.4f} | "
+                     f"${b['questions']['scattered_keeping_session']['total']:.4f} | "
+                     f"{fq} | ${b['passages']['total']:.2f} | {fp} |")
+    b0 = result["sizes"][0]["bill"]
+    lines += ["", f"Busy: one re-open per {b0['refresh_s']:g} s (`QA_INDEX_REFRESH_S`) shared by "
+                  f"{b0['busy_questions_per_s']:g} questions a second on the instance. Scattered: questions more than "
+                  "`QA_INDEX_REFRESH_S` apart on an instance, each pays a re-open."]
+    return "\n".join(lines) + "\n"
+
+
+def lance_main(argv=None) -> int:
+    from datetime import UTC, datetime
+
+    import lance
+
+    from bench.scale_corpus import corpus, dev_questions, fetch_brown
+    from function.retrieval.terms import query_terms
+    from harness.paths import SQUAD
+
+    p = argparse.ArgumentParser(prog="python -m bench cost lance", description=LANCE_DOC,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    p.add_argument("--questions", type=int, default=300, help="warm questions (dev.json's, in order)")
+    p.add_argument("--cold", type=int, default=20, help="cold opens and re-opens, one question each")
+    p.add_argument("--firestore-passages", type=int, default=0,
+                   help="also count Firestore's term index on the emulator with this many passages (0: not)")
+    p.add_argument("--busy-questions-per-s", type=float, default=7.7,
+                   help="questions a second on a busy instance (docs/cost.md: 7.7 for questions alone)")
+    p.add_argument("--refresh-s", type=float, default=10.0, help="QA_INDEX_REFRESH_S")
+    p.add_argument("--data", type=Path, default=SQUAD, help="train.json and dev.json")
+    p.add_argument("--no-brown", action="store_true", help="synthetic distractors after train.json")
+    p.add_argument("--out", type=Path, default=REPO / "records" / "bench" / "cost_lance")
+    args = p.parse_args(argv)
+
+    brown = None if args.no_brown else fetch_brown(REPO / "build" / "corpora")
+    questions = [t for t in (query_terms(q["question"]) for q in dev_questions(args.data / "dev.json")) if t]
+    questions = questions[: args.questions]
+    rows, firestore = [], None
+    for size in args.sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            bucket = CountingBucket(Path(tmp) / "bucket")
+            uri = "gs://qa-bucket/index/bert-qa"
+            try:
+                passages, info = corpus(size, args.data, brown)
+                print(f"{size:,} passages: ingesting ({info})", flush=True)
+                ingested = lance_ingest(bucket, uri, passages)
+                print(f"  {json.dumps(ingested['per_passage'])}", flush=True)
+                asked = lance_questions(bucket, uri, questions, args.cold)
+                print(f"  warm {json.dumps(asked['warm'])}\n  cold {json.dumps(asked['cold'])}", flush=True)
+            finally:
+                bucket.close()
+        rows.append({"size": size, "corpus": info, "ingest": ingested, "questions": asked})
+    if args.firestore_passages:
+        passages, _ = corpus(max(args.firestore_passages, 285), args.data, brown)
+        print(f"Firestore emulator: {args.firestore_passages:,} passages", flush=True)
+        firestore = firestore_term_index(list(passages)[: args.firestore_passages], questions)
+    for row in rows:
+        row["bill"] = lance_bill(row, firestore, args.busy_questions_per_s, args.refresh_s)
+    result = {"command": "python -m bench cost lance " + shlex.join(argv if argv is not None else sys.argv[1:]),
+              "date": datetime.now(UTC).strftime("%Y-%m-%d"), "lance_version": lance.__version__,
+              "machine": machine.describe(), "prices_consulted": prices.GCS_CONSULTED, "sizes": rows,
+              "firestore": firestore}
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "cost_lance.json").write_text(json.dumps(result, indent=1) + "\n")
+    (args.out / "cost_lance.md").write_text(lance_markdown(result))
+    print(lance_markdown(result))
     return 0

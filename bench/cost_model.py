@@ -69,3 +69,41 @@ def always_on_per_month(vcpus: float, memory_gib: float) -> float:
 def per_cold_start(startup_s: float, vcpus: float, memory_gib: float) -> float:
     """Dollars for one cold start's start-up seconds, billed at the instance's (boosted) size."""
     return startup_s * (vcpus * prices.REQUEST_VCPU_S + memory_gib * prices.REQUEST_GIB_S)
+
+
+# ---- the Lance retrieval index on Cloud Storage (QA_INDEX_URI=gs://...) ------------------------------------
+
+
+@dataclass(frozen=True)
+class ObjectOps:
+    """Cloud Storage operations, on average per unit (a question, a passage ingested)."""
+
+    class_a: float  # writes and listings
+    class_b: float  # reads (GET, HEAD)
+    free: float = 0.0  # deletes
+    bytes_read: float = 0.0  # not billed within the region; kept to show what a search reads
+
+    def plus(self, other: ObjectOps, times: float = 1.0) -> ObjectOps:
+        """This, plus ``times`` x ``other`` (e.g. a re-open's operations shared by the questions it serves)."""
+        return ObjectOps(self.class_a + times * other.class_a, self.class_b + times * other.class_b,
+                         self.free + times * other.free, self.bytes_read + times * other.bytes_read)
+
+
+def storage_ops_per_million(ops: ObjectOps) -> dict:
+    """Dollars per million units (questions or passages) for Cloud Storage operations, by class."""
+    n = 1e6 / 1000
+    lines = {"class_a": ops.class_a * prices.GCS_CLASS_A_PER_1000 * n,
+             "class_b": ops.class_b * prices.GCS_CLASS_B_PER_1000 * n}
+    lines["total"] = lines["class_a"] + lines["class_b"]
+    return {k: round(v, 4) for k, v in lines.items()}
+
+
+def storage_per_month(stored_bytes: float) -> float:
+    """Dollars a month for keeping ``stored_bytes`` in Standard storage."""
+    return stored_bytes / prices.GIB * prices.GCS_STANDARD_GB_MONTH
+
+
+def firestore_per_million(reads: float, writes: float = 0.0, deletes: float = 0.0) -> float:
+    """Dollars per million units for Firestore documents read, written and deleted per unit."""
+    return round((reads * prices.READ_PER_100K + writes * prices.WRITE_PER_100K
+                  + deletes * prices.DELETE_PER_100K) / 1e5 * 1e6, 4)

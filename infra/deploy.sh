@@ -11,6 +11,11 @@
 #   EXECUTION_ENVIRONMENT=gen1  REQUEST_TIMEOUT=30s  BILLING=request (or instance),
 #   startup CPU boost on, no unauthenticated access, the runtime service account.
 #   EXTRA_ENV_VARS="QA_CACHE_TTL_S=86400,..." adds function settings (README.md#configuration).
+# The retrieval index: INDEX=lance (or QA_INDEX_URI=gs://BUCKET/PATH) sets QA_INDEX_URI, by default
+#   gs://$BUCKET/index/$SERVICE, and QA_INDEX_REFRESH_S when given: questions asked alone are searched
+#   in that Lance table, which infra/ingest_job.sh writes. The image must hold requirements-lance.txt
+#   (the Dockerfile's runtime-lance target: INDEX=lance infra/release.sh builds it); --functions adds
+#   it to the staged requirements.txt.
 # Cloud Run: IMAGE defaults to $REGION-docker.pkg.dev/$PROJECT_ID/$REPOSITORY/$SERVICE:latest.
 # Functions: the folder STAGE_DIR (build/function-source) gets main.py, function/,
 #   the artifact (ARTIFACT_DIR, default artifact/) and requirements.txt; the function
@@ -35,6 +40,7 @@ while (( $# )); do
   shift
 done
 load_settings
+load_index_settings
 
 MEMORY=${MEMORY:-512Mi}
 CPU=${CPU:-1}
@@ -78,6 +84,9 @@ ENV_VARS+=",QA_EAGER_LOAD=1,QA_THREADS=${CPU},QA_INFERENCE_CONCURRENCY=${CPU},TH
 # MALLOC_ARENA_MAX=2 (also in the Dockerfile; Cloud Functions builds without it):
 # fewer glibc heap arenas for the request threads, ~100 MB less resident memory.
 ENV_VARS+=",GOOGLE_CLOUD_PROJECT=${PROJECT_ID},MALLOC_ARENA_MAX=2"
+# The Lance retrieval index (infra/lib.sh: INDEX, QA_INDEX_URI); nothing without one.
+[[ -z "$QA_INDEX_URI" ]] || ENV_VARS+=",QA_INDEX_URI=${QA_INDEX_URI}"
+[[ -z "$QA_INDEX_URI" || -z "$QA_INDEX_REFRESH_S" ]] || ENV_VARS+=",QA_INDEX_REFRESH_S=${QA_INDEX_REFRESH_S}"
 [[ -z "${EXTRA_ENV_VARS:-}" ]] || ENV_VARS+=",${EXTRA_ENV_VARS}"
 
 # With QA_EAGER_LOAD=1 the port opens before the model is loaded: probe GET /ready
@@ -101,7 +110,7 @@ deploy_run() {
     --startup-probe="$STARTUP_PROBE")
   [[ -z "$TAG" ]] || args+=(--tag="$TAG")
   (( ! NO_TRAFFIC )) || args+=(--no-traffic)
-  say "Deploying $IMAGE to Cloud Run service $SERVICE ($REGION)"
+  say "Deploying $IMAGE to Cloud Run service $SERVICE ($REGION)${QA_INDEX_URI:+, retrieval index $QA_INDEX_URI}"
   gc "${args[@]}"
   if (( ! DRY_RUN )); then
     say "Service URL: $(gcloud run services describe "$SERVICE" --region="$REGION" \
@@ -117,6 +126,8 @@ stage_source() {
   rm -rf "$STAGE_DIR"
   mkdir -p "$STAGE_DIR"
   cp "$REPO_DIR/main.py" "$REPO_DIR/requirements.txt" "$STAGE_DIR/"
+  # With the Lance index the function needs pylance and pyarrow too (requirements-lance.txt).
+  [[ -z "$QA_INDEX_URI" ]] || cat "$REPO_DIR/requirements-lance.txt" >> "$STAGE_DIR/requirements.txt"
   (cd "$REPO_DIR" && find function -type f -not -path '*/__pycache__/*' -not -path '*/tests/*' \
     -not -name '*.py[cod]' -exec cp --parents {} "$STAGE_DIR/" \;)
   mkdir -p "$STAGE_DIR/artifact"

@@ -33,9 +33,15 @@
 # code and artifact, so passages are tokenised by the tokenizer that will read
 # them, and which adds the document libraries (requirements-ingest.txt) that the
 # serving image leaves out. `--image` picks another (the serving image reads
-# .json/.jsonl records only). The job runs as the runtime service account: it
-# needs read on the corpus bucket (setup.sh grants it on $BUCKET; grant it on any
-# other bucket) and Firestore write.
+# .json/.jsonl records only). The job runs as the ingestion service account
+# (INGEST_SA_NAME, qa-ingest; infra/setup.sh): it needs read on the corpus bucket
+# (setup.sh grants it on $BUCKET; grant it on any other bucket) and Firestore write.
+#
+# With the Lance retrieval index (INDEX=lance, or QA_INDEX_URI=gs://BUCKET/PATH; the
+# default is gs://$BUCKET/index/$SERVICE, where setup.sh lets the ingestion account write
+# and the runtime account read) the job gets QA_INDEX_URI and writes each passage's terms
+# to that table too. Its image must hold requirements-lance.txt: the pipeline's
+# $SERVICE-ingest built with INDEX=lance (the Dockerfile's ingest-lance target).
 # Settings: TASK_TIMEOUT (3600s), MAX_RETRIES (2), JOB_MEMORY (1Gi), JOB_CPU (1);
 # others in infra/lib.sh.
 set -euo pipefail
@@ -68,6 +74,7 @@ while (( $# )); do
   shift
 done
 load_settings
+load_index_settings
 
 (( ${#INPUTS[@]} || DELETES )) \
   || usage_error "name the corpus: gs://bucket/prefix/, gs://bucket/doc.pdf or gs://bucket/file.json[l]"
@@ -122,11 +129,13 @@ ARGS="-m,function.ingest"
 for arg in "${OPTIONS[@]}" "${INPUTS[@]}"; do ARGS+=",$arg"; done
 ENV_VARS="QA_STORE=firestore,QA_FIRESTORE_DATABASE=${FIRESTORE_DATABASE}"
 ENV_VARS+=",QA_PASSAGES_COLLECTION=${PASSAGES_COLLECTION},GOOGLE_CLOUD_PROJECT=${PROJECT_ID}"
+[[ -z "$QA_INDEX_URI" ]] || ENV_VARS+=",QA_INDEX_URI=${QA_INDEX_URI}"
 
 shown=${ARGS#-m,function.ingest,}
 say "Job $JOB_NAME: $TASKS tasks ($PARALLELISM at a time) run function.ingest ${shown//,/ } with $IMAGE"
+[[ -z "$QA_INDEX_URI" ]] || say "  and write the retrieval index $QA_INDEX_URI"
 gc run jobs deploy "$JOB_NAME" --image="$IMAGE" --region="$REGION" \
-  --service-account="$RUNTIME_SA" --command=python --args="$ARGS" \
+  --service-account="$INGEST_SA" --command=python --args="$ARGS" \
   --tasks="$TASKS" --parallelism="$PARALLELISM" --task-timeout="$TASK_TIMEOUT" \
   --max-retries="$MAX_RETRIES" --memory="$JOB_MEMORY" --cpu="$JOB_CPU" \
   --set-env-vars="$ENV_VARS" --labels=app=bert-qa

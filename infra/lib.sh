@@ -11,8 +11,13 @@
 #   FIRESTORE_LOCATION  Firestore database location                     [$REGION]
 #   FIRESTORE_DATABASE  Firestore database id                           [(default)]
 #   PASSAGES_COLLECTION / ANSWERS_COLLECTION                            [passages / answers]
-#   RUNTIME_SA_NAME     runtime service account (the function, the ingestion job) [qa-runtime]
+#   RUNTIME_SA_NAME     runtime service account (the function)          [qa-runtime]
+#   INGEST_SA_NAME      ingestion service account (infra/ingest_job.sh) [qa-ingest]
 #   BUILD_SA_NAME       build service account (Cloud Build, Vertex AI)  [qa-build]
+#   INDEX               retrieval index of questions asked alone: empty for the store's own
+#                       (Firestore's term documents), lance for a Lance table on Cloud Storage [empty]
+#   QA_INDEX_URI        where that table is; given, it implies INDEX=lance  [gs://$BUCKET/index/$SERVICE]
+#   QA_INDEX_REFRESH_S  with the index: how often an instance looks for new rows (seconds) [the function's 10]
 #
 # With --dry-run every gcloud (and curl) command is printed on stdout, one per
 # line and shell-quoted, instead of being run; messages go to stderr.
@@ -93,12 +98,37 @@ load_settings() {
   PASSAGES_COLLECTION=${PASSAGES_COLLECTION:-passages}
   ANSWERS_COLLECTION=${ANSWERS_COLLECTION:-answers}
   RUNTIME_SA_NAME=${RUNTIME_SA_NAME:-qa-runtime}
+  INGEST_SA_NAME=${INGEST_SA_NAME:-qa-ingest}
   BUILD_SA_NAME=${BUILD_SA_NAME:-qa-build}
   RUNTIME_SA="${RUNTIME_SA_NAME}@${PROJECT_ID}.iam.gserviceaccount.com"
+  INGEST_SA="${INGEST_SA_NAME}@${PROJECT_ID}.iam.gserviceaccount.com"
   BUILD_SA="${BUILD_SA_NAME}@${PROJECT_ID}.iam.gserviceaccount.com"
   IMAGE_REPO="${REGION}-docker.pkg.dev/${PROJECT_ID}/${REPOSITORY}"
   [[ "$PROJECT_ID" =~ ^[a-z][a-z0-9-]{4,28}[a-z0-9]$ ]] \
     || die "PROJECT_ID '$PROJECT_ID' is not a project id (6-30 lowercase letters, digits, hyphens)"
   [[ "$BUCKET" =~ ^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$ ]] \
     || die "BUCKET '$BUCKET' is not a valid bucket name"
+}
+
+# The Lance retrieval index (docs/retrieval.md): its objects live under gs://$BUCKET/$INDEX_PREFIX/,
+# one table per service. setup.sh grants the runtime account read and the ingestion account write there.
+INDEX_PREFIX=index
+
+# load_index_settings: INDEX, QA_INDEX_URI and QA_INDEX_REFRESH_S, checked; after load_settings, in the
+# scripts that deploy or run the function (deploy.sh, ingest_job.sh, release.sh).
+load_index_settings() {
+  INDEX=${INDEX:-}
+  QA_INDEX_URI=${QA_INDEX_URI:-}
+  QA_INDEX_REFRESH_S=${QA_INDEX_REFRESH_S:-}
+  [[ -z "$INDEX" || "$INDEX" == lance ]] \
+    || die "INDEX=$INDEX: empty (the store's own index) or lance (a Lance table on Cloud Storage)"
+  if [[ -n "$QA_INDEX_URI" ]]; then
+    INDEX=lance
+  elif [[ "$INDEX" == lance ]]; then
+    QA_INDEX_URI="gs://${BUCKET}/${INDEX_PREFIX}/${SERVICE}"
+  fi
+  [[ -z "$QA_INDEX_URI" || "$QA_INDEX_URI" =~ ^gs://[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]/[^,[:space:]]+$ ]] \
+    || die "QA_INDEX_URI '$QA_INDEX_URI' is not gs://BUCKET/PATH (no commas or spaces): every instance and the ingestion job share it"
+  [[ -z "$QA_INDEX_REFRESH_S" || "$QA_INDEX_REFRESH_S" =~ ^[0-9]+([.][0-9]+)?$ ]] \
+    || die "QA_INDEX_REFRESH_S=$QA_INDEX_REFRESH_S is not a number of seconds"
 }

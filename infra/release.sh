@@ -12,7 +12,10 @@
 # Settings: ARTIFACT_SOURCE (repo | cache | build; default repo), BUILD_CONFIG
 # (build_model/configs/production.toml), MIN_INSTANCES (0), MAX_INSTANCES (10),
 # BILLING (request | instance; see infra/deploy.sh), BUILD_TIMEOUT (3600s; a CPU
-# build of the artifact needs more); others in infra/lib.sh.
+# build of the artifact needs more), INDEX (empty: the store's own retrieval index;
+# lance: the images with the Lance index, the Dockerfile's runtime-lance and
+# ingest-lance targets, and the service deployed with QA_INDEX_URI=gs://$BUCKET/index/$SERVICE,
+# which infra/ingest_job.sh writes with INDEX=lance); others in infra/lib.sh.
 set -euo pipefail
 # shellcheck source=infra/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -26,6 +29,7 @@ while (( $# )); do
   shift
 done
 load_settings
+load_index_settings
 ARTIFACT_SOURCE=${ARTIFACT_SOURCE:-repo}
 BUILD_CONFIG=${BUILD_CONFIG:-build_model/configs/production.toml}
 MIN_INSTANCES=${MIN_INSTANCES:-0}
@@ -33,6 +37,9 @@ MAX_INSTANCES=${MAX_INSTANCES:-10}
 BUILD_TIMEOUT=${BUILD_TIMEOUT:-3600s}
 BILLING=${BILLING:-request}
 [[ "$ARTIFACT_SOURCE" =~ ^(repo|cache|build)$ ]] || die "ARTIFACT_SOURCE must be repo, cache or build"
+# The pipeline deploys the index where setup.sh's grants are: another QA_INDEX_URI is infra/deploy.sh's.
+[[ -z "$QA_INDEX_URI" || "$QA_INDEX_URI" == "gs://${BUCKET}/${INDEX_PREFIX}/${SERVICE}" ]] \
+  || die "QA_INDEX_URI=$QA_INDEX_URI: the pipeline deploys gs://${BUCKET}/${INDEX_PREFIX}/${SERVICE} (INDEX=lance); deploy another with infra/deploy.sh"
 
 cd "$REPO_DIR"
 if [[ $ARTIFACT_SOURCE == repo && ! -f artifact/manifest.json ]]; then
@@ -45,7 +52,8 @@ fi
 SUBS="_REGION=${REGION},_SERVICE=${SERVICE},_BUCKET=${BUCKET},_REPOSITORY=${REPOSITORY}"
 SUBS+=",_ARTIFACT_SOURCE=${ARTIFACT_SOURCE},_BUILD_CONFIG=${BUILD_CONFIG}"
 SUBS+=",_MIN_INSTANCES=${MIN_INSTANCES},_MAX_INSTANCES=${MAX_INSTANCES},_BILLING=${BILLING}"
-say "Releasing $SERVICE to $PROJECT_ID ($REGION), artifact from $ARTIFACT_SOURCE"
+SUBS+=",_INDEX=${INDEX}"
+say "Releasing $SERVICE to $PROJECT_ID ($REGION), artifact from $ARTIFACT_SOURCE${QA_INDEX_URI:+, retrieval index $QA_INDEX_URI}"
 gc builds submit . --region="$REGION" --config=cloudbuild.yaml --substitutions="$SUBS" \
   --ignore-file=infra/gcloudignore --gcs-source-staging-dir="gs://${BUCKET}/source" \
   --service-account="projects/${PROJECT_ID}/serviceAccounts/${BUILD_SA}" \

@@ -6,13 +6,19 @@
 # Enables the APIs; creates the Firestore database (native mode) with the TTL
 # policy on the answer cache and index exemptions for the large passage fields;
 # releases firestore.rules (no client SDK access); creates the bucket, the
-# Artifact Registry repository, and two service accounts with the least
+# Artifact Registry repository, and three service accounts with the least
 # privilege each needs:
-#   runtime (the service and the ingestion job): Firestore read/write on the
-#     database, read on the bucket. Nothing else.
+#   runtime (the service): Firestore read/write on the database; read-only on the
+#     objects under gs://$BUCKET/index/ (the Lance retrieval index, INDEX=lance), by
+#     an IAM condition on their names and on the prefix listed. Nothing else.
+#   ingest (the ingestion job, infra/ingest_job.sh): Firestore read/write on the
+#     database, read on the bucket (the corpus), and read/write/delete of the
+#     objects under gs://$BUCKET/index/ (writing the index, cleaning up its old
+#     versions). Nothing else.
 #   build (Cloud Build, Vertex AI): read/write objects in the bucket, push to the
 #     repository, deploy Cloud Run revisions running as the runtime account,
 #     call the service for the smoke test, write build logs.
+# The index needs nothing created: its objects appear under the prefix when ingestion writes them.
 # Settings: see infra/lib.sh (REGION, SERVICE, BUCKET, REPOSITORY, ...).
 set -euo pipefail
 # shellcheck source=infra/lib.sh
@@ -123,18 +129,43 @@ say "== Service accounts"
 if ! exists iam service-accounts describe "$RUNTIME_SA"; then
   gc iam service-accounts create "$RUNTIME_SA_NAME" --display-name="QA function runtime"
 fi
+if ! exists iam service-accounts describe "$INGEST_SA"; then
+  gc iam service-accounts create "$INGEST_SA_NAME" --display-name="QA ingestion job"
+fi
 if ! exists iam service-accounts describe "$BUILD_SA"; then
   gc iam service-accounts create "$BUILD_SA_NAME" --display-name="QA build and deploy"
 fi
 
-say "== Runtime account: Firestore (this database only) and read on the bucket"
 # IAM cannot narrow Firestore access to collections; the condition narrows it to
 # the one database, and the service never lists or queries beyond its collections.
 DB_CONDITION="expression=resource.name==\"projects/${PROJECT_ID}/databases/${FIRESTORE_DATABASE}\",title=qa-database-only"
+# The index's objects: their names (reads, writes, deletes) and listings of their prefix (Lance lists
+# _versions/ to find the newest table version). gcloud's ^;^ makes ';' the separator of the condition's
+# fields, as the expression holds commas.
+INDEX_OBJECTS="projects/_/buckets/${BUCKET}/objects/${INDEX_PREFIX}/"
+INDEX_EXPRESSION="resource.name.startsWith(\"${INDEX_OBJECTS}\") || api.getAttribute(\"storage.googleapis.com/objectListPrefix\", \"\").startsWith(\"${INDEX_PREFIX}/\")"
+INDEX_CONDITION="^;^expression=${INDEX_EXPRESSION};title=qa-index-only"
+
+say "== Runtime account: Firestore (this database only), read on gs://$BUCKET/$INDEX_PREFIX/ only"
 gc projects add-iam-policy-binding "$PROJECT_ID" --member="serviceAccount:$RUNTIME_SA" \
   --role=roles/datastore.user --condition="$DB_CONDITION"
 gc storage buckets add-iam-policy-binding "gs://$BUCKET" --member="serviceAccount:$RUNTIME_SA" \
+  --role=roles/storage.objectViewer --condition="$INDEX_CONDITION"
+# Before ingestion had an account of its own, the runtime account read the whole bucket (the corpus):
+# that binding, if this project still has it, goes.
+gc storage buckets remove-iam-policy-binding "gs://$BUCKET" --member="serviceAccount:$RUNTIME_SA" \
+  --role=roles/storage.objectViewer --condition=None 2>/dev/null \
+  || say "(no bucket-wide read of the runtime account to remove)"
+
+say "== Ingestion account: Firestore (this database only), read on the bucket, write on gs://$BUCKET/$INDEX_PREFIX/"
+gc projects add-iam-policy-binding "$PROJECT_ID" --member="serviceAccount:$INGEST_SA" \
+  --role=roles/datastore.user --condition="$DB_CONDITION"
+gc storage buckets add-iam-policy-binding "gs://$BUCKET" --member="serviceAccount:$INGEST_SA" \
   --role=roles/storage.objectViewer
+# objectUser: create, read, list, overwrite and delete objects (Lance's commits, compaction, clean-up of
+# old versions); not their IAM policies.
+gc storage buckets add-iam-policy-binding "gs://$BUCKET" --member="serviceAccount:$INGEST_SA" \
+  --role=roles/storage.objectUser --condition="$INDEX_CONDITION"
 
 say "== Build account"
 gc storage buckets add-iam-policy-binding "gs://$BUCKET" --member="serviceAccount:$BUILD_SA" \
@@ -153,4 +184,5 @@ gc iam service-accounts add-iam-policy-binding "$BUILD_SA" \
   --member="serviceAccount:$BUILD_SA" --role=roles/iam.serviceAccountOpenIdTokenCreator
 
 if (( DRY_RUN )); then "$INFRA_DIR/monitoring.sh" --skip-api --dry-run; else "$INFRA_DIR/monitoring.sh" --skip-api; fi
-say "Set-up done. Next: PROJECT_ID=$PROJECT_ID infra/release.sh (build, push, deploy, smoke test)."
+say "Set-up done. Next: PROJECT_ID=$PROJECT_ID infra/release.sh (build, push, deploy, smoke test);"
+say "  with the Lance retrieval index: INDEX=lance for release.sh and infra/ingest_job.sh (docs/deploy.md)."

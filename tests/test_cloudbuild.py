@@ -131,9 +131,12 @@ def test_ingest_image_reuses_the_serving_build():
     """--target ingest after the serving build, in the same step: its shared stages come from that build."""
     script = {s["id"]: s for s in CONFIG["steps"]}["image-build"]["args"][-1]
     builds = [b for b in re.split(r"\n(?=docker build)", script) if b.startswith("docker build")]
-    assert len(builds) == 2 and "--target" not in builds[0], "the serving image: the default target"
+    # the serving image: the default target unless _INDEX=lance (tests/test_lance_deploy.py runs both)
+    assert len(builds) == 2 and builds[0].startswith('docker build $${target:+--target "$$target"} ')
+    assert re.search(r'^\s*""\)\s+target="" ingest_target=ingest ;;$', script, re.M)
+    assert re.search(r"^\s*lance\)\s+target=runtime-lance ingest_target=ingest-lance ;;$", script, re.M)
     ingest = builds[1]
-    assert "--target ingest" in ingest
+    assert '--target "$$ingest_target"' in ingest
     assert '--cache-from "$$image-ingest:latest"' in ingest
     assert "BUILDKIT_INLINE_CACHE=1" in ingest and 'artifact-version=$$version' in ingest
     assert re.search(r'docker pull "\$\$image-ingest:latest" \|\|', script), "a first build has no cache"

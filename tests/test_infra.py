@@ -202,7 +202,7 @@ def test_setup_creates_bucket_repository_and_accounts(setup_commands):
     repo = _one(setup_commands, "gcloud", "artifacts", "repositories", "create")
     assert repo[4] == "bert-qa" and _flag(repo, "repository-format") == "docker"
     accounts = {c[4] for c in _find(setup_commands, "gcloud", "iam", "service-accounts", "create")}
-    assert accounts == {"qa-runtime", "qa-build"}
+    assert accounts == {"qa-runtime", "qa-ingest", "qa-build"}
 
 
 def _grants(commands) -> dict[str, set[tuple[str, str]]]:
@@ -223,6 +223,11 @@ def test_runtime_account_has_least_privilege(setup_commands):
     firestore = [c for c in setup_commands if "add-iam-policy-binding" in c
                  and _flag(c, "role") == "roles/datastore.user"][0]
     assert f'resource.name=="projects/{PROJECT}/databases/(default)"' in _flag(firestore, "condition")
+    # the bucket: the Lance index's objects only (tests/test_lance_deploy.py has the condition)
+    viewer = [c for c in setup_commands if "add-iam-policy-binding" in c
+              and _flag(c, "role") == "roles/storage.objectViewer"
+              and _flag(c, "member") == f"serviceAccount:{RUNTIME_SA}"][0]
+    assert f"projects/_/buckets/{PROJECT}-bert-qa/objects/index/" in _flag(viewer, "condition")
 
 
 def test_build_account_can_push_deploy_and_call_but_not_administer(setup_commands):
@@ -369,7 +374,8 @@ def test_ingest_job_runs_parallel_tasks_of_the_ingest_command(dry):
     assert _flag(job, "tasks") == "16" and _flag(job, "parallelism") == "8"
     assert _flag(job, "command") == "python"
     assert _flag(job, "args") == "-m,function.ingest,gs://corpus-bucket/squad/"
-    assert _flag(job, "service-account") == RUNTIME_SA and _flag(job, "region") == "europe-west1"
+    assert _flag(job, "service-account") == f"qa-ingest@{PROJECT}.iam.gserviceaccount.com"
+    assert _flag(job, "region") == "europe-west1"
     env = _env_vars(job)
     assert env["QA_STORE"] == "firestore" and env["GOOGLE_CLOUD_PROJECT"] == PROJECT
     run = _one(commands, "gcloud", "run", "jobs", "execute")
