@@ -1,11 +1,12 @@
 """``python -m bench all``: every measurement the README cites for an artifact, one after the other.
 
-Run it on a quiet machine (about 45 minutes on the 2-core sandbox). Each step
+Run it on a quiet machine (about an hour on the 2-core sandbox). Each step
 is a ``python -m bench`` command with its output in its own log
 (``--logs``, default logs/measure/NAME.log), so a session stopped part way
 keeps what finished; a failed step does not stop the rest, and the exit code
 is 1 when any failed. Results go where each command writes them
-(records/bench/ for serving, retrieval, load and throughput).
+(records/bench/ for serving, retrieval, cost, load and throughput;
+records/bench/no_answer/ for out-of-corpus).
 """
 
 from __future__ import annotations
@@ -21,20 +22,21 @@ REPO = Path(__file__).resolve().parent.parent
 
 def steps(artifact: str) -> dict[str, list[str]]:
     a = ["--artifact", artifact]
-    return {
+    return {  # in the order a session that may stop part way wants them
+        "out-of-corpus": ["out-of-corpus", *a, "--sample"],
         "serving": ["serving", *a, "--runs", "10"],
         "serving-lazy": ["serving", *a, "--runs", "10", "--load", "lazy", "--contenders", "ours", "pipeline",
                          "--requests", "20", "--warmup", "2", "--clients", "1", "--throughput-requests", "10",
                          "--no-firestore", "--out", "build/bench-lazy"],
         "memory-steps": ["memory", *a],
+        "retrieval": ["retrieval", *a, "--firestore"],
+        "cost": ["cost", *a, "--questions", "40", "--busy-seconds", "15"],
         "load": ["load", *a, "--clients", "8", "--seconds", "120"],
         "throughput": ["throughput", *a, "--modes", "serial", "batch", "parallel", "adaptive", "--cpus", "1", "2",
                        "--clients", "1", "2", "4", "8", "--lengths", "128", "384", "--seconds", "4", "--rounds", "2"],
         "image-size": ["image", *a, "size"],
         "image-profile": ["image", *a, "profile", "--threads", "1", "--requests", "200", "--concurrency", "8", "16"],
         "image-startup": ["image", *a, "startup", "--runs", "11"],
-        "retrieval": ["retrieval", *a, "--firestore"],
-        "cost": ["cost", *a, "--questions", "40", "--busy-seconds", "15"],
     }
 
 

@@ -10,7 +10,9 @@ whose passages are closer to the question), and every dev question is asked
 alone through the function's own ``QAService``, twice: with the artifact's
 default (abstaining) and with ``"abstain": false``. A question is *in corpus*
 in the fold that ingested its article and *out of corpus* in the other, so each
-of the 1,227 questions is measured once in each role.
+of the 1,227 questions is measured once in each role. ``--sample`` adds what a
+new user tries first: ``make run``'s sample corpus, its own 208 questions in
+corpus and the 100 of ``samples/off_topic_questions.txt`` out of it.
 
 Reports, per corpus: the share of out-of-corpus questions answered "no answer"
 (the model's abstention, or nothing in the store matching the question), the
@@ -33,6 +35,8 @@ from bench import in_process
 from harness.paths import ARTIFACT, REPO, SQUAD
 
 FOLDS = ((0, 2, 4, 6), (1, 3, 5))  # dev.json article indices ingested in each fold
+SAMPLE = REPO / "samples" / "squad_sample.json"
+OFF_TOPIC = REPO / "samples" / "off_topic_questions.txt"
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -43,6 +47,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--artifact", type=Path, default=ARTIFACT, help="model artifact folder")
     p.add_argument("--top-k-passages", type=int, default=5, help="passages read per question")
     p.add_argument("--with-train", action="store_true", help="also ingest every train.json paragraph")
+    p.add_argument("--sample", action="store_true",
+                   help="also the sample corpus (make run's) against samples/off_topic_questions.txt")
     p.add_argument("--limit", type=int, default=0, help="ask only every N-th question (0 or 1: all)")
     p.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads (QA_THREADS)")
     p.add_argument("--out", type=Path, default=REPO / "records" / "bench" / "no_answer")
@@ -65,23 +71,28 @@ def ask(service, question: str, k: int, abstain: bool) -> dict:
     return service.answer(QARequest(question, None, None, 1, max_tokens, k, abstain=abstain)).payload
 
 
-def fold_rows(service, questions: list[dict], in_corpus: set[int], titles: list[str], k: int) -> list[dict]:
-    """Each question asked alone, abstaining and not: what the replies say."""
+def row(service, q: dict, in_corpus: bool, k: int) -> dict:
+    """One question asked alone, abstaining and not: what the replies say."""
     from build_model.evaluation.metrics import best_over_golds, exact_match, f1
 
+    on, off = ask(service, q["question"], k, True), ask(service, q["question"], k, False)
+    text = on["answers"][0]["text"] if on["answers"] else ""
+    never = off["answers"][0]["text"] if off["answers"] else ""
+    verdict = on.get("no_answer") or {}
+
+    def score(metric, span):
+        return best_over_golds(metric, span, q["answers"]) if span and q["answers"] else 0.0
+
+    return {"id": q["id"], "in_corpus": in_corpus, "abstained": bool(verdict.get("abstained")),
+            "unmatched": "reason" in verdict, "probability": verdict.get("probability"),
+            "em": score(exact_match, text), "f1": score(f1, text),
+            "em_never": score(exact_match, never), "f1_never": score(f1, never)}
+
+
+def fold_rows(service, questions: list[dict], in_corpus: set[int], titles: list[str], k: int) -> list[dict]:
     rows = []
     for i, q in enumerate(questions):
-        on, off = ask(service, q["question"], k, True), ask(service, q["question"], k, False)
-        text = on["answers"][0]["text"] if on["answers"] else ""
-        never = off["answers"][0]["text"] if off["answers"] else ""
-        verdict = on.get("no_answer") or {}
-        rows.append({"id": q["id"], "in_corpus": article_of(q["gold"], titles) in in_corpus,
-                     "abstained": bool(verdict.get("abstained")), "unmatched": "reason" in verdict,
-                     "probability": verdict.get("probability"),
-                     "em": best_over_golds(exact_match, text, q["answers"]) if text else 0.0,
-                     "f1": best_over_golds(f1, text, q["answers"]) if text else 0.0,
-                     "em_never": best_over_golds(exact_match, never, q["answers"]) if never else 0.0,
-                     "f1_never": best_over_golds(f1, never, q["answers"]) if never else 0.0})
+        rows.append(row(service, q, article_of(q["gold"], titles) in in_corpus, k))
         if (i + 1) % 200 == 0:
             log(f"{i + 1} of {len(questions)} questions")
     return rows
@@ -110,10 +121,7 @@ def run_corpus(args, with_train: bool, dev_records: list, train_records: list, q
     rows = []
     for fold in FOLDS:
         with tempfile.TemporaryDirectory(prefix="out-of-corpus-") as tmp:
-            env = {"QA_ARTIFACT_DIR": str(args.artifact), "QA_STORE": "sqlite",
-                   "QA_SQLITE_PATH": str(Path(tmp) / "passages.sqlite"), "QA_CACHE": "0",
-                   "QA_THREADS": str(args.threads)}
-            service = in_process.open_service(env)
+            service = in_process.open_service(service_env(args, Path(tmp)))
             records = [r for r in dev_records if article_of(r.id, titles) in fold]
             in_process.ingest_into(service, records + (train_records if with_train else []))
             log(f"articles {fold} ingested ({len(records)} dev paragraphs"
@@ -121,6 +129,35 @@ def run_corpus(args, with_train: bool, dev_records: list, train_records: list, q
             rows += fold_rows(service, questions, set(fold), titles, args.top_k_passages)
     return {"corpus": "dev articles of the fold" + (" + every train.json paragraph" if with_train else ""),
             **figures(rows), "rows": rows}
+
+
+def sample_corpus(args) -> dict:
+    """``make run``'s corpus: its own 208 questions in corpus, ``samples/off_topic_questions.txt`` out of it."""
+    from function.ingest.records import Record, parse_text
+
+    text = SAMPLE.read_text(encoding="utf-8")
+    records = [r for r in parse_text(SAMPLE.name, text) if isinstance(r, Record)]
+    own = [{"id": qa["id"], "question": qa["question"], "answers": [a["text"] for a in qa["answers"]]}
+           for article in json.loads(text)["data"] for paragraph in article["paragraphs"] for qa in paragraph["qas"]]
+    off_topic = [{"id": f"off-topic-{i}", "question": line, "answers": []}
+                 for i, line in enumerate(off_topic_questions())]
+    with tempfile.TemporaryDirectory(prefix="out-of-corpus-") as tmp:
+        service = in_process.open_service(service_env(args, Path(tmp)))
+        in_process.ingest_into(service, records)
+        rows = [row(service, q, True, args.top_k_passages) for q in own]
+        rows += [row(service, q, False, args.top_k_passages) for q in off_topic]
+    return {"corpus": f"samples/{SAMPLE.name} (make run's); out of corpus: {OFF_TOPIC.name}",
+            **figures(rows), "rows": rows}
+
+
+def off_topic_questions() -> list[str]:
+    lines = OFF_TOPIC.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def service_env(args, folder: Path) -> dict:
+    return {"QA_ARTIFACT_DIR": str(args.artifact), "QA_STORE": "sqlite",
+            "QA_SQLITE_PATH": str(folder / "passages.sqlite"), "QA_CACHE": "0", "QA_THREADS": str(args.threads)}
 
 
 def markdown(result: dict) -> str:
@@ -160,6 +197,8 @@ def main(argv=None) -> int:
     corpora = [run_corpus(args, False, dev_records, [], dev, titles)]
     if args.with_train:
         corpora.append(run_corpus(args, True, dev_records, train_records, dev, titles))
+    if args.sample:
+        corpora.append(sample_corpus(args))
     result = {
         "command": "python -m bench out-of-corpus " + " ".join(argv if argv is not None else sys.argv[1:]),
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
