@@ -18,7 +18,7 @@ Reports, per corpus: the share of out-of-corpus questions answered "no answer"
 (the model's abstention, or nothing in the store matching the question), the
 share of in-corpus questions abstained on, and the in-corpus EM/F1 with
 abstention (an abstention scores 0) beside the same questions never abstaining.
-Writes ``out_of_corpus.json`` and ``.md`` into ``--out``.
+Writes ``out_of_corpus.json`` and ``.md`` into ``--out`` (default: records/bench/no_answer/<model>).
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="also the sample corpus (make run's) against samples/off_topic_questions.txt")
     p.add_argument("--limit", type=int, default=0, help="ask only every N-th question (0 or 1: all)")
     p.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads (QA_THREADS)")
-    p.add_argument("--out", type=Path, default=REPO / "records" / "bench" / "no_answer")
+    p.add_argument("--out", type=Path, default=None,
+                   help="folder for out_of_corpus.json and .md (default: records/bench/no_answer/<model name>)")
     return p.parse_args(argv)
 
 
@@ -207,6 +208,8 @@ def main(argv=None) -> int:
         "top_k_passages": args.top_k_passages, "folds": FOLDS, "corpora": corpora,
         "seconds": round(time.perf_counter() - t0, 1),
     }
+    if args.out is None:
+        args.out = REPO / "records" / "bench" / "no_answer" / manifest.name.removesuffix("-squad-int8")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "out_of_corpus.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     (args.out / "out_of_corpus.md").write_text(markdown(result), encoding="utf-8")
