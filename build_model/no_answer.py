@@ -28,8 +28,8 @@ from build_model.squad import SquadSplit, load_squad
 if TYPE_CHECKING:
     from function.model.load import Model
 
-SCORE = ("margin = null - best span, in raw start + end logits; null = the lowest [CLS] start + end "
-         "over the windows read; abstain when margin > threshold")
+SCORE = ("margin = null - best span of the same window, in raw start + end logits (null: its [CLS] "
+         "start + end), for the window whose span beats its [CLS] the most; abstain when margin > threshold")
 
 
 def measure(model: Model, split: SquadSplit, seed: int = 0, same_article: bool = False,
