@@ -11,8 +11,11 @@ server of each checkout in turn (the order alternates), times the first answer
 from process start (a question with ``passage_ids``: the model load and the
 store are on that path), then sends ``--requests`` of each kind (``context``,
 ``passage``, ``retrieval``, sample questions in a fixed order) and records the
-server's own ``timings_ms.total``. Reports medians per checkout and their ratios
-(after / before). For a refactoring that must not slow the request path.
+server's own ``timings_ms.total``, then the process tree's resident memory.
+Reports medians per checkout and their ratios (after / before). For a
+refactoring that must not slow the request path; with ``--own-artifacts``, each
+checkout serves its own ``artifact/`` (two models that share a tokenizer, so the
+one store serves both): a model change measured the same way.
 """
 
 from __future__ import annotations
@@ -52,8 +55,9 @@ def one_round(checkout: Path, env: dict, questions: list[dict], requests: int, l
                 r = checked(post(server.url, payload(kind, questions[(i + 1) % len(questions)])))
                 totals.append(r.body["timings_ms"]["total"])
             warm[kind] = statistics.median(totals)
+        memory = server.memory()
         return {"cold_start_ms": round(cold_ms, 1), "listening_ms": round(server.listening_s * 1000, 1),
-                "warm_server_ms_p50": warm}
+                "warm_server_ms_p50": warm, "rss_mb": memory["rss_mb"], "peak_rss_mb": memory["peak_rss_mb"]}
     finally:
         server.stop()
 
@@ -64,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("before", type=Path)
     p.add_argument("after", type=Path, nargs="?", default=REPO)
     p.add_argument("--artifact", type=Path, default=ARTIFACT)
+    p.add_argument("--own-artifacts", action="store_true",
+                   help="each checkout serves its own artifact/ (a model change), not --artifact")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--requests", type=int, default=30, help="per kind and round")
     p.add_argument("--out", type=Path, required=True, help="writes OUT.json and OUT.md")
@@ -78,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         for r in range(args.rounds):
             order = list(checkouts) if r % 2 == 0 else list(reversed(checkouts))
             for name in order:
-                runs[name].append(one_round(checkouts[name], env, questions, args.requests, Path(tmp) / f"{name}.log"))
+                own = {"QA_ARTIFACT_DIR": str(checkouts[name] / "artifact")} if args.own_artifacts else {}
+                runs[name].append(one_round(checkouts[name], {**env, **own}, questions, args.requests,
+                                            Path(tmp) / f"{name}.log"))
                 print(f"round {r + 1} {name}: {runs[name][-1]}", file=sys.stderr, flush=True)
 
     def med(name: str, key, kind: str | None = None) -> float:
@@ -87,12 +95,15 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = [("cold start: process start to first answer (ms)", "cold_start_ms", None)]
     rows += [(f"warm, {kind}: server total p50 (ms)", "warm_server_ms_p50", kind) for kind in KINDS]
+    rows += [("resident memory after the requests (MB, process tree)", "rss_mb", None),
+             ("peak resident memory (MB, process tree)", "peak_rss_mb", None)]
     summary = [{"figure": label, "before": med("before", key, kind), "after": med("after", key, kind),
                 "ratio": round(med("after", key, kind) / med("before", key, kind), 3)} for label, key, kind in rows]
     command = "python -m experiments.before_after " + " ".join(argv if argv is not None else sys.argv[1:])
     result = {"command": command, "date": datetime.now(UTC).strftime("%Y-%m-%d"),
               "commits": {name: commit_of(path) for name, path in checkouts.items()},
-              "artifact": str(args.artifact), "summary": summary, "runs": runs}
+              "artifact": "each checkout's own" if args.own_artifacts else str(args.artifact),
+              "summary": summary, "runs": runs}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     lines = [f"# Before / after: {result['commits']['before']} -> {result['commits']['after']}", "",
