@@ -24,8 +24,8 @@ class Variable:
 
 VARIABLES: tuple[Variable, ...] = (
     Variable("QA_ARTIFACT_DIR", "artifact",
-             "Folder with model.onnx, tokenizer.json and manifest.json (the build stage's output); a relative "
-             "path is from the working directory (the image sets `/app/artifact`)."),
+             "Folder with the model (model.onnx or model.ort), tokenizer.json and manifest.json (the build "
+             "stage's output); a relative path is from the working directory (the image sets `/app/artifact`)."),
     Variable("QA_STORE", "sqlite", "Passage store: `sqlite` (embedded file) or `firestore`."),
     Variable("QA_SQLITE_PATH", ".data/passages.sqlite", "SQLite file of the embedded store (a relative path is "
              "from the working directory; the image sets `/tmp/qa/passages.sqlite`)."),
