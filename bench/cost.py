@@ -300,13 +300,16 @@ counted is what the function's own code (``function.retrieval.lance_index.LanceI
    then synthetic passages; ``bench/scale_corpus.py``), written as ``function.ingest`` writes it: an
    ``upsert`` of each batch of 256 passages' index rows, then ``optimize`` (fold, compaction, clean-up).
 2. *Questions* (dev.json's, as their analysed terms, top 5): a *cold* open (a new instance: the table
-   opened, then its first question), a *re-open* (what an instance does when its last open is older
-   than ``QA_INDEX_REFRESH_S``: every question re-opens here), and *warm* questions on a table kept open;
-   beside them, what a re-open would cost if it kept the earlier open's caches (``session=``), which
-   ``LanceIndex`` does not do.
+   opened, then its first question), a *refresh* (what an instance does when its last look is older
+   than ``QA_INDEX_REFRESH_S``: every question looks here) that finds no new version, one that finds a
+   new version each time (another writer commits one before each question, uncounted: a commit that
+   changes no rows, so what is counted is the refresh alone; an ingestion's commits also bring new
+   files to read), and *warm* questions on a table kept open. The refreshes' questions are the warm
+   run's first ones, asked in the same order: what a refresh adds is the difference.
 3. With ``--firestore-passages``: the same corpus's first passages written to the Firestore emulator by
-   ``FirestoreStore`` (whose term index is written whether or not ``QA_INDEX_URI`` is set), and the same
-   questions searched in its term index: reads and writes counted by the store code (``function/store/ops.py``).
+   ``FirestoreStore`` with its term index (as without ``QA_INDEX_URI``) and without it (as with it), and
+   the same questions searched in its term index: reads and writes counted by the store code
+   (``function/store/ops.py``).
 
 ``bench.cost_model`` prices the counts at ``bench.prices``' list prices. Writes ``cost_lance.json`` and
 ``cost_lance.md`` into ``--out``.
@@ -640,26 +643,26 @@ def lance_questions(bucket: CountingBucket, uri: str, questions: list[list[str]]
         fresh.search(terms, k)
         colds.append(bucket.take())
         fresh.close()
-    reopening = index(0.0)  # every question finds its last open too old
-    reopens = []
+    refreshing = index(0.0)  # every question finds its last look at the table too old
+    refreshing.search(questions[-1], k)  # opened, its first question asked
+    bucket.take()
+    refreshes = []
     for terms in questions[:cold]:
-        reopening.search(terms, k)
-        reopens.append(bucket.take())
-    reopening.close()
-    # Not what LanceIndex does: a re-open that keeps the previous open's session (its caches), as
-    # lance.dataset(..., session=...) allows; what a re-open would cost if the function did so.
+        refreshing.search(terms, k)
+        refreshes.append(bucket.take())
+    # The same, with a new version to find each time: another writer's commit (uncounted) that changes
+    # no rows, so that what is counted is the refresh (the new manifest) and the question. Other questions
+    # than the last loop's, whose terms' postings this instance has read already.
     import lance
 
-    def ask(dataset, terms):
-        dataset.to_table(columns=["id", "_score"], full_text_query=" ".join(terms), limit=k)
-
-    base = lance.dataset(uri, storage_options=bucket.storage_options)
-    ask(base, questions[-1])
-    bucket.take()
-    kept = []
-    for terms in questions[:cold]:
-        ask(lance.dataset(uri, storage_options=bucket.storage_options, session=base.session()), terms)
-        kept.append(bucket.take())
+    writer = lance.dataset(uri, storage_options=bucket.storage_options)
+    newer, second = [], (cold, 2 * cold) if len(questions) >= 2 * cold else (0, cold)
+    for n, terms in enumerate(questions[second[0] : second[1]]):
+        writer.update_config({"bench.cost.commit": str(n)})
+        bucket.take()
+        refreshing.search(terms, k)
+        newer.append(bucket.take())
+    refreshing.close()
     warm = index(1e9)
     warm.search(questions[-1], k)  # opened, its first question asked
     bucket.take()
@@ -672,8 +675,12 @@ def lance_questions(bucket: CountingBucket, uri: str, questions: list[list[str]]
     warm.close()
     half = len(each) // 2
     return {"k": k, "cold": _per(_summed(colds), len(colds)), "cold_first": colds[0],
-            "reopen": _per(_summed(reopens), len(reopens)),
-            "reopen_keeping_session": _per(_summed(kept), len(kept)),
+            "refresh": _per(_summed(refreshes), len(refreshes)),
+            "refresh_new_version": _per(_summed(newer), len(newer)),
+            # The warm table's answers to the same questions, asked in the same order after the same first
+            # question (the same postings cached): what a refresh adds is the difference.
+            "warm_as_refresh": _per(_summed(each[:cold]), len(each[:cold])),
+            "warm_as_refresh_new_version": _per(_summed(each[second[0] : second[1]]), second[1] - second[0]),
             "warm": _per(_summed(each), len(each)), "warm_second_half": _per(_summed(each[half:]), len(each) - half),
             "warm_questions": len(each), "cold_questions": len(colds),
             "lance_io_stats_warm": {"read_iops": stats.read_iops, "read_bytes": stats.read_bytes,
@@ -683,7 +690,8 @@ def lance_questions(bucket: CountingBucket, uri: str, questions: list[list[str]]
 
 def firestore_term_index(passages, questions: list[list[str]], k: int = 5, batch: int = 256) -> dict:
     """``FirestoreStore`` on the emulator: its operations per passage written (the term index's share apart)
-    and its term index's reads per question."""
+    and its term index's reads per question; and per passage written without its term index (``QA_INDEX_URI``
+    set: ``term_index=False``)."""
     from function.store import ops
     from function.store.firestore import FirestoreStore
     from function.store.records import Passage
@@ -708,26 +716,36 @@ def firestore_term_index(passages, questions: list[list[str]], k: int = 5, batch
                         in_index[f] += getattr(after, f) - getattr(before, f)
 
             store.index.update = counted_update
-            before, written, chunk = ops.totals(), 0, []
+            before = ops.totals()
 
-            def write(chunk):
+            def write(store, chunk):
                 store.upsert_many([Passage.from_tokens(p.id, p.title, p.doc_id, p.text, [1], [[0, 1]],
                                                        "stand-in", 2) for p in chunk])
                 return len(chunk)
 
-            for p in passages:
-                chunk.append(p)
-                if len(chunk) == batch:
-                    written += write(chunk)
-                    chunk = []
-            if chunk:
-                written += write(chunk)
+            def write_all(store) -> int:
+                written, chunk = 0, []
+                for p in passages:
+                    chunk.append(p)
+                    if len(chunk) == batch:
+                        written += write(store, chunk)
+                        chunk = []
+                if chunk:
+                    written += write(store, chunk)
+                return written
+
+            written = write_all(store)
             after = ops.totals()
             asked = ops.totals()
             for terms in questions:
                 store.search(terms, k)
             done = ops.totals()
             store.close()
+            plain = FirestoreStore(None, "(default)", "passages_plain", "answers", 120.0, term_index=False)
+            plain_before = ops.totals()
+            write_all(plain)
+            plain_after = ops.totals()
+            plain.close()
         finally:
             for key, value in saved.items():
                 if value is None:
@@ -741,6 +759,8 @@ def firestore_term_index(passages, questions: list[list[str]], k: int = 5, batch
                             "writes": round((after.writes - before.writes) / n, 4),
                             "deletes": round((after.deletes - before.deletes) / n, 4)},
             "per_passage_term_index": {f: round(v / n, 4) for f, v in in_index.items()},
+            "per_passage_without_term_index": {f: round((getattr(plain_after, f) - getattr(plain_before, f)) / n, 4)
+                                               for f in ("reads", "writes", "deletes")},
             "per_question": {"reads": round((done.reads - asked.reads) / q, 4)}}
 
 
@@ -751,16 +771,20 @@ def lance_bill(size_row: dict, firestore: dict | None, busy_questions_per_s: flo
     def ops(d: dict) -> cost_model.ObjectOps:
         return cost_model.ObjectOps(d["class_a"], d["class_b"], d["free"], d["bytes_read"])
 
-    warm, reopen = ops(q["warm"]), ops(q["reopen"])
-    # Busy: an instance answering busy_questions_per_s re-opens once every refresh_s: that re-open's operations
-    # (beyond a warm question's) are shared by the questions of those seconds.
+    warm = ops(q["warm"])
+    # What a refresh adds to a question: its questions' operations less the warm table's for the same questions
+    refresh = ops(q["refresh"]).plus(ops(q["warm_as_refresh"]), -1)
+    newer = ops(q["refresh_new_version"]).plus(ops(q["warm_as_refresh_new_version"]), -1)
+    # Busy: an instance answering busy_questions_per_s looks for a new version once every refresh_s and finds
+    # one (ingestion under way): that refresh's operations are shared by the questions of those seconds.
     shared = 1 / (busy_questions_per_s * refresh_s)
-    busy = warm.plus(cost_model.ObjectOps(reopen.class_a - warm.class_a, reopen.class_b - warm.class_b), shared)
+    busy = warm.plus(newer, shared)
     out = {"questions": {"warm": cost_model.storage_ops_per_million(warm),
                          "busy": cost_model.storage_ops_per_million(busy),
-                         "scattered": cost_model.storage_ops_per_million(reopen),
-                         "scattered_keeping_session": cost_model.storage_ops_per_million(
-                             ops(q["reopen_keeping_session"])),
+                         "scattered": cost_model.storage_ops_per_million(warm.plus(refresh)),
+                         "scattered_new_version": cost_model.storage_ops_per_million(warm.plus(newer)),
+                         "refresh_alone": cost_model.storage_ops_per_million(refresh),
+                         "refresh_new_version_alone": cost_model.storage_ops_per_million(newer),
                          "cold_start": cost_model.storage_ops_per_million(ops(q["cold"]))},
            "busy_questions_per_s": busy_questions_per_s, "refresh_s": refresh_s,
            "passages": cost_model.storage_ops_per_million(ops(ing["per_passage"])),
@@ -771,6 +795,9 @@ def lance_bill(size_row: dict, firestore: dict | None, busy_questions_per_s: flo
             "questions": cost_model.firestore_per_million(firestore["per_question"]["reads"]),
             "passages": cost_model.firestore_per_million(**firestore["per_passage_term_index"]),
             "passages_with_passage_documents": cost_model.firestore_per_million(**firestore["per_passage"])}
+        if "per_passage_without_term_index" in firestore:
+            out["firestore_term_index"]["passage_documents_alone"] = cost_model.firestore_per_million(
+                **firestore["per_passage_without_term_index"])
     return out
 
 
@@ -790,11 +817,16 @@ def lance_markdown(result: dict) -> str:
              "| passages | case | Class A | Class B | of which LIST / GET / HEAD | KB read | $ per million |",
              "|---|---|---|---|---|---|---|"]
     for row in result["sizes"]:
-        for case, label in (("cold", f"cold open + first question (mean of {row['questions']['cold_questions']})"),
-                            ("reopen", "re-open (last open older than QA_INDEX_REFRESH_S)"),
-                            ("reopen_keeping_session", "re-open keeping the session (not what LanceIndex does)"),
+        n = row["questions"]["cold_questions"]
+        for case, label in (("cold", f"cold open + first question (mean of {n})"),
                             ("warm", f"warm, table kept open (mean of {row['questions']['warm_questions']})"),
-                            ("warm_second_half", "warm, second half of those")):
+                            ("warm_second_half", "warm, second half of those"),
+                            ("refresh", f"refresh finding no new version, + a question (mean of {n}; last look "
+                                        "older than QA_INDEX_REFRESH_S)"),
+                            ("warm_as_refresh", "warm, the same questions"),
+                            ("refresh_new_version", f"refresh finding a new version (checked out, caches kept), "
+                                                    f"+ a question (mean of {n} others)"),
+                            ("warm_as_refresh_new_version", "warm, the same questions")):
             d = row["questions"][case]
             kinds = d["kinds"]
             dollars = cost_model.storage_ops_per_million(cost_model.ObjectOps(d["class_a"], d["class_b"]))
@@ -825,9 +857,13 @@ def lance_markdown(result: dict) -> str:
                   f"per question; per passage written {fs['per_passage_term_index']['reads']:.2f} reads and "
                   f"{fs['per_passage_term_index']['writes']:.2f} writes for the term index "
                   f"({fs['per_passage']['reads']:.2f} and {fs['per_passage']['writes']:.2f} with the passage "
-                  "documents).", ""]
-    lines += ["| passages | Lance warm | Lance busy | Lance scattered (every question re-opens) | "
-              "scattered, re-opens keeping the session | Firestore term index | "
+                  "documents)."
+                  + (f" With `QA_INDEX_URI` set the store keeps no term index (`term_index=False`): "
+                     f"{fs['per_passage_without_term_index']['reads']:.2f} reads and "
+                     f"{fs['per_passage_without_term_index']['writes']:.2f} writes per passage written, "
+                     "its document alone." if "per_passage_without_term_index" in fs else ""), ""]
+    lines += ["| passages | Lance warm | Lance busy | Lance scattered (every question looks for a new version) | "
+              "scattered, a new version each time | Firestore term index | "
               "Lance ingest, per million passages | Firestore term index ingest |",
               "|---|---|---|---|---|---|---|---|"]
     for row in result["sizes"]:
@@ -836,12 +872,13 @@ def lance_markdown(result: dict) -> str:
         fq, fp = (f"${f['questions']:.2f}", f"${f['passages']:.2f}") if f else ("-", "-")
         lines.append(f"| {row['size']:,} | ${b['questions']['warm']['total']:.4f} | "
                      f"${b['questions']['busy']['total']:.4f} | ${b['questions']['scattered']['total']:.4f} | "
-                     f"${b['questions']['scattered_keeping_session']['total']:.4f} | "
+                     f"${b['questions']['scattered_new_version']['total']:.4f} | "
                      f"{fq} | ${b['passages']['total']:.2f} | {fp} |")
     b0 = result["sizes"][0]["bill"]
-    lines += ["", f"Busy: one re-open per {b0['refresh_s']:g} s (`QA_INDEX_REFRESH_S`) shared by "
-                  f"{b0['busy_questions_per_s']:g} questions a second on the instance. Scattered: questions more than "
-                  "`QA_INDEX_REFRESH_S` apart on an instance, each pays a re-open."]
+    lines += ["", f"Busy: one refresh per {b0['refresh_s']:g} s (`QA_INDEX_REFRESH_S`), finding a new version, "
+                  f"shared by {b0['busy_questions_per_s']:g} questions a second on the instance. Scattered: questions "
+                  "more than `QA_INDEX_REFRESH_S` apart on an instance, each pays a refresh (a listing of the "
+                  "table's versions), and the checkout of a new version where there is one."]
     return "\n".join(lines) + "\n"
 
 

@@ -282,11 +282,18 @@ def test_the_lance_cost_run_counts_ingestion_and_questions(counted_index):
     assert ingested["stored_bytes"] > 0 and ingested["stored_bytes"] <= ingested["stored_bytes_after_run"]
     questions = [["w1", "x1"], ["w2", "beta"], ["w5"], ["alpha", "x9"]]
     asked = cost.lance_questions(bucket, uri, questions, cold=2)
-    assert asked["cold"]["class_a"] >= 1 and asked["reopen"]["class_a"] >= 1
+    assert asked["cold"]["class_a"] >= 1
     assert asked["warm"]["class_a"] == 0 and asked["warm"]["class_b"] < asked["cold"]["class_b"]
-    # LanceIndex's re-open forgets what the last open read; one that kept its session would not
-    assert asked["reopen"]["class_b"] == asked["cold"]["class_b"]
-    assert asked["reopen_keeping_session"]["class_b"] < asked["reopen"]["class_b"]
+    # LanceIndex's refresh lists the table's versions, once, and keeps the open table when nothing is new;
+    # a new version is checked out from it (its manifest read), keeping what the open table has read
+    refresh, newer = asked["refresh"], asked["refresh_new_version"]
+    assert refresh["kinds"]["list"] == 1 and refresh["where"]["list _versions"] == 1
+    assert "get _versions" not in refresh["where"]  # no manifest read: the table kept
+    assert newer["kinds"]["list"] == 1 and newer["where"]["get _versions"] == 1
+    assert newer["class_b"] < asked["cold"]["class_b"]
+    # beyond what the warm table reads for the same questions: the listing; and the new manifest (HEAD, GET)
+    assert refresh["class_b"] == asked["warm_as_refresh"]["class_b"]
+    assert newer["class_b"] == asked["warm_as_refresh_new_version"]["class_b"] + 2
     assert ingested["terms_index_deltas"] >= 1
     io = asked["lance_io_stats_warm"]
     assert io["read_iops"] == io["counted_gets"], "Lance's own I/O statistics agree with the requests counted"

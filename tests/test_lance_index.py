@@ -234,3 +234,76 @@ def test_folds_add_delta_indexes_and_the_end_of_a_run_merges_too_many(tmp_path, 
     index.optimize()
     assert index._deltas() <= lance_index.MAX_DELTAS
     assert len(index.search(["every"], 500)) == 120 and len(index.search(["batch7"], 500)) == 10
+
+
+# -- refreshing: a newer version is checked out from the open table, nothing new keeps it ------------------
+
+
+def _opens(index, monkeypatch):
+    """Counts the index's cold opens (``lance.dataset`` through ``LanceIndex._open``)."""
+    opened = []
+    real = index._open
+    monkeypatch.setattr(index, "_open", lambda: opened.append(1) or real())
+    return opened
+
+
+def test_a_refresh_with_no_new_version_keeps_the_open_table(tmp_path, monkeypatch):
+    index = LanceIndex(str(tmp_path / "ix"), refresh_s=0)
+    index.upsert(rows(("a", "d", "normandy rollo")))
+    assert [h.passage_id for h in index.search(["normandy"], 5)] == ["a"]
+    opened, first = _opens(index, monkeypatch), index._dataset
+    for _ in range(3):  # every question finds its last look too old (refresh_s=0): it looks, and keeps the table
+        assert [h.passage_id for h in index.search(["rollo"], 5)] == ["a"]
+    assert index._dataset is first and opened == []
+
+
+def test_a_refresh_after_a_write_checks_out_the_new_version_and_sees_its_rows(tmp_path, monkeypatch):
+    import lance
+
+    uri = str(tmp_path / "ix")
+    index, writer = LanceIndex(uri, refresh_s=0), LanceIndex(uri)
+    writer.upsert(rows(("a", "d", "normandy")))
+    assert [h.passage_id for h in index.search(["normandy"], 5)] == ["a"]
+    opened, first = _opens(index, monkeypatch), index._dataset
+    cold = []
+    real_dataset = lance.dataset
+    monkeypatch.setattr(lance, "dataset", lambda *a, **kw: cold.append(a) or real_dataset(*a, **kw))
+    writer.upsert(rows(("b", "d", "normandy normandy vikings")))  # another process's write: a new version
+    cold.clear()
+    assert sorted(h.passage_id for h in index.search(["normandy"], 5)) == ["a", "b"]
+    assert index._dataset is not first and index._dataset.version > first.version
+    assert first.count_rows() == 1, "the table a search on another thread may hold is left as it was"
+    assert opened == [] and cold == [], "checked out from the open table, not opened afresh"
+    writer.delete(["a"])
+    writer.optimize()  # folds, compacts and cleans up: files of the first version may be gone
+    assert [h.passage_id for h in index.search(["normandy"], 5)] == ["b"]
+    assert opened == []
+
+
+def test_a_refresh_that_fails_is_unavailable_and_the_next_question_opens_afresh(tmp_path, monkeypatch):
+    from function.errors import StoreUnavailable
+
+    uri, moved = tmp_path / "ix", tmp_path / "moved"
+    index = LanceIndex(str(uri), refresh_s=0)
+    index.upsert(rows(("a", "d", "normandy")))
+    assert index.search(["normandy"], 5)
+    uri.rename(moved)  # the table vanishes under a serving instance
+    with pytest.raises(StoreUnavailable, match="retrieval index could not be read"):
+        index.search(["normandy"], 5)
+    assert index._dataset is None  # forgotten: what it had read is not trusted again
+    opened = _opens(index, monkeypatch)
+    moved.rename(uri)
+    assert [h.passage_id for h in index.search(["normandy"], 5)] == ["a"] and opened == [1]
+
+
+def test_the_table_is_looked_at_no_more_often_than_refresh_s(tmp_path, monkeypatch):
+    index = LanceIndex(str(tmp_path / "ix"), refresh_s=3600)
+    index.upsert(rows(("a", "d", "normandy")))
+    assert index.search(["normandy"], 5)
+    looked = []
+    real = LanceIndex._newest
+    monkeypatch.setattr(LanceIndex, "_newest", staticmethod(lambda ds: looked.append(1) or real(ds)))
+    index.upsert(rows(("b", "d", "normandy")))
+    assert [h.passage_id for h in index.search(["normandy"], 5)] == ["a"] and looked == []  # within refresh_s
+    monkeypatch.setattr(index, "_opened_at", index._opened_at - 3601)
+    assert sorted(h.passage_id for h in index.search(["normandy"], 5)) == ["a", "b"] and looked == [1]

@@ -117,3 +117,43 @@ def test_an_unreachable_firestore_fails_fast_with_503(monkeypatch):
         s.get_many(["a"])
     assert time.monotonic() - t0 < 10
     assert info.value.http_status == 503 and "Retry-After" in info.value.headers
+
+
+@pytest.mark.firestore
+def test_firestore_keeps_no_term_index_when_retrieval_has_its_own(firestore_env):
+    """QA_INDEX_URI set: ``open_store`` gives Firestore no term index to write, read or delete from."""
+    import os
+
+    from function.config import Settings
+    from function.store import open_store, ops
+
+    env = {**os.environ, **firestore_env, "QA_INDEX_URI": "gs://bucket/index/bert-qa"}
+    s = open_store(Settings.from_env(env))
+    try:
+        terms = s.client.collection("passages_terms")
+        assert s.index is None
+        mine = ops.counting()
+        assert s.upsert_many([passage("a"), passage("b", n=3)]) == 2
+        assert mine.as_dict() == {"reads": 0, "writes": 2, "deletes": 0}  # the two documents, nothing else
+        assert list(terms.stream()) == []
+        stored = s.passages.document("a").get().to_dict()
+        assert "bm25_terms" not in stored and "bm25_length" not in stored
+        assert s.get_many(["a"])["a"].n_tokens == 5
+        for refused in (lambda: s.search(["title"], 5), lambda: s.index_stats(["title"])):
+            with pytest.raises(RuntimeError, match="no term index"):
+                refused()
+        mine = ops.counting()
+        assert s.delete_many(["a", "missing"]) == 1
+        assert mine.as_dict() == {"reads": 2, "writes": 0, "deletes": 1}  # which exist; then the one deleted
+        assert list(terms.stream()) == [] and s.count() == 1
+    finally:
+        s.close()
+    # without it, the same store keeps its term index: postings and corpus totals
+    s = open_store(Settings.from_env({**os.environ, **firestore_env}))
+    try:
+        assert s.index is not None
+        s.upsert_many([passage("c")])
+        assert {snap.id for snap in terms.stream()} >= {"#corpus", "title#0"}
+        assert [h.passage_id for h in s.search(["title"], 5)] == ["c"]
+    finally:
+        s.close()

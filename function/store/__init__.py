@@ -23,4 +23,5 @@ def open_store(settings: Settings) -> PassageStore:
         passages=settings.passages_collection,
         answers=settings.answers_collection,
         timeout_s=settings.store_timeout_s,
+        term_index=not settings.index_uri,  # a separate retrieval index (Lance): no term documents to keep
     )

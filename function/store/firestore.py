@@ -34,6 +34,13 @@ Ingested documents (``function.ingest``) have one record each in ``<passages>_do
 The BM25 index for questions without passage ids lives in ``<passages>_terms``
 (see ``firestore_terms.py``): writes and deletes first rewrite the postings of
 the terms involved, then write the passages together with the corpus totals.
+With a separate retrieval index (``QA_INDEX_URI``: ``open_store`` passes
+``term_index=False``) none of this is done: passages are written without their
+``bm25_*`` fields, nothing in ``<passages>_terms`` is read or written (about 21.6
+reads and 21.6 writes a passage saved at ingestion, ``python -m bench cost
+lance``), and ``search`` refuses. Postings written before are left as they were,
+so going back to this index means deleting ``<passages>_terms`` and re-ingesting
+with ``--force``.
 """
 
 from __future__ import annotations
@@ -66,7 +73,7 @@ def _unavailable(what: str, error: Exception) -> StoreUnavailable:
 
 class FirestoreStore:
     def __init__(self, project: str | None, database: str, passages: str, answers: str,
-                 timeout_s: float = 3.0):
+                 timeout_s: float = 3.0, term_index: bool = True):
         from google.api_core import exceptions as gexc
         from google.cloud import firestore
 
@@ -80,7 +87,8 @@ class FirestoreStore:
         self.answers = self.client.collection(answers)
         self.timeout_s = timeout_s
         self.documents = self.client.collection(f"{passages}_documents")
-        self.index = TermIndex(self.client, f"{passages}_terms", timeout_s)
+        # None: retrieval has an index of its own (QA_INDEX_URI), this one is neither written nor read
+        self.index = TermIndex(self.client, f"{passages}_terms", timeout_s) if term_index else None
         self.description = f"firestore:{self.client.project}/{database}/{passages}"
 
     def _failed(self, what: str, error: Exception) -> StoreUnavailable:
@@ -136,9 +144,11 @@ class FirestoreStore:
         def flush() -> None:
             nonlocal batch, size, docs, deletes, n, length
             if docs:
-                self.index.corpus_change(batch, n, length)
+                totals = self.index is not None and bool(n or length)
+                if totals:
+                    self.index.corpus_change(batch, n, length)
                 batch.commit(timeout=max(self.timeout_s, 60))
-                ops.add(writes=docs - deletes + bool(n or length), deletes=deletes)
+                ops.add(writes=docs - deletes + totals, deletes=deletes)
             batch, size, docs, deletes, n, length = self.client.batch(), 0, 0, 0, 0, 0
 
         for pid, data, analysed in writes:
@@ -158,22 +168,27 @@ class FirestoreStore:
         flush()
 
     def upsert_many(self, passages: Iterable[Passage]) -> int:
-        """Index the passages' terms, then write them (see the module docstring); re-writing replaces."""
+        """Index the passages' terms, then write them (see the module docstring); re-writing replaces.
+        Without the term index: the passage documents alone, one write each and no read."""
         given = list(passages)
         by_id = {p.id: p for p in given}  # one write per id: the last one given
-        analysed = {pid: PassageTerms.of(p.title, p.text) for pid, p in by_id.items()}
+        indexing = self.index is not None
+        analysed = {pid: PassageTerms.of(p.title, p.text) for pid, p in by_id.items()} if indexing else {}
 
         def writes():
             for pid, p in by_id.items():
                 data = {f: getattr(p, f) for f in _FIELDS + _PLACE_FIELDS}
-                data["bm25_terms"] = "\x00".join(analysed[pid].frequencies()).encode("utf-8")
-                data["bm25_length"] = analysed[pid].length
+                if indexing:
+                    data["bm25_terms"] = "\x00".join(analysed[pid].frequencies()).encode("utf-8")
+                    data["bm25_length"] = analysed[pid].length
                 data["updated"] = self._firestore.SERVER_TIMESTAMP
-                yield pid, data, analysed[pid]
+                yield pid, data, analysed.get(pid)
 
         try:
-            _exist, old = self._indexed(list(by_id))
-            self.index.update({pid: terms for pid, (terms, _) in old.items()}, analysed)
+            old = {}
+            if indexing:
+                _exist, old = self._indexed(list(by_id))
+                self.index.update({pid: terms for pid, (terms, _) in old.items()}, analysed)
             self._commit_in_batches(writes(), old)
         except self._errors as e:
             raise self._failed("write passages", e) from None
@@ -182,7 +197,8 @@ class FirestoreStore:
     def delete_many(self, ids: list[str]) -> int:
         try:
             exist, old = self._indexed(ids)
-            self.index.update({pid: terms for pid, (terms, _) in old.items()}, {})
+            if self.index is not None:
+                self.index.update({pid: terms for pid, (terms, _) in old.items()}, {})
             self._commit_in_batches(((pid, None, None) for pid in exist), old)
         except self._errors as e:
             raise self._failed("delete passages", e) from None
@@ -190,6 +206,7 @@ class FirestoreStore:
 
     def search(self, terms: list[str], k: int) -> list[Hit]:
         """The ``k`` passages with the highest BM25 score for any of ``terms``."""
+        self._needs_index("search")
         if not terms:
             return []
         try:
@@ -199,10 +216,16 @@ class FirestoreStore:
 
     def index_stats(self, terms: list[str]) -> dict:
         """Passages indexed, their total length in terms, and each term's document frequency."""
+        self._needs_index("index stats")
         try:
             return self.index.stats(terms)
         except self._errors as e:
             raise self._failed("index stats", e) from None
+
+    def _needs_index(self, what: str) -> None:
+        if self.index is None:
+            raise RuntimeError(f"{self.description} keeps no term index (a separate retrieval index, "
+                               f"QA_INDEX_URI, is configured): no {what} here")
 
     def _count(self, collection, what: str) -> int:
         """Documents in ``collection`` (an aggregation query: a read per 1,000 index entries)."""
