@@ -56,7 +56,8 @@ def one_round(checkout: Path, env: dict, questions: list[dict], requests: int, l
                 totals.append(r.body["timings_ms"]["total"])
             warm[kind] = statistics.median(totals)
         memory = server.memory()
-        return {"cold_start_ms": round(cold_ms, 1), "listening_ms": round(server.listening_s * 1000, 1),
+        return {"model": first.body["model"]["name"], "cold_start_ms": round(cold_ms, 1),
+                "listening_ms": round(server.listening_s * 1000, 1),
                 "warm_server_ms_p50": warm, "rss_mb": memory["rss_mb"], "peak_rss_mb": memory["peak_rss_mb"]}
     finally:
         server.stop()

@@ -3,7 +3,7 @@ grants of infra/setup.sh, QA_INDEX_URI in infra/deploy.sh and infra/ingest_job.s
 Cloud Storage operations (``python -m bench cost lance``, ``bench.cost_model``).
 
 Nothing reaches Google: the scripts run with --dry-run or against stand-in tools, the pipeline as in
-tests/test_cloudbuild.py, and Lance against ``bench.cost.CountingBucket`` (Cloud Storage's XML API on a
+tests/test_cloudbuild.py, and Lance against ``bench.gcs_counter.CountingBucket`` (Cloud Storage's XML API on a
 local folder).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench import cost, cost_model, prices
+from bench import cost_lance, cost_lance_counts, cost_model, gcs_counter, prices
 from harness.paths import REPO
 from tests.test_cloudbuild import BUILD_ID, CONFIG, PROJECT, Pipeline
 from tests.test_infra import DryRun, _env_vars, _find, _flag, _grants, _one
@@ -221,11 +221,11 @@ def test_object_operations_are_priced_by_class():
 
 
 def test_billing_classes_cover_every_request_the_bucket_counts():
-    assert set(cost.GCS_CLASS.values()) == {"A", "B", "free"}
-    assert cost.GCS_CLASS["list"] == cost.GCS_CLASS["put"] == "A" and cost.GCS_CLASS["get"] == "B"
-    assert cost.GCS_CLASS["delete"] == "free"
-    assert cost.table_part("index/bert-qa/_versions/1.manifest") == "_versions"
-    assert cost.table_part("index/bert-qa/data/x.lance") == "data"
+    assert set(gcs_counter.GCS_CLASS.values()) == {"A", "B", "free"}
+    assert gcs_counter.GCS_CLASS["list"] == gcs_counter.GCS_CLASS["put"] == "A" and gcs_counter.GCS_CLASS["get"] == "B"
+    assert gcs_counter.GCS_CLASS["delete"] == "free"
+    assert gcs_counter.table_part("index/bert-qa/_versions/1.manifest") == "_versions"
+    assert gcs_counter.table_part("index/bert-qa/data/x.lance") == "data"
 
 
 @pytest.fixture
@@ -233,7 +233,7 @@ def counted_index(tmp_path):
     pytest.importorskip("lance")
     from function.retrieval.lance_index import IndexRow
 
-    bucket = cost.CountingBucket(tmp_path / "bucket")
+    bucket = gcs_counter.CountingBucket(tmp_path / "bucket")
     rows = [IndexRow(f"p{i:03d}", f"d{i // 4}", f"alpha w{i % 17} x{i % 5} common") for i in range(200)]
     yield bucket, rows
     bucket.close()
@@ -274,14 +274,14 @@ def test_the_lance_cost_run_counts_ingestion_and_questions(counted_index):
     passages = [Passage(f"doc{i // 3}-{i % 3}", f"Title {i % 7}", f"alpha beta w{i % 23} x{i % 11} gamma")
                 for i in range(600)]
     uri = "gs://qa-bucket/index/bert-qa"
-    ingested = cost.lance_ingest(bucket, uri, passages, batch=256)
+    ingested = cost_lance_counts.lance_ingest(bucket, uri, passages, batch=256)
     assert ingested["passages"] == 600
     per = ingested["per_passage"]
     # 3 upserts (a new table version each: data, transaction and manifest) and the run's optimize
     assert 0 < per["class_a"] < 1 and per["kinds"]["put"] * 600 >= 3 * 3
     assert ingested["stored_bytes"] > 0 and ingested["stored_bytes"] <= ingested["stored_bytes_after_run"]
     questions = [["w1", "x1"], ["w2", "beta"], ["w5"], ["alpha", "x9"]]
-    asked = cost.lance_questions(bucket, uri, questions, cold=2)
+    asked = cost_lance_counts.lance_questions(bucket, uri, questions, cold=2)
     assert asked["cold"]["class_a"] >= 1
     assert asked["warm"]["class_a"] == 0 and asked["warm"]["class_b"] < asked["cold"]["class_b"]
     # LanceIndex's refresh lists the table's versions, once, and keeps the open table when nothing is new;
@@ -297,11 +297,11 @@ def test_the_lance_cost_run_counts_ingestion_and_questions(counted_index):
     assert ingested["terms_index_deltas"] >= 1
     io = asked["lance_io_stats_warm"]
     assert io["read_iops"] == io["counted_gets"], "Lance's own I/O statistics agree with the requests counted"
-    bill = cost.lance_bill({"questions": asked, "ingest": ingested}, None, busy_questions_per_s=10, refresh_s=10)
+    bill = cost_lance.lance_bill({"questions": asked, "ingest": ingested}, None, busy_questions_per_s=10, refresh_s=10)
     q = bill["questions"]
     assert q["warm"]["total"] <= q["busy"]["total"] <= q["scattered"]["total"]
     assert bill["passages"]["total"] > 0 and bill["storage_per_million_passages_month"] > 0
-    text = cost.lance_markdown({"date": "today", "command": "x", "lance_version": "v", "sizes": [
+    text = cost_lance.lance_markdown({"date": "today", "command": "x", "lance_version": "v", "sizes": [
         {"size": 600, "ingest": ingested, "questions": asked, "bill": bill}], "firestore": None,
         "machine": {"load_average_at_start": [0, 0, 0], "quiet": True}})
     assert "$ per million" in text and "| 600 |" in text
