@@ -5,6 +5,7 @@ transformer optimizer (``build_model.conversion.onnx_export.optimize_bert``) and
 quantised to int8 (``build_model.stages.quantize``). This package walks that graph along the hidden state,
 from the embeddings to the logits, and undoes what was done to the weights, one concern a module:
 
+* ``ort_format``: a ``model.ort`` (ONNX Runtime's own format, what the package stage may ship) as ONNX;
 * ``graph``: the ONNX graph's initializers, producers and readers; int8 weights dequantised;
 * ``fused_ops``: what one fused node holds (dense layer and bias, LayerNorm, packed QKV), ONNX's layout;
 * ``bert_weights``: the walk, ``read_graph``: every weight under ``BertForQuestionAnswering``'s name;
@@ -36,9 +37,6 @@ def recover(folder: Path, config_from: Path | None = None) -> tuple[object, Reco
     from function.model.artifact import load_manifest
 
     manifest = load_manifest(folder)
-    if manifest.model_path.suffix != ".onnx":
-        raise RecoverError(f"{manifest.model_path.name} is in ONNX Runtime's own format, which onnx cannot read: "
-                           f"recover from the quantize stage's student.int8.onnx packaged as an artifact")
     recovered = read_graph(manifest.model_path)
     config, notes = model_config(recovered.sizes, manifest.raw, config_from)
     return build_model(recovered, config), recovered, config, notes

@@ -32,6 +32,7 @@ from build_model.recover.fused_ops import (
     skip_layer_norm,
 )
 from build_model.recover.graph import Graph, RecoverError
+from build_model.recover.ort_format import load_any
 
 # nodes that only move activations about: casts of the inputs, activation quantisation, constants
 PLUMBING = ("Cast", "DynamicQuantizeLinear", "Constant")
@@ -51,14 +52,9 @@ class Recovered:
 
 
 def read_graph(path: Path) -> Recovered:
-    """Every weight of the fused (fp32 or int8) BERT QA graph at ``path``, under PyTorch's names."""
-    import onnx
-
-    try:
-        model = onnx.load(str(path))
-    except Exception as e:  # onnx raises DecodeError, OSError...: say what could not be read
-        raise RecoverError(f"{path} is not an ONNX model onnx can read ({type(e).__name__}: {e})") from None
-    g = Graph(model)
+    """Every weight of the fused (fp32 or int8) BERT QA graph at ``path`` (ONNX, or ONNX Runtime's ``.ort``),
+    under PyTorch's names."""
+    g = Graph(load_any(path))
     weights: dict[str, np.ndarray] = {}
     h, emb_eps = _embeddings(g, weights)
     hidden = weights["bert.embeddings.word_embeddings.weight"].shape[1]

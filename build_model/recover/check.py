@@ -61,8 +61,9 @@ def requantize(model, folder: Path, work: Path) -> Path:
     quantize_candidate(fused, int8, candidate, graph_ops(fused))
     if not manifest.graph_optimized:
         return int8
-    preoptimize(int8, work / "int8.pre.onnx", ort_format=False)
-    return work / "int8.pre.onnx"
+    pre = work / f"int8.pre{manifest.model_path.suffix}"
+    preoptimize(int8, pre, ort_format=pre.suffix == ".ort")
+    return pre
 
 
 def same_int8(a: Path, b: Path) -> tuple[int, int]:
@@ -70,8 +71,10 @@ def same_int8(a: Path, b: Path) -> tuple[int, int]:
     import onnx
     from onnx import numpy_helper
 
+    from build_model.recover.ort_format import load_any
+
     def int8(path: Path) -> dict:
-        return {t.name: numpy_helper.to_array(t) for t in onnx.load(str(path)).graph.initializer
+        return {t.name: numpy_helper.to_array(t) for t in load_any(path).graph.initializer
                 if t.data_type in (onnx.TensorProto.INT8, onnx.TensorProto.UINT8)}
 
     mine, theirs = int8(a), int8(b)
