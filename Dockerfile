@@ -16,9 +16,10 @@
 #
 # The serving image holds the slim Python base, a virtual environment with
 # requirements.txt only (pinned; no torch, transformers or onnx), the function
-# code and the artifact. The ingestion image is the same stage `app` (same
-# layers, so the same artifact and tokenizer fingerprint) with the document
-# libraries on top; the serving image never holds them. Stages that are not
+# code and the artifact (stage `app`), with the serving settings (stage `serving`,
+# which `runtime` and `runtime-lance` are built FROM). The ingestion image is the
+# same stage `app` (same layers, so the same artifact and tokenizer fingerprint)
+# with the document libraries on top; the serving image never holds them. Stages that are not
 # needed for the requested target are skipped by BuildKit, so the plain build
 # installs neither torch nor the ingestion libraries.
 
@@ -94,32 +95,9 @@ USER 10001:10001
 ENTRYPOINT ["python", "-m", "function.ingest"]
 CMD ["--help"]
 
-# --- the serving image with the Lance retrieval index (optional) --------------
-#   docker build --target runtime-lance      for QA_INDEX_URI (docs/retrieval.md): the serving
-#                                            image plus requirements-lance.txt (pylance, pyarrow);
-#   docker build --target ingest-lance       the ingestion image plus the same, to write the index.
-# Deployments that keep the store's own index use the plain images, which never hold them. The
-# serving settings below repeat the `runtime` stage's (tests/test_dockerfile.py keeps them equal).
-FROM app AS runtime-lance
-COPY requirements-lance.txt /tmp/requirements-lance.txt
-RUN pip --python /opt/venv/bin/python install --no-cache-dir -r /tmp/requirements-lance.txt
-ENV PORT=8080 \
-    FUNCTION_TARGET=answer \
-    WORKERS=1 \
-    THREADS=8 \
-    MALLOC_ARENA_MAX=2
-USER 10001:10001
-EXPOSE 8080
-CMD ["functions-framework", "--target=answer"]
-
-FROM ingest AS ingest-lance
-USER 0:0
-COPY requirements-lance.txt /tmp/requirements-lance.txt
-RUN pip --python /opt/venv/bin/python install --no-cache-dir -r /tmp/requirements-lance.txt
-USER 10001:10001
-
-# --- the serving image (the default target: the last stage) ------------------
-FROM app AS runtime
+# --- the serving settings, shared by the serving images ----------------------
+# The `runtime` stage (the default target, last below) is this stage as it is;
+# `runtime-lance` adds the Lance libraries on top, so both serve alike.
 # Cloud Run sets PORT; functions-framework reads it (and FUNCTION_TARGET, WORKERS,
 # THREADS). One gunicorn worker: the ONNX session uses every CPU of the container
 # by itself (QA_INFERENCE_MODE: a lone request on every CPU, concurrent ones on one
@@ -130,6 +108,7 @@ FROM app AS runtime
 # MALLOC_ARENA_MAX=2: glibc gives each busy thread its own heap arena; with 8-16
 # request threads the resident memory reached 321-386 MB instead of 200-249 MB,
 # at the same latency (docs/deploy.md#measured).
+FROM app AS serving
 ENV PORT=8080 \
     FUNCTION_TARGET=answer \
     WORKERS=1 \
@@ -138,3 +117,27 @@ ENV PORT=8080 \
 USER 10001:10001
 EXPOSE 8080
 CMD ["functions-framework", "--target=answer"]
+
+# --- the serving image with the Lance retrieval index (optional) --------------
+#   docker build --target runtime-lance      for QA_INDEX_URI (docs/retrieval.md): the serving
+#                                            image plus requirements-lance.txt (pylance, pyarrow);
+#   docker build --target ingest-lance       the ingestion image plus the same, to write the index.
+# Deployments that keep the store's own index use the plain images, which never hold them.
+# The install runs as root (the environment is root-owned), then the image drops back to the
+# service user.
+FROM serving AS runtime-lance
+USER 0:0
+COPY requirements-lance.txt /tmp/requirements-lance.txt
+RUN pip --python /opt/venv/bin/python install --no-cache-dir -r /tmp/requirements-lance.txt
+USER 10001:10001
+
+FROM ingest AS ingest-lance
+USER 0:0
+COPY requirements-lance.txt /tmp/requirements-lance.txt
+RUN pip --python /opt/venv/bin/python install --no-cache-dir -r /tmp/requirements-lance.txt
+USER 10001:10001
+
+# --- the serving image (the default target: the last stage) ------------------
+# The serving stage as it is: `docker build .` builds it, and the ingestion image
+# shares its layers up to `app`.
+FROM serving AS runtime

@@ -18,8 +18,10 @@ from harness.image import (
     exec_form,
     final_stage,
     image_stage,
+    parent_stage,
     parse_env,
     read_dockerfile,
+    shared_base,
     stage_by_name,
 )
 from harness.launch import tool
@@ -53,6 +55,39 @@ def test_hadolint_is_clean():
 def test_the_default_target_is_the_serving_stage(stages, runtime):
     assert runtime.name == "runtime" and final_stage(stages).name == "runtime"
     assert len(stages) >= 3, "multi-stage: dependencies and the serving image apart"
+    # The serving settings live in one stage, `serving`: the default target is it as it is.
+    assert final_stage(stages).base == "serving" and not final_stage(stages).instructions
+
+
+SAMPLE_STAGES = """\
+FROM python:3.11-slim-trixie AS base
+ENV A=1
+FROM base AS Middle
+RUN echo middle
+FROM middle AS top
+ENV B=2
+FROM later AS forward
+FROM base AS later
+"""
+
+
+def test_from_stage_chains_resolve_as_docker_resolves_them(tmp_path):
+    """``FROM <stage>`` names an earlier stage (case-insensitively), whatever the chain's length."""
+    path = tmp_path / "Dockerfile"
+    path.write_text(SAMPLE_STAGES)
+    sample = read_dockerfile(path)
+    top = stage_by_name(sample, "top")
+    assert [s.name for s in base_chain(sample, top)] == ["top", "Middle", "base"]
+    flat = image_stage(sample, "top")
+    assert flat.base == "python:3.11-slim-trixie" and flat.name == "top"
+    assert [(i.keyword, i.args) for i in flat.instructions] == [("ENV", "A=1"), ("RUN", "echo middle"),
+                                                                 ("ENV", "B=2")]
+    # a stage named only later is an image to pull, not that stage (and no chain can loop)
+    assert parent_stage(sample, stage_by_name(sample, "forward")) is None
+    assert shared_base(sample, "top", "later").name == "base"
+    assert shared_base(sample, "top", "middle").name == "Middle"
+    with pytest.raises(ValueError):
+        shared_base(sample, "top", "forward")
 
 
 def test_base_image_is_a_pinned_slim_python(stages, runtime):
@@ -138,11 +173,14 @@ def test_build_stage_runs_build_model(stages):
 def test_ingest_image_is_the_serving_image_plus_the_document_libraries(stages, runtime, ingest):
     # Both are built FROM the same stage, so they share its layers: the same code, the same
     # artifact, hence the same tokenizer fingerprint in the passages the job writes.
-    shared = stage_by_name(stages, "runtime").base
-    assert stage_by_name(stages, "ingest").base == shared
-    common = image_stage(stages, shared).instructions
+    shared = shared_base(stages, "runtime", "ingest")
+    assert stage_by_name(stages, "ingest").base == shared.name
+    common = image_stage(stages, shared.name).instructions
     assert ingest.instructions[:len(common)] == common == runtime.instructions[:len(common)]
-    assert any(c.sources == ["artifact/"] for c in copies(stage_by_name(stages, shared)))
+    assert any(c.sources == ["artifact/"] for c in copies(shared))
+    # ...the serving image adds its settings only (no files, no layers of its own) on top of it.
+    settings = runtime.instructions[len(common):]
+    assert settings and {i.keyword for i in settings} <= {"ENV", "USER", "EXPOSE", "CMD"}, settings
     # ...on top: requirements-ingest.txt only, installed into the same virtual environment.
     own = ingest.instructions[len(common):]
     added = [s for ins in own if ins.keyword == "COPY" for s in copy_of(ins).sources]
@@ -187,12 +225,15 @@ def _installs_only_the_lance_requirements(own) -> None:
 def test_the_lance_images_are_the_plain_ones_plus_the_lance_libraries(stages, runtime, ingest):
     """QA_INDEX_URI needs pylance; the default images stay without it (issue: as slim as before)."""
     own, below = _own(stages, "runtime-lance")
-    assert stage_by_name(stages, "runtime-lance").base == stage_by_name(stages, "runtime").base
+    assert stage_by_name(stages, "runtime-lance").base == stage_by_name(stages, "runtime").base == "serving"
+    assert below == runtime.instructions, "the serving image, as the default target builds it"
     _installs_only_the_lance_requirements(own)
-    # the serving settings are the runtime stage's, instruction for instruction
-    settings = [i for i in own if i.keyword in ("ENV", "USER", "EXPOSE", "CMD")]
-    runtime_own = stage_by_name(stages, "runtime").instructions
-    assert settings == [i for i in runtime_own if i.keyword in ("ENV", "USER", "EXPOSE", "CMD")]
+    # the serving settings are inherited from the one stage that holds them, not repeated...
+    assert not [i for i in own if i.keyword in ("ENV", "EXPOSE", "CMD", "ENTRYPOINT")], own
+    # ...and the install runs as root (the environment is root-owned), then drops back to the service user
+    users = [i.args for i in own if i.keyword == "USER"]
+    assert users[0].split(":")[0] in ("root", "0") and own[0].keyword == "USER", own
+    assert own[-1].keyword == "USER" and own[-1].args == runtime.all("USER")[-1].args, own
     own, below = _own(stages, "ingest-lance")
     assert stage_by_name(stages, "ingest-lance").base == "ingest" and below == ingest.instructions
     _installs_only_the_lance_requirements(own)
@@ -203,3 +244,28 @@ def test_the_lance_images_are_the_plain_ones_plus_the_lance_libraries(stages, ru
     assert not re.search(r"^\s*-", text, re.M), "plain requirement lines (no -r, no index options)"
     for name in BUILD_ONLY:
         assert not re.search(rf"\b{name}\b", text), f"{name} in the lance images"
+
+
+@pytest.mark.parametrize(("target", "installs"), [
+    (None, []),
+    ("runtime-lance", ["requirements-lance.txt"]),
+    ("ingest", ["requirements-ingest.txt"]),
+    ("ingest-lance", ["requirements-ingest.txt", "requirements-lance.txt"]),
+])
+def test_every_serving_and_ingestion_target_assembles_through_its_chain(tmp_path, monkeypatch, target, installs):
+    """harness.image lays out each target from its whole FROM chain (pip stubbed: the layout, not the packages)."""
+    import harness.image.layout as layout
+
+    pip = []
+    monkeypatch.setattr(layout, "make_venv", lambda venv, requirements, quiet=True: venv.mkdir(parents=True))
+    monkeypatch.setattr(layout, "pip_install", lambda venv, requirements, quiet=True: pip.append(requirements.name))
+    artifact = tmp_path / "artifact"
+    artifact.mkdir()
+    (artifact / "manifest.json").write_text("{}")
+    image = layout.assemble(tmp_path / "fs", {"artifact/": artifact}, compile_code=False, target=target)
+    assert pip == installs
+    assert (image.workdir / "artifact" / "manifest.json").is_file() and (image.workdir / "main.py").is_file()
+    env = image.env({"PATH": "/usr/bin"})
+    serving = target in (None, "runtime-lance")
+    assert (env.get("FUNCTION_TARGET") == "answer") == serving and ("PORT" in env) == serving, env
+    assert env["QA_ARTIFACT_DIR"] == str(image.workdir / "artifact")

@@ -6,7 +6,8 @@
     serve(image, {"QA_STORE": "sqlite"}).start()                   # a FunctionServer
     ingest = assemble(Path("/tmp/ingest"), {"artifact/": Path("artifact")}, target="ingest")
 
-``dockerfile`` parses the Dockerfile into stages; ``layout`` assembles a
+``dockerfile`` parses the Dockerfile into stages and resolves their ``FROM <stage>``
+chains (``runtime`` from ``serving`` from ``app``); ``layout`` assembles a
 target (by default the final stage, the serving image) with the stages it is
 built FROM: its virtual environment, the copied paths, its pip installs and
 byte-compilation, and measures its size; ``start`` serves it and runs its
@@ -29,8 +30,10 @@ from harness.image.dockerfile import (
     final_stage,
     flatten,
     image_stage,
+    parent_stage,
     parse_env,
     read_dockerfile,
+    shared_base,
     stage_by_name,
     workdir,
 )
@@ -39,4 +42,5 @@ from harness.image.start import ingest, serve
 
 __all__ = ["BUILD_ONLY", "DOCKERFILE", "INGEST_ONLY", "REPO", "Copy", "Image", "Instruction", "Stage", "assemble",
            "base_chain", "copies", "copy_of", "dockerignored", "exec_form", "final_stage", "flatten", "image_stage",
-           "ingest", "make_venv", "parse_env", "read_dockerfile", "serve", "sizes", "stage_by_name", "workdir"]
+           "ingest", "make_venv", "parent_stage", "parse_env", "read_dockerfile", "serve", "shared_base", "sizes",
+           "stage_by_name", "workdir"]

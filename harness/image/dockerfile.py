@@ -101,26 +101,50 @@ def final_stage(stages: list[Stage] | None = None) -> Stage:
 
 
 def stage_by_name(stages: list[Stage], name: str) -> Stage:
+    """The stage ``docker build --target NAME`` builds (stage names are case-insensitive, as Docker's)."""
     for s in stages:
-        if s.name == name:
+        if s.name and s.name.lower() == name.lower():
             return s
     raise KeyError(f"no stage named {name!r} in the Dockerfile")
 
 
+def parent_stage(stages: list[Stage], stage: Stage) -> Stage | None:
+    """The stage ``stage`` is built FROM, resolved as Docker does; None for an external image.
+
+    ``FROM serving`` names a stage only when one of that name comes earlier in the file (a later
+    one would be an image to pull), so a chain always walks backwards and cannot loop. A stage
+    not in ``stages`` (a flattened one) may name any of them.
+    """
+    position = next((i for i, s in enumerate(stages) if s is stage), len(stages))
+    for s in reversed(stages[:position]):
+        if s.name and s.name.lower() == stage.base.lower():
+            return s
+    return None
+
+
 def base_chain(stages: list[Stage], stage: Stage) -> list[Stage]:
-    """The stage and the stages it is built FROM, nearest first."""
+    """The stage and the stages it is built FROM, nearest first: ``runtime``, ``serving``, ``app``, ``base``."""
     chain = [stage]
-    names = {s.name: s for s in stages if s.name}
-    while chain[-1].base in names:
-        chain.append(names[chain[-1].base])
+    while (parent := parent_stage(stages, chain[-1])) is not None:
+        chain.append(parent)
     return chain
+
+
+def shared_base(stages: list[Stage], *names: str) -> Stage:
+    """The nearest stage every named target is built FROM (or is): the layers their images share."""
+    chains = [base_chain(stages, stage_by_name(stages, name)) for name in names]
+    for candidate in chains[0]:
+        if all(any(candidate is s for s in chain) for chain in chains[1:]):
+            return candidate
+    raise ValueError(f"the targets {', '.join(names)} share no stage of the Dockerfile")
 
 
 def flatten(stages: list[Stage], stage: Stage) -> Stage:
     """The stage as one image: the instructions of the stages it is built FROM first, its own last.
 
-    ``FROM app AS ingest`` holds ``app``'s copies, RUN steps and ENV; the result's base is the
-    external image (``python:...``) and its name the stage's own.
+    ``FROM app AS ingest`` holds ``app``'s copies, RUN steps and ENV; ``FROM serving AS runtime``
+    holds ``app``'s and then ``serving``'s settings, whatever the chain's length. The result's
+    base is the external image (``python:...``) and its name the stage's own.
     """
     chain = base_chain(stages, stage)
     instructions = [ins for s in reversed(chain) for ins in s.instructions]

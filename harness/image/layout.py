@@ -1,8 +1,9 @@
 """An image of the Dockerfile laid out on disk, as the Dockerfile builds it.
 
 ``assemble`` builds what a target holds (by default the final stage, the
-serving image; ``target="ingest"`` the ingestion image), with the stages it is
-built FROM, in the order of their instructions: a fresh virtual environment
+serving image; ``target="ingest"`` the ingestion image), with the chain of
+stages it is built FROM (``runtime`` from ``serving`` from ``app``), in the
+order of their instructions: a fresh virtual environment
 from ``requirements.txt`` only (for ``COPY --from=<stage> /opt/venv``),
 exactly the paths the stages copy from the build context (minus what
 ``.dockerignore`` drops), their ``pip --python /opt/venv/bin/python install -r``
@@ -27,7 +28,6 @@ from pathlib import Path, PurePosixPath
 from harness.image.dockerfile import (
     REPO,
     Stage,
-    base_chain,
     copy_of,
     exec_form,
     image_stage,
@@ -68,7 +68,7 @@ def copy_tree(src: Path, dst: Path) -> None:
 @dataclass
 class Image:
     root: Path  # the image's "/" on disk
-    stage: Stage
+    stage: Stage  # the target flattened (image_stage): its own instructions after those of the stages below
     venv: Path
 
     def path(self, image_path: str) -> Path:
@@ -79,16 +79,14 @@ class Image:
         return self.path(workdir(self.stage))
 
     def env(self, base: dict[str, str] | None = None) -> dict[str, str]:
-        """The image's ENV (inherited stages first), image paths mapped into ``root``."""
+        """The image's ENV (inherited stages first: ``stage`` is flattened), image paths mapped into ``root``."""
         env = dict(base if base is not None else os.environ)
         env.pop("PYTHONPATH", None)  # nothing from the repository may leak in
         env.pop("VIRTUAL_ENV", None)
-        stages = read_dockerfile()
-        for stage in reversed(base_chain(stages, self.stage)):
-            for ins in stage.all("ENV"):
-                for key, value in parse_env(ins.args).items():
-                    value = re.sub(r"\$\{?(\w+)\}?", lambda m: env.get(m.group(1), ""), value)
-                    env[key] = self._map_paths(value)
+        for ins in self.stage.all("ENV"):
+            for key, value in parse_env(ins.args).items():
+                value = re.sub(r"\$\{?(\w+)\}?", lambda m: env.get(m.group(1), ""), value)
+                env[key] = self._map_paths(value)
         return env
 
     def _map_paths(self, value: str) -> str:
