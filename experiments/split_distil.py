@@ -7,16 +7,17 @@
 The split model (``build_model.training.split``) starts from ``--init``, the whole
 ``BertForQuestionAnswering`` (a ``save_pretrained`` folder with ``tokenizer.json``),
 and is trained by the distil stage's own loop (``build_model.training.loop``) on the
-distil stage's training features (the same pairs, augmented and unanswerable) in the
-split layout (``build_model.training.split_features``), with the same targets: the
-cached teacher logits (mixed with ``[base]``'s by ``base_weight``) from
-``<work_dir>/teacher_logits``, the unanswerable pairs trained to [CLS]. Where that
-cache does not hold them (``--kd-from auto``), or with ``--kd-from whole``, the target
-is the whole model's own logits (computed once, cached in ``--out``). ``--hidden-loss``
-adds DeFormer's layerwise representation similarity to the frozen whole model.
+distil stage's training features (``distil.training_set``: the same pairs, augmented and
+unanswerable) in the split layout (``build_model.training.split_features``), with the
+same targets (``distil.soft_targets``): the cached teacher logits (mixed with
+``[base]``'s by ``base_weight``) from ``<work_dir>/teacher_logits``, the unanswerable
+pairs trained to [CLS]. Where that cache does not hold them (``--kd-from auto``), or
+with ``--kd-from whole``, the target is the whole model's own logits (computed once,
+cached in ``--out``). ``--hidden-loss`` adds DeFormer's layerwise representation
+similarity to the frozen whole model (the loop's ``extra_loss``; ``extra`` in the step log).
 
-Dev EM/F1 after each epoch go through the distil stage's evaluation (the function's
-windows and decoding), the windows converted to the split layout; the whole model's and
+Dev EM/F1 after each epoch go through the distil stage's evaluation (``distil.dev_scorer``:
+the function's windows and decoding), the windows converted to the split layout; the whole model's and
 the untrained split's scores are measured once first. Everything goes to ``--out``:
 ``train.log.jsonl`` (JSON lines), ``checkpoint.pt`` (every 50 steps and at each epoch's
 end; a restart with the same arguments resumes from it, other arguments are refused),
@@ -103,57 +104,6 @@ def check_resume(out: Path, arguments: dict) -> bool:
     return True
 
 
-def training_set(cfg, tok, tr):
-    """The distil stage's training features: (SQuAD split, question/paragraph features, unanswerable ones)."""
-    from build_model.specs import training_spec
-    from build_model.squad import load_squad
-    from build_model.stages.distil import augment_pairs
-    from build_model.training.features import build_features
-    from build_model.training.negatives import unanswerable_pairs
-
-    spec = training_spec(cfg, tok, tr)
-    split = load_squad(cfg.data.train, tr.train_limit or None)
-    features = build_features(tok, split, spec, pairs=augment_pairs(split, cfg.student.augment_pairs, tr.seed))
-    absent = build_features(tok, split, spec, pairs=unanswerable_pairs(split, cfg.student.unanswerable, tr.seed),
-                            unanswerable=True)
-    return split, features, absent
-
-
-class _NotCached(Exception):
-    pass
-
-
-def _refuse():
-    raise _NotCached
-
-
-def teacher_targets(cfg, split, features, tok, tr, compute: bool, log):
-    """The distil stage's soft targets from its cache: the teacher's logits, mixed with ``[base]``'s by
-    ``base_weight``. ``compute``: load a teacher for what the cache lacks (else ``_NotCached``)."""
-    from build_model.stages import distil
-    from build_model.training import align, kd
-    from function.model.tokenizer import QATokenizer
-
-    logits = {}
-    for name in ["teacher", "base"] if cfg.student.base_weight else ["teacher"]:
-        model_dir = distil.teacher_model_dir(cfg, name)
-        teacher_tok = QATokenizer(model_dir / "tokenizer.json")
-        windows = align.teacher_windows(features, split, tok, teacher_tok, cfg.sequence.max_query_tokens)
-        prefix = distil.logits_dir(cfg) / name
-        load = distil._loader(model_dir, name, cfg) if compute else _refuse
-        try:
-            logits[name], _ = kd.cached_teacher_logits(prefix, distil.model_fingerprint(cfg, name), load, windows,
-                                                       teacher_tok.pair_layout()["pad_id"],
-                                                       max(8, 2 * tr.batch_size), log=log)
-        finally:
-            for parts in prefix.parent.glob(f"{prefix.name}-*.parts"):
-                if not any(parts.iterdir()):
-                    parts.rmdir()  # a cache probe that found nothing leaves nothing behind
-    if cfg.student.base_weight:
-        return kd.ensemble(logits["teacher"], logits["base"], 1.0 - cfg.student.base_weight, tr.temperature)
-    return logits["teacher"]
-
-
 def whole_targets(init: Path, features, pad_id: int, out: Path, batch: int, log):
     """The whole model's logits on each window, on [CLS] and the passage as the teacher's are (the question
     and separators take no mass), cached in ``out``."""
@@ -176,25 +126,6 @@ def whole_targets(init: Path, features, pad_id: int, out: Path, batch: int, log)
     return logits
 
 
-def dev_scorer(cfg, dev, tok, spec):
-    """The distil stage's dev scores (v1 EM/F1, and abstention when it trains unanswerable pairs) of an
-    ``Infer``."""
-    from build_model.evaluation.evaluate import evaluate
-    from build_model.evaluation.squad2 import evaluate_v2
-
-    n = cfg.sequence.max_answer_tokens
-
-    def scores(infer) -> dict:
-        if not cfg.student.unanswerable or len({dev.article_of(p) for p in dev.paragraphs}) < 2:
-            return evaluate(dev, tok, spec, infer, max_answer_tokens=n)
-        v2 = evaluate_v2(dev, tok, spec, infer, max_answer_tokens=n)
-        best = v2["v2"]["at_best_f1"]
-        return {**v2["v1"], "no_answer": {"threshold": v2["threshold"], "f1": v2["v2"]["best_f1"],
-                                          **{k: best[k] for k in ("HasAns_f1", "NoAns_f1")}}}
-
-    return scores
-
-
 def _write_json(path: Path, value) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(value, indent=2, sort_keys=True))
@@ -209,6 +140,7 @@ def main(argv=None) -> int:
     from build_model.evaluation.evaluate import torch_infer
     from build_model.specs import serving_spec
     from build_model.squad import load_squad
+    from build_model.stages import distil
     from build_model.training.loop import train
     from build_model.training.split import SplitQA
     from build_model.training.split_features import question_segment, split_targets, to_split_feature
@@ -241,18 +173,18 @@ def main(argv=None) -> int:
     tok = QATokenizer(args.init / "tokenizer.json")
     serve = serving_spec(cfg, tok)
     q = question_segment(cfg.sequence.max_query_tokens, serve.pair_seps)
-    split, features, absent = training_set(cfg, tok, tr)
-    batch = max(8, 2 * tr.batch_size)
+    split, features, absent, _ = distil.training_set(cfg, tok, tr)
+    batch = distil.teacher_batch(tr)
     source = state.get("kd_source") or ("whole" if args.kd_from == "whole" else "teacher")
     logits = None
     if source == "teacher":
         try:
-            logits = teacher_targets(cfg, split, features, tok, tr, args.kd_from == "teacher", log)
-        except (_NotCached, BuildFailed) as e:
+            logits = distil.soft_targets(cfg, tok, tr, split, features, compute=args.kd_from == "teacher",
+                                         log=log).logits
+        except BuildFailed as e:  # distil.NotCached among them: the cache lacks them and computing was refused
             if args.kd_from == "teacher":
                 raise SystemExit(f"--kd-from teacher: {e}") from None
-            why = str(e) or "not cached"
-            log({"event": "targets", "note": f"the teacher cache does not hold these features ({why}): "
+            log({"event": "targets", "note": f"the teacher cache does not hold these features ({e}): "
                                              f"distilling from the whole model"})
             source = "whole"
     if source == "whole":
@@ -267,9 +199,9 @@ def main(argv=None) -> int:
     model = hf.load_qa_model(str(args.init))
     split_model = SplitQA(model, args.k, args.passage_positions_from)
     whole = hf.load_qa_model(str(args.init)) if args.hidden_loss else None
-    loop_model = SplitForLoop(split_model, q, serve.pad_id, tr.seed, whole, args.hidden_loss, log)
+    loop_model = SplitForLoop(split_model, q, serve.pad_id, whole, args.hidden_loss)
     dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)
-    scores = dev_scorer(cfg, dev, tok, serve)
+    scores = distil.dev_scorer(cfg, dev, tok, serve)
     threads = cfg.threads if args.threads is None else args.threads
 
     if "before" not in state:
@@ -287,7 +219,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     training = train(loop_model, train_features, tr, out, serve.pad_id, teacher_logits=targets,
                      on_epoch_end=lambda m, _epoch: scores(split_infer(split_model, q, serve.pad_id)),
-                     threads=threads)
+                     threads=threads, extra_loss=loop_model.extra_loss)
     model.save_pretrained(out / "model")
     (out / "model" / "tokenizer.json").write_text((args.init / "tokenizer.json").read_text(encoding="utf-8"),
                                                   encoding="utf-8")

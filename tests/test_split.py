@@ -262,19 +262,42 @@ def test_the_hidden_state_loss_is_zero_when_the_split_is_the_whole_model(model):
         assert (lrs < 1e-10) == expect_zero, (k, lrs)
 
 
-def test_the_auxiliary_loss_joins_the_gradient_with_its_weight():
+def test_the_hidden_state_loss_is_handed_to_the_loop_with_its_weight():
+    """``extra_loss``: ``hidden_loss`` x the LRS of the last training forward pass, once; nothing in eval
+    mode or without the loss; a step whose term the loop never took is refused, not silently dropped."""
     import torch
 
-    from build_model.training.split_loop import _WithAuxLoss
+    from build_model.training.split import SplitQA
+    from build_model.training.split_loop import SplitForLoop, layerwise_similarity, whole_states
 
-    w = torch.randn(5, requires_grad=True)
-    v = torch.randn(3, requires_grad=True)
-    logits, aux = w * 2.0, (v**2).sum()
-    (_WithAuxLoss.apply(logits, aux, 0.7).logsumexp(-1)).backward()
-    got = (w.grad.clone(), v.grad.clone())
-    w.grad = v.grad = None
-    ((w * 2.0).logsumexp(-1) + 0.7 * (v**2).sum()).backward()
-    assert torch.allclose(got[0], w.grad) and torch.allclose(got[1], v.grad)
+    qa = tiny_bert(vocab_size=200, hidden=32, layers=3, seed=4)
+    whole = tiny_bert(vocab_size=200, hidden=32, layers=3, seed=2)
+    _, arrays = collated(window_features(4))
+    loop_model = SplitForLoop(SplitQA(qa, 1), Q, PAD, whole=whole, hidden_loss=0.7).train()
+    torch.manual_seed(0)
+    loop_model(**arrays)
+    extra = loop_model.extra_loss()
+    assert extra.requires_grad and loop_model.extra_loss() is None  # taken once
+
+    parts = loop_model.segments(arrays["input_ids"], arrays["attention_mask"])
+    width = int(parts["question_mask"].sum(1).max())
+    parts = {k: v[:, :width] if k.startswith("question") else v for k, v in parts.items()}
+    torch.manual_seed(0)  # the same dropout masks
+    _, _, states = loop_model.split(**parts)
+    mask = torch.cat([parts["question_mask"], parts["passage_mask"]], 1).bool()
+    with torch.no_grad():
+        reference = whole_states(whole, **parts)[2:]
+    assert torch.allclose(extra, 0.7 * layerwise_similarity(states, reference, mask))
+
+    loop_model(**arrays)
+    with pytest.raises(RuntimeError, match="extra_loss=model.extra_loss"):
+        loop_model(**arrays)
+    loop_model.extra_loss()
+    loop_model.eval()(**arrays)
+    assert loop_model.extra_loss() is None
+    plain = SplitForLoop(SplitQA(qa, 1), Q, PAD).train()
+    plain(**arrays)
+    assert plain.extra_loss() is None
 
 
 def test_split_infer_reads_served_windows_as_the_whole_model_does(model):
@@ -334,14 +357,18 @@ def _loop_model(seed_model: int, interrupt_after: int = 0):
     from build_model.training.split_loop import SplitForLoop
 
     class Interrupted(SplitForLoop):
+        calls = 0
+
         def forward(self, *a, **kw):
-            if self.training and interrupt_after and int(self.steps) == interrupt_after:
-                raise _Stop  # the process dies before step interrupt_after + 1
+            if self.training:
+                if interrupt_after and self.calls == interrupt_after:
+                    raise _Stop  # the process dies before step interrupt_after + 1
+                self.calls += 1
             return super().forward(*a, **kw)
 
     qa = tiny_bert(vocab_size=200, hidden=32, layers=3, seed=seed_model)
     whole = tiny_bert(vocab_size=200, hidden=32, layers=3, seed=2)
-    return qa, Interrupted(SplitQA(qa, 1), Q, PAD, seed=3, whole=whole, hidden_loss=0.5)
+    return qa, Interrupted(SplitQA(qa, 1), Q, PAD, whole=whole, hidden_loss=0.5)
 
 
 def _train(work, features, targets, seed_model: int = 2, interrupt_after: int = 0):
@@ -352,7 +379,8 @@ def _train(work, features, targets, seed_model: int = 2, interrupt_after: int = 
     qa, loop_model = _loop_model(seed_model, interrupt_after)
     settings = Training(epochs=2, batch_size=len(features), learning_rate=3e-3, warmup_ratio=0.0, seed=5)
     split = [to_split_feature(f, Q) for f in features]
-    train(loop_model, split, settings, work, PAD, teacher_logits=targets, threads=1, checkpoint_every=1)
+    train(loop_model, split, settings, work, PAD, teacher_logits=targets, threads=1, checkpoint_every=1,
+          extra_loss=loop_model.extra_loss)
     return qa, loop_model
 
 
@@ -403,3 +431,27 @@ def test_two_steps_lower_the_loss_and_a_resume_is_the_uninterrupted_run(tmp_path
     resumed, _ = _train(tmp_path / "resumed", features, targets, seed_model=9)  # its weights: the checkpoint's
     for (name, a), (_, b) in zip(qa.state_dict().items(), resumed.state_dict().items()):
         assert torch.equal(a, b), name
+
+
+def test_a_checkpoint_of_the_step_seeded_adapter_still_resumes(tmp_path):
+    """The adapter used to seed dropout itself and keep a step counter (``steps``) in the model state, and the
+    loop kept no random state: such a checkpoint loads and its run finishes."""
+    import json
+
+    import torch
+
+    from build_model.training.split_features import split_targets
+
+    features = window_features(6, seed=4)
+    targets = split_targets(features, window_logits_of(features)[:-1] + [None], Q)
+    work = tmp_path / "old"
+    with pytest.raises(_Stop):
+        _train(work, features, targets, interrupt_after=1)
+    state = torch.load(work / "checkpoint.pt", weights_only=False)
+    state["model"]["steps"] = torch.tensor(1)
+    del state["rng"]
+    torch.save(state, work / "checkpoint.pt")
+    _, loop_model = _train(work, features, targets, seed_model=9)
+    log = [json.loads(line) for line in (work / "train.log.jsonl").read_text().splitlines()]
+    assert {"event": "resume", "step": 1, "rng": False} in log and log[-1]["step"] == 2
+    assert "steps" not in loop_model.state_dict()

@@ -65,3 +65,34 @@ def test_a_run_with_other_arguments_is_not_resumed(project, tmp_path):
     (stray / "checkpoint.pt").write_bytes(b"")
     with pytest.raises(SystemExit, match="without args.json"):
         check_resume(stray, {"k": 2})
+
+
+def test_the_split_run_distils_from_the_distil_stage_s_targets(tmp_path):
+    """With a teacher stage: ``--kd-from auto`` takes the stage's cached targets (``distil.soft_targets``) and
+    falls back to the whole model's when the cache lacks them, leaving nothing in the cache behind;
+    ``--kd-from teacher`` computes them."""
+    from build_model.config import load_config
+    from build_model.records import save_record
+    from build_model.stages import distil
+    from experiments.split_distil import main
+
+    train, dev = tiny_squad(tmp_path / "data")
+    init = tiny_teacher(tmp_path / "init")
+    teacher = tiny_teacher(tmp_path / "build" / "teacher" / "model", seed=1)
+    save_record(tmp_path / "build" / "teacher", {"teacher": 1}, {"dev": {}})
+    sections = tiny_sections(tmp_path, teacher, train, dev)
+    sections["student"].update(unanswerable=1)
+    config = write_config(tmp_path / "build.toml", sections)
+    cache = distil.logits_dir(load_config(config))
+
+    def run(out: str, kd_from: str) -> dict:
+        argv = ["--config", str(config), "--init", str(init), "--k", "1", "--epochs", "0.01", "--out",
+                str(tmp_path / out), "--kd-from", kd_from, "--threads", "1"]
+        assert main(argv) == 0
+        return json.loads((tmp_path / out / "result.json").read_text())
+
+    assert run("auto-empty", "auto")["kd_source"] == "whole"
+    assert not cache.exists() or not list(cache.iterdir()), "a refused cache probe leaves nothing behind"
+    assert run("teacher", "teacher")["kd_source"] == "teacher"
+    assert [p.suffix for p in cache.iterdir()] == [".npz"]
+    assert run("auto-cached", "auto")["kd_source"] == "teacher"

@@ -16,20 +16,26 @@ adds k paragraphs of other articles that BM25 ranks high for the question
 (``build_model.training.negatives``), trained to [CLS] without a teacher
 target: the model learns to say "no answer" to the passages that retrieval
 serves a question the corpus cannot answer.
+
+``training_set``, ``soft_targets`` and ``dev_scorer`` are the stage's training
+features, targets and dev scores, public so that other models trained on the
+same terms (``experiments/split_distil.py``) take them from here.
 """
 
 from __future__ import annotations
 
 import functools
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from build_model import hf
-from build_model.config import BuildConfig
+from build_model.config import BuildConfig, Training
 from build_model.errors import BuildFailed, StudentError
-from build_model.evaluation.evaluate import evaluate, torch_infer
+from build_model.evaluation.evaluate import Infer, evaluate, torch_infer
 from build_model.evaluation.squad2 import evaluate_v2
 from build_model.records import (
     clear_checkpoint,
@@ -45,11 +51,12 @@ from build_model.specs import serving_spec, training_spec
 from build_model.squad import SquadSplit, load_squad
 from build_model.stages import teacher
 from build_model.training import align, kd
-from build_model.training.features import build_features
+from build_model.training.features import Feature, build_features
 from build_model.training.loop import train
 from build_model.training.negatives import unanswerable_pairs
 from build_model.training.student import check_same_tokenizer, derive_student, parameters, trainable
 from function.model.tokenizer import QATokenizer
+from function.model.windows import WindowSpec
 
 HELD_OUT_FEATURES = 128  # dev features on which the KD divergence is measured before and after
 
@@ -97,10 +104,16 @@ def model_fingerprint(cfg: BuildConfig, name: str = "teacher") -> str:
     return recorded
 
 
-def _loader(model_dir: Path, name: str, cfg: BuildConfig):
-    """Loads the model once, when a logit it has not cached is needed."""
+class NotCached(BuildFailed):
+    """Soft targets the cache lacks, where computing them was refused (``soft_targets(compute=False)``)."""
+
+
+def _loader(model_dir: Path, name: str, cfg: BuildConfig, compute: bool = True):
+    """Loads the model once, when a logit it has not cached is needed (``compute``; else refuses to)."""
     @functools.cache
     def load():
+        if not compute:
+            raise NotCached(f"the {name}'s logits for these features are not all in {logits_dir(cfg)}")
         if not _has_weights(model_dir):
             raise BuildFailed(f"distil: the {name}'s logits for these features are not all in {logits_dir(cfg)} "
                               f"and its weights are gone from {model_dir}: restore the cached logits, or retrain "
@@ -121,24 +134,97 @@ def _fastest_device(model):
     return model.to("cuda") if torch.cuda.is_available() else model
 
 
-def _soft_targets(cfg: BuildConfig, name: str, features, split, features_held_out, student_tok: QATokenizer,
-                  batch: int, log) -> tuple[list, list, dict]:
-    """``name``'s logits on the student's windows of ``features`` and of the held-out dev features,
-    each carried onto the student's tokens and cached (the teacher is loaded only for what is not)."""
+def teacher_batch(tr: Training) -> int:
+    """The batch of the teachers' passes and of the held-out KD measure: inference only, so twice training's."""
+    return max(8, 2 * tr.batch_size)
+
+
+class TrainingSet(NamedTuple):
+    """What the stage trains on; another model trained on the same terms takes it from ``training_set``."""
+
+    split: SquadSplit
+    features: list[Feature]  # each question with its paragraph, and with ``augment_pairs`` others of its article
+    unanswerable: list[Feature]  # paragraphs of other articles (``unanswerable``), trained to [CLS]
+    augmented: int  # the augmented question/paragraph pairs (what ``features`` holds beyond the questions' own)
+
+
+def training_set(cfg: BuildConfig, tok: QATokenizer, tr: Training) -> TrainingSet:
+    """The stage's training features on ``tok``'s windows (``tr``: its window size, stride, limit and seed)."""
+    spec = training_spec(cfg, tok, tr)
+    split = load_squad(cfg.data.train, tr.train_limit or None)
+    pairs = augment_pairs(split, cfg.student.augment_pairs, tr.seed)
+    features = build_features(tok, split, spec, pairs=pairs)
+    absent = build_features(tok, split, spec, pairs=unanswerable_pairs(split, cfg.student.unanswerable, tr.seed),
+                            unanswerable=True)
+    return TrainingSet(split, features, absent, len(pairs) - len(split.questions))
+
+
+class SoftTargets(NamedTuple):
+    """The stage's distillation targets (``soft_targets``), with what its record keeps of their caches."""
+
+    logits: kd.Logits  # per feature of the training set
+    held_out: kd.Logits | None  # per held-out feature, when asked for
+    caches: dict[str, dict]  # per teacher ("teacher", "base"): its cache file, key and whether it was there
+
+
+def _teacher_logits(cfg: BuildConfig, name: str, sets: list[tuple[str, SquadSplit, list[Feature]]],
+                    student_tok: QATokenizer, batch: int, compute: bool, log) -> list[tuple[kd.Logits, dict]]:
+    """``name``'s logits on the student's windows of each set (cache suffix, split, features), carried onto
+    the student's tokens and cached; the model is loaded once, only for what the cache lacks."""
     model_dir = teacher_model_dir(cfg, name)
     tok = QATokenizer(model_dir / "tokenizer.json")
     pad_id = tok.pair_layout()["pad_id"]
     q = cfg.sequence.max_query_tokens
-    load = _loader(model_dir, name, cfg)
-    windows = align.teacher_windows(features, split, student_tok, tok, q)
+    load = _loader(model_dir, name, cfg, compute)
     key = model_fingerprint(cfg, name)
-    logits, cache = kd.cached_teacher_logits(logits_dir(cfg) / name, key, load, windows, pad_id, batch, log=log)
-    dev, held = features_held_out
-    held_logits, _ = kd.cached_teacher_logits(logits_dir(cfg) / f"{name}-held-out", key, load,
-                                              align.teacher_windows(held, dev, student_tok, tok, q), pad_id, batch,
-                                              log=log)
-    load.cache_clear()  # the teacher's memory is not needed while the student trains
-    return logits, held_logits, cache
+    found = []
+    try:
+        for suffix, split, features in sets:
+            prefix = logits_dir(cfg) / f"{name}{suffix}"
+            try:
+                windows = align.teacher_windows(features, split, student_tok, tok, q)
+                found.append(kd.cached_teacher_logits(prefix, key, load, windows, pad_id, batch, log=log))
+            finally:
+                for parts in prefix.parent.glob(f"{prefix.name}-*.parts"):
+                    if parts.is_dir() and not any(parts.iterdir()):
+                        parts.rmdir()  # a refused cache probe leaves nothing behind
+    finally:
+        load.cache_clear()  # the teacher's memory is not needed while the student trains
+    return found
+
+
+def soft_targets(cfg: BuildConfig, tok: QATokenizer, tr: Training, split: SquadSplit, features: list[Feature],
+                 held_out: tuple[SquadSplit, list[Feature]] | None = None, compute: bool = True,
+                 log=print) -> SoftTargets:
+    """The stage's distillation targets for ``features`` (and ``held_out``'s): the teacher's cached logits,
+    mixed with ``[base]``'s by ``base_weight`` at ``tr.temperature``. ``compute``: load a teacher for what
+    its cache lacks; False raises ``NotCached`` instead."""
+    sets = [("", split, features)] + ([("-held-out", *held_out)] if held_out is not None else [])
+    names = ["teacher", "base"] if cfg.student.base_weight else ["teacher"]
+    found = {name: _teacher_logits(cfg, name, sets, tok, teacher_batch(tr), compute, log) for name in names}
+    mixed = [logits for logits, _ in found["teacher"]]
+    if cfg.student.base_weight:
+        w = 1.0 - cfg.student.base_weight
+        mixed = [kd.ensemble(a, b, w, tr.temperature) for a, (b, _) in zip(mixed, found["base"])]
+    return SoftTargets(mixed[0], mixed[1] if held_out is not None else None,
+                       {name: runs[0][1] for name, runs in found.items()})
+
+
+def dev_scorer(cfg: BuildConfig, dev: SquadSplit, tok: QATokenizer, spec: WindowSpec) -> Callable[[Infer], dict]:
+    """The stage's dev scores of an ``Infer``: v1 EM/F1, and when it trains unanswerable pairs (and the dev
+    set has two articles to pair across), how well it abstains on each question asked again against another
+    article's paragraph."""
+    n = cfg.sequence.max_answer_tokens
+
+    def scores(infer: Infer) -> dict:
+        if not cfg.student.unanswerable or len({dev.article_of(p) for p in dev.paragraphs}) < 2:
+            return evaluate(dev, tok, spec, infer, max_answer_tokens=n)
+        v2 = evaluate_v2(dev, tok, spec, infer, max_answer_tokens=n)
+        best = v2["v2"]["at_best_f1"]
+        return {**v2["v1"], "no_answer": {"threshold": v2["threshold"], "f1": v2["v2"]["best_f1"],
+                                          **{k: best[k] for k in ("HasAns_f1", "NoAns_f1")}}}
+
+    return scores
 
 
 def run(cfg: BuildConfig, force: bool = False) -> dict:
@@ -177,14 +263,10 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         raise BuildFailed(f"distil: {e}") from None
     serve = serving_spec(cfg, tok)
     tr = sc.training
-    spec = training_spec(cfg, tok, tr)
-    split = load_squad(cfg.data.train, tr.train_limit or None)
-    pairs = augment_pairs(split, sc.augment_pairs, tr.seed)
-    features = build_features(tok, split, spec, pairs=pairs)
-    absent = build_features(tok, split, spec, pairs=unanswerable_pairs(split, sc.unanswerable, tr.seed),
-                            unanswerable=True)
+    data = training_set(cfg, tok, tr)
+    features, absent = data.features, data.unanswerable
     dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)
-    held = build_features(tok, dev, spec)[:HELD_OUT_FEATURES]
+    held = build_features(tok, dev, training_spec(cfg, tok, tr))[:HELD_OUT_FEATURES]
 
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / "distil.log.jsonl"
@@ -194,28 +276,16 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         with log_path.open("a") as f:
             f.write(line + "\n")
 
-    batch = max(8, 2 * tr.batch_size)
-    soft = {name: _soft_targets(cfg, name, features, split, (dev, held), tok, batch, log)
-            for name in (["teacher", "base"] if sc.base_weight else ["teacher"])}
-    logits, held_logits, cache = soft["teacher"]
-    caches = {"teacher": cache}
-    if sc.base_weight:
-        w = 1.0 - sc.base_weight
-        logits = kd.ensemble(logits, soft["base"][0], w, tr.temperature)
-        held_logits = kd.ensemble(held_logits, soft["base"][1], w, tr.temperature)
-        caches["base"] = soft["base"][2]
-    del soft
-    logits = logits + [None] * len(absent)  # no teacher target: [CLS] is the label
+    batch = teacher_batch(tr)
+    targets = soft_targets(cfg, tok, tr, data.split, features, held_out=(dev, held), log=log)
+    held_logits, caches = targets.held_out, targets.caches
+    logits = targets.logits + [None] * len(absent)  # no teacher target: [CLS] is the label
+    del targets
     model = trainable(student)
+    scores = dev_scorer(cfg, dev, tok, serve)
 
     def dev_scores(m, _epoch) -> dict:
-        if not sc.unanswerable or len({dev.article_of(p) for p in dev.paragraphs}) < 2:
-            return evaluate(dev, tok, serve, torch_infer(m), max_answer_tokens=cfg.sequence.max_answer_tokens)
-        # trained to abstain: how well, on each dev question asked again against another article's paragraph
-        v2 = evaluate_v2(dev, tok, serve, torch_infer(m), max_answer_tokens=cfg.sequence.max_answer_tokens)
-        best = v2["v2"]["at_best_f1"]
-        return {**v2["v1"], "no_answer": {"threshold": v2["threshold"], "f1": v2["v2"]["best_f1"],
-                                          **{k: best[k] for k in ("HasAns_f1", "NoAns_f1")}}}
+        return scores(torch_infer(m))
 
     kd_before = kd.mean_kd(model, held, held_logits, serve.pad_id, tr.temperature, batch)
     fresh_checkpoint(out, inputs_hash(inputs), force)
@@ -232,7 +302,7 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         "parameters": parameters(student),
         "layers": student.config.num_hidden_layers,
         "features": {"total": len(features) + len(absent), "gold": sum(f.gold for f in features),
-                     "augmented_pairs": len(pairs) - len(split.questions), "unanswerable": len(absent)},
+                     "augmented_pairs": data.augmented, "unanswerable": len(absent)},
         "teacher_logits": caches,
         "base_weight": sc.base_weight,
         "kd_held_out": {"features": len(held), "before": round(kd_before, 4), "after": round(kd_after, 4)},

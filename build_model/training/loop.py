@@ -1,9 +1,12 @@
 """Training loop for extractive QA: plain fine-tuning, or distillation from teacher logits.
 
-Resumable: a checkpoint (model, optimiser, scheduler, position) is written
-every ``checkpoint_every`` steps, and a restarted run carries on from it with
-the same batch order. Batches are grouped by length and padded to their
-longest window, which saves about a third of the compute on SQuAD.
+Resumable: a checkpoint (model, optimiser, scheduler, position and the random
+state of torch, numpy and Python) is written every ``checkpoint_every`` steps,
+and a restarted run carries on from it with the same batch order and the same
+dropout masks as the uninterrupted run. A checkpoint written before the random
+state was kept still resumes, with the seeded state ``train`` starts from.
+Batches are grouped by length and padded to their longest window, which saves
+about a third of the compute on SQuAD.
 
 Distillation loss (Hinton et al.; DistilBERT's SQuAD recipe)::
 
@@ -13,7 +16,9 @@ Distillation loss (Hinton et al.; DistilBERT's SQuAD recipe)::
 over start and end positions. Features without gold labels (a question paired
 with another paragraph) take the distillation term alone; features without
 teacher logits (``None``: unanswerable pairs, whose target is [CLS]) take the
-cross-entropy term alone.
+cross-entropy term alone. ``extra_loss`` lets a model adapter add a term the
+logits do not carry (``build_model.training.split_loop``: a hidden-state loss
+computed in its forward pass); it joins that loss before the backward pass.
 """
 
 from __future__ import annotations
@@ -21,15 +26,20 @@ from __future__ import annotations
 import json
 import math
 import os
+import random
 import time
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from build_model.config import Training
 from build_model.training.features import Feature, collate
+
+if TYPE_CHECKING:
+    import torch
 
 
 def length_grouped_batches(lengths: np.ndarray, batch_size: int, seed: int) -> list[np.ndarray]:
@@ -44,6 +54,22 @@ def length_grouped_batches(lengths: np.ndarray, batch_size: int, seed: int) -> l
         batches.extend(part[b : b + batch_size] for b in range(0, len(part), batch_size))
     rng.shuffle(batches)
     return batches
+
+
+def rng_state() -> dict:
+    """The random state a training step draws from (dropout: torch; numpy's and Python's for any
+    code that uses them), to be kept in a checkpoint. Reading it draws nothing."""
+    import torch
+
+    return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
+
+
+def set_rng_state(state: dict) -> None:
+    import torch
+
+    torch.set_rng_state(state["torch"])
+    np.random.set_state(state["numpy"])
+    random.setstate(state["python"])
 
 
 def _log(path: Path, record: dict) -> None:
@@ -63,11 +89,16 @@ def train(
     on_epoch_end: Callable[[object, int], dict] | None = None,
     threads: int = 0,
     checkpoint_every: int = 50,
+    extra_loss: Callable[[], torch.Tensor | None] | None = None,
 ) -> dict:
     """Train ``model`` in place; returns the training record (also in ``work_dir``).
 
     ``threads``: PyTorch threads (0: all CPUs this process may use); a checkpoint
     is written every ``checkpoint_every`` steps and at each epoch's end.
+    ``extra_loss``: called after each training forward pass; the scalar tensor it
+    returns (already weighted; None: nothing this step) is added to the CE/KD loss
+    before the backward pass. The step log's ``loss`` stays the CE/KD loss, the
+    added term is logged as ``extra``.
     """
     import torch
     import torch.nn.functional as F
@@ -107,12 +138,15 @@ def train(
         optim.load_state_dict(state["optim"])
         sched.load_state_dict(state["sched"])
         step, history = state["step"], state["history"]
-        _log(log_path, {"event": "resume", "step": step})
+        if "rng" in state:
+            set_rng_state(state["rng"])
+        # an older checkpoint keeps no random state: the run goes on from the seeded one
+        _log(log_path, {"event": "resume", "step": step, "rng": "rng" in state})
 
     def save_checkpoint() -> None:
         tmp = ckpt_path.with_suffix(".tmp")
         torch.save({"model": model.state_dict(), "optim": optim.state_dict(),
-                    "sched": sched.state_dict(), "step": step, "history": history}, tmp)
+                    "sched": sched.state_dict(), "step": step, "history": history, "rng": rng_state()}, tmp)
         os.replace(tmp, ckpt_path)
 
     t = settings.temperature
@@ -158,8 +192,11 @@ def train(
                 loss = (w_kd * kd + w_ce * ce).mean()
                 parts = {"kd": kd[soft].mean().item() if soft.any() else None,
                          "ce": ce[gold].mean().item() if gold.any() else None}
+            extra = extra_loss() if extra_loss is not None else None
+            if extra is not None:
+                parts["extra"] = extra.item()
             optim.zero_grad(set_to_none=True)
-            loss.backward()
+            (loss if extra is None else loss + extra).backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optim.step()
             sched.step()

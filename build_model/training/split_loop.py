@@ -5,23 +5,20 @@
 features (``build_model.training.split_features``: the concatenated layout,
 ``QUESTION_PAD`` in the question's padding) and returns start/end logits on the
 concatenated positions, on which the loop computes the distil stage's
-CE / KD mix. Three things the loop cannot be told are done in its forward pass:
+CE / KD mix. Its forward pass also
 
-- the question's padding is masked, in attention and in the logits (-1e4, as
-  the loop masks a batch's padding), and the part past the batch's longest
-  question is not computed at all (it changes nothing on the real tokens);
-- DeFormer's layerwise representation similarity (LRS, Cao et al. 2020): the
-  mean squared difference between each upper layer's states and those of the
-  same layer of the whole model (a frozen copy) on the same window, weighted by
-  ``hidden_loss``. The loop builds its loss from the logits alone, so the term
-  joins the gradient through ``_WithAuxLoss``, the identity on the start logits
-  whose backward pass hands the LRS term the gradient ``hidden_loss``: exactly
-  the gradient of ``loss + hidden_loss * LRS`` (the way Megatron-LM's
-  ``MoEAuxLossAutoScaler`` adds a load-balancing loss);
-- dropout is seeded from the step number, which a buffer keeps in the
-  checkpoint's model state: the loop restores model, optimiser, scheduler and
-  position but not the random state, and a resumed run would otherwise draw
-  other dropout masks than the uninterrupted one.
+- masks the question's padding, in attention and in the logits (-1e4, as the
+  loop masks a batch's padding), and does not compute the part past the batch's
+  longest question at all (it changes nothing on the real tokens);
+- computes DeFormer's layerwise representation similarity (LRS, Cao et al.
+  2020): the mean squared difference between each upper layer's states and
+  those of the same layer of the whole model (a frozen copy) on the same
+  window. ``extra_loss`` hands it to the loop, weighted by ``hidden_loss``
+  (``train(..., extra_loss=model.extra_loss)``), which adds it to its CE / KD
+  loss before the backward pass.
+
+Dropout draws from the loop's random state, which its checkpoint keeps, so a
+resumed run draws the masks of the uninterrupted one.
 
 ``split_infer`` runs the split model on the function's windows for
 ``build_model.evaluation.evaluate``: each window cut into its question and
@@ -30,7 +27,6 @@ passage segments, the logits on the window's own positions.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,19 +43,6 @@ MASKED = -1e4  # the logit of a position that holds no token (the loop's value f
 class SpanLogits:
     start_logits: torch.Tensor
     end_logits: torch.Tensor
-
-
-class _WithAuxLoss(torch.autograd.Function):
-    """Identity on ``output``; the backward pass gives ``aux`` the gradient ``weight``."""
-
-    @staticmethod
-    def forward(ctx, output, aux, weight: float):
-        ctx.aux_shape, ctx.weight = aux.shape, weight
-        return output.view_as(output)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, torch.full(ctx.aux_shape, ctx.weight, dtype=grad.dtype, device=grad.device), None
 
 
 def whole_states(whole, question_ids, question_mask, passage_ids, passage_mask) -> tuple[torch.Tensor, ...]:
@@ -91,21 +74,18 @@ class SplitForLoop(nn.Module):
 
     ``whole``: the frozen whole model the LRS term compares with (needed when ``hidden_loss`` > 0;
     kept out of the parameters, the state dict and so the optimiser and the checkpoint).
-    ``log``: called with a record of the mean LRS every ``log_every`` steps.
     """
 
-    def __init__(self, split: SplitQA, segment: int, pad_id: int, seed: int = 0, whole=None,
-                 hidden_loss: float = 0.0, log: Callable[[dict], None] | None = None, log_every: int = 10):
+    def __init__(self, split: SplitQA, segment: int, pad_id: int, whole=None, hidden_loss: float = 0.0):
         super().__init__()
         if hidden_loss and whole is None:
             raise ValueError("the hidden-state loss compares with the whole model: pass whole")
         if hidden_loss and split.k == len(split.layers):
             raise ValueError(f"the hidden-state loss compares the layers above the split: none above k = {split.k}")
-        self.split, self.segment, self.pad_id, self.seed = split, segment, pad_id, seed
-        self.hidden_loss, self.log, self.log_every = hidden_loss, log, log_every
+        self.split, self.segment, self.pad_id, self.hidden_loss = split, segment, pad_id, hidden_loss
         self._whole = (whole.eval().requires_grad_(False),) if whole is not None else ()
-        self.register_buffer("steps", torch.zeros((), dtype=torch.long))
-        self._recent: list[float] = []
+        self._lrs: torch.Tensor | None = None  # the last training forward pass's, until extra_loss takes it
+        self.register_load_state_dict_pre_hook(_without_step_counter)
 
     def segments(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> dict[str, torch.Tensor]:
         q = self.segment
@@ -122,32 +102,34 @@ class SplitForLoop(nn.Module):
         width = int(parts["question_mask"].sum(1).max())
         for name in ("question_ids", "question_mask"):
             parts[name] = parts[name][:, :width]
-        if self.training:
-            self.steps += 1
-            torch.manual_seed(self.seed * 100_003 + int(self.steps))
         start, end, states = self.split(**parts)
         mask = torch.cat([parts["question_mask"], parts["passage_mask"]], 1).bool()
         start, end = (self._full_segment(x.masked_fill(~mask, MASKED), width) for x in (start, end))
         if self.training and self.hidden_loss:
+            if self._lrs is not None:
+                raise RuntimeError("the hidden-state loss of the last step was never added to the loss: "
+                                   "train(..., extra_loss=model.extra_loss)")
             with torch.no_grad():
                 reference = whole_states(self._whole[0], **parts)[self.split.k + 1 :]
-            lrs = layerwise_similarity(states, reference, mask)
-            start = _WithAuxLoss.apply(start, lrs, self.hidden_loss)
-            self._note(lrs.item())
+            self._lrs = layerwise_similarity(states, reference, mask)
         return SpanLogits(start, end)
+
+    def extra_loss(self) -> torch.Tensor | None:
+        """``hidden_loss`` x the LRS of the last training forward pass, for the loop to add to its loss
+        (``build_model.training.loop.train``'s ``extra_loss``); None without the hidden-state loss."""
+        lrs, self._lrs = self._lrs, None
+        return None if lrs is None else self.hidden_loss * lrs
 
     def _full_segment(self, logits: torch.Tensor, width: int) -> torch.Tensor:
         """Logits of a question segment ``width`` wide back on the Q-wide layout (MASKED on the padding)."""
         pad = logits.new_full((logits.shape[0], self.segment - width), MASKED)
         return torch.cat([logits[:, :width], pad, logits[:, width:]], 1)
 
-    def _note(self, lrs: float) -> None:
-        self._recent.append(lrs)
-        step = int(self.steps)
-        if self.log is not None and step % self.log_every == 0:
-            self.log({"event": "hidden_loss", "step": step, "lrs": round(float(np.mean(self._recent)), 5),
-                      "weight": self.hidden_loss})
-            self._recent.clear()
+
+def _without_step_counter(module, state_dict, prefix, *_) -> None:
+    """Checkpoints of the adapter that seeded dropout itself keep its step counter (``steps``): they load
+    without it, and the resumed run draws from the loop's random state from there."""
+    state_dict.pop(prefix + "steps", None)
 
 
 def split_infer(split: SplitQA, segment: int, pad_id: int):
