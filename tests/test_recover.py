@@ -70,11 +70,21 @@ def built(tmp_path_factory):
             preoptimize(int8, root / f"{name}.pre.onnx", ort_format=False)
             int8 = root / f"{name}.pre.onnx"
         folders[name] = artifact(name, int8, pre, {"quantization": c.settings()})
+    # as the 6-layer artifact ships: pre-optimised and saved in ONNX Runtime's own format
+    per_channel, reduce_range, _, fp32 = SETTINGS["int8-preoptimized"]
+    c = Candidate(per_channel, ("MatMul", "Gather", "Attention"), reduce_range, fp32)
+    preoptimize(root / "int8-preoptimized.onnx", root / "int8.ort", ort_format=True)
+    write_artifact(root / "int8-ort", root / "int8.ort", tokenizer_json, "tiny-int8-ort", SEQUENCE,
+                   extra={"onnx": {"opset": 17, "optimized": True, "format": "ort"}, "quantization": c.settings()},
+                   model_file="model.ort")
+    folders["int8-ort"] = root / "int8-ort"
     return {"model": model, "folders": folders, "root": root}
 
 
 def _graph(folder: Path) -> Path:
-    return folder / "model.onnx"
+    from function.model.artifact import load_manifest
+
+    return load_manifest(folder).model_path
 
 
 def _logit_diff(folder: Path, model) -> float:
@@ -153,6 +163,34 @@ def test_cli_int8_quantises_back_to_the_same_graph(built, tmp_path, name):
     assert check["max_logit_diff"] <= max(1.5 * original, 0.05), (check["max_logit_diff"], original)
     assert _logit_diff(folder, load_qa_model(str(out), attn="eager").eval()) == pytest.approx(
         check["max_logit_diff"], abs=1e-5)
+
+
+def test_ort_format_gives_the_same_weights_as_its_onnx(built):
+    """The package stage may ship ``model.ort`` (ONNX Runtime's flatbuffer format, which onnx cannot read):
+    its weights come back exactly as from the same graph saved as ONNX."""
+    assert _graph(built["folders"]["int8-ort"]).suffix == ".ort"
+    from_ort = read_graph(_graph(built["folders"]["int8-ort"]))
+    from_onnx = read_graph(_graph(built["folders"]["int8-preoptimized"]))
+    assert from_ort.int8 and set(from_ort.weights) == set(from_onnx.weights)
+    for name, value in from_onnx.weights.items():
+        np.testing.assert_array_equal(from_ort.weights[name], value, err_msg=name)
+    assert from_ort.sizes == from_onnx.sizes
+
+
+def test_cli_recovers_an_ort_artifact_bit_for_bit(built, tmp_path):
+    out = tmp_path / "model"
+    assert main([str(built["folders"]["int8-ort"]), "--out", str(out), "--threads", "2"]) == 0
+    rq = json.loads((out / "recovered.json").read_text())["check"]["requantized"]
+    assert rq["int8_tensors_identical"] == rq["int8_tensors"] > 0 and rq["max_logit_diff"] <= 1e-4
+
+
+def test_a_file_that_is_not_ort_format_is_refused(tmp_path):
+    from build_model.recover.ort_format import load_ort
+
+    bad = tmp_path / "model.ort"
+    bad.write_bytes(b"not a flatbuffer at all, just some bytes")
+    with pytest.raises(RecoverError, match="model.ort"):
+        load_ort(bad)
 
 
 def test_cli_fails_above_the_tolerance_and_writes_nothing(built, tmp_path, capsys):

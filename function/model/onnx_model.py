@@ -20,22 +20,30 @@ from function.model.windows import Batch
 _FEEDS = ("input_ids", "attention_mask", "token_type_ids")
 
 
+def session_options(threads: int, optimized: bool = False):
+    """The function's session options (above); ``optimized``: the graph was optimised offline."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    # A graph the build stage already optimised only needs the cheap passes.
+    so.graph_optimization_level = (
+        ort.GraphOptimizationLevel.ORT_ENABLE_BASIC if optimized
+        else ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    )
+    so.enable_cpu_mem_arena = False
+    so.enable_mem_pattern = False
+    so.log_severity_level = 3
+    return so
+
+
 class OnnxQAModel:
     def __init__(self, path: Path, threads: int, optimized: bool = False):
         import onnxruntime as ort
 
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = threads
-        so.inter_op_num_threads = 1
-        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        # A graph the build stage already optimised only needs the cheap passes.
-        so.graph_optimization_level = (
-            ort.GraphOptimizationLevel.ORT_ENABLE_BASIC if optimized
-            else ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        )
-        so.enable_cpu_mem_arena = False
-        so.enable_mem_pattern = False
-        so.log_severity_level = 3
+        so = session_options(threads, optimized)
         self.session = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
         names = [i.name for i in self.session.get_inputs()]
         unknown = [n for n in names if n not in _FEEDS]
