@@ -32,6 +32,10 @@ FIRESTORE_SOURCE = "https://cloud.google.com/firestore/pricing (Standard edition
 READ_PER_100K = 0.06
 WRITE_PER_100K = 0.18
 DELETE_PER_100K = 0.02
+# Stored data, per GiB (2^30 bytes) and month, the multi-region row (the highest), metadata and index
+# entries included by Firestore's own count; consulted 2026-11-25 (the pricing page's storage section and
+# its worked example: "Additional data: $0.18 * 99 GiB"). 1 GiB a day free.
+STORAGE_GIB_MONTH = 0.18
 # Free each day, (default) database only.
 FREE_READS_PER_DAY = 50_000
 FREE_WRITES_PER_DAY = 20_000

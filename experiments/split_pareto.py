@@ -44,6 +44,7 @@ from build_model.evaluation.metrics import squad_scores
 from harness.paths import REPO, SQUAD
 
 ALONE = "question alone"
+PASSAGE_TOKENS = 160  # ingestion's longest passage (a window of its own): what a million stored passages weigh
 PATHS = ("passage in the request", "stored passage", ALONE)
 
 
@@ -255,6 +256,15 @@ def markdown(result: dict, command: str) -> str:
                      + " | ".join(f"{f1[p]['f1']:.2f}" for p in PATHS) + " | "
                      + " | ".join(f"{row['ms'][p]:.1f} ({row['vs_whole'][p]:.2f}x)" for p in ("stored passage", ALONE))
                      + " |")
+    from bench.prices import STORAGE_GIB_MONTH
+
+    stored = sorted({row["bytes_per_token"] for row in result["rows"] if row["bytes_per_token"]})
+    if stored:
+        gib = {b: b * (PASSAGE_TOKENS + 1) * 1e6 / 2**30 for b in stored}
+        lines += ["", f"Stored states of a million {PASSAGE_TOKENS}-token passages (and their [SEP]): "
+                  + "; ".join(f"{b} bytes/token: {gib[b]:.0f} GiB, ${gib[b] * STORAGE_GIB_MONTH:,.0f} a month in "
+                              f"Firestore" for b in stored)
+                  + f" (${STORAGE_GIB_MONTH}/GiB-month, `bench/prices.py`); the tokens alone are a few KB a passage."]
     machine = result["machine"]
     lines += ["", f"Machine: {machine['cpu']}, {machine['available_cpus']} CPUs, {', '.join(machine['isa'])}", "",
               f"Command: `{command}`", ""]
