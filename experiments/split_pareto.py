@@ -75,7 +75,8 @@ def corpus(data: Path, artifact: Path, limit: int, k: int) -> tuple[list[dict], 
     dev = questions["dev"][:limit] if limit else questions["dev"]
     with tempfile.TemporaryDirectory(prefix="split-pareto-") as tmp:
         service = open_service({"QA_ARTIFACT_DIR": str(artifact), "QA_STORE": "sqlite", "QA_CACHE": "0",
-                                "QA_SQLITE_PATH": str(Path(tmp) / "p.sqlite"), "QA_MAX_TOP_K_PASSAGES": str(k)})
+                                "QA_SQLITE_PATH": str(Path(tmp) / "p.sqlite"), "QA_TOP_K_PASSAGES": str(k),
+                                "QA_MAX_TOP_K_PASSAGES": str(k)})
         ingest_into(service, records)
         ranked, _ = retrieve_all(service, dev, k)
     return dev, {r.id: r.text for r in records}, ranked

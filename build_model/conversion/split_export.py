@@ -196,6 +196,8 @@ class SplitOnnx:
         self.lower = ort.InferenceSession(str(lower), options, providers=["CPUExecutionProvider"])
         self.upper = ort.InferenceSession(str(upper), options, providers=["CPUExecutionProvider"])
         self.round_trip = state_format.round_trip if state_format else None  # states as stored and read back
+        # split at its last layer, the upper graph is the span head alone and reads no mask
+        self._upper_inputs = [i.name for i in self.upper.get_inputs()]
 
     def question_states(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return self.lower.run(["hidden"], {"input_ids": ids, "attention_mask": mask,
@@ -209,9 +211,8 @@ class SplitOnnx:
     def answer(self, question: np.ndarray, passages: np.ndarray, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
         """The upper graph on the question's states (``[1, cs, H]``) and the windows' passage states."""
         hidden = np.concatenate([np.broadcast_to(question, (len(batch), *question.shape[1:])), passages], axis=1)
-        start, end = self.upper.run(["start_logits", "end_logits"],
-                                    {"hidden": np.ascontiguousarray(hidden, dtype=np.float32),
-                                     "attention_mask": batch.attention_mask})
+        feed = {"hidden": np.ascontiguousarray(hidden, dtype=np.float32), "attention_mask": batch.attention_mask}
+        start, end = self.upper.run(["start_logits", "end_logits"], {n: feed[n] for n in self._upper_inputs})
         return start, end
 
     def __call__(self, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
