@@ -45,6 +45,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="the build configuration")
     p.add_argument("--init", type=Path, required=True, help="the whole model (save_pretrained folder)")
+    p.add_argument("--whole", type=Path, default=None,
+                   help="the whole model the split learns from (its logits with --kd-from whole, the hidden-state "
+                        "loss's reference, the 'before' score); default: --init. Set it to go on training a split "
+                        "model (--init build/split-k2/model --whole build/distil/model)")
     p.add_argument("--k", type=int, required=True, help="layers run per segment (0..n)")
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--epochs", type=float, default=None, help="default: the student's")
@@ -82,6 +86,7 @@ def run_arguments(args: argparse.Namespace, cfg, tr) -> dict:
     return {"config": str(args.config.resolve()), "set": sorted(args.set),
             "config_sections": cfg.section_hash("data", "student", "sequence"),
             "init_fingerprint": source_fingerprint(str(args.init)),
+            **({"whole_fingerprint": source_fingerprint(str(args.whole))} if args.whole else {}),
             "k": args.k, "epochs": tr.epochs, "hidden_loss": args.hidden_loss, "temperature": tr.temperature,
             "learning_rate": tr.learning_rate, "passage_positions_from": args.passage_positions_from,
             "kd_from": args.kd_from}
@@ -171,6 +176,7 @@ def main(argv=None) -> int:
 
     log({"event": "resume" if resuming else "start", "arguments": arguments, "threads": args.threads})
     tok = QATokenizer(args.init / "tokenizer.json")
+    reference = args.whole or args.init  # the whole model: targets, hidden-state reference, the 'before' score
     serve = serving_spec(cfg, tok)
     q = question_segment(cfg.sequence.max_query_tokens, serve.pair_seps)
     split, features, absent, _ = distil.training_set(cfg, tok, tr)
@@ -188,7 +194,7 @@ def main(argv=None) -> int:
                                              f"distilling from the whole model"})
             source = "whole"
     if source == "whole":
-        logits = whole_targets(args.init, features, serve.pad_id, out, batch, log)
+        logits = whole_targets(reference, features, serve.pad_id, out, batch, log)
     if state.get("kd_source") != source:
         state["kd_source"] = source
         _write_json(out / "args.json", state)
@@ -198,7 +204,7 @@ def main(argv=None) -> int:
     train_features = [to_split_feature(f, q) for f in features + absent]
     model = hf.load_qa_model(str(args.init))
     split_model = SplitQA(model, args.k, args.passage_positions_from)
-    whole = hf.load_qa_model(str(args.init)) if args.hidden_loss else None
+    whole = hf.load_qa_model(str(reference)) if args.hidden_loss or args.whole else None
     loop_model = SplitForLoop(split_model, q, serve.pad_id, whole, args.hidden_loss)
     dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)
     scores = distil.dev_scorer(cfg, dev, tok, serve)
@@ -211,7 +217,7 @@ def main(argv=None) -> int:
 
         torch.set_num_threads(threads or available_cpus())
         model.eval()
-        state["before"] = {"whole": scores(torch_infer(model)),
+        state["before"] = {"whole": scores(torch_infer((whole or model).eval())),
                            "split_untrained": scores(split_infer(split_model, q, serve.pad_id))}
         _write_json(out / "args.json", state)
         log({"event": "before", **state["before"]})

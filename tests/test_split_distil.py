@@ -96,3 +96,26 @@ def test_the_split_run_distils_from_the_distil_stage_s_targets(tmp_path):
     assert run("teacher", "teacher")["kd_source"] == "teacher"
     assert [p.suffix for p in cache.iterdir()] == [".npz"]
     assert run("auto-cached", "auto")["kd_source"] == "teacher"
+
+
+def test_a_split_model_goes_on_training_against_the_whole_model_it_came_from(project):
+    """--init a split run's model, --whole the model it was split from: the targets and the 'before' score are
+    the whole model's, not the split weights run whole."""
+    from experiments.split_distil import main
+
+    first = project["root"] / "split-k1"
+    if not (first / "result.json").is_file():
+        assert main(_argv(project, first)) == 0
+    out = project["root"] / "split-k1-more"
+    argv = ["--config", str(project["config"]), "--init", str(first / "model"), "--whole", str(project["init"]),
+            "--k", "1", "--epochs", "1", "--out", str(out), "--threads", "1"]
+    assert main(argv) == 0
+    result = json.loads((out / "result.json").read_text())
+    before = json.loads((first / "result.json").read_text())["before"]
+    def scored(s: dict) -> dict:
+        return {k: v for k, v in s.items() if k != "seconds"}
+
+    assert scored(result["before"]["whole"]) == scored(before["whole"])  # the same whole model, scored the same
+    assert result["arguments"]["whole_fingerprint"] != result["arguments"]["init_fingerprint"]
+    whole_cache = sorted(p.name for p in out.glob("whole_logits-*"))
+    assert whole_cache == sorted(p.name for p in first.glob("whole_logits-*"))  # the same targets
