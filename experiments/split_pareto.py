@@ -265,7 +265,8 @@ def markdown(result: dict, command: str) -> str:
         lines += ["", f"Stored states of a million {PASSAGE_TOKENS}-token passages (and their [SEP]): "
                   + "; ".join(f"{b} bytes/token: {gib[b]:.0f} GiB, ${gib[b] * STORAGE_GIB_MONTH:,.0f} a month in "
                               f"Firestore" for b in stored)
-                  + f" (${STORAGE_GIB_MONTH}/GiB-month, `bench/prices.py`); the tokens alone are a few KB a passage."]
+                  + f" (${STORAGE_GIB_MONTH}/GiB-month, `bench/prices.py`); a stored passage's token ids and "
+                  f"offsets take 10 bytes a token (`function/store/records.py`)."]
     machine = result["machine"]
     lines += ["", f"Machine: {machine['cpu']}, {machine['available_cpus']} CPUs, {', '.join(machine['isa'])}", "",
               f"Command: `{command}`", ""]
