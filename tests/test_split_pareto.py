@@ -39,7 +39,6 @@ def test_a_split_is_scored_on_every_path_and_timed_beside_the_whole_model(tmp_pa
         assert set(row["f1"]) == set(split_pareto.PATHS) and row["ms"]["question alone"] > 0
         # the passage in the request is computed on the fly: the same for every storage format
         assert row["f1"]["passage in the request"] == splits[0]["f1"]["passage in the request"]
-    assert all(row["f1"]["question alone"]["seconds"] > 0 for row in result["rows"])
     text = out.with_suffix(".md").read_text()
     assert "| split k=" in text and "a month in Firestore" in text
 
