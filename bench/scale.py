@@ -1,31 +1,46 @@
-"""``python -m bench scale``: the retrieval step from 10^4 to 10^6 passages, per backend, in one run.
+"""``python -m bench scale``: questions asked alone from 10^4 to 10^6 passages, per backend, in one run.
 
 For each corpus size (``--sizes``; corpora from ``bench.scale_corpus``: the dev
-paragraphs planted among distractors) and each backend (``--backends``):
+paragraphs planted among distractors) and each backend (``--backends``; a
+backend named in ``--backend-sizes`` runs only at the sizes it lists there):
 
 - ``lance``: the Lance index (``function.retrieval.lance_index``) on a local
   folder, written as ingestion writes it (``LanceIndex.upsert`` of 256 rows at a
   time, then ``optimize`` once);
 - ``sqlite``: the embedded store's FTS5 index (``SqliteStore.upsert_many`` of 256
   passages at a time: the store's own write path, its passages with a one-token
-  stand-in for their tokens, since only the index is measured here).
+  stand-in for their tokens, since only the index is measured here);
+- ``firestore``: the store's own term index (``FirestoreStore.upsert_many``, the
+  same stand-in passages) on the official Firestore emulator, started here
+  (``bench.scale_firestore``): by default at 10^4 passages only, since every batch
+  rewrites the postings of every term it touches.
 
 it measures ingestion (rows per second over the whole build and for each tenth
-of it: flat means no rewrite of what was written before), the index's size on
-disk, and then, in a fresh process per backend: the time to open the index and
-answer a first question (cold), every dev question's search (top 5) timed one
-after another (warm p50 / p99), recall@5 of the gold paragraph, and the
-process's peak resident memory. Writes ``scale.json`` and ``scale.md`` into
-``--out`` (default ``records/bench/scale``).
+of it: flat means no rewrite of what was written before; a build still running
+after ``--build-budget-s`` stops there and its row says how far it got: nothing
+is extrapolated), what it wrote (bytes passed to ``write()`` for the local
+backends; operations and Commit bytes for Firestore), the index's size, and
+then, in a fresh process per backend: the time to open the index and answer a
+first question (cold), every dev question's search (top 5) timed one after
+another (warm p50 / p99), recall@5 of the gold paragraph, the process's peak
+resident memory, and whether its top 5 are FTS5's.
+
+At ``--f1-sizes`` (default 10^4 and 10^5) the dev questions are also answered
+end to end through the function's own question-alone path (``bench.scale_reading``),
+and at ``--hybrid-sizes`` dense vectors and their fusion with BM25 are measured
+(``bench.scale_hybrid``; with F1 where both apply). Writes ``scale.json`` and
+``scale.md`` into ``--out`` (default ``records/bench/scale``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -34,10 +49,24 @@ from pathlib import Path
 
 from bench.scale_corpus import corpus, dev_questions, fetch_brown
 from bench.stats import latency_summary
-from harness.paths import REPO, SQUAD
+from harness.paths import REPO, SQUAD, default_artifact
 
 BATCH = 256
-BACKENDS = ("lance", "sqlite")
+BACKENDS = ("lance", "sqlite", "firestore")
+BACKEND_SIZES = {"firestore": [10_000]}  # sizes of a backend named here; the others run at every --sizes
+F1_RETRIEVALS = ("sqlite", "lance", "hybrid")
+
+
+def backend_sizes(values: list[str]) -> dict[str, list[int]]:
+    """``BACKEND=N[,N...]`` arguments as a mapping (the defaults for backends not named)."""
+    out = dict(BACKEND_SIZES)
+    for value in values:
+        name, _, sizes = value.partition("=")
+        if name not in BACKENDS or not sizes:
+            raise argparse.ArgumentTypeError(f"--backend-sizes takes BACKEND=N[,N...] with BACKEND one of "
+                                             f"{', '.join(BACKENDS)}, not {value!r}")
+        out[name] = [int(s) for s in sizes.split(",")]
+    return out
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -45,13 +74,35 @@ def parse_args(argv=None) -> argparse.Namespace:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     p.add_argument("--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS))
+    p.add_argument("--backend-sizes", nargs="*", default=[], metavar="BACKEND=N[,N...]",
+                   help="the sizes at which a backend runs (default: firestore=10000; others: every --sizes)")
+    p.add_argument("--build-budget-s", type=float, default=3600.0,
+                   help="a build still writing after this many seconds stops; its row says how far it got")
     p.add_argument("--data", type=Path, default=SQUAD)
     p.add_argument("--no-brown", action="store_true", help="no Brown corpus among the real distractors")
     p.add_argument("--work", type=Path, default=REPO / "build" / "scale", help="where the indexes are built")
     p.add_argument("--keep", action="store_true", help="keep the built indexes")
     p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--f1-sizes", type=int, nargs="*", default=[10_000, 100_000],
+                   help="sizes at which dev EM/F1 is measured end to end (none: leave it out)")
+    p.add_argument("--f1-every", type=int, default=1, help="ask every N-th dev question for EM/F1 (1: all)")
+    p.add_argument("--f1-retrievals", nargs="+", choices=F1_RETRIEVALS, default=list(F1_RETRIEVALS),
+                   help="the retrieval steps read end to end (lance and hybrid where built at that size)")
+    p.add_argument("--artifact", type=Path, default=None, help="the reader (default: artifact/, else the stand-in)")
+    p.add_argument("--threads", type=int, default=2, help="ONNX Runtime threads of the reader and the encoder")
+    p.add_argument("--hybrid-sizes", type=int, nargs="*", default=[10_000, 100_000],
+                   help="sizes at which dense vectors and their fusion with BM25 are measured (none: leave out)")
+    p.add_argument("--encoder", type=Path, default=None,
+                   help="sentence-encoder folder (default build/encoder/all-minilm-l6-v2-int8, exported if missing)")
+    p.add_argument("--embed-cache", type=Path, default=None,
+                   help="where passage embeddings are kept between runs (default build/scale/embeddings)")
     p.add_argument("--out", type=Path, default=REPO / "records" / "bench" / "scale")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    try:
+        args.backend_sizes = backend_sizes(args.backend_sizes)
+    except argparse.ArgumentTypeError as e:
+        p.error(str(e))
+    return args
 
 
 def log(message: str) -> None:
@@ -64,10 +115,21 @@ def folder_bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
+def written_bytes() -> int | None:
+    """Bytes this process has passed to write() and pwrite() so far, every thread (``/proc/self/io``)."""
+    try:
+        for line in Path("/proc/self/io").read_text().splitlines():
+            if line.startswith("wchar:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
 # -- building ---------------------------------------------------------------------
 
 
-def _batches(passages, size: int = BATCH):
+def batches(passages, size: int = BATCH):
     batch = []
     for p in passages:
         batch.append(p)
@@ -78,6 +140,13 @@ def _batches(passages, size: int = BATCH):
         yield batch
 
 
+def stand_in(batch) -> list:
+    """Store passages with a one-token stand-in for their tokens: only the index is measured."""
+    from function.store.records import Passage
+
+    return [Passage.from_tokens(p.id, p.title, p.doc_id, p.text, [1], [[0, 1]], "stand-in", 2) for p in batch]
+
+
 def _writer(backend: str, path: Path):
     """(write one batch of ``scale_corpus.Passage``, finish, close) for a backend at ``path``."""
     if backend == "lance":
@@ -86,24 +155,25 @@ def _writer(backend: str, path: Path):
 
         index = LanceIndex(str(path))
         return lambda batch: index.upsert(index_rows(batch)), index.optimize, index.close
-    from function.store.records import Passage
+    if backend == "firestore":
+        from bench import scale_firestore
+
+        store = scale_firestore.open_store()
+        return lambda batch: store.upsert_many(stand_in(batch)), lambda: None, store.close
     from function.store.sqlite import SqliteStore
 
     store = SqliteStore(path, 60.0)
-
-    def write(batch):
-        store.upsert_many([Passage.from_tokens(p.id, p.title, p.doc_id, p.text, [1], [[0, 1]], "stand-in", 2)
-                           for p in batch])
-
-    return write, lambda: None, store.close
+    return lambda batch: store.upsert_many(stand_in(batch)), lambda: None, store.close
 
 
-def build(backend: str, path: Path, passages, size: int) -> dict:
+def build(backend: str, path: Path, passages, size: int, budget_s: float = float("inf")) -> dict:
     """Write the corpus in batches; only the writes are timed (making the corpus and analysing its terms
-    are not the backend's work), and their rate is kept for each tenth of the corpus."""
+    are not the backend's work), and their rate is kept for each tenth of the corpus. Stops once the
+    writes have taken ``budget_s``."""
     write, finish, close = _writer(backend, path)
     spent, tenths, done, tenth_spent, tenth_rows = 0.0, [], 0, 0.0, 0
-    for batch in _batches(passages):
+    wrote_before = written_bytes()
+    for batch in batches(passages):
         t = time.perf_counter()
         write(batch)
         took = time.perf_counter() - t
@@ -112,47 +182,90 @@ def build(backend: str, path: Path, passages, size: int) -> dict:
         if done * 10 // size > len(tenths) or done == size:
             tenths.append(round(tenth_rows / tenth_spent, 1))
             tenth_spent, tenth_rows = 0.0, 0
+        if spent > budget_s and done < size:
+            log(f"{backend}: stopped after {done:,} of {size:,} rows ({spent:.0f} s > budget {budget_s:.0f} s)")
+            break
     t = time.perf_counter()
     finish()
     finished = time.perf_counter() - t
+    wrote_after = written_bytes()
     close()
-    return {"rows": done, "write_s": round(spent, 1), "finish_s": round(finished, 1),
-            "rows_per_s": round(done / (spent + finished), 1), "rows_per_s_by_tenth": tenths,
-            "bytes": folder_bytes(path)}
+    out = {"rows": done, "complete": done == size, "write_s": round(spent, 1), "finish_s": round(finished, 1),
+           "rows_per_s": round(done / (spent + finished), 1), "rows_per_s_by_tenth": tenths}
+    if backend != "firestore":
+        out["bytes"] = folder_bytes(path)
+        if wrote_before is not None and wrote_after is not None:
+            out["bytes_written"] = wrote_after - wrote_before
+    return out
+
+
+def build_firestore(path: Path, passages, size: int, budget_s: float) -> dict:
+    """``build`` on the emulator, with the operations and Commit bytes it took and the term index's size."""
+    from bench import scale_firestore
+    from function.store import ops
+
+    scale_firestore.clear()
+    before = ops.totals()
+    with scale_firestore.CommitBytes() as commits:
+        built = build("firestore", path, passages, size, budget_s)
+    after = ops.totals()
+    rows = max(1, built["rows"])
+    counted = {k: getattr(after, k) - getattr(before, k) for k in ("reads", "writes", "deletes")}
+    built["firestore"] = {**counted, **{f"{k}_per_passage": round(v / rows, 2) for k, v in counted.items()},
+                          "commits": commits.commits, "commit_bytes": commits.bytes}
+    built["bytes_written"] = commits.bytes
+    store = scale_firestore.open_store()
+    built["index"] = scale_firestore.index_size(store)
+    built["bytes"] = built["index"]["bytes"]
+    store.close()
+    return built
 
 
 # -- querying, in a fresh process ---------------------------------------------------
 
 
-def query(backend: str, path: Path, data: Path, k: int) -> dict:
-    """Open the index, time a first question, then every dev question; recall@k; peak memory."""
-    from function.retrieval.terms import query_terms
-
-    questions = dev_questions(data / "dev.json")
-    t0 = time.perf_counter()
+def _searcher(backend: str, path: Path):
     if backend == "lance":
         import lance  # noqa: F401 - the import is part of what a cold instance pays
 
         from function.retrieval.lance_index import LanceIndex
 
-        searcher = LanceIndex(str(path), timeout_s=60.0, refresh_s=1e9)
-    else:
-        from function.store.sqlite import SqliteStore
+        return LanceIndex(str(path), timeout_s=60.0, refresh_s=1e9)
+    if backend == "firestore":
+        from bench import scale_firestore
 
-        searcher = SqliteStore(path, 60.0)
+        return scale_firestore.open_store()
+    from function.store.sqlite import SqliteStore
+
+    return SqliteStore(path, 60.0)
+
+
+def query(backend: str, path: Path, data: Path, k: int) -> dict:
+    """Open the index, time a first question, then every dev question; recall@k; peak memory; the rankings."""
+    from function.retrieval.terms import query_terms
+    from function.store import ops
+
+    questions = dev_questions(data / "dev.json")
+    t0 = time.perf_counter()
+    searcher = _searcher(backend, path)
     opened = time.perf_counter()
     searcher.search(query_terms(questions[0]["question"]), k)
     first = time.perf_counter()
-    times, found = [], 0
+    times, found, ranked = [], 0, []
+    reads_before = ops.totals().reads
     for q in questions:
         s = time.perf_counter()
         hits = searcher.search(query_terms(q["question"]), k)
         times.append((time.perf_counter() - s) * 1000)
-        found += q["gold"] in [h.passage_id for h in hits]
+        ranked.append([h.passage_id for h in hits])
+        found += q["gold"] in ranked[-1]
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"open_ms": round((opened - t0) * 1000, 1), "first_question_ms": round((first - opened) * 1000, 1),
-            "warm_ms": latency_summary(times), "recall_at_k": round(found / len(questions), 4),
-            "questions": len(questions), "peak_rss_mb": round(peak_mb, 1)}
+    out = {"open_ms": round((opened - t0) * 1000, 1), "first_question_ms": round((first - opened) * 1000, 1),
+           "warm_ms": latency_summary(times), "recall_at_k": round(found / len(questions), 4),
+           "questions": len(questions), "peak_rss_mb": round(peak_mb, 1), "ranked": ranked}
+    if backend == "firestore":
+        out["reads_per_question"] = round((ops.totals().reads - reads_before) / len(questions), 2)
+    return out
 
 
 def query_in_fresh_process(backend: str, path: Path, data: Path, k: int) -> dict:
@@ -163,56 +276,171 @@ def query_in_fresh_process(backend: str, path: Path, data: Path, k: int) -> dict
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def agreement(rows: list[dict]) -> None:
+    """Each row's share of questions whose top k is the sqlite (FTS5) row's of the same size; rankings dropped."""
+    reference = {r["size"]: r["query"]["ranked"] for r in rows if r["backend"] == "sqlite" and r["query"]}
+    for r in rows:
+        if r["query"] and r["size"] in reference:
+            same = sum(a == b for a, b in zip(r["query"]["ranked"], reference[r["size"]]))
+            r["query"]["same_top_k_as_sqlite"] = round(same / len(reference[r["size"]]), 4)
+    for r in rows:
+        if r["query"]:
+            r["query"].pop("ranked", None)
+
+
 # -- the run ----------------------------------------------------------------------
 
 
-def markdown(result: dict) -> str:
-    lines = [f"# The retrieval step from {min(result['sizes']):,} to {max(result['sizes']):,} passages", "",
-             f"`{result['command']}`, {result['date']}, {result['machine'].get('cpu', 'CPU')} "
-             f"({result['machine'].get('available_cpus')} CPUs, load average at start "
-             f"{result['machine'].get('load_average_at_start')}). Top {result['top_k']}; "
-             f"{result['questions']} dev questions over the 285 planted dev paragraphs.", "",
-             "| passages | real / synthetic | backend | build (rows/s) | rows/s, first and last tenth | index MB | "
-             "open + first question (ms) | warm p50 / p99 (ms) | recall@5 | peak RSS (MB) |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for row in result["rows"]:
-        b, q, c = row["build"], row["query"], row["corpus"]
-        tenths = b["rows_per_s_by_tenth"]
-        lines.append(f"| {row['size']:,} | {c['planted'] + c['real']:,} / {c['synthetic']:,} | {row['backend']} | "
-                     f"{b['rows_per_s']:,.0f} | {tenths[0]:,.0f} -> {tenths[-1]:,.0f} | "
-                     f"{b['bytes'] / 1e6:.1f} | {q['open_ms']} + {q['first_question_ms']} | "
-                     f"{q['warm_ms']['p50']:.1f} / {q['warm_ms']['p99']:.1f} | {q['recall_at_k']:.3f} | "
-                     f"{q['peak_rss_mb']} |")
-    return "\n".join(lines) + "\n"
+def index_path(work: Path, backend: str, size: int) -> Path:
+    name = {"lance": "index.lance", "sqlite": "passages.sqlite", "firestore": "emulator"}[backend]
+    return work / f"{backend}-{size}" / name
+
+
+class Run:
+    """What the run has measured so far, written to ``scale.json`` and ``scale.md`` after every step: a run
+    cut off (a lost session, a machine given back) keeps what it had measured."""
+
+    def __init__(self, args, command: str, machine: dict):
+        self.args, self.command, self.machine = args, command, machine
+        self.rows: list[dict] = []
+        self.hybrid: list[dict] = []
+        self.f1: list[dict] = []
+
+    def result(self) -> dict:
+        args = self.args
+        result = {"command": self.command, "date": datetime.now(UTC).strftime("%Y-%m-%d"), "machine": self.machine,
+                  "sizes": sorted(args.sizes), "top_k": args.top_k, "batch": BATCH, "rows": self.rows,
+                  "questions": next((r["query"]["questions"] for r in self.rows if r["query"]), 0),
+                  "build_budget_s": args.build_budget_s, "f1": self.f1, "hybrid": self.hybrid}
+        if self.hybrid:
+            from bench.scale_hybrid import encoder_size
+
+            manifest = json.loads((args.encoder / "encoder.json").read_text(encoding="utf-8"))
+            result["encoder"] = {"folder": os.path.relpath(args.encoder, REPO), **encoder_size(args.encoder),
+                                 "max_tokens": manifest["max_tokens"], "parity": manifest.get("parity")}
+        if self.f1:
+            from function.model.artifact import load_manifest
+
+            manifest = load_manifest(args.artifact)
+            result["artifact"] = {"name": manifest.name, "artifact_hash": manifest.artifact_hash}
+        return result
+
+    def save(self) -> dict:
+        from bench.scale_report import markdown
+
+        result = self.result()
+        self.args.out.mkdir(parents=True, exist_ok=True)
+        (self.args.out / "scale.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        (self.args.out / "scale.md").write_text(markdown(result), encoding="utf-8")
+        return result
+
+
+def run_size(run: Run, size: int, brown) -> None:
+    """One corpus size: every backend's build and questions, then hybrid and F1 where asked."""
+    from bench import scale_hybrid
+
+    args, rows = run.args, []
+    for backend in args.backends:
+        if backend in args.backend_sizes and size not in args.backend_sizes[backend]:
+            continue
+        path = index_path(args.work, backend, size)
+        shutil.rmtree(path.parent, ignore_errors=True)
+        path.parent.mkdir(parents=True)
+        passages, info = corpus(size, args.data, brown)
+        log(f"{size:,} passages, {backend}: building ({info})")
+        if backend == "firestore":
+            built = build_firestore(path, passages, size, args.build_budget_s)
+        else:
+            built = build(backend, path, passages, size, args.build_budget_s)
+        log(f"{size:,} passages, {backend}: {built['rows_per_s']:,.0f} rows/s, {built['bytes'] / 1e6:.1f} MB")
+        asked = query_in_fresh_process(backend, path, args.data, args.top_k) if built["complete"] else None
+        if asked:
+            log(f"{size:,} passages, {backend}: recall@{args.top_k} {asked['recall_at_k']}, "
+                f"warm p50 {asked['warm_ms']['p50']:.1f} ms")
+        rows.append({"size": size, "backend": backend, "corpus": info, "build": built, "query": asked})
+    agreement(rows)
+    run.rows += rows
+    run.save()
+    hybrid_path = args.work / f"hybrid-{size}" / "index.lance"
+    if size in args.hybrid_sizes:
+        shutil.rmtree(hybrid_path.parent, ignore_errors=True)
+        hybrid_path.parent.mkdir(parents=True)
+        log(f"{size:,} passages, hybrid: embedding (cache {args.embed_cache})")
+        embedded = scale_hybrid.embed(corpus(size, args.data, brown)[0], args.encoder, args.embed_cache,
+                                      args.threads, lambda m: log(f"{size:,} passages, hybrid: {m}"))
+        built = scale_hybrid.build(hybrid_path, corpus(size, args.data, brown)[0], args.encoder, args.embed_cache)
+        asked = scale_hybrid.ask_in_fresh_process(hybrid_path, args.encoder, args.data, threads=args.threads)
+        log(f"{size:,} passages, hybrid: recall {asked['recall']}")
+        run.hybrid.append({"size": size, "embed": embedded, "build": built, "ask": asked})
+        run.save()
+    if size in args.f1_sizes:
+        read_end_to_end(run, size, brown, hybrid_path if size in args.hybrid_sizes else None)
+    if not args.keep:
+        for backend in (*args.backends, "hybrid", "reading"):
+            shutil.rmtree(args.work / f"{backend}-{size}", ignore_errors=True)
+
+
+def read_end_to_end(run: Run, size: int, brown, hybrid_path: Path | None) -> None:
+    """Dev EM/F1 asked alone through ``QAService``, with each retrieval step built at this size."""
+    from bench import scale_hybrid, scale_reading
+    from bench.in_process import open_service
+    from bench.retrieval import read_all
+
+    args = run.args
+    store = args.work / f"reading-{size}" / "passages.sqlite"
+    shutil.rmtree(store.parent, ignore_errors=True)
+    store.parent.mkdir(parents=True)
+    log(f"{size:,} passages: the reading store (tokenised by {args.artifact.name})")
+    made = scale_reading.build_store(corpus(size, args.data, brown)[0], args.artifact, store, args.threads)
+    questions = scale_reading.dev_questions(args.data, args.f1_every)
+    lance_path = index_path(args.work, "lance", size)
+    for retrieval in args.f1_retrievals:
+        if retrieval == "sqlite":
+            service = open_service(scale_reading.reading_env(args.artifact, store, args.threads))
+        elif retrieval == "lance" and lance_path.exists():
+            service = open_service(scale_reading.reading_env(args.artifact, store, args.threads, str(lance_path)))
+        elif retrieval == "hybrid" and hybrid_path is not None:
+            env = scale_reading.reading_env(args.artifact, store, args.threads, str(hybrid_path))
+            service = scale_hybrid.hybrid_service(env, str(hybrid_path), args.encoder)
+        else:
+            continue
+        log(f"{size:,} passages, F1 with {retrieval}: {len(questions)} questions")
+        read = read_all(service, questions, args.top_k)
+        log(f"{size:,} passages, F1 with {retrieval}: {read['with_retrieval']}")
+        run.f1.append({"size": size, "retrieval": retrieval, "questions": len(questions), "store": made, **read})
+        run.save()
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
     from bench.machine import describe
+    from bench.scale_report import markdown
 
+    args.artifact = (args.artifact or default_artifact()).resolve()
+    args.encoder = (args.encoder or REPO / "build" / "encoder" / "all-minilm-l6-v2-int8").resolve()
+    args.embed_cache = (args.embed_cache or REPO / "build" / "scale" / "embeddings").resolve()
+    args.hybrid_sizes = [s for s in args.hybrid_sizes if s in args.sizes]
+    args.f1_sizes = [s for s in args.f1_sizes if s in args.sizes]
+    if args.hybrid_sizes:
+        from bench.scale_hybrid import ensure_encoder
+
+        ensure_encoder(args.encoder)
     brown = None if args.no_brown else fetch_brown(REPO / "build" / "corpora")
-    rows = []
-    for size in sorted(args.sizes):
-        for backend in args.backends:
-            path = args.work / f"{backend}-{size}" / ("index.lance" if backend == "lance" else "passages.sqlite")
-            shutil.rmtree(path.parent, ignore_errors=True)
-            path.parent.mkdir(parents=True)
-            passages, info = corpus(size, args.data, brown)
-            log(f"{size:,} passages, {backend}: building ({info})")
-            built = build(backend, path, passages, size)
-            log(f"{size:,} passages, {backend}: {built['rows_per_s']:,.0f} rows/s, {built['bytes'] / 1e6:.1f} MB")
-            asked = query_in_fresh_process(backend, path, args.data, args.top_k)
-            log(f"{size:,} passages, {backend}: recall@{args.top_k} {asked['recall_at_k']}, "
-                f"warm p50 {asked['warm_ms']['p50']:.1f} ms")
-            rows.append({"size": size, "backend": backend, "corpus": info, "build": built, "query": asked})
-            if not args.keep:
-                shutil.rmtree(path.parent, ignore_errors=True)
-    result = {"command": "python -m bench scale " + " ".join(argv if argv is not None else sys.argv[1:]),
-              "date": datetime.now(UTC).strftime("%Y-%m-%d"), "machine": describe(),
-              "sizes": sorted(args.sizes), "top_k": args.top_k, "batch": BATCH, "rows": rows,
-              "questions": rows[0]["query"]["questions"] if rows else 0}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "scale.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    (args.out / "scale.md").write_text(markdown(result), encoding="utf-8")
-    print(markdown(result))
+    firestore_sizes = args.backend_sizes.get("firestore", args.sizes)
+    needs_emulator = "firestore" in args.backends and any(s in args.sizes for s in firestore_sizes)
+    command = "python -m bench scale " + " ".join(argv if argv is not None else sys.argv[1:])
+    run = Run(args, command, describe())
+    # a run stopped with SIGTERM still stops the emulator it started (the ExitStack's exit)
+    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        with contextlib.ExitStack() as stack:
+            if needs_emulator:
+                from bench.scale_firestore import emulator
+
+                stack.enter_context(emulator(args.work / "logs"))
+            for size in sorted(args.sizes):
+                run_size(run, size, brown)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    print(markdown(run.save()))
     return 0

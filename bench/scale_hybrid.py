@@ -1,0 +1,181 @@
+"""Hybrid retrieval in ``python -m bench scale``: dense vectors beside BM25 in a Lance table, fused by RRF.
+
+At each size of ``--hybrid-sizes``:
+
+1. **embed** every passage (``function.retrieval.hybrid.dense_text``) with the
+   int8 sentence encoder (``function.retrieval.encoder``; exported by
+   ``bench.encoder_export`` if ``--encoder`` holds none) into the on-disk cache
+   (``bench.embed_cache``: a cut-off run resumes where it stopped);
+2. **build** a Lance table of the passages' terms and vectors
+   (``LanceIndex(dim=...)``, 256 rows per upsert as ingestion writes them, then
+   ``optimize``, which also builds the approximate vector index), timed
+   without the embedding, and its size on disk;
+3. **ask**, in a fresh process, every dev question: BM25's top ``DEPTH``, the
+   dense top ``DEPTH`` through the approximate index and read exactly (every
+   vector: what the index loses), and their reciprocal-rank fusion
+   (``HybridSearcher``); recall@5 and @20 of each, the question's embedding
+   time, each search's time, peak memory.
+
+``hybrid_service`` is ``QAService`` with its retrieval step replaced by the hybrid
+search, for the end-to-end F1 of ``bench.scale_reading``; nothing in the
+function's serving path changes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from harness.paths import REPO
+
+ENCODER = REPO / "build" / "encoder" / "all-minilm-l6-v2-int8"
+CACHE = REPO / "build" / "scale" / "embeddings"
+DEPTH = 20  # each ranking's depth; recall@20 is read from the same lists
+KS = (5, 20)
+BATCH = 256
+
+
+def ensure_encoder(folder: Path) -> Path:
+    """The encoder folder, exported from all-MiniLM-L6-v2 first if it holds no model."""
+    from function.retrieval.encoder import MANIFEST_FILE
+
+    if not (folder / MANIFEST_FILE).is_file():
+        from bench.encoder_export import main as export
+
+        export(["--out", str(folder)])
+    return folder
+
+
+def encoder_size(folder: Path) -> dict:
+    from function.retrieval.encoder import MODEL_FILE, TOKENIZER_FILE
+
+    return {"model_bytes": (folder / MODEL_FILE).stat().st_size,
+            "tokenizer_bytes": (folder / TOKENIZER_FILE).stat().st_size}
+
+
+def embed(passages, encoder_folder: Path, cache_folder: Path, threads: int, note) -> dict:
+    """Every passage's vector in the cache (computing only the missing ones); what that took."""
+    from bench.embed_cache import EmbeddingCache
+    from function.retrieval.encoder import SentenceEncoder
+    from function.retrieval.hybrid import dense_text
+
+    cache = EmbeddingCache(cache_folder, SentenceEncoder(encoder_folder, threads), note=note)
+    return cache.fill(dense_text(p.title, p.text) for p in passages)
+
+
+def build(path: Path, passages, encoder_folder: Path, cache_folder: Path) -> dict:
+    """The hybrid table, written in batches from the cache; the writes and ``optimize`` timed."""
+    from bench.embed_cache import EmbeddingCache
+    from bench.scale import batches, folder_bytes
+    from function.ingest.job import index_rows
+    from function.retrieval.encoder import SentenceEncoder
+    from function.retrieval.hybrid import dense_text
+    from function.retrieval.lance_index import LanceIndex
+
+    encoder = SentenceEncoder(encoder_folder)
+    cache = EmbeddingCache(cache_folder, encoder)
+    index = LanceIndex(str(path), dim=encoder.dim)
+    spent, rows = 0.0, 0
+    for batch in batches(passages):
+        vectors = cache.get([dense_text(p.title, p.text) for p in batch])
+        index_batch = index_rows(batch)
+        t = time.perf_counter()
+        index.upsert(index_batch, vectors)
+        spent += time.perf_counter() - t
+        rows += len(batch)
+    t = time.perf_counter()
+    index.optimize()
+    finished = time.perf_counter() - t
+    index.close()
+    return {"rows": rows, "write_s": round(spent, 1), "optimize_s": round(finished, 1),
+            "rows_per_s": round(rows / (spent + finished), 1), "bytes": folder_bytes(path)}
+
+
+def ask(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, threads: int = 0) -> dict:
+    """Every dev question's three rankings (see the module docstring): recall, times, peak memory."""
+    from bench.scale_corpus import dev_questions
+    from bench.stats import latency_summary
+    from function.retrieval.encoder import SentenceEncoder
+    from function.retrieval.hybrid import HybridSearcher, Rankings
+    from function.retrieval.lance_index import LanceIndex
+    from function.retrieval.terms import query_terms
+
+    questions = dev_questions(data / "dev.json")
+    t0 = time.perf_counter()
+    encoder = SentenceEncoder(encoder_folder, threads)
+    index = LanceIndex(str(path), timeout_s=600.0, refresh_s=1e9, dim=encoder.dim)
+    searcher = HybridSearcher(index, encoder, depth)
+    first_terms = query_terms(questions[0]["question"])
+    searcher.search(questions[0]["question"], first_terms, 5)
+    cold_ms = (time.perf_counter() - t0) * 1000
+    found = {name: dict.fromkeys(KS, 0) for name in ("bm25", "dense", "dense_exact", "rrf")}
+    times: dict[str, list[float]] = {"embed": [], "bm25": [], "dense": [], "dense_exact": [], "fuse": []}
+    for q in questions:
+        terms = query_terms(q["question"])
+        t = time.perf_counter()
+        bm25 = index.search(terms, depth) if terms else []
+        times["bm25"].append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        vector = encoder.embed([q["question"]])[0]
+        times["embed"].append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        dense = index.nearest(vector, depth)
+        times["dense"].append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        exact = index.nearest(vector, depth, exact=True)
+        times["dense_exact"].append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        fused = searcher.fuse(terms, Rankings(bm25, dense, 0.0), depth)
+        times["fuse"].append((time.perf_counter() - t) * 1000)
+        for name, hits in (("bm25", bm25), ("dense", dense), ("dense_exact", exact), ("rrf", fused)):
+            ids = [h.passage_id for h in hits]
+            for k in KS:
+                found[name][k] += q["gold"] in ids[:k]
+    n = len(questions)
+    return {"questions": n, "depth": depth, "cold_ms": round(cold_ms, 1),
+            "recall": {name: {f"@{k}": round(v / n, 4) for k, v in by_k.items()} for name, by_k in found.items()},
+            "ms": {name: latency_summary(values) for name, values in times.items()},
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def ask_in_fresh_process(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, threads: int = 0) -> dict:
+    code = ("import json\nfrom pathlib import Path\nfrom bench.scale_hybrid import ask\n"
+            f"print(json.dumps(ask(Path({str(path)!r}), Path({str(encoder_folder)!r}), Path({str(data)!r}), "
+            f"{depth}, {threads})))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def hybrid_service(env: dict, index_uri: str, encoder_folder: Path, depth: int = DEPTH):
+    """``QAService`` on ``env`` whose questions asked alone are retrieved by the hybrid search."""
+    from function.config import Settings
+    from function.errors import NothingMatched
+    from function.retrieval.encoder import SentenceEncoder
+    from function.retrieval.hybrid import HybridSearcher
+    from function.retrieval.lance_index import LanceIndex
+    from function.retrieval.terms import query_terms
+    from function.service.pipeline import QAService
+    from function.service.runtime import Runtime
+
+    settings = Settings.from_env(env)
+    encoder = SentenceEncoder(encoder_folder, settings.threads)
+    index = LanceIndex(index_uri, settings.store_timeout_s, settings.index_refresh_s, dim=encoder.dim)
+    searcher = HybridSearcher(index, encoder, depth)
+
+    class HybridService(QAService):
+        def retrieve(self, question: str, k: int):
+            terms = query_terms(question)
+            if not terms:  # the same "no answer" as BM25 alone
+                return super().retrieve(question, k)
+            hits = searcher.search(question, terms, k)
+            if not hits:
+                raise NothingMatched("no stored passage to read", {"terms": terms})
+            return hits
+
+    return HybridService(Runtime(settings))

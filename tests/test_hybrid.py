@@ -1,0 +1,225 @@
+"""Hybrid retrieval: the sentence encoder, vectors in the Lance table, reciprocal-rank fusion, the embedding cache,
+and ``python -m bench scale``'s dense and end-to-end measurements, on tiny models made here."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from function.retrieval.hybrid import HybridSearcher, Rankings, reciprocal_rank_fusion
+from function.retrieval.lance_index import IndexRow, LanceIndex
+
+
+@pytest.fixture(scope="module")
+def squad(tmp_path_factory):
+    from tests.support.tiny_build import tiny_squad
+
+    folder = tmp_path_factory.mktemp("squad")
+    tiny_squad(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def encoder_folder(tmp_path_factory, squad):
+    """A tiny random BERT exported by ``bench.encoder_export`` (fused, int8, parity-checked)."""
+    from bench.encoder_export import main
+    from tests.support.tiny_build import tiny_teacher
+
+    source = tiny_teacher(tmp_path_factory.mktemp("encoder-source"), hidden=32)
+    out = tmp_path_factory.mktemp("encoder") / "tiny-int8"
+    assert main(["--source", str(source), "--out", str(out), "--max-tokens", "24", "--data", str(squad)]) == 0
+    return out
+
+
+class FakeEncoder:
+    """Vectors looked up by text; counts its calls (the cache must not repeat work)."""
+
+    dim = 4
+
+    def __init__(self, table: dict[str, list[float]] | None = None, fingerprint: str = "f" * 64):
+        self.table, self.fingerprint, self.calls, self.fail_after = table or {}, fingerprint, 0, None
+
+    def embed(self, texts):
+        self.calls += 1
+        if self.fail_after is not None and self.calls > self.fail_after:
+            raise KeyboardInterrupt("the session was cut off")
+        out = np.array([self.table.get(t, [len(t), 1.0, 0.0, 0.0]) for t in texts], np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+# -- fusion ------------------------------------------------------------------------------
+
+
+def test_reciprocal_rank_fusion_adds_one_over_k_plus_rank():
+    fused = reciprocal_rank_fusion([["a", "b", "c"], ["c", "d", "a"]], k_rrf=60)
+    assert [pid for pid, _ in fused] == ["a", "c", "b", "d"]
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 63) and fused[2][1] == pytest.approx(1 / 62)
+    assert [pid for pid, _ in reciprocal_rank_fusion([["y"], ["x"]])] == ["x", "y"]  # a tie: by id
+
+
+# -- the encoder ---------------------------------------------------------------------------
+
+
+def test_the_encoder_mean_pools_unmasked_tokens_to_unit_length(encoder_folder, squad):
+    from transformers import BertModel
+
+    from bench.encoder_export import torch_embeddings
+    from function.retrieval.encoder import SentenceEncoder, mean_pooled
+
+    manifest = json.loads((encoder_folder / "encoder.json").read_text())
+    assert manifest["parity"]["min_cosine"] >= manifest["parity"]["required"] and manifest["max_tokens"] == 24
+    encoder = SentenceEncoder(encoder_folder, threads=1)
+    texts = ["Who ruled Normandy?", "The Normans were the people who in the 10th and 11th centuries gave "
+             "their name to Normandy, a region in France.", "Rollo"]
+    together = encoder.embed(texts, batch_size=3)  # padded to the longest: the padding must not count
+    alone = np.stack([encoder.embed([t])[0] for t in texts])
+    assert together.shape == (3, encoder.dim) and np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+    assert np.allclose(together, alone, atol=2e-3)
+    source = BertModel.from_pretrained(manifest["source"], attn_implementation="eager").eval()
+    reference = torch_embeddings(source, encoder_folder / "tokenizer.json", texts, 24)
+    assert ((reference * together).sum(axis=1) > 0.97).all()  # int8 against fp32, the same pooling
+    assert encoder.embed([]).shape == (0, encoder.dim)
+    hidden = np.array([[[0.0, 0.0], [6.0, 8.0], [100.0, 100.0]]])
+    assert np.allclose(mean_pooled(hidden, np.array([[1, 1, 0]])), [[0.6, 0.8]])  # the mean (3, 4), unit length
+
+
+def test_a_missing_encoder_file_is_named(tmp_path):
+    from function.retrieval.encoder import SentenceEncoder
+
+    with pytest.raises(FileNotFoundError, match="model.onnx"):
+        SentenceEncoder(tmp_path)
+
+
+# -- vectors in the Lance table ------------------------------------------------------------
+
+
+def unit(*values):
+    v = np.array(values, np.float32)
+    return v / np.linalg.norm(v)
+
+
+def table(tmp_path, dim=4):
+    index = LanceIndex(str(tmp_path / "ix"), refresh_s=0, dim=dim)
+    index.upsert([IndexRow("a", "d", "normans ruled normandy"), IndexRow("b", "d", "steam engines burn coal"),
+                  IndexRow("c", "d", "coal normandy coal"), IndexRow("e", "d", "nothing shared")],
+                 np.stack([unit(1, 0, 0, 0), unit(0, 1, 0, 0), unit(1, 1, 0, 0), unit(0.9, 0, 0.1, 0)]))
+    index.optimize()  # as an ingestion run ends: the rows folded into the inverted index
+    return index
+
+
+def test_rows_carry_vectors_searched_by_cosine(tmp_path):
+    index = table(tmp_path)
+    hits = index.nearest(unit(1, 0, 0, 0), 3)
+    assert [h.passage_id for h in hits] == ["a", "e", "c"] and hits[0].score == pytest.approx(1.0, abs=1e-5)
+    assert index.nearest(unit(1, 0, 0, 0), 3, exact=True) == hits
+    assert [h.passage_id for h in index.search(["coal"], 5)] == ["c", "b"]  # BM25 as before
+    restricted = index.search(["coal", "normandy"], 5, among=("a", "e"))
+    assert [h.passage_id for h in restricted] == ["a"]  # "e" holds neither term
+    assert restricted[0].score == pytest.approx({h.passage_id: h.score for h in
+                                                 index.search(["coal", "normandy"], 5)}["a"])
+    with pytest.raises(ValueError, match="vector"):
+        index.upsert([IndexRow("f", "d", "x")])
+    with pytest.raises(ValueError, match="dense"):
+        LanceIndex(str(tmp_path / "ix")).nearest(unit(1, 0, 0, 0), 1)
+
+
+def test_optimize_builds_the_approximate_vector_index_once_there_are_rows_enough(tmp_path, monkeypatch):
+    import lance
+
+    from function.retrieval import lance_index
+
+    monkeypatch.setattr(lance_index, "ANN_MIN_ROWS", 200)
+    rng = np.random.default_rng(0)
+    vectors = rng.standard_normal((300, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = LanceIndex(str(tmp_path / "ix"), refresh_s=0, dim=8)
+    index.upsert([IndexRow(f"p{i}", "d", f"word{i % 7}") for i in range(150)], vectors[:150])
+    index.optimize()  # too few rows to train partitions on: flat search only
+    assert not any("vector" in i["fields"] for i in lance.dataset(str(tmp_path / "ix")).list_indices())
+    index.upsert([IndexRow(f"p{i}", "d", f"word{i % 7}") for i in range(150, 300)], vectors[150:])
+    index.optimize()
+    assert any("vector" in i["fields"] for i in lance.dataset(str(tmp_path / "ix")).list_indices())
+    assert index.nearest(vectors[42], 1)[0].passage_id == "p42"
+
+
+# -- the hybrid searcher -------------------------------------------------------------------
+
+
+def test_fusion_reads_what_either_ranking_finds_with_each_passage_s_bm25_score(tmp_path):
+    index = table(tmp_path)
+    encoder = FakeEncoder({"who ruled normandy": [1, 0, 0, 0]})
+    searcher = HybridSearcher(index, encoder, depth=3)
+    ranked = searcher.rankings("who ruled normandy", ["ruled", "normandy"])
+    assert [h.passage_id for h in ranked.bm25] == ["a", "c"] and [h.passage_id for h in ranked.dense][:2] == ["a", "e"]
+    fused = searcher.search("who ruled normandy", ["ruled", "normandy"], 3)
+    assert [h.passage_id for h in fused] == ["a", "c", "e"]
+    bm25 = {h.passage_id: h.score for h in ranked.bm25}
+    assert fused[0].score == pytest.approx(bm25["a"]) and fused[2].score == 0.0  # "e" shares no term
+    both = HybridSearcher(index, encoder, depth=1).fuse(["coal"], Rankings(index.search(["coal"], 1),
+                                                                          index.nearest(unit(1, 1, 0, 0), 1), 0), 2)
+    assert [h.passage_id for h in both] == ["c"]  # both rankings' first: one passage
+    # a passage only the vectors found: its BM25 score comes from the search restricted to it
+    only_dense = HybridSearcher(index, encoder).fuse(["coal"], Rankings([], index.nearest(unit(0, 1, 0, 0), 1), 0), 1)
+    assert only_dense[0].passage_id == "b" and only_dense[0].score == pytest.approx(
+        {h.passage_id: h.score for h in index.search(["coal"], 5)}["b"])
+
+
+# -- the embedding cache -------------------------------------------------------------------
+
+
+def test_the_embedding_cache_resumes_a_cut_off_run_and_embeds_nothing_twice(tmp_path):
+    from bench.embed_cache import CHUNK, EmbeddingCache
+
+    texts = [f"passage {i}" for i in range(CHUNK * 3 + 10)]
+    encoder = FakeEncoder()
+    encoder.fail_after = 2  # cut off during the third chunk
+    cache = EmbeddingCache(tmp_path, encoder, checkpoint_s=0.0)  # a shard after every chunk
+    with pytest.raises(KeyboardInterrupt):
+        cache.fill(texts)
+    assert len(EmbeddingCache(tmp_path, encoder)) == 2 * CHUNK  # what was saved survives
+    encoder.fail_after, encoder.calls = None, 0
+    resumed = EmbeddingCache(tmp_path, encoder)
+    done = resumed.fill(texts + texts[:5])  # repeats are not embedded again either
+    assert done["embedded"] == CHUNK + 10 and done["cached"] == 2 * CHUNK + 5 and encoder.calls == 2
+    again = EmbeddingCache(tmp_path, encoder)
+    assert again.fill(texts)["embedded"] == 0 and encoder.calls == 2
+    assert np.allclose(again.get(texts[:3] + texts[-2:]), encoder.embed(texts[:3] + texts[-2:]), atol=1e-3)
+    assert not list(tmp_path.rglob("*.partial.npz"))
+    other = EmbeddingCache(tmp_path, FakeEncoder(fingerprint="0" * 64))  # another model: its own shards
+    assert len(other) == 0
+
+
+# -- python -m bench scale: dense recall and F1 end to end ----------------------------------
+
+
+def test_bench_scale_measures_hybrid_recall_and_end_to_end_f1(squad, encoder_folder, tiny_artifact, tmp_path):
+    from bench.scale import main
+
+    out = tmp_path / "out"
+    assert main(["--sizes", "40", "--backends", "lance", "sqlite", "--data", str(squad), "--no-brown",
+                 "--work", str(tmp_path / "w"), "--out", str(out), "--f1-sizes", "40", "--hybrid-sizes", "40",
+                 "--artifact", str(tiny_artifact.folder), "--encoder", str(encoder_folder),
+                 "--embed-cache", str(tmp_path / "cache"), "--threads", "1"]) == 0
+    result = json.loads((out / "scale.json").read_text())
+    [hybrid] = result["hybrid"]
+    assert hybrid["embed"]["embedded"] == 40 and hybrid["build"]["rows"] == 40
+    recall = hybrid["ask"]["recall"]
+    assert set(recall) == {"bm25", "dense", "dense_exact", "rrf"}
+    assert all(0 <= r["@5"] <= r["@20"] <= 1 for r in recall.values()) and hybrid["ask"]["ms"]["embed"]["n"] > 0
+    assert [r["retrieval"] for r in result["f1"]] == ["sqlite", "lance", "hybrid"]
+    questions = result["rows"][0]["query"]["questions"]
+    for row in result["f1"]:
+        assert row["questions"] == questions and row["store"]["passages"] == 40
+        assert 0 <= row["with_retrieval"]["f1"] <= 100 and row["gold_paragraph"] == result["f1"][0]["gold_paragraph"]
+    text = (out / "scale.md").read_text()
+    assert "| 40 | hybrid | " in text and "## Hybrid" in text
+    assert not (tmp_path / "w" / "hybrid-40").exists() and not (tmp_path / "w" / "reading-40").exists()
+    # a second run embeds nothing: the vectors come from the cache
+    main(["--sizes", "40", "--backends", "lance", "--data", str(squad), "--no-brown", "--work", str(tmp_path / "w"),
+          "--out", str(out), "--f1-sizes", "--hybrid-sizes", "40", "--encoder", str(encoder_folder),
+          "--embed-cache", str(tmp_path / "cache"), "--threads", "1"])
+    second = json.loads((out / "scale.json").read_text())
+    assert second["hybrid"][0]["embed"]["embedded"] == 0 and second["hybrid"][0]["embed"]["cached"] == 40
+    assert second["f1"] == [] and second["hybrid"][0]["ask"]["recall"] == recall
