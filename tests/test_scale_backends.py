@@ -46,7 +46,9 @@ def test_firestore_runs_at_its_own_sizes_and_ranks_as_fts5(squad, tmp_path, fire
 def test_a_build_past_its_budget_stops_and_says_how_far_it_got(squad, tmp_path):
     result = run(squad, tmp_path, "--sizes", "600", "--backends", "sqlite", "--build-budget-s", "0")
     [row] = result["rows"]
-    assert row["build"]["rows"] == 256 and not row["build"]["complete"] and row["query"] is None
+    assert row["build"]["rows"] == 256 and not row["build"]["complete"]
+    # asked of the 256 rows it wrote (the planted paragraphs come first, so most gold paragraphs are there)
+    assert row["query"]["recall_at_k"] > 0
     assert "stopped after 256 rows" in (tmp_path / "out" / "scale.md").read_text()
 
 
