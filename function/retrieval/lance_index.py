@@ -61,9 +61,12 @@ COMMIT_RETRIES = 20  # concurrent writers: a transaction that conflicts is tried
 # search and by every upsert's match on id, so a long ingestion would otherwise slow down as it goes.
 FOLD_EVERY = 65_536
 FRAGMENT_ROWS = 65_536  # compaction's target: fragments reaching it are not rewritten again
-# An ingestion that leaves more delta indices than this merges them when it ends: a search reads every delta
-# (about 0.5 ms each at 10^5 rows here), a merge rewrites the index once.
-MAX_DELTAS = 4
+# An ingestion that leaves more delta indices than this merges them when it ends. A search reads each delta's
+# postings of each of its terms: at 10^5 rows, two deltas took 25.8 reads (Cloud Storage GETs) a question and
+# one 12.0 (Lance's io_stats on a local copy of bench scale's table, 300 dev questions); the merge rewrites the
+# index once per run (1.1 s at 10^5 rows here). So every run ends with one, as a table created and filled in
+# one run would otherwise keep the delta of its first fold beside the rest.
+MAX_DELTAS = 1
 # The dense column's approximate index: built once the table holds this many rows (below it a flat search reads
 # every vector: about 20 ms at 10^4 rows here, 190 ms at 10^5, against 4 ms through the index), with a partition
 # per this many rows.
@@ -337,7 +340,7 @@ class LanceIndex:
         if self.dim is not None and "vector" not in indexed:
             self._create_vector_index()  # later folds extend it
         self._fold()
-        if (deltas := self._deltas()) > MAX_DELTAS:  # every search reads each: merged once per run at most
+        if (deltas := self._deltas()) > MAX_DELTAS:  # every search reads each: merged once per run
             self._fold(merge=deltas)
         # files of versions no reader should still be on (instances re-open every QA_INDEX_REFRESH_S)
         self._retrying("cleanup", lambda: self._open().cleanup_old_versions(older_than=timedelta(seconds=60)))
