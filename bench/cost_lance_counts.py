@@ -38,8 +38,7 @@ def _summed(takes: list[dict]) -> dict:
 def lance_ingest(bucket: CountingBucket, uri: str, passages, batch: int = 256) -> dict:
     """Write ``passages`` (``.id``, ``.doc_id``, ``.title``, ``.text``) as ingestion does: an upsert of each
     batch's index rows, then ``optimize``; the operations of each step and per passage."""
-    from function.ingest.job import index_rows
-    from function.retrieval.lance_index import LanceIndex
+    from function.retrieval.lance_index import LanceIndex, index_rows
 
     index = LanceIndex(uri, timeout_s=120.0, storage_options=bucket.storage_options)
     bucket.take()

@@ -18,8 +18,9 @@ backend named in ``--backend-sizes`` runs only at the sizes it lists there):
 it measures ingestion (rows per second over the whole build and for each tenth
 of it: flat means no rewrite of what was written before; a build still running
 after ``--build-budget-s`` stops there and its row says how far it got: nothing
-is extrapolated, and its questions are asked of the rows it wrote), what it wrote (bytes passed to ``write()`` for the local
-backends; operations and Commit bytes for Firestore), the index's size, and
+is extrapolated, and its questions are asked of the rows it wrote), what it
+wrote (bytes passed to ``write()`` for the local backends; operations and
+Commit bytes for Firestore), the index's size, and
 then, in a fresh process per backend: the time to open the index and answer a
 first question (cold), every dev question's search (top 5) timed one after
 another (warm p50 / p99), recall@5 of the gold paragraph, the process's peak
@@ -38,7 +39,6 @@ import argparse
 import contextlib
 import json
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -126,6 +126,14 @@ def written_bytes() -> int | None:
     return None
 
 
+def peak_rss_mb() -> float:
+    """This process's peak resident memory since it started (VmHWM). Not ``ru_maxrss``: Linux carries that across
+    fork and exec, so a child started by a big parent reports the parent's size at the fork."""
+    from harness.proctree import process_memory
+
+    return process_memory(os.getpid())["peak_rss_kb"] / 1024
+
+
 # -- building ---------------------------------------------------------------------
 
 
@@ -150,8 +158,7 @@ def stand_in(batch) -> list:
 def _writer(backend: str, path: Path):
     """(write one batch of ``scale_corpus.Passage``, finish, close) for a backend at ``path``."""
     if backend == "lance":
-        from function.ingest.job import index_rows
-        from function.retrieval.lance_index import LanceIndex
+        from function.retrieval.lance_index import LanceIndex, index_rows
 
         index = LanceIndex(str(path))
         return lambda batch: index.upsert(index_rows(batch)), index.optimize, index.close
@@ -253,18 +260,25 @@ def query(backend: str, path: Path, data: Path, k: int) -> dict:
     first = time.perf_counter()
     times, found, ranked = [], 0, []
     reads_before = ops.totals().reads
+    lance_io = searcher._current().io_stats_incremental if backend == "lance" else None
+    if lance_io:
+        lance_io()  # Lance's own count of its read requests (on Cloud Storage, one GET each), from here on
     for q in questions:
         s = time.perf_counter()
         hits = searcher.search(query_terms(q["question"]), k)
         times.append((time.perf_counter() - s) * 1000)
         ranked.append([h.passage_id for h in hits])
         found += q["gold"] in ranked[-1]
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mb = peak_rss_mb()
     out = {"open_ms": round((opened - t0) * 1000, 1), "first_question_ms": round((first - opened) * 1000, 1),
            "warm_ms": latency_summary(times), "recall_at_k": round(found / len(questions), 4),
            "questions": len(questions), "peak_rss_mb": round(peak_mb, 1), "ranked": ranked}
     if backend == "firestore":
         out["reads_per_question"] = round((ops.totals().reads - reads_before) / len(questions), 2)
+    if lance_io:
+        io = lance_io()
+        out["reads_per_question"] = round(io.read_iops / len(questions), 2)
+        out["kb_read_per_question"] = round(io.read_bytes / len(questions) / 1024, 1)
     return out
 
 

@@ -4,7 +4,7 @@ At each size of ``--hybrid-sizes``:
 
 1. **embed** every passage (``function.retrieval.hybrid.dense_text``) with the
    int8 sentence encoder (``function.retrieval.encoder``; exported by
-   ``bench.encoder_export`` if ``--encoder`` holds none) into the on-disk cache
+   ``build_model.encoder_export`` if ``--encoder`` holds none) into the on-disk cache
    (``bench.embed_cache``: a cut-off run resumes where it stopped);
 2. **build** a Lance table of the passages' terms and vectors
    (``LanceIndex(dim=...)``, 256 rows per upsert as ingestion writes them, then
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -45,7 +44,7 @@ def ensure_encoder(folder: Path) -> Path:
     from function.retrieval.encoder import MANIFEST_FILE
 
     if not (folder / MANIFEST_FILE).is_file():
-        from bench.encoder_export import main as export
+        from build_model.encoder_export import main as export
 
         export(["--out", str(folder)])
     return folder
@@ -72,10 +71,9 @@ def build(path: Path, passages, encoder_folder: Path, cache_folder: Path) -> dic
     """The hybrid table, written in batches from the cache; the writes and ``optimize`` timed."""
     from bench.embed_cache import EmbeddingCache
     from bench.scale import batches, folder_bytes
-    from function.ingest.job import index_rows
     from function.retrieval.encoder import SentenceEncoder
     from function.retrieval.hybrid import dense_text
-    from function.retrieval.lance_index import LanceIndex
+    from function.retrieval.lance_index import LanceIndex, index_rows
 
     encoder = SentenceEncoder(encoder_folder)
     cache = EmbeddingCache(cache_folder, encoder)
@@ -98,6 +96,7 @@ def build(path: Path, passages, encoder_folder: Path, cache_folder: Path) -> dic
 
 def ask(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, threads: int = 0) -> dict:
     """Every dev question's three rankings (see the module docstring): recall, times, peak memory."""
+    from bench.scale import peak_rss_mb
     from bench.scale_corpus import dev_questions
     from bench.stats import latency_summary
     from function.retrieval.encoder import SentenceEncoder
@@ -140,7 +139,7 @@ def ask(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, thread
     return {"questions": n, "depth": depth, "cold_ms": round(cold_ms, 1),
             "recall": {name: {f"@{k}": round(v / n, 4) for k, v in by_k.items()} for name, by_k in found.items()},
             "ms": {name: latency_summary(values) for name, values in times.items()},
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+            "peak_rss_mb": round(peak_rss_mb(), 1)}
 
 
 def ask_in_fresh_process(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, threads: int = 0) -> dict:

@@ -48,12 +48,14 @@ def writes_table(result: dict) -> list[str]:
 
 
 def f1_table(result: dict) -> list[str]:
-    lines = ["| passages | retrieval | questions | EM | F1 | gold paragraph EM / F1 | retrieve p50 / p99 (ms) |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| passages | retrieval | questions | EM | F1 | gold paragraph EM / F1 | retrieve p50 / p99 (ms) | "
+             "question alone, server p50 / p99 (ms) |", "|---|---|---|---|---|---|---|---|"]
     for row in result["f1"]:
         w, g, t = row["with_retrieval"], row["gold_paragraph"], row.get("retrieve_stage_ms")
+        s = row.get("question_alone_ms")
         lines.append(f"| {row['size']:,} | {row['retrieval']} | {row['questions']:,} | {w['exact_match']:.2f} | "
-                     f"{w['f1']:.2f} | {g['exact_match']:.2f} / {g['f1']:.2f} | {_ms(t, 'p50')} / {_ms(t, 'p99')} |")
+                     f"{w['f1']:.2f} | {g['exact_match']:.2f} / {g['f1']:.2f} | {_ms(t, 'p50')} / {_ms(t, 'p99')} | "
+                     f"{_ms(s, 'p50')} / {_ms(s, 'p99')} |")
     return lines
 
 
@@ -83,6 +85,7 @@ def markdown(result: dict) -> str:
              f"`{result['command']}`, {result['date']}, {m.get('cpu', 'CPU')} ({m.get('available_cpus')} CPUs, "
              f"load average at start {m.get('load_average_at_start')}). Top {result['top_k']}; "
              f"{result['questions']} dev questions over the 285 planted dev paragraphs.", "",
+             *([result["note"], ""] if result.get("note") else []),
              "## Retrieval", "", *retrieval_table(result), "", "## What ingestion wrote", "",
              "Local backends: bytes passed to write()/pwrite() while building (`/proc/self/io` wchar); Firestore: "
              "the bytes of the Commit requests' writes, and operations as billed. Index MB for Firestore: the "

@@ -40,6 +40,10 @@ VARIABLES: tuple[Variable, ...] = (
              "or Firestore's term documents), else a Lance table shared by every instance: a folder, or "
              "`gs://BUCKET/PATH` on Cloud Storage (needs `requirements-lance.txt`; docs/retrieval.md). Ingestion "
              "writes passages to the store and their terms to it."),
+    Variable("QA_INDEX_ENCODER", "", "With `QA_INDEX_URI`: a sentence-encoder folder (`python -m "
+             "build_model.encoder_export`) for hybrid retrieval: ingestion stores each passage's embedding in the "
+             "Lance table, and a question asked alone is searched by its terms (BM25) and by its embedding, the two "
+             "rankings fused. Empty: BM25 alone (docs/retrieval.md: +1.2 F1 at 10^5 passages, -0.5 at 10^4)."),
     Variable("QA_INDEX_REFRESH_S", "10", "With `QA_INDEX_URI`: how often an instance looks for what ingestion has "
              "added to the index (seconds)."),
     Variable("QA_CACHE", "1", "Answer cache on (1) or off (0)."),
@@ -116,6 +120,21 @@ def parse_flag(name: str, value: str) -> bool:
     raise ConfigError(f"{name} must be 1 or 0, got {value!r}")
 
 
+def index_encoder(folder: str, index_uri: str) -> str:
+    """QA_INDEX_ENCODER: empty, or a folder holding a sentence encoder, with a Lance index to store vectors in."""
+    if not folder:
+        return ""
+    if not index_uri:
+        raise ConfigError("QA_INDEX_ENCODER needs QA_INDEX_URI: the vectors live in the Lance table it names")
+    from function.retrieval.encoder import MANIFEST_FILE, MODEL_FILE, TOKENIZER_FILE
+
+    missing = [name for name in (MANIFEST_FILE, MODEL_FILE, TOKENIZER_FILE) if not (Path(folder) / name).is_file()]
+    if missing:
+        raise ConfigError(f"QA_INDEX_ENCODER={folder!r} is not a sentence-encoder folder: no {', '.join(missing)} "
+                          "(make one with `python -m build_model.encoder_export --out FOLDER`)")
+    return folder
+
+
 @dataclass(frozen=True)
 class Settings:
     artifact_dir: Path
@@ -150,6 +169,7 @@ class Settings:
     project: str
     index_uri: str = ""  # a Lance table for retrieval; "": the store's own index
     index_refresh_s: float = 10.0
+    index_encoder: str = ""  # a sentence-encoder folder: hybrid retrieval in the Lance table; "": BM25 alone
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -230,6 +250,7 @@ class Settings:
             project=project,
             index_uri=env.get("QA_INDEX_URI", "").strip(),
             index_refresh_s=number("QA_INDEX_REFRESH_S"),
+            index_encoder=index_encoder(env.get("QA_INDEX_ENCODER", "").strip(), env.get("QA_INDEX_URI", "").strip()),
         )
 
     def model_runs(self, cpus: int) -> int:

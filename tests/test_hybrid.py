@@ -23,8 +23,8 @@ def squad(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def encoder_folder(tmp_path_factory, squad):
-    """A tiny random BERT exported by ``bench.encoder_export`` (fused, int8, parity-checked)."""
-    from bench.encoder_export import main
+    """A tiny random BERT exported by ``build_model.encoder_export`` (fused, int8, parity-checked)."""
+    from build_model.encoder_export import main
     from tests.support.tiny_build import tiny_teacher
 
     source = tiny_teacher(tmp_path_factory.mktemp("encoder-source"), hidden=32)
@@ -65,7 +65,7 @@ def test_reciprocal_rank_fusion_adds_one_over_k_plus_rank():
 def test_the_encoder_mean_pools_unmasked_tokens_to_unit_length(encoder_folder, squad):
     from transformers import BertModel
 
-    from bench.encoder_export import torch_embeddings
+    from build_model.encoder_export import torch_embeddings
     from function.retrieval.encoder import SentenceEncoder, mean_pooled
 
     manifest = json.loads((encoder_folder / "encoder.json").read_text())
@@ -213,6 +213,8 @@ def test_bench_scale_measures_hybrid_recall_and_end_to_end_f1(squad, encoder_fol
     for row in result["f1"]:
         assert row["questions"] == questions and row["store"]["passages"] == 40
         assert 0 <= row["with_retrieval"]["f1"] <= 100 and row["gold_paragraph"] == result["f1"][0]["gold_paragraph"]
+        # every question alone answered is timed, retrieval and reading together
+        assert row["question_alone_ms"]["n"] == row["retrieve_stage_ms"]["n"] > 0
     text = (out / "scale.md").read_text()
     assert "| 40 | hybrid | " in text and "## Hybrid" in text
     assert not (tmp_path / "w" / "hybrid-40").exists() and not (tmp_path / "w" / "reading-40").exists()
@@ -223,3 +225,81 @@ def test_bench_scale_measures_hybrid_recall_and_end_to_end_f1(squad, encoder_fol
     second = json.loads((out / "scale.json").read_text())
     assert second["hybrid"][0]["embed"]["embedded"] == 0 and second["hybrid"][0]["embed"]["cached"] == 40
     assert second["f1"] == [] and second["hybrid"][0]["ask"]["recall"] == recall
+
+
+# -- the function with hybrid retrieval (QA_INDEX_ENCODER) ---------------------------------------
+
+
+@pytest.fixture
+def hybrid_env(tiny_artifact, encoder_folder, tmp_path):
+    """The sample corpus ingested by the command line into SQLite and a Lance table with vectors beside it."""
+    from harness.launch import ingest
+    from harness.paths import SAMPLE
+
+    env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_STORE": "sqlite",
+           "QA_SQLITE_PATH": str(tmp_path / "p.sqlite"), "QA_INDEX_URI": str(tmp_path / "index.lance"),
+           "QA_INDEX_ENCODER": str(encoder_folder), "QA_CACHE": "0", "QA_INDEX_REFRESH_S": "0.01"}
+    done = ingest(env, str(SAMPLE), "--quiet", check=True)
+    assert "holds 66 rows" in done.stderr
+    return env
+
+
+def test_ingestion_stores_each_passage_s_embedding_and_questions_alone_are_fused(hybrid_env):
+    import lance
+
+    from bench.in_process import open_service
+    from function.retrieval.encoder import SentenceEncoder
+    from function.retrieval.hybrid import HybridIndex, dense_text
+    from function.retrieval.terms import query_terms
+    from function.service.request import QARequest
+
+    service = open_service(hybrid_env)
+    searcher = service.rt.searcher()
+    assert isinstance(searcher, HybridIndex)
+    table = lance.dataset(hybrid_env["QA_INDEX_URI"]).to_table(columns=["id", "vector"])
+    stored = dict(zip(table.column("id").to_pylist(), np.array(table.column("vector").to_pylist())))
+    passages = service.rt.store().get_many(sorted(stored)[:3])
+    encoder = SentenceEncoder(hybrid_env["QA_INDEX_ENCODER"])
+    expected = encoder.embed([dense_text(p.title, p.text) for p in passages.values()])
+    # batched with other passages at ingestion: int8 activations quantised per batch move it by ~1e-4
+    np.testing.assert_allclose([stored[pid] for pid in passages], expected, atol=2e-3)
+
+    asked = []
+    fused = searcher.search_question
+    searcher.search_question = lambda question, terms, k: asked.append(question) or fused(question, terms, k)
+    reply = service.answer(QARequest("Who ruled Normandy?", None, None, 1, 30, 3)).payload
+    assert asked == ["Who ruled Normandy?"]
+    ranked = searcher.searcher.rankings("Who ruled Normandy?", query_terms("Who ruled Normandy?"))
+    expected_ids = [pid for pid, _ in reciprocal_rank_fusion([[h.passage_id for h in ranked.bm25],
+                                                              [h.passage_id for h in ranked.dense]])[:3]]
+    assert [r["passage_id"] for r in reply["retrieved"]] == expected_ids
+
+
+def test_the_encoder_needs_a_lance_index_and_a_complete_folder(tmp_path, encoder_folder):
+    from function.config import ConfigError, Settings
+
+    with pytest.raises(ConfigError, match="QA_INDEX_ENCODER needs QA_INDEX_URI"):
+        Settings.from_env({"QA_INDEX_ENCODER": str(encoder_folder)})
+    with pytest.raises(ConfigError, match="no encoder.json, model.onnx, tokenizer.json"):
+        Settings.from_env({"QA_INDEX_ENCODER": str(tmp_path), "QA_INDEX_URI": str(tmp_path / "ix")})
+    settings = Settings.from_env({"QA_INDEX_ENCODER": str(encoder_folder), "QA_INDEX_URI": str(tmp_path / "ix")})
+    assert settings.index_encoder == str(encoder_folder)
+
+
+def test_a_table_and_an_encoder_that_do_not_match_are_refused_by_name(tmp_path, capsys):
+    plain = LanceIndex(str(tmp_path / "plain"))
+    plain.upsert([IndexRow("a", "d", "alpha beta")])
+    with_vectors = LanceIndex(str(tmp_path / "plain"), dim=4)
+    with pytest.raises(ValueError, match="made without dense vectors: unset QA_INDEX_ENCODER"):
+        with_vectors.upsert([IndexRow("b", "d", "gamma")], np.ones((1, 4)))
+    # searched with an encoder, a table without vectors ranks by BM25 alone, and the log says so
+    assert with_vectors.nearest(np.ones(4, np.float32), 5) == [] and [h.passage_id for h in
+                                                                      with_vectors.search(["alpha"], 5)] == ["a"]
+    assert "holds no dense vectors" in capsys.readouterr().out
+
+    dense = LanceIndex(str(tmp_path / "dense"), dim=4)
+    dense.upsert([IndexRow("a", "d", "alpha")], np.ones((1, 4)))
+    with pytest.raises(ValueError, match="holds 4-dimensional dense vectors: set QA_INDEX_ENCODER"):
+        LanceIndex(str(tmp_path / "dense")).upsert([IndexRow("b", "d", "beta")])
+    with pytest.raises(ValueError, match="holds 4-dimensional vectors, the sentence encoder makes 8"):
+        LanceIndex(str(tmp_path / "dense"), dim=8).upsert([IndexRow("b", "d", "beta")], np.ones((1, 8)))

@@ -106,7 +106,7 @@ class Ingestion:
         if written:  # 1. the new passages
             self.store.upsert_many(written)
             if self.index is not None:
-                self.index.upsert(index_rows(written))
+                self.index.write(written)
         stale = [pid for u in done for pid in self._stale_passages(u, {p.id for p in passages[u.doc_id]})]
         if stale:  # 2. what each document no longer has
             self._delete_passages(stale)
@@ -181,11 +181,3 @@ class Ingestion:
             deleted += bool(ids)
         self.counts.deleted += max(found, deleted)
         return max(found, deleted)
-
-
-def index_rows(passages) -> list:
-    """The separate index's rows of stored passages: id, doc id and the analysed title and text terms."""
-    from function.retrieval.lance_index import IndexRow
-    from function.retrieval.terms import terms
-
-    return [IndexRow(p.id, p.doc_id, " ".join(terms(p.title) + terms(p.text))) for p in passages]

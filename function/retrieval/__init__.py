@@ -7,23 +7,34 @@ its built-in ``bm25()``, Firestore in one document per term (see
 ``function/store/firestore_terms.py``), scored with the same formula here.
 With ``QA_INDEX_URI`` the index is a Lance table apart from the store instead
 (``lance_index``), shared by every instance; ``open_index`` opens it, and
-imports nothing of it before then.
+imports nothing of it before then. With ``QA_INDEX_ENCODER`` as well, its rows
+carry sentence embeddings and questions asked alone are searched both ways
+(``hybrid``, ``encoder``).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from function.config import Settings
+    from function.retrieval.hybrid import HybridIndex
     from function.retrieval.lance_index import LanceIndex
 
 
-def open_index(settings: Settings) -> LanceIndex | None:
+def open_index(settings: Settings) -> LanceIndex | HybridIndex | None:
     """The separate retrieval index the configuration names, or None (the store's own index)."""
     if not settings.index_uri:
         return None
     from function.retrieval.lance_index import LanceIndex
 
-    return LanceIndex(settings.index_uri, settings.store_timeout_s, settings.index_refresh_s)
+    if not settings.index_encoder:
+        return LanceIndex(settings.index_uri, settings.store_timeout_s, settings.index_refresh_s)
+    from function.retrieval.encoder import SentenceEncoder
+    from function.retrieval.hybrid import HybridIndex
+
+    encoder = SentenceEncoder(Path(settings.index_encoder), settings.threads)
+    index = LanceIndex(settings.index_uri, settings.store_timeout_s, settings.index_refresh_s, dim=encoder.dim)
+    return HybridIndex(index, encoder)
 

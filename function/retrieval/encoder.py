@@ -1,6 +1,6 @@
 """Sentence embeddings for dense retrieval: an int8 ONNX sentence encoder run by ONNX Runtime and ``tokenizers``.
 
-The encoder folder (made by ``python -m bench.encoder_export`` from
+The encoder folder (made by ``python -m build_model.encoder_export`` from
 all-MiniLM-L6-v2) holds ``model.onnx`` (a BERT encoder whose output is the last
 hidden state), ``tokenizer.json`` and ``encoder.json`` (how it was made: the
 source model's hash, ``max_tokens``, ``dim``, the quantisation, the parity with
@@ -44,7 +44,7 @@ class SentenceEncoder:
         for name in (MODEL_FILE, TOKENIZER_FILE, MANIFEST_FILE):
             if not (self.folder / name).is_file():
                 raise FileNotFoundError(f"sentence encoder file missing: {self.folder / name} "
-                                        "(make it with `python -m bench.encoder_export`)")
+                                        "(make it with `python -m build_model.encoder_export`)")
         self.manifest = json.loads((self.folder / MANIFEST_FILE).read_text(encoding="utf-8"))
         self.max_tokens = int(self.manifest["max_tokens"])
         self.dim = int(self.manifest["dim"])
@@ -62,7 +62,8 @@ class SentenceEncoder:
             h.update(hashlib.sha256((self.folder / name).read_bytes()).digest())
         return h.hexdigest()
 
-    def _load(self) -> None:
+    def load(self) -> None:
+        """Create the ONNX Runtime session and the tokenizer (once; ``embed`` calls it)."""
         with self._lock:
             if self._session is not None:
                 return
@@ -83,7 +84,7 @@ class SentenceEncoder:
 
     def embed(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
         """Unit-length embeddings of ``texts``; batches of similar lengths, so that little is padding."""
-        self._load()
+        self.load()
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out

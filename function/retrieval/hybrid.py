@@ -18,8 +18,11 @@ that BM25's top ``depth`` did not hold (0 for a passage sharing no term with
 the question). So the reader ranks spans as it does without vectors; only which
 passages it reads changes.
 
-Off by default and not wired into ``POST /``: ``docs/retrieval.md`` says what it
-measured and what serving it would take.
+``HybridIndex`` is what the function opens with ``QA_INDEX_ENCODER`` set (beside
+``QA_INDEX_URI``): ingestion embeds each passage and writes its vector with its
+terms; a question asked alone is searched both ways and fused. Off by default:
+``docs/retrieval.md`` has what it measured (end-to-end F1 +1.2 at 10^5 passages,
+-0.5 at 10^4) and what it costs.
 """
 
 from __future__ import annotations
@@ -84,3 +87,49 @@ class HybridSearcher:
     def search(self, question: str, terms: list[str], k: int) -> list[Hit]:
         """The ``k`` passages to read for ``question`` (``terms``: its analysed terms), best fused rank first."""
         return self.fuse(terms, self.rankings(question, terms), k)
+
+
+class HybridIndex:
+    """A ``LanceIndex`` with dense vectors and the ``SentenceEncoder`` that makes them, as the function uses it:
+    ``write`` (ingestion), ``delete``, ``optimize``, ``search`` (BM25 alone, for callers without the question),
+    ``search_question`` (both rankings fused), ``warm``, ``close``."""
+
+    def __init__(self, index, encoder, depth: int = DEPTH):
+        if index.dim != encoder.dim:
+            raise ValueError(f"the index holds {index.dim}-dimensional vectors, the encoder makes {encoder.dim}")
+        self.index, self.encoder = index, encoder
+        self.searcher = HybridSearcher(index, encoder, depth)
+
+    @property
+    def description(self) -> str:
+        return f"{self.index.description} with {self.encoder.dim}-dimensional vectors ({self.encoder.folder.name})"
+
+    def count(self) -> int:
+        return self.index.count()
+
+    def write(self, passages) -> int:
+        from function.retrieval.lance_index import index_rows
+
+        passages = list(passages)
+        vectors = self.encoder.embed([dense_text(p.title, p.text) for p in passages])
+        return self.index.upsert(index_rows(passages), vectors)
+
+    def delete(self, ids: list[str]) -> None:
+        self.index.delete(ids)
+
+    def optimize(self) -> None:
+        self.index.optimize()
+
+    def search(self, terms: list[str], k: int) -> list[Hit]:
+        return self.index.search(terms, k)
+
+    def search_question(self, question: str, terms: list[str], k: int) -> list[Hit]:
+        return self.searcher.search(question, terms, k)
+
+    def warm(self) -> None:
+        """The encoder's session and the table, at start-up: the first question alone pays for neither."""
+        self.encoder.load()
+        self.index.warm()
+
+    def close(self) -> None:
+        self.index.close()

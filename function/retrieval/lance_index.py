@@ -91,11 +91,19 @@ def quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def index_rows(passages) -> list[IndexRow]:
+    """The index's rows of stored passages: id, doc id and the analysed title and text terms."""
+    from function.retrieval.terms import terms
+
+    return [IndexRow(p.id, p.doc_id, " ".join(terms(p.title) + terms(p.text))) for p in passages]
+
+
 class LanceIndex:
     def __init__(self, uri: str, timeout_s: float = 3.0, refresh_s: float = 10.0,
                  storage_options: dict | None = None, dim: int | None = None):
         self.uri = uri
         self.dim = dim  # the dense vectors' dimension (hybrid retrieval), or None: no vector column
+        self._said_no_vectors = False
         self.timeout_s = timeout_s
         self.refresh_s = refresh_s
         self.storage_options = storage_options or None
@@ -167,6 +175,14 @@ class LanceIndex:
     def _nearest(self, vector, k: int, exact: bool) -> list[Hit]:
         ds = self._current()
         if ds is None:
+            return []
+        if "vector" not in ds.schema.names:  # a table made without vectors: BM25 ranks alone, and the log says so
+            if not self._said_no_vectors:
+                from function.logs import log
+
+                log("WARNING", "the retrieval index holds no dense vectors: questions alone are ranked by BM25 "
+                    "only (ingest into a new QA_INDEX_URI with QA_INDEX_ENCODER set)", index_uri=self.uri)
+                self._said_no_vectors = True
             return []
         query = {"column": "vector", "q": vector, "k": k, "metric": "cosine", "use_index": not exact,
                  "ef": max(ANN_EF, k), "minimum_nprobes": ANN_NPROBES}
@@ -247,6 +263,10 @@ class LanceIndex:
                 time.sleep(0.05 * (attempt + 1))
         raise AssertionError(what)  # unreachable
 
+    def write(self, passages) -> int:
+        """Ingestion's write: the rows of stored passages (``index_rows``), by id."""
+        return self.upsert(index_rows(passages))
+
     def upsert(self, rows: Iterable[IndexRow], vectors=None) -> int:
         """Write rows by id: a row whose id is there replaces it. Creates the table on first use. With ``dim``,
         ``vectors`` holds each row's embedding (an array of ``len(rows)`` x ``dim``)."""
@@ -259,6 +279,7 @@ class LanceIndex:
 
         def commit():
             ds = self._open() or self._create()
+            self._check_vectors(ds)
             ds.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(table)
 
         self._retrying("upsert", commit)
@@ -266,6 +287,21 @@ class LanceIndex:
         if self._since_fold >= FOLD_EVERY:
             self._fold()
         return len(rows)
+
+    def _check_vectors(self, ds) -> None:
+        """Refuse to write rows whose vector column (or its absence) is not the table's, naming the fix."""
+        field = ds.schema.field("vector") if "vector" in ds.schema.names else None
+        held = None if field is None else field.type.list_size
+        if held == self.dim:
+            return
+        if held is None:
+            raise ValueError(f"the retrieval index {self.uri} was made without dense vectors: unset "
+                             "QA_INDEX_ENCODER, or ingest into a new QA_INDEX_URI with it set")
+        if self.dim is None:
+            raise ValueError(f"the retrieval index {self.uri} holds {held}-dimensional dense vectors: set "
+                             "QA_INDEX_ENCODER to the sentence encoder that made them")
+        raise ValueError(f"the retrieval index {self.uri} holds {held}-dimensional vectors, the sentence encoder "
+                         f"makes {self.dim}: ingest into a new QA_INDEX_URI")
 
     def _fold(self, merge: int = 0) -> None:
         """Merge small fragments (every commit writes one) and index the rows not indexed yet, in a new

@@ -1,4 +1,4 @@
-"""``python -m bench.encoder_export``: the sentence encoder of dense retrieval as an int8 ONNX folder.
+"""``python -m build_model.encoder_export``: the sentence encoder of dense retrieval as an int8 ONNX folder.
 
 all-MiniLM-L6-v2 (``../shared/models/all-MiniLM-L6-v2``, a sentence-transformers
 model: BERT, 6 layers, 384 dimensions; mean pooling and unit length, texts cut at
@@ -43,7 +43,7 @@ class ParityFailed(RuntimeError):
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m bench.encoder_export", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m build_model.encoder_export", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--source", type=Path, default=SOURCE, help="a sentence-transformers BERT folder")
     p.add_argument("--out", type=Path, default=OUT)
