@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
 import subprocess
 import time
 import urllib.error
@@ -70,8 +73,26 @@ class FirestoreEmulator:
 
     def stop(self) -> None:
         if self.proc is not None:
-            stop_group(self.proc)
-            self.proc = None
+            proc, self.proc = self.proc, None
+            stop_group(proc)
+            if not self._port_closes():
+                try:  # what is left of the group (Java) after SIGTERM
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                self._port_closes()
+
+    def _port_closes(self, timeout_s: float = 10.0) -> bool:
+        """gcloud's wrapper, the group's leader, can exit while its Java child still holds the port and
+        answers requests: True once connections to the port are refused."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+            except OSError:
+                return True
+            time.sleep(0.05)
+        return False
 
 
 def emulator_env(emulator: FirestoreEmulator) -> dict:
