@@ -67,6 +67,9 @@ def summarise(rows: list[dict], memory: list[dict], seconds: float) -> dict:
         "cache_hits": sum(r["cache"] == "hit" for r in ok),
         "rss_mb": {"start": rss[0] if rss else None, "middle": rss[len(rss) // 2] if rss else None,
                    "end": rss[-1] if rss else None, "max": max(rss, default=None)},
+        # The worker's own high-water mark (VmHWM) at the end: the true peak, which one-per-second samples
+        # can miss (two runs of one configuration differed by 57 MB in their sampled maximum).
+        "worker_peak_rss_mb": memory[-1].get("largest_peak_rss_mb") if memory else None,
         # Batch shapes make RSS swing from second to second (by 50-90 MB with retrieval batches):
         # growth compares the medians of the last and the middle thirds of the run, so that one
         # transient peak is not taken for a leak, while a leak shifts every later sample up.
@@ -78,7 +81,8 @@ def summarise(rows: list[dict], memory: list[dict], seconds: float) -> dict:
 
 def one_phase(cache: bool, artifact: Path, emulator_env: dict, questions: list[dict], args) -> dict:
     env = {**emulator_env, "QA_ARTIFACT_DIR": str(artifact),
-           "QA_CACHE": "1" if cache else "0", "WORKERS": "1", "THREADS": "8", "MALLOC_ARENA_MAX": "2"}
+           "QA_CACHE": "1" if cache else "0", "WORKERS": "1", "THREADS": "8", "MALLOC_ARENA_MAX": "2",
+           **dict(args.env)}
     with FunctionServer(env, source=MAIN).start(120) as server:
         for kind in KINDS:  # warm-up: load the model, open the store, touch every path once
             client.checked(client.post(server.url, payload(kind, questions[0]), timeout_s=120))
@@ -105,8 +109,9 @@ def markdown(result: dict) -> str:
              f"{'' if m['quiet'] else ', NOT quiet: ' + ', '.join(m['competing_processes'])}.", "",
              f"Reproduce: `{result['command']}`", "",
              "| answer cache | requests | errors | req/s | p50 (ms) | p99 (ms) | context p50 | passage p50 | "
-             "retrieval p50 | RSS start / middle / end / max (MB) | growth after warm-up, median / peak (MB) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "retrieval p50 | RSS start / middle / end / max (MB) | worker peak, VmHWM (MB) | "
+             "growth after warm-up, median / peak (MB) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, p in result["phases"].items():
         lat, kinds, rss = p["latency_ms"] or {}, p["by_kind"], p["rss_mb"]
 
@@ -116,8 +121,16 @@ def markdown(result: dict) -> str:
         lines.append(f"| {name} | {p['requests']} | {p['errors']} | {p['requests_per_s']} | {lat.get('p50', 0):.1f} | "
                      f"{lat.get('p99', 0):.1f} | {p50('context')} | {p50('passage')} | {p50('retrieval')} | "
                      f"{rss['start']} / {rss['middle']} / {rss['end']} / {rss['max']} | "
+                     f"{p.get('worker_peak_rss_mb')} | "
                      f"{p['growth_after_warm_up_mb']} / {p.get('peak_growth_after_warm_up_mb')} |")
     return "\n".join(lines) + "\n"
+
+
+def env_pair(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    return name, value
 
 
 def main(argv=None) -> int:
@@ -131,6 +144,9 @@ def main(argv=None) -> int:
     p.add_argument("--warmup-s", type=float, default=5.0)
     p.add_argument("--growth-mb", type=float, default=10.0, help="allowed memory growth after warm-up")
     p.add_argument("--out", type=Path, default=REPO / "records" / "bench")
+    p.add_argument("--env", type=env_pair, action="append", default=[], metavar="NAME=VALUE",
+                   help="set in the function's environment on top of the image's (repeatable), e.g. an allocator "
+                        "setting to compare")
     args = p.parse_args(argv)
 
     questions = sample_questions()
@@ -145,7 +161,7 @@ def main(argv=None) -> int:
             emulator.stop()
     result = {"command": "python -m bench load " + shlex.join(argv if argv is not None else sys.argv[1:]),
               "artifact": str(args.artifact), "clients": args.clients, "seconds": args.seconds,
-              "machine": machine.describe(),
+              "env": dict(args.env), "machine": machine.describe(),
               "phases": phases}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "load.json").write_text(json.dumps(result, indent=2) + "\n")

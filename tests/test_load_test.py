@@ -1,5 +1,7 @@
 """The load test's pure parts: the request mix and the pass criteria (the run itself: ``slow``)."""
 
+import argparse
+
 import pytest
 
 from bench import load_test
@@ -38,6 +40,19 @@ def test_errors_and_growth_are_counted():
     assert spike["growth_after_warm_up_mb"] == pytest.approx(1) and spike["peak_growth_after_warm_up_mb"] == 38
     shifted = load_test.summarise(rows, _memory([100, 120, 121, 119, 140, 142, 141]), seconds=1.0)
     assert shifted["growth_after_warm_up_mb"] >= 20
+
+
+def test_the_worker_peak_is_its_high_water_mark_at_the_end():
+    memory = [{"rss_mb": 100, "largest_peak_rss_mb": 150}, {"rss_mb": 90, "largest_peak_rss_mb": 180}]
+    assert load_test.summarise([], memory, seconds=1.0)["worker_peak_rss_mb"] == 180  # no sample saw it
+
+
+def test_env_settings_are_name_value_pairs():
+    assert load_test.env_pair("MALLOC_MMAP_THRESHOLD_=131072") == ("MALLOC_MMAP_THRESHOLD_", "131072")
+    assert load_test.env_pair("EMPTY=") == ("EMPTY", "")
+    for bad in ("NOVALUE", "=1"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            load_test.env_pair(bad)
 
 
 @pytest.mark.slow
