@@ -1,0 +1,88 @@
+"""How many retrieved passages should the reader read? Dev F1 and server time of questions asked alone by depth.
+
+    python -m experiments.read_depth --store build/scale-run2/w/reading-1000000/passages.sqlite \
+        --index build/scale-run2/w/lance-1000000/index.lance --ks 5 10 20 --out records/bench/read-depth-1e6
+
+Reuses what ``python -m bench scale --keep`` left: a reading store (the corpus
+tokenised by the artifact, SQLite) and the Lance table over the same ids. Every
+dev question is asked alone through ``QAService`` with ``top_k_passages`` = k
+(``bench.retrieval.read_all``, never abstaining), the depths interleaved
+question by question so that a slow spell of this shared machine falls on all
+of them alike. Recall@k of the gold paragraph is reported beside each: what the
+reader could at best find.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from bench import machine
+from bench.scale_reading import dev_questions, reading_env
+from bench.stats import latency_summary
+from harness.paths import ARTIFACT
+
+SQUAD = Path("../shared/data/squad")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m experiments.read_depth", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--store", type=Path, required=True)
+    p.add_argument("--index", required=True)
+    p.add_argument("--artifact", type=Path, default=ARTIFACT)
+    p.add_argument("--data", type=Path, default=SQUAD, help="the folder with train.json and dev.json")
+    p.add_argument("--ks", type=int, nargs="+", default=[5, 10, 20])
+    p.add_argument("--every", type=int, default=1, help="every n-th dev question")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--out", type=Path, required=True)
+    args = p.parse_args(argv)
+    for path in (args.store, Path(args.index)):
+        if not path.exists():
+            raise SystemExit(f"{path} does not exist (python -m bench scale --keep leaves it)")
+
+    from bench.in_process import open_service
+    from build_model.evaluation.metrics import squad_scores
+    from function.service.request import QARequest
+
+    service = open_service(reading_env(args.artifact, args.store, args.threads, index_uri=args.index))
+    questions = dev_questions(args.data, args.every)
+    max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
+    answers = {k: {} for k in args.ks}
+    server_ms = {k: [] for k in args.ks}
+    found = {k: 0 for k in args.ks}
+    started = time.perf_counter()
+    for i, q in enumerate(questions, 1):
+        for k in args.ks:
+            result = service.answer(QARequest(q["question"], None, None, 1, max_tokens, k, abstain=False))
+            spans = result.payload["answers"]
+            answers[k][q["id"]] = spans[0]["text"] if spans else ""
+            server_ms[k].append(result.timings_ms["total"])
+            found[k] += q["gold"] in [p["passage_id"] for p in result.payload.get("retrieved", [])]
+        if i % 100 == 0:
+            print(f"{i} of {len(questions)} questions, {(time.perf_counter() - started) / i:.2f} s each", flush=True)
+    golds = {q["id"]: q["answers"] for q in questions}
+    rows = []
+    for k in args.ks:
+        scores = squad_scores(answers[k], golds)
+        rows.append({"k": k, "exact_match": round(scores["exact_match"], 2), "f1": round(scores["f1"], 2),
+                     "gold_passage_read": round(found[k] / len(questions), 4),
+                     "server_ms": latency_summary(server_ms[k], 3)})
+    result = {"command": "python -m experiments.read_depth " + " ".join(argv or __import__("sys").argv[1:]),
+              "questions": len(questions), "machine": machine.describe(), "rows": rows}
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "read_depth.json").write_text(json.dumps(result, indent=2) + "\n")
+    lines = [f"`{result['command']}`: {len(questions)} dev questions asked alone, never abstaining.", "",
+             "| passages read | EM | F1 | gold passage among them | server p50 / p99 (ms) |", "|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['k']} | {r['exact_match']} | {r['f1']} | {r['gold_passage_read']:.3f} | "
+                     f"{r['server_ms']['p50']} / {r['server_ms']['p99']} |")
+    (args.out / "read_depth.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
