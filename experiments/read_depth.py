@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import sys
 import time
 from pathlib import Path
 
@@ -70,7 +72,7 @@ def main(argv=None) -> int:
         rows.append({"k": k, "exact_match": round(scores["exact_match"], 2), "f1": round(scores["f1"], 2),
                      "gold_passage_read": round(found[k] / len(questions), 4),
                      "server_ms": latency_summary(server_ms[k], 3)})
-    result = {"command": "python -m experiments.read_depth " + " ".join(argv or __import__("sys").argv[1:]),
+    result = {"command": "python -m experiments.read_depth " + shlex.join(argv if argv is not None else sys.argv[1:]),
               "questions": len(questions), "machine": machine.describe(), "rows": rows}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "read_depth.json").write_text(json.dumps(result, indent=2) + "\n")

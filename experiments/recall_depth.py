@@ -10,7 +10,7 @@ off. Recall@100 bounds what any reranker of BM25's first 100 could reach at 5.
 
 from __future__ import annotations
 
-import sys
+import argparse
 from pathlib import Path
 
 from bench.scale import query
@@ -19,21 +19,30 @@ SQUAD = Path("../shared/data/squad")
 DEPTHS = (1, 5, 10, 20, 50, 100)
 
 
-def main(argv=None) -> int:
-    tables = [Path(a) for a in (argv if argv is not None else sys.argv[1:])]
-    if not tables:
-        raise SystemExit(__doc__)
+def recall_at(tables: list[Path], data: Path = SQUAD, depths=DEPTHS) -> dict[str, dict[int, float]]:
+    """Each table's recall@k of the planted dev paragraphs for every k in ``depths``."""
     from bench.scale_corpus import dev_questions
 
-    golds = [q["gold"] for q in dev_questions(SQUAD / "dev.json")]  # in the order bench.scale.query asks them
-    print("| table | " + " | ".join(f"@{k}" for k in DEPTHS) + " |")
-    print("|---|" + "---|" * len(DEPTHS))
+    golds = [q["gold"] for q in dev_questions(data / "dev.json")]  # in the order bench.scale.query asks them
+    out = {}
     for table in tables:
         if not table.exists():
             raise SystemExit(f"{table} does not exist (python -m bench scale --keep leaves it)")
-        ranked = query("lance", table, SQUAD, max(DEPTHS))["ranked"]
-        cells = [f"{sum(g in r[:k] for g, r in zip(golds, ranked)) / len(golds):.3f}" for k in DEPTHS]
-        print(f"| {table} | " + " | ".join(cells) + " |")
+        ranked = query("lance", table, data, max(depths))["ranked"]
+        out[str(table)] = {k: round(sum(g in r[:k] for g, r in zip(golds, ranked)) / len(golds), 4) for k in depths}
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m experiments.recall_depth", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("tables", type=Path, nargs="+", help="Lance tables that python -m bench scale --keep left")
+    p.add_argument("--data", type=Path, default=SQUAD, help="the folder with dev.json")
+    args = p.parse_args(argv)
+    print("| table | " + " | ".join(f"@{k}" for k in DEPTHS) + " |")
+    print("|---|" + "---|" * len(DEPTHS))
+    for table, recall in recall_at(args.tables, args.data).items():
+        print(f"| {table} | " + " | ".join(f"{recall[k]:.3f}" for k in DEPTHS) + " |")
     return 0
 
 
