@@ -5,8 +5,8 @@
 
 Reuses what ``python -m bench scale --keep`` left: a reading store (the corpus
 tokenised by the artifact, SQLite) and the Lance table over the same ids. Every
-dev question is asked alone through ``QAService`` with ``top_k_passages`` = k
-(``bench.retrieval.read_all``, never abstaining), the depths interleaved
+dev question is asked alone through ``QAService`` with ``top_k_passages`` = k,
+never abstaining, as ``bench.retrieval.read_all`` asks one depth, the depths interleaved
 question by question so that a slow spell of this shared machine falls on all
 of them alike. Recall@k of the gold paragraph is reported beside each: what the
 reader could at best find.
@@ -24,9 +24,7 @@ from pathlib import Path
 from bench import machine
 from bench.scale_reading import dev_questions, reading_env
 from bench.stats import latency_summary
-from harness.paths import ARTIFACT
-
-SQUAD = Path("../shared/data/squad")
+from harness.paths import ARTIFACT, SQUAD
 
 
 def main(argv=None) -> int:

@@ -14,8 +14,8 @@ import argparse
 from pathlib import Path
 
 from bench.scale import query
+from harness.paths import SQUAD
 
-SQUAD = Path("../shared/data/squad")
 DEPTHS = (1, 5, 10, 20, 50, 100)
 
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-from harness.launch import free_port, stop_group
+from harness.launch import free_port, listening, stop_group
 
 EMULATOR_PROJECT = "demo-qa-test"
 
@@ -87,9 +86,7 @@ class FirestoreEmulator:
         answers requests: True once connections to the port are refused."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-            except OSError:
+            if not listening(self.port, timeout_s=0.5):
                 return True
             time.sleep(0.05)
         return False

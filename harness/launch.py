@@ -87,6 +87,15 @@ def cold_start_lines(text: str) -> list[dict]:
     return [r for r in json_lines(text) if r.get("message") == "cold start"]
 
 
+def listening(port: int, timeout_s: float = 0.2) -> bool:
+    """Whether something on this machine accepts connections on ``port``."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=timeout_s).close()
+        return True
+    except OSError:
+        return False
+
+
 def stop_group(proc: subprocess.Popen, timeout_s: float = 10.0, group: bool = True) -> None:
     """SIGTERM, then SIGKILL after ``timeout_s``: to the process group of a process started with
     ``start_new_session=True`` (everything it spawned), or with ``group=False`` to the process alone."""
@@ -169,14 +178,12 @@ class FunctionServer:
         while True:
             if self.proc.poll() is not None:
                 self._fail(f"the server exited with code {self.proc.returncode} ({' '.join(self.command[:3])})")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+            if listening(self.port):
                 self.listening_s = time.perf_counter() - self.started
                 return self
-            except OSError:
-                if time.perf_counter() > deadline:
-                    self._fail(f"the server did not listen on {self.url} in {timeout_s:.0f} s")
-                time.sleep(poll_s)
+            if time.perf_counter() > deadline:
+                self._fail(f"the server did not listen on {self.url} in {timeout_s:.0f} s")
+            time.sleep(poll_s)
 
     def _fail(self, why: str) -> None:
         text = self.output()[-3000:]
