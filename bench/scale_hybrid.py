@@ -1,4 +1,4 @@
-"""Hybrid retrieval in ``python -m bench scale``: dense vectors beside BM25 in a Lance table, fused by RRF.
+"""Hybrid retrieval in ``python -m bench scale``: dense vectors beside BM25 in a Lance table, fused.
 
 At each size of ``--hybrid-sizes``:
 
@@ -12,9 +12,11 @@ At each size of ``--hybrid-sizes``:
    without the embedding, and its size on disk;
 3. **ask**, in a fresh process, every dev question: BM25's top ``DEPTH``, the
    dense top ``DEPTH`` through the approximate index and read exactly (every
-   vector: what the index loses), and their reciprocal-rank fusion
+   vector: what the index loses), their reciprocal-rank fusion (what the
+   function did before) and the mixed score the function reads by
    (``HybridSearcher``); recall@5 and @20 of each, the question's embedding
-   time, each search's time, peak memory.
+   time, each search's time, the fusion's (its search for the BM25 scores of
+   what only the vectors found), peak memory.
 
 ``hybrid_service`` is ``QAService`` with its retrieval step replaced by the hybrid
 search, for the end-to-end F1 of ``bench.scale_reading``; nothing in the
@@ -100,7 +102,7 @@ def ask(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, thread
     from bench.scale_corpus import dev_questions
     from bench.stats import latency_summary
     from function.retrieval.encoder import SentenceEncoder
-    from function.retrieval.hybrid import HybridSearcher, Rankings
+    from function.retrieval.hybrid import HybridSearcher, Rankings, reciprocal_rank_fusion
     from function.retrieval.lance_index import LanceIndex
     from function.retrieval.terms import query_terms
 
@@ -112,7 +114,7 @@ def ask(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, thread
     first_terms = query_terms(questions[0]["question"])
     searcher.search(questions[0]["question"], first_terms, 5)
     cold_ms = (time.perf_counter() - t0) * 1000
-    found = {name: dict.fromkeys(KS, 0) for name in ("bm25", "dense", "dense_exact", "rrf")}
+    found = {name: dict.fromkeys(KS, 0) for name in ("bm25", "dense", "dense_exact", "rrf", "mixed")}
     times: dict[str, list[float]] = {"embed": [], "bm25": [], "dense": [], "dense_exact": [], "fuse": []}
     for q in questions:
         terms = query_terms(q["question"])
@@ -129,10 +131,11 @@ def ask(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, thread
         exact = index.nearest(vector, depth, exact=True)
         times["dense_exact"].append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        fused = searcher.fuse(terms, Rankings(bm25, dense, 0.0), depth)
+        mixed = [h.passage_id for h in searcher.fuse(terms, Rankings(bm25, dense), depth)]
         times["fuse"].append((time.perf_counter() - t) * 1000)
-        for name, hits in (("bm25", bm25), ("dense", dense), ("dense_exact", exact), ("rrf", fused)):
-            ids = [h.passage_id for h in hits]
+        rrf = [pid for pid, _ in reciprocal_rank_fusion([[h.passage_id for h in bm25], [h.passage_id for h in dense]])]
+        for name, ids in (("bm25", [h.passage_id for h in bm25]), ("dense", [h.passage_id for h in dense]),
+                          ("dense_exact", [h.passage_id for h in exact]), ("rrf", rrf), ("mixed", mixed)):
             for k in KS:
                 found[name][k] += q["gold"] in ids[:k]
     n = len(questions)
@@ -151,8 +154,9 @@ def ask_in_fresh_process(path: Path, encoder_folder: Path, data: Path, depth: in
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def hybrid_service(env: dict, index_uri: str, encoder_folder: Path, depth: int = DEPTH):
-    """``QAService`` on ``env`` whose questions asked alone are retrieved by the hybrid search."""
+def hybrid_service(env: dict, index_uri: str, encoder_folder: Path, depth: int = DEPTH, searcher_type=None):
+    """``QAService`` on ``env`` whose questions asked alone are retrieved by the hybrid search (``searcher_type``:
+    ``HybridSearcher`` or a variant of it to compare with)."""
     from function.config import Settings
     from function.errors import NothingMatched
     from function.retrieval.encoder import SentenceEncoder
@@ -165,7 +169,7 @@ def hybrid_service(env: dict, index_uri: str, encoder_folder: Path, depth: int =
     settings = Settings.from_env(env)
     encoder = SentenceEncoder(encoder_folder, settings.threads)
     index = LanceIndex(index_uri, settings.store_timeout_s, settings.index_refresh_s, dim=encoder.dim)
-    searcher = HybridSearcher(index, encoder, depth)
+    searcher = (searcher_type or HybridSearcher)(index, encoder, depth)
 
     class HybridService(QAService):
         def retrieve(self, question: str, k: int):

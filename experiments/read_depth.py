@@ -18,12 +18,10 @@ import argparse
 import json
 import shlex
 import sys
-import time
 from pathlib import Path
 
 from bench import machine
 from bench.scale_reading import dev_questions, reading_env
-from bench.stats import latency_summary
 from harness.paths import ARTIFACT, SQUAD
 
 
@@ -44,32 +42,11 @@ def main(argv=None) -> int:
             raise SystemExit(f"{path} does not exist (python -m bench scale --keep leaves it)")
 
     from bench.in_process import open_service
-    from build_model.evaluation.metrics import squad_scores
-    from function.service.request import QARequest
+    from experiments.interleaved import ask_interleaved, scored_rows
 
     service = open_service(reading_env(args.artifact, args.store, args.threads, index_uri=args.index))
     questions = dev_questions(args.data, args.every)
-    max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
-    answers = {k: {} for k in args.ks}
-    server_ms = {k: [] for k in args.ks}
-    found = {k: 0 for k in args.ks}
-    started = time.perf_counter()
-    for i, q in enumerate(questions, 1):
-        for k in args.ks:
-            result = service.answer(QARequest(q["question"], None, None, 1, max_tokens, k, abstain=False))
-            spans = result.payload["answers"]
-            answers[k][q["id"]] = spans[0]["text"] if spans else ""
-            server_ms[k].append(result.timings_ms["total"])
-            found[k] += q["gold"] in [p["passage_id"] for p in result.payload.get("retrieved", [])]
-        if i % 100 == 0:
-            print(f"{i} of {len(questions)} questions, {(time.perf_counter() - started) / i:.2f} s each", flush=True)
-    golds = {q["id"]: q["answers"] for q in questions}
-    rows = []
-    for k in args.ks:
-        scores = squad_scores(answers[k], golds)
-        rows.append({"k": k, "exact_match": round(scores["exact_match"], 2), "f1": round(scores["f1"], 2),
-                     "gold_passage_read": round(found[k] / len(questions), 4),
-                     "server_ms": latency_summary(server_ms[k], 3)})
+    rows = scored_rows(questions, ask_interleaved(questions, {k: (service, k) for k in args.ks}), "k")
     result = {"command": "python -m experiments.read_depth " + shlex.join(argv if argv is not None else sys.argv[1:]),
               "questions": len(questions), "machine": machine.describe(), "rows": rows}
     args.out.mkdir(parents=True, exist_ok=True)

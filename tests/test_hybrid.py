@@ -1,5 +1,5 @@
-"""Hybrid retrieval: the sentence encoder, vectors in the Lance table, reciprocal-rank fusion, the embedding cache,
-and ``python -m bench scale``'s dense and end-to-end measurements, on tiny models made here."""
+"""Hybrid retrieval: the sentence encoder, vectors in the Lance table, the fusion of BM25 and cosine, the
+embedding cache, and ``python -m bench scale``'s dense and end-to-end measurements, on tiny models made here."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from function.retrieval.hybrid import HybridSearcher, Rankings, reciprocal_rank_fusion
+from function.retrieval.bm25 import Hit
+from function.retrieval.hybrid import HybridSearcher, Rankings, mixed_scores, reciprocal_rank_fusion
 from function.retrieval.lance_index import IndexRow, LanceIndex
 
 
@@ -50,6 +51,28 @@ class FakeEncoder:
 
 
 # -- fusion ------------------------------------------------------------------------------
+
+
+def test_the_mixed_score_puts_bm25_over_its_best_beside_the_cosine_scaled_per_question():
+    bm25, cosine = {"a": 8.0, "b": 2.0, "c": 0.0}, {"a": 0.5, "c": 0.9}
+    mixed = mixed_scores(bm25, cosine, alpha=0.3)
+    # cosines scaled between the lowest (0) and the highest (1); b, which the vectors did not find, scores 0 there
+    assert mixed == [("c", pytest.approx(0.7)), ("a", pytest.approx(0.3)), ("b", pytest.approx(0.3 * 0.25))]
+    # the scale Lance reports cosines on (2 * cos - 1 through its index alone) changes nothing
+    assert mixed_scores(bm25, {p: 2 * c - 1 for p, c in cosine.items()}, alpha=0.3) == mixed
+    assert mixed_scores({"x": 1.0, "y": 1.0}, {"x": 0.4, "y": 0.4}, alpha=0.5) == [("x", 1.0), ("y", 1.0)]  # equal
+    assert [p for p, _ in mixed_scores({"y": 0.0, "x": 0.0}, {"y": 0.2, "x": 0.5})] == ["x", "y"]  # no term shared
+
+
+def test_a_passage_far_ahead_on_one_side_keeps_its_place_where_reciprocal_ranks_would_drop_it():
+    """BM25 scores x far above the rest, the vectors put it last: reciprocal ranks see only two ranks and put y,
+    middling in both, first; the mix keeps how far ahead x is."""
+    bm25 = [Hit("x", 10.0), Hit("y", 3.0), Hit("w", 2.95), Hit("z", 2.9)]
+    dense = [Hit("z", 0.80), Hit("y", 0.79), Hit("w", 0.78), Hit("x", 0.50)]
+    rrf = reciprocal_rank_fusion([[h.passage_id for h in bm25], [h.passage_id for h in dense]])
+    assert [pid for pid, _ in rrf] == ["y", "x", "z", "w"]
+    fused = HybridSearcher(None, FakeEncoder(), depth=4).fuse(["t"], Rankings(bm25, dense), 4)  # no search needed
+    assert [h.passage_id for h in fused] == ["x", "z", "y", "w"] and [h.score for h in fused] == [10.0, 2.9, 3.0, 2.95]
 
 
 def test_reciprocal_rank_fusion_adds_one_over_k_plus_rank():
@@ -152,18 +175,32 @@ def test_fusion_reads_what_either_ranking_finds_with_each_passage_s_bm25_score(t
     encoder = FakeEncoder({"who ruled normandy": [1, 0, 0, 0]})
     searcher = HybridSearcher(index, encoder, depth=3)
     ranked = searcher.rankings("who ruled normandy", ["ruled", "normandy"])
-    assert [h.passage_id for h in ranked.bm25] == ["a", "c"] and [h.passage_id for h in ranked.dense][:2] == ["a", "e"]
+    assert [h.passage_id for h in ranked.bm25] == ["a", "c"] and [h.passage_id for h in ranked.dense] == ["a", "e", "c"]
     fused = searcher.search("who ruled normandy", ["ruled", "normandy"], 3)
-    assert [h.passage_id for h in fused] == ["a", "c", "e"]
     bm25 = {h.passage_id: h.score for h in ranked.bm25}
-    assert fused[0].score == pytest.approx(bm25["a"]) and fused[2].score == 0.0  # "e" shares no term
+    cosine = {h.passage_id: h.score for h in ranked.dense}
+    expected = mixed_scores({**bm25, "e": 0.0}, cosine)
+    assert [h.passage_id for h in fused] == [p for p, _ in expected]
+    assert fused[0].score == pytest.approx(bm25["a"]) and {h.passage_id: h.score for h in fused}["e"] == 0.0
     both = HybridSearcher(index, encoder, depth=1).fuse(["coal"], Rankings(index.search(["coal"], 1),
-                                                                          index.nearest(unit(1, 1, 0, 0), 1), 0), 2)
+                                                                          index.nearest(unit(1, 1, 0, 0), 1)), 2)
     assert [h.passage_id for h in both] == ["c"]  # both rankings' first: one passage
     # a passage only the vectors found: its BM25 score comes from the search restricted to it
-    only_dense = HybridSearcher(index, encoder).fuse(["coal"], Rankings([], index.nearest(unit(0, 1, 0, 0), 1), 0), 1)
+    only_dense = HybridSearcher(index, encoder).fuse(["coal"], Rankings([], index.nearest(unit(0, 1, 0, 0), 1)), 1)
     assert only_dense[0].passage_id == "b" and only_dense[0].score == pytest.approx(
         {h.passage_id: h.score for h in index.search(["coal"], 5)}["b"])
+
+
+def test_a_passage_only_bm25_found_scores_nothing_on_the_vectors_side(tmp_path):
+    index = table(tmp_path)
+    ranked = Rankings(index.search(["coal"], 2), index.nearest(unit(1, 0, 0, 0), 2))  # BM25 c, b; vectors a, e
+    assert [h.passage_id for h in ranked.bm25] == ["c", "b"] and [h.passage_id for h in ranked.dense] == ["a", "e"]
+    fused = HybridSearcher(index, FakeEncoder(), depth=2, alpha=0.6).fuse(["coal"], ranked, 4)
+    bm25 = {h.passage_id: h.score for h in ranked.bm25}
+    expected = mixed_scores({"c": bm25["c"], "b": bm25["b"], "a": 0.0, "e": 0.0},
+                            {"a": ranked.dense[0].score, "e": ranked.dense[1].score}, alpha=0.6)
+    assert [h.passage_id for h in fused] == [pid for pid, _ in expected]
+    assert fused[0].passage_id == "c" and fused[-1].passage_id == "e"  # e: the nearer list's last, no term shared
 
 
 # -- the embedding cache -------------------------------------------------------------------
@@ -194,37 +231,85 @@ def test_the_embedding_cache_resumes_a_cut_off_run_and_embeds_nothing_twice(tmp_
 # -- python -m bench scale: dense recall and F1 end to end ----------------------------------
 
 
-def test_bench_scale_measures_hybrid_recall_and_end_to_end_f1(squad, encoder_folder, tiny_artifact, tmp_path):
+@pytest.fixture(scope="module")
+def kept(squad, encoder_folder, tiny_artifact, tmp_path_factory):
+    """``bench scale`` at 40 passages with hybrid and F1, its tables kept: the record and the work folder."""
     from bench.scale import main
 
-    out = tmp_path / "out"
+    root = tmp_path_factory.mktemp("scale")
+    out = root / "out"
     assert main(["--sizes", "40", "--backends", "lance", "sqlite", "--data", str(squad), "--no-brown",
-                 "--work", str(tmp_path / "w"), "--out", str(out), "--f1-sizes", "40", "--hybrid-sizes", "40",
+                 "--work", str(root / "w"), "--out", str(out), "--f1-sizes", "40", "--hybrid-sizes", "40",
                  "--artifact", str(tiny_artifact.folder), "--encoder", str(encoder_folder),
-                 "--embed-cache", str(tmp_path / "cache"), "--threads", "1"]) == 0
-    result = json.loads((out / "scale.json").read_text())
+                 "--embed-cache", str(root / "cache"), "--threads", "1", "--keep"]) == 0
+    return json.loads((out / "scale.json").read_text()), root / "w"
+
+
+def test_bench_scale_measures_hybrid_recall_and_end_to_end_f1(kept):
+    result, _ = kept
     [hybrid] = result["hybrid"]
     assert hybrid["embed"]["embedded"] == 40 and hybrid["build"]["rows"] == 40
     recall = hybrid["ask"]["recall"]
-    assert set(recall) == {"bm25", "dense", "dense_exact", "rrf"}
+    assert set(recall) == {"bm25", "dense", "dense_exact", "rrf", "mixed"}
     assert all(0 <= r["@5"] <= r["@20"] <= 1 for r in recall.values()) and hybrid["ask"]["ms"]["embed"]["n"] > 0
     assert [r["retrieval"] for r in result["f1"]] == ["sqlite", "lance", "hybrid"]
     questions = result["rows"][0]["query"]["questions"]
     for row in result["f1"]:
         assert row["questions"] == questions and row["store"]["passages"] == 40
         assert 0 <= row["with_retrieval"]["f1"] <= 100 and row["gold_paragraph"] == result["f1"][0]["gold_paragraph"]
-        # every question alone answered is timed, retrieval and reading together
-        assert row["question_alone_ms"]["n"] == row["retrieve_stage_ms"]["n"] > 0
-    text = (out / "scale.md").read_text()
-    assert "| 40 | hybrid | " in text and "## Hybrid" in text
-    assert not (tmp_path / "w" / "hybrid-40").exists() and not (tmp_path / "w" / "reading-40").exists()
-    # a second run embeds nothing: the vectors come from the cache
-    main(["--sizes", "40", "--backends", "lance", "--data", str(squad), "--no-brown", "--work", str(tmp_path / "w"),
-          "--out", str(out), "--f1-sizes", "--hybrid-sizes", "40", "--encoder", str(encoder_folder),
-          "--embed-cache", str(tmp_path / "cache"), "--threads", "1"])
-    second = json.loads((out / "scale.json").read_text())
-    assert second["hybrid"][0]["embed"]["embedded"] == 0 and second["hybrid"][0]["embed"]["cached"] == 40
-    assert second["f1"] == [] and second["hybrid"][0]["ask"]["recall"] == recall
+
+
+def test_the_fusion_sweep_scores_the_function_s_rule_as_the_function_ranks(kept, squad, encoder_folder, tmp_path):
+    """The sweep's rules are scored from lists read once; its model of the shipped rule (and of RRF) must give
+    the passages that ``HybridSearcher`` gives on the same table, else its table would tell of another rule."""
+    from experiments.fusion_sweep import PREVIOUS_RULE, SHIPPED_RULE, lists, main, ranked, train_questions
+    from function.retrieval.encoder import SentenceEncoder
+    from function.retrieval.terms import query_terms
+
+    result, work = kept
+    table = work / "hybrid-40" / "index.lance"
+    questions = train_questions(squad, 30)
+    read = lists(table, encoder_folder, questions, 20)
+    encoder = SentenceEncoder(encoder_folder, 1)
+    searcher = HybridSearcher(LanceIndex(str(table), refresh_s=1e9, dim=encoder.dim), encoder)
+    for q, listed in zip(questions, read):
+        terms = query_terms(q["question"])
+        if not terms:
+            continue
+        assert ranked(*SHIPPED_RULE, listed)[:5] == [h.passage_id for h in searcher.search(q["question"], terms, 5)]
+        ranks = searcher.rankings(q["question"], terms)
+        assert ranked(*PREVIOUS_RULE, listed) == [pid for pid, _ in reciprocal_rank_fusion(
+            [[h.passage_id for h in ranks.bm25], [h.passage_id for h in ranks.dense]])]
+    out = tmp_path / "out"
+    assert main([str(table), "--encoder", str(encoder_folder), "--data", str(squad), "--train", "30",
+                 "--cache", str(tmp_path / "cache"), "--out", str(out)]) == 0
+    rows = {r["rule"]: r for r in json.loads((out / "fusion.json").read_text())["rows"]}
+    recall = result["hybrid"][0]["ask"]["recall"]  # bench scale's, on the dev questions of the same table
+    assert rows["bm25"]["dev"]["@5"] == recall["bm25"]["@5"] and rows["dense"]["dev"]["@5"] == recall["dense"]["@5"]
+    assert rows["rrf (what the function did before)"]["dev"]["@5"] == recall["rrf"]["@5"]
+    assert rows["what the function does (scaled cosine)"]["dev"]["@5"] == recall["mixed"]["@5"]
+    # the mix's grid holds BM25 alone (a = 1) and the cosine alone (a = 0): tuned, it is no worse than either
+    assert rows["linear, d 20"]["train@5"] >= max(rows["bm25"]["train@5"], rows["dense"]["train@5"])
+
+
+def test_fusion_f1_asks_every_question_both_ways_and_bounds_the_difference(kept, squad, encoder_folder,
+                                                                            tiny_artifact, tmp_path):
+    from experiments.fusion_f1 import main
+
+    result, work = kept
+    out = tmp_path / "out"
+    assert main(["--store", str(work / "reading-40" / "passages.sqlite"), "--index",
+                 str(work / "hybrid-40" / "index.lance"), "--encoder", str(encoder_folder), "--artifact",
+                 str(tiny_artifact.folder), "--data", str(squad), "--threads", "1", "--samples", "200",
+                 "--out", str(out)]) == 0
+    record = json.loads((out / "fusion_f1.json").read_text())
+    rows = {r["fusion"]: r for r in record["rows"]}
+    assert set(rows) == {"mixed", "rrf"} and all(r["server_ms"]["n"] == record["questions"] for r in rows.values())
+    [hybrid_f1] = [r for r in result["f1"] if r["retrieval"] == "hybrid"]  # bench scale read with the same rule
+    assert rows["mixed"]["f1"] == hybrid_f1["with_retrieval"]["f1"]
+    low, high = record["f1_difference"]["interval_95"]
+    assert low <= record["f1_difference"]["mean"] <= high
+    assert record["f1_difference"]["mean"] == pytest.approx(rows["mixed"]["f1"] - rows["rrf"]["f1"], abs=0.02)
 
 
 # -- the function with hybrid retrieval (QA_INDEX_ENCODER) ---------------------------------------
@@ -269,9 +354,12 @@ def test_ingestion_stores_each_passage_s_embedding_and_questions_alone_are_fused
     searcher.search_question = lambda question, terms, k: asked.append(question) or fused(question, terms, k)
     reply = service.answer(QARequest("Who ruled Normandy?", None, None, 1, 30, 3)).payload
     assert asked == ["Who ruled Normandy?"]
-    ranked = searcher.searcher.rankings("Who ruled Normandy?", query_terms("Who ruled Normandy?"))
-    expected_ids = [pid for pid, _ in reciprocal_rank_fusion([[h.passage_id for h in ranked.bm25],
-                                                              [h.passage_id for h in ranked.dense]])[:3]]
+    terms = query_terms("Who ruled Normandy?")
+    ranked = searcher.searcher.rankings("Who ruled Normandy?", terms)
+    bm25 = {h.passage_id: h.score for h in searcher.index.search(terms, 100)}  # every passage holding a term
+    candidates = {h.passage_id for h in ranked.bm25 + ranked.dense}
+    expected_ids = [pid for pid, _ in mixed_scores({p: bm25.get(p, 0.0) for p in candidates},
+                                                   {h.passage_id: h.score for h in ranked.dense})[:3]]
     assert [r["passage_id"] for r in reply["retrieved"]] == expected_ids
 
 

@@ -192,8 +192,12 @@ class LanceIndex:
         return [Hit(pid, 1.0 - float(distance)) for pid, distance in ranked[:k]]
 
     def nearest(self, vector, k: int, exact: bool = False) -> list[Hit]:
-        """The ``k`` passages whose vectors are nearest ``vector`` (score: cosine), best first; ``exact`` reads
-        every vector instead of the approximate index."""
+        """The ``k`` passages whose vectors are nearest ``vector``, best first; ``exact`` reads every vector
+        instead of the approximate index. A hit's score is 1 - Lance's cosine distance: the cosine itself from a
+        flat search, or from a table with rows the index does not cover yet, but 2 * cosine - 1 from the
+        IVF_HNSW_SQ index alone (its distance is the squared L2 distance of unit vectors; seen with pylance 0.40).
+        The order is right either way; a caller mixing the scores with others must not depend on their scale
+        (``function.retrieval.hybrid`` scales them per question)."""
         if self.dim is None:
             raise ValueError("this index was opened without dense vectors (dim)")
         return self._guarded(self._nearest, vector, k, exact)

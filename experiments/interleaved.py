@@ -1,0 +1,50 @@
+"""Dev questions asked alone through several ``QAService`` set-ups, question by question, and what each answered.
+
+``ask_interleaved`` is what ``experiments.read_depth`` (one service, several
+depths) and ``experiments.fusion_f1`` (several services, one depth) share: each
+question goes to every set-up in turn, so that a slow spell of this shared
+machine falls on all of them alike; answers never abstain (the best span is
+what is scored, as ``bench.retrieval.read_all`` scores it).
+"""
+
+from __future__ import annotations
+
+import time
+
+from bench.stats import latency_summary
+
+
+def ask_interleaved(questions: list[dict], setups: dict) -> dict:
+    """``setups``: name -> (service, top_k_passages). Per name: the answer text by question id, each
+    question's server time, and how many questions had their gold paragraph among the passages read."""
+    from function.service.request import QARequest
+
+    answers = {name: {} for name in setups}
+    server_ms = {name: [] for name in setups}
+    found = dict.fromkeys(setups, 0)
+    started = time.perf_counter()
+    for i, q in enumerate(questions, 1):
+        for name, (service, k) in setups.items():
+            max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
+            result = service.answer(QARequest(q["question"], None, None, 1, max_tokens, k, abstain=False))
+            spans = result.payload["answers"]
+            answers[name][q["id"]] = spans[0]["text"] if spans else ""
+            server_ms[name].append(result.timings_ms["total"])
+            found[name] += q["gold"] in [p["passage_id"] for p in result.payload.get("retrieved", [])]
+        if i % 100 == 0:
+            print(f"{i} of {len(questions)} questions, {(time.perf_counter() - started) / i:.2f} s each", flush=True)
+    return {"answers": answers, "server_ms": server_ms, "found": found}
+
+
+def scored_rows(questions: list[dict], asked: dict, key: str) -> list[dict]:
+    """One row per set-up: EM, F1, the share of questions whose gold paragraph was read, server time."""
+    from build_model.evaluation.metrics import squad_scores
+
+    golds = {q["id"]: q["answers"] for q in questions}
+    rows = []
+    for name, answers in asked["answers"].items():
+        scores = squad_scores(answers, golds)
+        rows.append({key: name, "exact_match": round(scores["exact_match"], 2), "f1": round(scores["f1"], 2),
+                     "gold_passage_read": round(asked["found"][name] / len(questions), 4),
+                     "server_ms": latency_summary(asked["server_ms"][name], 3)})
+    return rows
