@@ -14,7 +14,6 @@ resampling the questions (``experiments.paired_f1.interval``).
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import sys
@@ -23,9 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from bench import machine
-from harness.paths import ARTIFACT, REPO, SQUAD
-
-ENCODER = REPO / "build" / "encoder" / "all-minilm-l6-v2-int8"
+from bench.scale_hybrid import ENCODER
+from experiments.interleaved import kept_tables_parser, require
 
 
 def rrf_searcher():
@@ -47,22 +45,12 @@ def rrf_searcher():
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.fusion_f1", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--store", type=Path, required=True)
-    p.add_argument("--index", required=True)
+    p = kept_tables_parser("python -m experiments.fusion_f1", __doc__)
     p.add_argument("--encoder", type=Path, default=ENCODER)
-    p.add_argument("--artifact", type=Path, default=ARTIFACT)
-    p.add_argument("--data", type=Path, default=SQUAD, help="the folder with dev.json")
-    p.add_argument("--every", type=int, default=1, help="every n-th dev question")
     p.add_argument("--top-k", type=int, default=5, help="passages read per question")
-    p.add_argument("--threads", type=int, default=2)
     p.add_argument("--samples", type=int, default=5000)
-    p.add_argument("--out", type=Path, required=True)
     args = p.parse_args(argv)
-    for path in (args.store, Path(args.index), args.encoder):
-        if not path.exists():
-            raise SystemExit(f"{path} does not exist (python -m bench scale --keep leaves the tables)")
+    require(args.store, args.index, args.encoder)
 
     from bench.scale_hybrid import hybrid_service
     from bench.scale_reading import dev_questions, reading_env

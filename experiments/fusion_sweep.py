@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.scale_hybrid import ENCODER
 from harness.paths import REPO, SQUAD
 
 DEPTH = 100
@@ -168,7 +169,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.fusion_sweep", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("table", type=Path, help="a hybrid Lance table that python -m bench scale --keep left")
-    p.add_argument("--encoder", type=Path, default=REPO / "build" / "encoder" / "all-minilm-l6-v2-int8")
+    p.add_argument("--encoder", type=Path, default=ENCODER)
     p.add_argument("--data", type=Path, default=SQUAD)
     p.add_argument("--train", type=int, default=1500, help="train questions the parameters are chosen on")
     p.add_argument("--depth", type=int, default=DEPTH, help="each list's depth")

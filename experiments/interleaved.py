@@ -4,14 +4,37 @@
 depths) and ``experiments.fusion_f1`` (several services, one depth) share: each
 question goes to every set-up in turn, so that a slow spell of this shared
 machine falls on all of them alike; answers never abstain (the best span is
-what is scored, as ``bench.retrieval.read_all`` scores it).
+what is scored, as ``bench.retrieval.read_all`` scores it). ``kept_tables_parser``
+and ``require`` are their shared command line: the tables ``bench scale --keep`` left.
 """
 
 from __future__ import annotations
 
+import argparse
 import time
+from pathlib import Path
 
 from bench.stats import latency_summary
+from harness.paths import ARTIFACT, SQUAD
+
+
+def kept_tables_parser(prog: str, doc: str) -> argparse.ArgumentParser:
+    """The arguments every experiment on ``bench scale --keep``'s reading store and Lance table takes."""
+    p = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--store", type=Path, required=True)
+    p.add_argument("--index", required=True)
+    p.add_argument("--artifact", type=Path, default=ARTIFACT)
+    p.add_argument("--data", type=Path, default=SQUAD, help="the folder with train.json and dev.json")
+    p.add_argument("--every", type=int, default=1, help="every n-th dev question")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--out", type=Path, required=True)
+    return p
+
+
+def require(*paths) -> None:
+    for path in map(Path, paths):
+        if not path.exists():
+            raise SystemExit(f"{path} does not exist (python -m bench scale --keep leaves it)")
 
 
 def ask_interleaved(questions: list[dict], setups: dict) -> dict:

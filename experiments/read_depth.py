@@ -14,32 +14,20 @@ reader could at best find.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import sys
-from pathlib import Path
 
 from bench import machine
 from bench.scale_reading import dev_questions, reading_env
-from harness.paths import ARTIFACT, SQUAD
+from experiments.interleaved import kept_tables_parser, require
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m experiments.read_depth", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--store", type=Path, required=True)
-    p.add_argument("--index", required=True)
-    p.add_argument("--artifact", type=Path, default=ARTIFACT)
-    p.add_argument("--data", type=Path, default=SQUAD, help="the folder with train.json and dev.json")
+    p = kept_tables_parser("python -m experiments.read_depth", __doc__)
     p.add_argument("--ks", type=int, nargs="+", default=[5, 10, 20])
-    p.add_argument("--every", type=int, default=1, help="every n-th dev question")
-    p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--out", type=Path, required=True)
     args = p.parse_args(argv)
-    for path in (args.store, Path(args.index)):
-        if not path.exists():
-            raise SystemExit(f"{path} does not exist (python -m bench scale --keep leaves it)")
+    require(args.store, args.index)
 
     from bench.in_process import open_service
     from experiments.interleaved import ask_interleaved, scored_rows
