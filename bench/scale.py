@@ -320,11 +320,17 @@ class Run:
         self.hybrid: list[dict] = []
         self.f1: list[dict] = []
 
+    def questions(self) -> int:
+        """How many dev questions were asked, from whichever measurement ran (a run may skip the backends)."""
+        asked = [r["query"]["questions"] for r in self.rows if r["query"]]
+        asked += [h["ask"]["questions"] for h in self.hybrid] + [f["questions"] for f in self.f1]
+        return asked[0] if asked else 0
+
     def result(self) -> dict:
         args = self.args
         result = {"command": self.command, "date": datetime.now(UTC).strftime("%Y-%m-%d"), "machine": self.machine,
                   "sizes": sorted(args.sizes), "top_k": args.top_k, "batch": BATCH, "rows": self.rows,
-                  "questions": next((r["query"]["questions"] for r in self.rows if r["query"]), 0),
+                  "questions": self.questions(),
                   "build_budget_s": args.build_budget_s, "f1": self.f1, "hybrid": self.hybrid}
         if self.hybrid:
             from bench.scale_hybrid import encoder_size

@@ -1,4 +1,4 @@
-"""Dev F1 of questions asked alone with the mixed score against reciprocal-rank fusion, on the same tables.
+"""Dev F1 of questions asked alone with the mixed score against reciprocal ranks or BM25 alone, on the same tables.
 
     python -m experiments.fusion_f1 --store build/scale-run/w/reading-100000/passages.sqlite \
         --index build/scale-run/w/hybrid-100000/index.lance --out records/bench/fusion-f1-1e5
@@ -7,8 +7,10 @@ Reuses what ``python -m bench scale --keep`` left at a hybrid size: the reading
 store and the hybrid Lance table. Every dev question is asked alone through
 ``QAService`` (top ``--top-k``, 5 by default, never abstaining) twice, question by question: once with
 the function's fusion (``HybridSearcher``: BM25 over its best beside the
-cosine) and once with reciprocal-rank fusion of the same two rankings (what
-the function did before). Per-question F1 differences get a 95% interval by
+cosine) and once with each of ``--baselines``: ``rrf``, reciprocal-rank fusion of
+the same two rankings (what the function did before), and ``bm25``, the same
+table's terms alone (no encoder run, no vector search: what the function does
+without ``QA_INDEX_ENCODER``). Per-question F1 differences get a 95% interval by
 resampling the questions (``experiments.paired_f1.interval``).
 """
 
@@ -49,9 +51,12 @@ def main(argv=None) -> int:
     p.add_argument("--encoder", type=Path, default=ENCODER)
     p.add_argument("--top-k", type=int, default=5, help="passages read per question")
     p.add_argument("--samples", type=int, default=5000)
+    p.add_argument("--baselines", nargs="+", choices=("rrf", "bm25"), default=["rrf"],
+                   help="what the mixed score is compared with")
     args = p.parse_args(argv)
     require(args.store, args.index, args.encoder)
 
+    from bench.in_process import open_service
     from bench.scale_hybrid import hybrid_service
     from bench.scale_reading import dev_questions, reading_env
     from build_model.evaluation.metrics import best_over_golds, f1
@@ -59,18 +64,23 @@ def main(argv=None) -> int:
     from experiments.paired_f1 import interval
 
     env = reading_env(args.artifact, args.store, args.threads, args.index)
-    setups = {"mixed": (hybrid_service(env, args.index, args.encoder), args.top_k),
-              "rrf": (hybrid_service(env, args.index, args.encoder, searcher_type=rrf_searcher()), args.top_k)}
+    setups = {"mixed": (hybrid_service(env, args.index, args.encoder), args.top_k)}
+    for name in args.baselines:
+        setups[name] = ((hybrid_service(env, args.index, args.encoder, searcher_type=rrf_searcher())
+                         if name == "rrf" else open_service(env)), args.top_k)
     questions = dev_questions(args.data, args.every)
     asked = ask_interleaved(questions, setups)
     rows = scored_rows(questions, asked, "fusion")
     per_q = {name: np.array([best_over_golds(f1, asked["answers"][name][q["id"]], q["answers"]) for q in questions])
              * 100 for name in setups}
-    low, high = interval(per_q["mixed"] - per_q["rrf"], args.samples)
+    differences = {}
+    for name in args.baselines:
+        low, high = interval(per_q["mixed"] - per_q[name], args.samples)
+        differences[name] = {"mean": round(float((per_q["mixed"] - per_q[name]).mean()), 2),
+                             "interval_95": [round(low, 2), round(high, 2)]}
     result = {"command": "python -m experiments.fusion_f1 " + shlex.join(argv if argv is not None else sys.argv[1:]),
               "questions": len(questions), "machine": machine.describe(), "rows": rows,
-              "f1_difference": {"mean": round(float((per_q["mixed"] - per_q["rrf"]).mean()), 2),
-                                "interval_95": [round(low, 2), round(high, 2)]}}
+              "f1_difference": differences}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "fusion_f1.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [f"`{result['command']}`: {len(questions)} dev questions asked alone (top {args.top_k}), "
@@ -79,9 +89,10 @@ def main(argv=None) -> int:
     for r in rows:
         lines.append(f"| {r['fusion']} | {r['exact_match']} | {r['f1']} | {r['gold_passage_read']:.3f} | "
                      f"{r['server_ms']['p50']} / {r['server_ms']['p99']} |")
-    d = result["f1_difference"]
-    lines += ["", f"F1, mixed minus RRF: {d['mean']:+.2f} (95% interval {d['interval_95'][0]:+.2f} to "
-                  f"{d['interval_95'][1]:+.2f}, {args.samples} resamples of the questions)"]
+    lines.append("")
+    for name, d in differences.items():
+        lines.append(f"F1, mixed minus {name.upper()}: {d['mean']:+.2f} (95% interval {d['interval_95'][0]:+.2f} to "
+                     f"{d['interval_95'][1]:+.2f}, {args.samples} resamples of the questions)")
     (args.out / "fusion_f1.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0

@@ -292,8 +292,8 @@ def test_the_fusion_sweep_scores_the_function_s_rule_as_the_function_ranks(kept,
     assert rows["linear, d 20"]["train@5"] >= max(rows["bm25"]["train@5"], rows["dense"]["train@5"])
 
 
-def test_fusion_f1_asks_every_question_both_ways_and_bounds_the_difference(kept, squad, encoder_folder,
-                                                                            tiny_artifact, tmp_path):
+def test_fusion_f1_asks_every_question_every_way_and_bounds_the_differences(kept, squad, encoder_folder,
+                                                                             tiny_artifact, tmp_path):
     from experiments.fusion_f1 import main
 
     result, work = kept
@@ -301,15 +301,22 @@ def test_fusion_f1_asks_every_question_both_ways_and_bounds_the_difference(kept,
     assert main(["--store", str(work / "reading-40" / "passages.sqlite"), "--index",
                  str(work / "hybrid-40" / "index.lance"), "--encoder", str(encoder_folder), "--artifact",
                  str(tiny_artifact.folder), "--data", str(squad), "--threads", "1", "--samples", "200",
-                 "--out", str(out)]) == 0
+                 "--baselines", "rrf", "bm25", "--out", str(out)]) == 0
     record = json.loads((out / "fusion_f1.json").read_text())
     rows = {r["fusion"]: r for r in record["rows"]}
-    assert set(rows) == {"mixed", "rrf"} and all(r["server_ms"]["n"] == record["questions"] for r in rows.values())
+    assert set(rows) == {"mixed", "rrf", "bm25"} and all(r["server_ms"]["n"] == record["questions"]
+                                                          for r in rows.values())
     [hybrid_f1] = [r for r in result["f1"] if r["retrieval"] == "hybrid"]  # bench scale read with the same rule
     assert rows["mixed"]["f1"] == hybrid_f1["with_retrieval"]["f1"]
-    low, high = record["f1_difference"]["interval_95"]
-    assert low <= record["f1_difference"]["mean"] <= high
-    assert record["f1_difference"]["mean"] == pytest.approx(rows["mixed"]["f1"] - rows["rrf"]["f1"], abs=0.02)
+    # the bm25 baseline reads BM25's own top 5 of the same table: the gold paragraph as often as bench scale found it
+    recall = result["hybrid"][0]["ask"]["recall"]
+    assert rows["bm25"]["gold_passage_read"] == pytest.approx(recall["bm25"]["@5"], abs=1e-3)
+    assert rows["mixed"]["gold_passage_read"] == pytest.approx(recall["mixed"]["@5"], abs=1e-3)
+    assert set(record["f1_difference"]) == {"rrf", "bm25"}
+    for name, d in record["f1_difference"].items():
+        low, high = d["interval_95"]
+        assert low <= d["mean"] <= high
+        assert d["mean"] == pytest.approx(rows["mixed"]["f1"] - rows[name]["f1"], abs=0.02)
 
 
 # -- the function with hybrid retrieval (QA_INDEX_ENCODER) ---------------------------------------
