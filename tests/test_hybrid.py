@@ -167,6 +167,30 @@ def test_optimize_builds_the_approximate_vector_index_once_there_are_rows_enough
     assert index.nearest(vectors[42], 1)[0].passage_id == "p42"
 
 
+def test_the_vector_search_probes_as_many_partitions_as_it_is_told(tmp_path, monkeypatch):
+    """``ann_nprobes`` reaches Lance: one partition of 8 misses true neighbours that probing all 8 finds (Lance's
+    ``minimum_nprobes``, which the index passed before, went on to probe every partition whatever it said)."""
+    from function.retrieval import lance_index
+
+    monkeypatch.setattr(lance_index, "ANN_MIN_ROWS", 200)
+    monkeypatch.setattr(lance_index, "ANN_ROWS_PER_PARTITION", 100)
+    rng = np.random.default_rng(1)
+    vectors = rng.standard_normal((800, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = LanceIndex(str(tmp_path / "ix"), refresh_s=0, dim=16)
+    index.upsert([IndexRow(f"p{i}", "d", "w") for i in range(800)], vectors)
+    index.optimize()
+    queries = rng.standard_normal((20, 16)).astype(np.float32)
+
+    def overlap(nprobes: int) -> float:
+        index.ann_nprobes = nprobes
+        found = [{h.passage_id for h in index.nearest(q, 10)} for q in queries]
+        exact = [{h.passage_id for h in index.nearest(q, 10, exact=True)} for q in queries]
+        return sum(len(f & e) for f, e in zip(found, exact)) / (10 * len(queries))
+
+    assert overlap(1) < 0.8 * overlap(8)
+
+
 # -- the hybrid searcher -------------------------------------------------------------------
 
 
