@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import sys
 import time
 from pathlib import Path
 
@@ -101,7 +103,7 @@ def main(argv=None) -> int:
     settings = [(n, ef) for n in args.nprobes for ef in args.ef]
     train = measure(args.table, args.encoder, train_questions(args.data, args.train), settings)
     dev = measure(args.table, args.encoder, dev_questions(args.data / "dev.json")[:: args.dev_every], settings)
-    command = "python -m experiments.ann_probes " + " ".join(argv if argv is not None else __import__("sys").argv[1:])
+    command = "python -m experiments.ann_probes " + shlex.join(argv if argv is not None else sys.argv[1:])
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "ann_probes.json").write_text(json.dumps(
         {"command": command, "table": str(args.table), "train": train, "dev": dev}, indent=2) + "\n", encoding="utf-8")

@@ -60,7 +60,7 @@ def main(argv=None) -> int:
     from bench.scale_hybrid import hybrid_service
     from bench.scale_reading import dev_questions, reading_env
     from build_model.evaluation.metrics import best_over_golds, f1
-    from experiments.interleaved import ask_interleaved, scored_rows
+    from experiments.interleaved import ask_interleaved, scored_rows, scored_table
     from experiments.paired_f1 import interval
 
     env = reading_env(args.artifact, args.store, args.threads, args.index)
@@ -84,11 +84,7 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "fusion_f1.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [f"`{result['command']}`: {len(questions)} dev questions asked alone (top {args.top_k}), "
-             "never abstaining.", "", f"| fusion | EM | F1 | gold passage among the {args.top_k} | "
-             "server p50 / p99 (ms) |", "|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['fusion']} | {r['exact_match']} | {r['f1']} | {r['gold_passage_read']:.3f} | "
-                     f"{r['server_ms']['p50']} / {r['server_ms']['p99']} |")
+             "never abstaining.", "", *scored_table(rows, "fusion", "fusion", f"gold passage among the {args.top_k}")]
     lines.append("")
     for name, d in differences.items():
         lines.append(f"F1, mixed minus {name.upper()}: {d['mean']:+.2f} (95% interval {d['interval_95'][0]:+.2f} to "

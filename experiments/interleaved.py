@@ -5,7 +5,8 @@ depths) and ``experiments.fusion_f1`` (several services, one depth) share: each
 question goes to every set-up in turn, so that a slow spell of this shared
 machine falls on all of them alike; answers never abstain (the best span is
 what is scored, as ``bench.retrieval.read_all`` scores it). ``kept_tables_parser``
-and ``require`` are their shared command line: the tables ``bench scale --keep`` left.
+and ``require`` are their shared command line (the tables ``bench scale --keep`` left), ``scored_table``
+their table of what each set-up answered.
 """
 
 from __future__ import annotations
@@ -71,3 +72,12 @@ def scored_rows(questions: list[dict], asked: dict, key: str) -> list[dict]:
                      "gold_passage_read": round(asked["found"][name] / len(questions), 4),
                      "server_ms": latency_summary(asked["server_ms"][name], 3)})
     return rows
+
+
+def scored_table(rows: list[dict], key: str, first_column: str, found_column: str) -> list[str]:
+    """``scored_rows``'s rows as a markdown table, ``key``'s value in the first column."""
+    lines = [f"| {first_column} | EM | F1 | {found_column} | server p50 / p99 (ms) |", "|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r[key]} | {r['exact_match']} | {r['f1']} | {r['gold_passage_read']:.3f} | "
+                     f"{r['server_ms']['p50']} / {r['server_ms']['p99']} |")
+    return lines

@@ -30,7 +30,7 @@ def main(argv=None) -> int:
     require(args.store, args.index)
 
     from bench.in_process import open_service
-    from experiments.interleaved import ask_interleaved, scored_rows
+    from experiments.interleaved import ask_interleaved, scored_rows, scored_table
 
     service = open_service(reading_env(args.artifact, args.store, args.threads, index_uri=args.index))
     questions = dev_questions(args.data, args.every)
@@ -40,10 +40,7 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "read_depth.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [f"`{result['command']}`: {len(questions)} dev questions asked alone, never abstaining.", "",
-             "| passages read | EM | F1 | gold passage among them | server p50 / p99 (ms) |", "|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['k']} | {r['exact_match']} | {r['f1']} | {r['gold_passage_read']:.3f} | "
-                     f"{r['server_ms']['p50']} / {r['server_ms']['p99']} |")
+             *scored_table(rows, "k", "passages read", "gold passage among them")]
     (args.out / "read_depth.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
