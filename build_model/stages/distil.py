@@ -18,8 +18,7 @@ target: the model learns to say "no answer" to the passages that retrieval
 serves a question the corpus cannot answer.
 
 ``training_set``, ``soft_targets`` and ``dev_scorer`` are the stage's training
-features, targets and dev scores, public so that other models trained on the
-same terms (``experiments/split_distil.py``) take them from here.
+features, targets and dev scores (tests/test_distil_targets.py checks them).
 """
 
 from __future__ import annotations
