@@ -1,4 +1,8 @@
-"""One-off experiments, apart from the product: each answered a question once; their findings are in docs/.
+"""Tools beside the product for comparing two builds or two checkouts, and the distillation scripts.
+
+A study that has answered its question leaves its record in records/ and its conclusion in docs/;
+its code is retired, and records/README.md names the commit that removed it (rerun it from the
+commit before: ``git checkout COMMIT^ -- experiments/NAME.py``).
 
     experiments/experiment_distil.sh NAME [--set section.key=value ...]
         one distillation variant beside the main build, sharing its finished teacher stage
@@ -6,13 +10,13 @@
     experiments/student_variants.sh
         the student variants' CPU work in one resumable chain: the sandbox build (MPNet teacher,
         MiniLM base, packaged student), then an ensemble-teacher variant and 4- and 6-layer students
-    python -m experiments.layers_latency [--model build/distil/model]
-        int8 latency of the student cut to 1, 2, 3 layers, beside the shipped model
-        (docs/benchmarks.md, "Why the misses cannot go lower here")
+    python -m experiments.paired_f1 BASELINE_ARTIFACT OTHER_ARTIFACT...
+        dev F1 of int8 artifacts on the same questions, with a paired bootstrap interval of the
+        differences: whether a build report's F1 difference is more than the dev set's noise
     python -m experiments.before_after BEFORE_DIR [AFTER_DIR] --out OUT
         two checkouts' function served in turn: cold start and warm latency, interleaved
         (records/bench/before_after/)
 
-Nothing in function/, build_model/ or bench/ imports them; tests/test_layers_latency.py
-keeps the second one's model chain working.
+Nothing in function/, build_model/ or bench/ imports them; tests/test_before_after.py keeps the
+comparison of checkouts working (what a refactoring of the request path is checked with).
 """

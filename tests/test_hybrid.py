@@ -255,22 +255,16 @@ def test_the_embedding_cache_resumes_a_cut_off_run_and_embeds_nothing_twice(tmp_
 # -- python -m bench scale: dense recall and F1 end to end ----------------------------------
 
 
-@pytest.fixture(scope="module")
-def kept(squad, encoder_folder, tiny_artifact, tmp_path_factory):
-    """``bench scale`` at 40 passages with hybrid and F1, its tables kept: the record and the work folder."""
+def test_bench_scale_measures_hybrid_recall_and_end_to_end_f1(squad, encoder_folder, tiny_artifact, tmp_path):
+    """``bench scale`` at 40 passages with hybrid and F1."""
     from bench.scale import main
 
-    root = tmp_path_factory.mktemp("scale")
-    out = root / "out"
+    out = tmp_path / "out"
     assert main(["--sizes", "40", "--backends", "lance", "sqlite", "--data", str(squad), "--no-brown",
-                 "--work", str(root / "w"), "--out", str(out), "--f1-sizes", "40", "--hybrid-sizes", "40",
+                 "--work", str(tmp_path / "w"), "--out", str(out), "--f1-sizes", "40", "--hybrid-sizes", "40",
                  "--artifact", str(tiny_artifact.folder), "--encoder", str(encoder_folder),
-                 "--embed-cache", str(root / "cache"), "--threads", "1", "--keep"]) == 0
-    return json.loads((out / "scale.json").read_text()), root / "w"
-
-
-def test_bench_scale_measures_hybrid_recall_and_end_to_end_f1(kept):
-    result, _ = kept
+                 "--embed-cache", str(tmp_path / "cache"), "--threads", "1"]) == 0
+    result = json.loads((out / "scale.json").read_text())
     [hybrid] = result["hybrid"]
     assert hybrid["embed"]["embedded"] == 40 and hybrid["build"]["rows"] == 40
     recall = hybrid["ask"]["recall"]
@@ -281,66 +275,6 @@ def test_bench_scale_measures_hybrid_recall_and_end_to_end_f1(kept):
     for row in result["f1"]:
         assert row["questions"] == questions and row["store"]["passages"] == 40
         assert 0 <= row["with_retrieval"]["f1"] <= 100 and row["gold_paragraph"] == result["f1"][0]["gold_paragraph"]
-
-
-def test_the_fusion_sweep_scores_the_function_s_rule_as_the_function_ranks(kept, squad, encoder_folder, tmp_path):
-    """The sweep's rules are scored from lists read once; its model of the shipped rule (and of RRF) must give
-    the passages that ``HybridSearcher`` gives on the same table, else its table would tell of another rule."""
-    from experiments.fusion_sweep import PREVIOUS_RULE, SHIPPED_RULE, lists, main, ranked, train_questions
-    from function.retrieval.encoder import SentenceEncoder
-    from function.retrieval.terms import query_terms
-
-    result, work = kept
-    table = work / "hybrid-40" / "index.lance"
-    questions = train_questions(squad, 30)
-    read = lists(table, encoder_folder, questions, 20)
-    encoder = SentenceEncoder(encoder_folder, 1)
-    searcher = HybridSearcher(LanceIndex(str(table), refresh_s=1e9, dim=encoder.dim), encoder)
-    for q, listed in zip(questions, read):
-        terms = query_terms(q["question"])
-        if not terms:
-            continue
-        assert ranked(*SHIPPED_RULE, listed)[:5] == [h.passage_id for h in searcher.search(q["question"], terms, 5)]
-        ranks = searcher.rankings(q["question"], terms)
-        assert ranked(*PREVIOUS_RULE, listed) == [pid for pid, _ in reciprocal_rank_fusion(
-            [[h.passage_id for h in ranks.bm25], [h.passage_id for h in ranks.dense]])]
-    out = tmp_path / "out"
-    assert main([str(table), "--encoder", str(encoder_folder), "--data", str(squad), "--train", "30",
-                 "--cache", str(tmp_path / "cache"), "--out", str(out)]) == 0
-    rows = {r["rule"]: r for r in json.loads((out / "fusion.json").read_text())["rows"]}
-    recall = result["hybrid"][0]["ask"]["recall"]  # bench scale's, on the dev questions of the same table
-    assert rows["bm25"]["dev"]["@5"] == recall["bm25"]["@5"] and rows["dense"]["dev"]["@5"] == recall["dense"]["@5"]
-    assert rows["rrf (what the function did before)"]["dev"]["@5"] == recall["rrf"]["@5"]
-    assert rows["what the function does (scaled cosine)"]["dev"]["@5"] == recall["mixed"]["@5"]
-    # the mix's grid holds BM25 alone (a = 1) and the cosine alone (a = 0): tuned, it is no worse than either
-    assert rows["linear, d 20"]["train@5"] >= max(rows["bm25"]["train@5"], rows["dense"]["train@5"])
-
-
-def test_fusion_f1_asks_every_question_every_way_and_bounds_the_differences(kept, squad, encoder_folder,
-                                                                             tiny_artifact, tmp_path):
-    from experiments.fusion_f1 import main
-
-    result, work = kept
-    out = tmp_path / "out"
-    assert main(["--store", str(work / "reading-40" / "passages.sqlite"), "--index",
-                 str(work / "hybrid-40" / "index.lance"), "--encoder", str(encoder_folder), "--artifact",
-                 str(tiny_artifact.folder), "--data", str(squad), "--threads", "1", "--samples", "200",
-                 "--baselines", "rrf", "bm25", "--out", str(out)]) == 0
-    record = json.loads((out / "fusion_f1.json").read_text())
-    rows = {r["fusion"]: r for r in record["rows"]}
-    assert set(rows) == {"mixed", "rrf", "bm25"} and all(r["server_ms"]["n"] == record["questions"]
-                                                          for r in rows.values())
-    [hybrid_f1] = [r for r in result["f1"] if r["retrieval"] == "hybrid"]  # bench scale read with the same rule
-    assert rows["mixed"]["f1"] == hybrid_f1["with_retrieval"]["f1"]
-    # the bm25 baseline reads BM25's own top 5 of the same table: the gold paragraph as often as bench scale found it
-    recall = result["hybrid"][0]["ask"]["recall"]
-    assert rows["bm25"]["gold_passage_read"] == pytest.approx(recall["bm25"]["@5"], abs=1e-3)
-    assert rows["mixed"]["gold_passage_read"] == pytest.approx(recall["mixed"]["@5"], abs=1e-3)
-    assert set(record["f1_difference"]) == {"rrf", "bm25"}
-    for name, d in record["f1_difference"].items():
-        low, high = d["interval_95"]
-        assert low <= d["mean"] <= high
-        assert d["mean"] == pytest.approx(rows["mixed"]["f1"] - rows[name]["f1"], abs=0.02)
 
 
 # -- the function with hybrid retrieval (QA_INDEX_ENCODER) ---------------------------------------
