@@ -6,7 +6,7 @@ VENV ?= .venv
 PORT ?= 8080
 BIN := $(VENV)/bin
 
-.PHONY: run test audit bench load-test install-runtime install-test build-model lint clean
+.PHONY: run test fuzz audit bench load-test install-runtime install-test build-model lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,13 @@ run: $(VENV)/.runtime
 
 test: $(VENV)/.test
 	$(BIN)/python -m pytest
+
+# The property tests (request parsing, hostile HTTP input, Schemathesis from openapi.yaml, query terms) with
+# ten times the examples, freshly random: run before touching the request format. `make test` runs them
+# derandomised (the same examples every time: tests/support/fuzz.py).
+FUZZ_TESTS := tests/test_hostile_input.py tests/test_request.py tests/test_retrieval_terms.py
+fuzz: $(VENV)/.test
+	QA_FUZZ=wide $(BIN)/python -m pytest $(FUZZ_TESTS)
 
 # ruff (pyproject.toml's rules) on the Python code, shellcheck on every script, hadolint on the Dockerfile
 lint: $(VENV)/.test

@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.fuzz import load_profile
+
 REPO = Path(__file__).resolve().parent.parent
+
+# The property tests draw the same examples on every run unless QA_FUZZ=wide (make fuzz).
+load_profile()
 
 # Nothing in the suite may reach a model hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

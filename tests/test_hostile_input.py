@@ -28,6 +28,7 @@ from function.service.request import QARequest
 from function.store.ids import valid_passage_id
 from harness.launch import FunctionServer
 from harness.paths import REPO
+from tests.support.fuzz import WIDE, examples
 
 S = Settings.from_env({})
 TRACE_WORDS = ("Traceback", 'File "', 'File \\"', "stack_trace")
@@ -111,7 +112,8 @@ def check_refusal(e: QAError) -> None:
     json.dumps(e.body())  # it can be sent
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(1000), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(hostile_body())
 def test_the_parser_answers_any_body_with_a_valid_request_or_a_client_error(body):
     TRIED["parser"] += 1
@@ -134,7 +136,7 @@ class CountingStream(io.BytesIO):
         return chunk
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(limit=st.integers(1024, 4096), size=st.integers(0, 10_000),
        declared=st.one_of(st.none(), st.integers(0, 10**12), st.just("honest")))
 def test_read_body_never_reads_past_the_limit(limit, size, declared):
@@ -157,7 +159,7 @@ def test_read_body_never_reads_past_the_limit(limit, size, declared):
 # ---- a real server: Schemathesis from the OpenAPI document, and raw hostile bodies -------------
 
 schema = schemathesis.openapi.from_path(REPO / "function" / "http" / "openapi.yaml")
-schema.config.generation.update(max_examples=150)
+schema.config.generation.update(max_examples=examples(150), deterministic=not WIDE)
 # A 413 for text over a documented size limit is this API's answer to those schema violations.
 schema.config.checks.negative_data_rejection.expected_statuses = ["400", "404", "405", "409", "413"]
 # Schema-valid is not always answerable: "at most one of context or passage_ids", white space only,
@@ -179,7 +181,7 @@ def test_schemathesis_finds_no_5xx_and_no_stack_trace(case, local_service):
     case.validate_response(response)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
 @given(body=hostile_body(),
        content_type=st.sampled_from(["application/json", "text/plain", "", "application/json; charset=latin-1"]))
 def test_hostile_bodies_over_http_are_answered_with_4xx_or_2xx(local_service, body, content_type):
@@ -189,7 +191,7 @@ def test_hostile_bodies_over_http_are_answered_with_4xx_or_2xx(local_service, bo
     r.json()["error" if r.status_code >= 400 else "answers"]  # JSON either way
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
 @given(question=hostile_text, context=hostile_text, top_k=st.integers(1, 10))
 def test_hostile_texts_reach_the_model_and_answers_are_exact_spans(local_service, question, context, top_k):
     """Emoji, right-to-left and zero-width characters, NUL, combining marks: offsets still map to characters."""

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from function.config import Settings
 from function.errors import BadRequest, PayloadTooLarge, QAError
 from function.http.request import parse, read_body
+from tests.support.fuzz import examples
 
 S = Settings.from_env({})
 
@@ -98,10 +99,34 @@ request_like = st.fixed_dictionaries({}, optional={
 })
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.one_of(request_like.map(lambda d: json.dumps(d).encode()), st.binary(max_size=200)))
 def test_parse_never_fails_other_than_with_a_client_error(body):
     try:
         parse(body, S, 30)
     except QAError as e:
         assert e.http_status in (400, 413)
+
+
+@pytest.mark.parametrize("field", ["context", "passage_ids", "top_k_passages", "top_k", "max_answer_tokens",
+                                   "abstain"])
+def test_null_is_the_same_as_leaving_an_optional_field_out(field):
+    """openapi.yaml's rule for every optional field, the one the property tests hold the server to."""
+    bases = ({"question": "Who?"}, {"question": "Who?", "context": "Him."}, {"question": "Who?", "passage_ids": ["a"]})
+    for base in bases:
+        if field in base:
+            continue
+        assert ok({**base, field: None}) == ok(base)
+
+
+def test_every_optional_field_of_the_schema_is_nullable_and_question_is_not(repo):
+    import yaml
+
+    from function.http.request import FIELDS
+
+    schema = yaml.safe_load((repo / "function" / "http" / "openapi.yaml").read_text())
+    properties = schema["components"]["schemas"]["AnswerRequest"]["properties"]
+    assert set(properties) == set(FIELDS)
+    assert {name for name, p in properties.items() if p.get("nullable")} == set(FIELDS) - {"question"}
+    with pytest.raises(BadRequest, match="'question' must be a string"):
+        parse(b'{"question": null, "context": "x"}', S, 30)

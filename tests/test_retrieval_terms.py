@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from function.retrieval.bm25 import PassageTerms, idf
 from function.retrieval.terms import MAX_QUERY_TERMS, STOP_WORDS, query_terms, terms
+from tests.support.fuzz import examples
 
 
 def test_words_are_lower_cased_and_stop_words_dropped():
@@ -40,7 +41,7 @@ def test_idf_is_fts5s_with_its_floor():
     assert idf(10, 5) == idf(10, 9) == 1e-6  # a term in half the passages or more
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=200))
 def test_terms_are_safe_for_both_stores(text):
     # FTS5's 'ascii' tokenizer must see each term as one token, and a Firestore

@@ -52,7 +52,7 @@ def _integer(body: dict, name: str, default: int, high: int) -> int:
 
 
 def _boolean(body: dict, name: str) -> bool | None:
-    """A JSON ``true``/``false``, or None when absent: 1, "true" or null are refused, not guessed at."""
+    """A JSON ``true``/``false``, or None when absent (or null): 1 or "true" are refused, not guessed at."""
     if name not in body:
         return None
     value = body[name]
@@ -80,14 +80,17 @@ def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QA
                          f"expected {', '.join(FIELDS)}", log_message=f"{len(unknown)} unknown field(s)")
     if "question" not in data:
         raise BadRequest("'question' is required")
+    # The contract (openapi.yaml): every optional field may be null, and null means the same as leaving the
+    # field out. ``question`` is required and never null.
+    data = {k: v for k, v in data.items() if v is not None or k == "question"}
     question = _text(data["question"], "question", settings.max_question_chars)
 
-    has_context = data.get("context") is not None
-    has_ids = data.get("passage_ids") is not None
+    has_context = "context" in data
+    has_ids = "passage_ids" in data
     if has_context and has_ids:
         raise BadRequest("give at most one of 'context' or 'passage_ids' (neither: the passages are retrieved)")
     context = passage_ids = top_k_passages = None
-    if (has_context or has_ids) and data.get("top_k_passages") is not None:
+    if (has_context or has_ids) and "top_k_passages" in data:
         raise BadRequest("'top_k_passages' is for questions without 'context' or 'passage_ids'")
     if not (has_context or has_ids):
         top_k_passages = _integer(data, "top_k_passages", settings.top_k_passages, settings.max_top_k_passages)
