@@ -27,9 +27,6 @@ below is counted or timed in this run:
 billed *alone* (every request rounded up to 100 ms on an idle instance) and
 *busy* (requests sharing a busy instance), beside one always-on instance and
 what a cold start costs. Writes ``cost.json`` and ``cost.md`` into ``--out``.
-
-``python -m bench cost lance`` counts instead the Cloud Storage operations of the
-Lance retrieval index (``QA_INDEX_URI=gs://...``): see ``python -m bench cost lance --help``.
 """
 
 from __future__ import annotations
@@ -243,11 +240,6 @@ def main(argv=None) -> int:
     from harness.firestore import FirestoreEmulator, emulator_env
 
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["lance"]:
-        from bench import cost_lance
-
-        return cost_lance.main(argv[1:])
-
     p = argparse.ArgumentParser(prog="python -m bench cost", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifact", type=Path, default=ARTIFACT)

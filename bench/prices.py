@@ -32,26 +32,8 @@ FIRESTORE_SOURCE = "https://cloud.google.com/firestore/pricing (Standard edition
 READ_PER_100K = 0.06
 WRITE_PER_100K = 0.18
 DELETE_PER_100K = 0.02
-# Stored data, per GiB (2^30 bytes) and month, the multi-region row (the highest), metadata and index
-# entries included by Firestore's own count; consulted 2026-11-25 (the pricing page's storage section and
-# its worked example: "Additional data: $0.18 * 99 GiB"). 1 GiB a day free.
-STORAGE_GIB_MONTH = 0.18
 # Free each day, (default) database only.
 FREE_READS_PER_DAY = 50_000
 FREE_WRITES_PER_DAY = 20_000
 
 SECONDS_PER_MONTH = 30 * 24 * 3600
-
-# Cloud Storage, Standard storage class, a regional bucket (infra/setup.sh creates it in REGION,
-# europe-west1 by default), consulted 2026-11-25: https://cloud.google.com/storage/pricing (the Belgium
-# (europe-west1) row of the data storage table) and https://cloud.google.com/storage/pricing-examples
-# (Class A and B operations for Standard storage in a region). Stored copies of both pages.
-GCS_CONSULTED = "2026-11-25"
-GCS_SOURCE = "https://cloud.google.com/storage/pricing (Standard storage, europe-west1; operations by class)"
-GCS_STANDARD_GB_MONTH = 0.020  # per GB (2^30 bytes) and month, europe-west1
-# Operations, per 1,000. Class A: object writes (XML API PUT and POST: uploads, multipart uploads and their
-# parts, copies) and object listings (GET Bucket listing objects). Class B: object reads (GET Object) and
-# metadata (HEAD). DELETE is free. Reads within the bucket's region carry no network charge.
-GCS_CLASS_A_PER_1000 = 0.005
-GCS_CLASS_B_PER_1000 = 0.0004
-GIB = 2**30

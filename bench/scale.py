@@ -10,37 +10,34 @@ backend named in ``--backend-sizes`` runs only at the sizes it lists there):
 - ``sqlite``: the embedded store's FTS5 index (``SqliteStore.upsert_many`` of 256
   passages at a time: the store's own write path, its passages with a one-token
   stand-in for their tokens, since only the index is measured here);
-- ``firestore``: the store's own term index (``FirestoreStore.upsert_many``, the
-  same stand-in passages) on the official Firestore emulator, started here
-  (``bench.scale_firestore``): by default at 10^4 passages only, since every batch
-  rewrites the postings of every term it touches.
 
 it measures ingestion (rows per second over the whole build and for each tenth
 of it: flat means no rewrite of what was written before; a build still running
 after ``--build-budget-s`` stops there and its row says how far it got: nothing
 is extrapolated, and its questions are asked of the rows it wrote), what it
-wrote (bytes passed to ``write()`` for the local backends; operations and
-Commit bytes for Firestore), the index's size, and
-then, in a fresh process per backend: the time to open the index and answer a
-first question (cold), every dev question's search (top 5) timed one after
-another (warm p50 / p99), recall@5 of the gold paragraph, the process's peak
-resident memory, and whether its top 5 are FTS5's.
+wrote (bytes passed to ``write()``), the index's size, and then, in a fresh
+process per backend: the time to open the index and answer a first question
+(cold), every dev question's search (top 5) timed one after another (warm p50 /
+p99), recall@5 of the gold paragraph, the process's peak resident memory, and
+whether its top 5 are FTS5's.
 
 At ``--f1-sizes`` (default 10^4 and 10^5) the dev questions are also answered
 end to end through the function's own question-alone path (``bench.scale_reading``),
 and at ``--hybrid-sizes`` dense vectors and their fusion with BM25 are measured
 (``bench.scale_hybrid``; with F1 where both apply). Writes ``scale.json`` and
 ``scale.md`` into ``--out`` (default ``records/bench/scale``).
+
+Firestore's term index was a third backend until its question was answered (its
+figures: ``records/bench/scale``; records/README.md names the commit that
+retired its code).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -52,14 +49,13 @@ from bench.stats import latency_summary
 from harness.paths import REPO, SQUAD, default_artifact
 
 BATCH = 256
-BACKENDS = ("lance", "sqlite", "firestore")
-BACKEND_SIZES = {"firestore": [10_000]}  # sizes of a backend named here; the others run at every --sizes
+BACKENDS = ("lance", "sqlite")
 F1_RETRIEVALS = ("sqlite", "lance", "hybrid")
 
 
 def backend_sizes(values: list[str]) -> dict[str, list[int]]:
     """``BACKEND=N[,N...]`` arguments as a mapping (the defaults for backends not named)."""
-    out = dict(BACKEND_SIZES)
+    out = {}
     for value in values:
         name, _, sizes = value.partition("=")
         if name not in BACKENDS or not sizes:
@@ -75,7 +71,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     p.add_argument("--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS))
     p.add_argument("--backend-sizes", nargs="*", default=[], metavar="BACKEND=N[,N...]",
-                   help="the sizes at which a backend runs (default: firestore=10000; others: every --sizes)")
+                   help="the sizes at which a backend runs (default: every --sizes)")
     p.add_argument("--build-budget-s", type=float, default=3600.0,
                    help="a build still writing after this many seconds stops; its row says how far it got")
     p.add_argument("--data", type=Path, default=SQUAD)
@@ -162,11 +158,6 @@ def _writer(backend: str, path: Path):
 
         index = LanceIndex(str(path))
         return lambda batch: index.upsert(index_rows(batch)), index.optimize, index.close
-    if backend == "firestore":
-        from bench import scale_firestore
-
-        store = scale_firestore.open_store()
-        return lambda batch: store.upsert_many(stand_in(batch)), lambda: None, store.close
     from function.store.sqlite import SqliteStore
 
     store = SqliteStore(path, 60.0)
@@ -198,34 +189,11 @@ def build(backend: str, path: Path, passages, size: int, budget_s: float = float
     wrote_after = written_bytes()
     close()
     out = {"rows": done, "complete": done == size, "write_s": round(spent, 1), "finish_s": round(finished, 1),
-           "rows_per_s": round(done / (spent + finished), 1), "rows_per_s_by_tenth": tenths}
-    if backend != "firestore":
-        out["bytes"] = folder_bytes(path)
-        if wrote_before is not None and wrote_after is not None:
-            out["bytes_written"] = wrote_after - wrote_before
+           "rows_per_s": round(done / (spent + finished), 1), "rows_per_s_by_tenth": tenths,
+           "bytes": folder_bytes(path)}
+    if wrote_before is not None and wrote_after is not None:
+        out["bytes_written"] = wrote_after - wrote_before
     return out
-
-
-def build_firestore(path: Path, passages, size: int, budget_s: float) -> dict:
-    """``build`` on the emulator, with the operations and Commit bytes it took and the term index's size."""
-    from bench import scale_firestore
-    from function.store import ops
-
-    scale_firestore.clear()
-    before = ops.totals()
-    with scale_firestore.CommitBytes() as commits:
-        built = build("firestore", path, passages, size, budget_s)
-    after = ops.totals()
-    rows = max(1, built["rows"])
-    counted = {k: getattr(after, k) - getattr(before, k) for k in ("reads", "writes", "deletes")}
-    built["firestore"] = {**counted, **{f"{k}_per_passage": round(v / rows, 2) for k, v in counted.items()},
-                          "commits": commits.commits, "commit_bytes": commits.bytes}
-    built["bytes_written"] = commits.bytes
-    store = scale_firestore.open_store()
-    built["index"] = scale_firestore.index_size(store)
-    built["bytes"] = built["index"]["bytes"]
-    store.close()
-    return built
 
 
 # -- querying, in a fresh process ---------------------------------------------------
@@ -238,10 +206,6 @@ def _searcher(backend: str, path: Path):
         from function.retrieval.lance_index import LanceIndex
 
         return LanceIndex(str(path), timeout_s=60.0, refresh_s=1e9)
-    if backend == "firestore":
-        from bench import scale_firestore
-
-        return scale_firestore.open_store()
     from function.store.sqlite import SqliteStore
 
     return SqliteStore(path, 60.0)
@@ -250,7 +214,6 @@ def _searcher(backend: str, path: Path):
 def query(backend: str, path: Path, data: Path, k: int) -> dict:
     """Open the index, time a first question, then every dev question; recall@k; peak memory; the rankings."""
     from function.retrieval.terms import query_terms
-    from function.store import ops
 
     questions = dev_questions(data / "dev.json")
     t0 = time.perf_counter()
@@ -259,7 +222,6 @@ def query(backend: str, path: Path, data: Path, k: int) -> dict:
     searcher.search(query_terms(questions[0]["question"]), k)
     first = time.perf_counter()
     times, found, ranked = [], 0, []
-    reads_before = ops.totals().reads
     lance_io = searcher._current().io_stats_incremental if backend == "lance" else None
     if lance_io:
         lance_io()  # Lance's own count of its read requests (on Cloud Storage, one GET each), from here on
@@ -273,8 +235,6 @@ def query(backend: str, path: Path, data: Path, k: int) -> dict:
     out = {"open_ms": round((opened - t0) * 1000, 1), "first_question_ms": round((first - opened) * 1000, 1),
            "warm_ms": latency_summary(times), "recall_at_k": round(found / len(questions), 4),
            "questions": len(questions), "peak_rss_mb": round(peak_mb, 1), "ranked": ranked}
-    if backend == "firestore":
-        out["reads_per_question"] = round((ops.totals().reads - reads_before) / len(questions), 2)
     if lance_io:
         io = lance_io()
         out["reads_per_question"] = round(io.read_iops / len(questions), 2)
@@ -306,7 +266,7 @@ def agreement(rows: list[dict]) -> None:
 
 
 def index_path(work: Path, backend: str, size: int) -> Path:
-    name = {"lance": "index.lance", "sqlite": "passages.sqlite", "firestore": "emulator"}[backend]
+    name = {"lance": "index.lance", "sqlite": "passages.sqlite"}[backend]
     return work / f"{backend}-{size}" / name
 
 
@@ -368,14 +328,10 @@ def run_size(run: Run, size: int, brown) -> None:
         path.parent.mkdir(parents=True)
         passages, info = corpus(size, args.data, brown)
         log(f"{size:,} passages, {backend}: building ({info})")
-        if backend == "firestore":
-            built = build_firestore(path, passages, size, args.build_budget_s)
-        else:
-            built = build(backend, path, passages, size, args.build_budget_s)
+        built = build(backend, path, passages, size, args.build_budget_s)
         log(f"{size:,} passages, {backend}: {built['rows_per_s']:,.0f} rows/s, {built['bytes'] / 1e6:.1f} MB")
         # a build stopped by its budget is asked too: the planted paragraphs come first, so it is a smaller
-        # haystack of built["rows"] passages (its row says so), and Firestore's reads per question there are the
-        # only ones a term index that slow to build gives
+        # haystack of built["rows"] passages (its row says so)
         asked = query_in_fresh_process(backend, path, args.data, args.top_k) if built["rows"] else None
         if asked:
             log(f"{size:,} passages, {backend}: recall@{args.top_k} {asked['recall_at_k']}, "
@@ -449,21 +405,9 @@ def main(argv=None) -> int:
 
         ensure_encoder(args.encoder)
     brown = None if args.no_brown else fetch_brown(REPO / "build" / "corpora")
-    firestore_sizes = args.backend_sizes.get("firestore", args.sizes)
-    needs_emulator = "firestore" in args.backends and any(s in args.sizes for s in firestore_sizes)
     command = "python -m bench scale " + " ".join(argv if argv is not None else sys.argv[1:])
     run = Run(args, command, describe())
-    # a run stopped with SIGTERM still stops the emulator it started (the ExitStack's exit)
-    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    try:
-        with contextlib.ExitStack() as stack:
-            if needs_emulator:
-                from bench.scale_firestore import emulator
-
-                stack.enter_context(emulator(args.work / "logs"))
-            for size in sorted(args.sizes):
-                run_size(run, size, brown)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    for size in sorted(args.sizes):
+        run_size(run, size, brown)
     print(markdown(run.save()))
     return 0

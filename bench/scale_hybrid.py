@@ -12,8 +12,7 @@ At each size of ``--hybrid-sizes``:
    without the embedding, and its size on disk;
 3. **ask**, in a fresh process, every dev question: BM25's top ``DEPTH``, the
    dense top ``DEPTH`` through the approximate index and read exactly (every
-   vector: what the index loses), their reciprocal-rank fusion (what the
-   function did before) and the mixed score the function reads by
+   vector: what the index loses) and the mixed score the function reads by
    (``HybridSearcher``); recall@5 and @20 of each, the question's embedding
    time, each search's time, the fusion's (its search for the BM25 scores of
    what only the vectors found), peak memory.
@@ -102,7 +101,7 @@ def ask(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, thread
     from bench.scale_corpus import dev_questions
     from bench.stats import latency_summary
     from function.retrieval.encoder import SentenceEncoder
-    from function.retrieval.hybrid import HybridSearcher, Rankings, reciprocal_rank_fusion
+    from function.retrieval.hybrid import HybridSearcher, Rankings
     from function.retrieval.lance_index import LanceIndex
     from function.retrieval.terms import query_terms
 
@@ -114,7 +113,7 @@ def ask(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, thread
     first_terms = query_terms(questions[0]["question"])
     searcher.search(questions[0]["question"], first_terms, 5)
     cold_ms = (time.perf_counter() - t0) * 1000
-    found = {name: dict.fromkeys(KS, 0) for name in ("bm25", "dense", "dense_exact", "rrf", "mixed")}
+    found = {name: dict.fromkeys(KS, 0) for name in ("bm25", "dense", "dense_exact", "mixed")}
     times: dict[str, list[float]] = {"embed": [], "bm25": [], "dense": [], "dense_exact": [], "fuse": []}
     for q in questions:
         terms = query_terms(q["question"])
@@ -133,9 +132,8 @@ def ask(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, thread
         t = time.perf_counter()
         mixed = [h.passage_id for h in searcher.fuse(terms, Rankings(bm25, dense), depth)]
         times["fuse"].append((time.perf_counter() - t) * 1000)
-        rrf = [pid for pid, _ in reciprocal_rank_fusion([[h.passage_id for h in bm25], [h.passage_id for h in dense]])]
         for name, ids in (("bm25", [h.passage_id for h in bm25]), ("dense", [h.passage_id for h in dense]),
-                          ("dense_exact", [h.passage_id for h in exact]), ("rrf", rrf), ("mixed", mixed)):
+                          ("dense_exact", [h.passage_id for h in exact]), ("mixed", mixed)):
             for k in KS:
                 found[name][k] += q["gold"] in ids[:k]
     n = len(questions)

@@ -33,17 +33,14 @@ def retrieval_table(result: dict) -> list[str]:
 
 
 def writes_table(result: dict) -> list[str]:
-    lines = ["| passages | backend | bytes written (MB) | per passage (bytes) | Firestore reads / writes / deletes "
-             "per passage | Commits | reads per question |", "|---|---|---|---|---|---|---|"]
+    lines = ["| passages | backend | bytes written (MB) | per passage (bytes) | reads per question |",
+             "|---|---|---|---|---|"]
     for row in result["rows"]:
         b, q = row["build"], row["query"] or {}
         written = b.get("bytes_written")
         per = "-" if written is None else f"{written / max(1, b['rows']):,.0f}"
-        fs = b.get("firestore")
-        ops = "-" if not fs else (f"{fs['reads_per_passage']} / {fs['writes_per_passage']} / "
-                                  f"{fs['deletes_per_passage']}")
-        lines.append(f"| {row['size']:,} | {row['backend']} | {_mb(written)} | {per} | {ops} | "
-                     f"{fs['commits'] if fs else '-'} | {q.get('reads_per_question', '-')} |")
+        lines.append(f"| {row['size']:,} | {row['backend']} | {_mb(written)} | {per} | "
+                     f"{q.get('reads_per_question', '-')} |")
     return lines
 
 
@@ -60,15 +57,13 @@ def f1_table(result: dict) -> list[str]:
 
 
 def hybrid_tables(result: dict) -> list[str]:
-    lines = ["| passages | BM25 @5 / @20 | dense @5 / @20 | dense, exact @5 / @20 | RRF @5 / @20 | mixed @5 / @20 | "
+    lines = ["| passages | BM25 @5 / @20 | dense @5 / @20 | dense, exact @5 / @20 | mixed @5 / @20 | "
              "embedding p50 / p99 (ms) | BM25 top 20 p50 | dense p50 (exact) | fusion p50 | peak RSS (MB) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for h in result["hybrid"]:
         r, ms = h["ask"]["recall"], h["ask"]["ms"]
         pair = {name: f"{r[name]['@5']:.3f} / {r[name]['@20']:.3f}" for name in r}
-        mixed = pair.get("mixed", "-")  # records made before the mixed score have RRF alone
-        lines.append(f"| {h['size']:,} | {pair['bm25']} | {pair['dense']} | {pair['dense_exact']} | {pair['rrf']} | "
-                     f"{mixed} | "
+        lines.append(f"| {h['size']:,} | {pair['bm25']} | {pair['dense']} | {pair['dense_exact']} | {pair['mixed']} | "
                      f"{_ms(ms['embed'], 'p50')} / {_ms(ms['embed'], 'p99')} | {_ms(ms['bm25'], 'p50')} | "
                      f"{_ms(ms['dense'], 'p50')} ({_ms(ms['dense_exact'], 'p50')}) | {_ms(ms['fuse'], 'p50')} | "
                      f"{h['ask']['peak_rss_mb']} |")
@@ -89,9 +84,8 @@ def markdown(result: dict) -> str:
              f"{result['questions']} dev questions over the 285 planted dev paragraphs.", "",
              *([result["note"], ""] if result.get("note") else []),
              "## Retrieval", "", *retrieval_table(result), "", "## What ingestion wrote", "",
-             "Local backends: bytes passed to write()/pwrite() while building (`/proc/self/io` wchar); Firestore: "
-             "the bytes of the Commit requests' writes, and operations as billed. Index MB for Firestore: the "
-             "term documents' storage size by Firestore's formula.", "", *writes_table(result)]
+             "Bytes passed to write()/pwrite() while building (`/proc/self/io` wchar); reads per question: "
+             "Lance's own count of its read requests (on Cloud Storage, a GET each).", "", *writes_table(result)]
     if result.get("f1"):
         art = result.get("artifact", {})
         lines += ["", "## Answers, question alone (end to end)", "",
@@ -104,7 +98,6 @@ def markdown(result: dict) -> str:
                   f"Encoder `{enc.get('folder')}`: {_mb(enc.get('model_bytes'))} MB int8 ONNX + "
                   f"{_mb(enc.get('tokenizer_bytes'))} MB tokenizer, texts cut at {enc.get('max_tokens')} tokens; "
                   f"parity with PyTorch fp32: {enc.get('parity')}. Each ranking's top "
-                  f"{result['hybrid'][0]['ask']['depth']} fused: by reciprocal rank (RRF, k = 60) and by the "
-                  "function's mixed score (`function.retrieval.hybrid`; records made before it have RRF alone, "
-                  "which the function then used).", "", *hybrid_tables(result)]
+                  f"{result['hybrid'][0]['ask']['depth']} fused by the function's mixed score "
+                  "(`function.retrieval.hybrid`).", "", *hybrid_tables(result)]
     return "\n".join(lines) + "\n"

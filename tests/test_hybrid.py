@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from function.retrieval.bm25 import Hit
-from function.retrieval.hybrid import HybridSearcher, Rankings, mixed_scores, reciprocal_rank_fusion
+from function.retrieval.hybrid import HybridSearcher, Rankings, mixed_scores
 from function.retrieval.lance_index import IndexRow, LanceIndex
 
 
@@ -65,21 +65,12 @@ def test_the_mixed_score_puts_bm25_over_its_best_beside_the_cosine_scaled_per_qu
 
 
 def test_a_passage_far_ahead_on_one_side_keeps_its_place_where_reciprocal_ranks_would_drop_it():
-    """BM25 scores x far above the rest, the vectors put it last: reciprocal ranks see only two ranks and put y,
-    middling in both, first; the mix keeps how far ahead x is."""
+    """BM25 scores x far above the rest, the vectors put it last: reciprocal ranks (1 / (60 + rank), summed) see
+    only two ranks and put y, middling in both, first; the mix keeps how far ahead x is."""
     bm25 = [Hit("x", 10.0), Hit("y", 3.0), Hit("w", 2.95), Hit("z", 2.9)]
     dense = [Hit("z", 0.80), Hit("y", 0.79), Hit("w", 0.78), Hit("x", 0.50)]
-    rrf = reciprocal_rank_fusion([[h.passage_id for h in bm25], [h.passage_id for h in dense]])
-    assert [pid for pid, _ in rrf] == ["y", "x", "z", "w"]
     fused = HybridSearcher(None, FakeEncoder(), depth=4).fuse(["t"], Rankings(bm25, dense), 4)  # no search needed
     assert [h.passage_id for h in fused] == ["x", "z", "y", "w"] and [h.score for h in fused] == [10.0, 2.9, 3.0, 2.95]
-
-
-def test_reciprocal_rank_fusion_adds_one_over_k_plus_rank():
-    fused = reciprocal_rank_fusion([["a", "b", "c"], ["c", "d", "a"]], k_rrf=60)
-    assert [pid for pid, _ in fused] == ["a", "c", "b", "d"]
-    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 63) and fused[2][1] == pytest.approx(1 / 62)
-    assert [pid for pid, _ in reciprocal_rank_fusion([["y"], ["x"]])] == ["x", "y"]  # a tie: by id
 
 
 # -- the encoder ---------------------------------------------------------------------------
@@ -268,7 +259,7 @@ def test_bench_scale_measures_hybrid_recall_and_end_to_end_f1(squad, encoder_fol
     [hybrid] = result["hybrid"]
     assert hybrid["embed"]["embedded"] == 40 and hybrid["build"]["rows"] == 40
     recall = hybrid["ask"]["recall"]
-    assert set(recall) == {"bm25", "dense", "dense_exact", "rrf", "mixed"}
+    assert set(recall) == {"bm25", "dense", "dense_exact", "mixed"}
     assert all(0 <= r["@5"] <= r["@20"] <= 1 for r in recall.values()) and hybrid["ask"]["ms"]["embed"]["n"] > 0
     assert [r["retrieval"] for r in result["f1"]] == ["sqlite", "lance", "hybrid"]
     questions = result["rows"][0]["query"]["questions"]

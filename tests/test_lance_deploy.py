@@ -1,18 +1,17 @@
-"""The Lance retrieval index, deployable and priced (issue 30): the pipeline's `_INDEX`, the accounts and
-grants of infra/setup.sh, QA_INDEX_URI in infra/deploy.sh and infra/ingest_job.sh, and the cost of its
-Cloud Storage operations (``python -m bench cost lance``, ``bench.cost_model``).
+"""The Lance retrieval index, deployable (issue 30): the pipeline's `_INDEX`, the accounts and grants of
+infra/setup.sh, QA_INDEX_URI in infra/deploy.sh and infra/ingest_job.sh, and Lance on a ``gs://`` bucket.
 
 Nothing reaches Google: the scripts run with --dry-run or against stand-in tools, the pipeline as in
-tests/test_cloudbuild.py, and Lance against ``bench.gcs_counter.CountingBucket`` (Cloud Storage's XML API on a
-local folder).
+tests/test_cloudbuild.py, and Lance against ``tests.support.gcs_counter.CountingBucket`` (Cloud Storage's XML
+API on a local folder, counting each request by billing class).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from bench import cost_lance, cost_lance_counts, cost_model, gcs_counter, prices
 from harness.paths import REPO
+from tests.support import gcs_counter
 from tests.test_cloudbuild import BUILD_ID, CONFIG, PROJECT, Pipeline
 from tests.test_infra import DryRun, _env_vars, _find, _flag, _grants, _one
 
@@ -206,19 +205,7 @@ def test_release_passes_the_index_to_the_pipeline(dry):
     assert done.returncode == 1 and "infra/deploy.sh" in done.stderr and commands == []
 
 
-# ---- the cost of the index's Cloud Storage operations ------------------------------------------------
-
-def test_object_operations_are_priced_by_class():
-    ops = cost_model.ObjectOps(class_a=2, class_b=10, free=3)
-    d = cost_model.storage_ops_per_million(ops)
-    assert d["class_a"] == pytest.approx(2 * prices.GCS_CLASS_A_PER_1000 * 1000)  # $10 at 2026-11 prices
-    assert d["class_b"] == pytest.approx(10 * prices.GCS_CLASS_B_PER_1000 * 1000)  # $4
-    assert d["total"] == pytest.approx(d["class_a"] + d["class_b"])
-    assert cost_model.storage_per_month(2**30) == pytest.approx(prices.GCS_STANDARD_GB_MONTH)
-    assert cost_model.firestore_per_million(reads=5) == pytest.approx(5 * prices.READ_PER_100K * 10)
-    shared = ops.plus(cost_model.ObjectOps(1, 30), 0.5)
-    assert (shared.class_a, shared.class_b) == pytest.approx((2.5, 25))
-
+# ---- Lance on Cloud Storage's XML API (a local stand-in) ------------------------------------------
 
 def test_billing_classes_cover_every_request_the_bucket_counts():
     assert set(gcs_counter.GCS_CLASS.values()) == {"A", "B", "free"}
@@ -265,43 +252,3 @@ def test_lance_writes_and_reads_through_the_counting_bucket(counted_index):
     assert warm["class_a"] == 0, "a table kept open does not list again"
     assert "p000" not in [h.passage_id for h in reader.search(["w0", "x0"], 20)]
     reader.close()
-
-
-def test_the_lance_cost_run_counts_ingestion_and_questions(counted_index):
-    from bench.scale_corpus import Passage
-
-    bucket, _ = counted_index
-    passages = [Passage(f"doc{i // 3}-{i % 3}", f"Title {i % 7}", f"alpha beta w{i % 23} x{i % 11} gamma")
-                for i in range(600)]
-    uri = "gs://qa-bucket/index/bert-qa"
-    ingested = cost_lance_counts.lance_ingest(bucket, uri, passages, batch=256)
-    assert ingested["passages"] == 600
-    per = ingested["per_passage"]
-    # 3 upserts (a new table version each: data, transaction and manifest) and the run's optimize
-    assert 0 < per["class_a"] < 1 and per["kinds"]["put"] * 600 >= 3 * 3
-    assert ingested["stored_bytes"] > 0 and ingested["stored_bytes"] <= ingested["stored_bytes_after_run"]
-    questions = [["w1", "x1"], ["w2", "beta"], ["w5"], ["alpha", "x9"]]
-    asked = cost_lance_counts.lance_questions(bucket, uri, questions, cold=2)
-    assert asked["cold"]["class_a"] >= 1
-    assert asked["warm"]["class_a"] == 0 and asked["warm"]["class_b"] < asked["cold"]["class_b"]
-    # LanceIndex's refresh lists the table's versions, once, and keeps the open table when nothing is new;
-    # a new version is checked out from it (its manifest read), keeping what the open table has read
-    refresh, newer = asked["refresh"], asked["refresh_new_version"]
-    assert refresh["kinds"]["list"] == 1 and refresh["where"]["list _versions"] == 1
-    assert "get _versions" not in refresh["where"]  # no manifest read: the table kept
-    assert newer["kinds"]["list"] == 1 and newer["where"]["get _versions"] == 1
-    assert newer["class_b"] < asked["cold"]["class_b"]
-    # beyond what the warm table reads for the same questions: the listing; and the new manifest (HEAD, GET)
-    assert refresh["class_b"] == asked["warm_as_refresh"]["class_b"]
-    assert newer["class_b"] == asked["warm_as_refresh_new_version"]["class_b"] + 2
-    assert ingested["terms_index_deltas"] >= 1
-    io = asked["lance_io_stats_warm"]
-    assert io["read_iops"] == io["counted_gets"], "Lance's own I/O statistics agree with the requests counted"
-    bill = cost_lance.lance_bill({"questions": asked, "ingest": ingested}, None, busy_questions_per_s=10, refresh_s=10)
-    q = bill["questions"]
-    assert q["warm"]["total"] <= q["busy"]["total"] <= q["scattered"]["total"]
-    assert bill["passages"]["total"] > 0 and bill["storage_per_million_passages_month"] > 0
-    text = cost_lance.lance_markdown({"date": "today", "command": "x", "lance_version": "v", "sizes": [
-        {"size": 600, "ingest": ingested, "questions": asked, "bill": bill}], "firestore": None,
-        "machine": {"load_average_at_start": [0, 0, 0], "quiet": True}})
-    assert "$ per million" in text and "| 600 |" in text

@@ -1,4 +1,4 @@
-"""A Cloud Storage stand-in that counts what Lance asks of it, by billing class (``python -m bench cost lance``).
+"""A Cloud Storage stand-in that counts what Lance asks of it, by billing class: the tests' ``gs://`` bucket.
 
 Lance reaches ``gs://`` through Rust's ``object_store``, which speaks Cloud Storage's XML API.
 ``CountingBucket`` answers that API on a loopback port from a local folder (ranged reads, HEAD, listings
