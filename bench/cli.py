@@ -23,6 +23,8 @@ COMMANDS = {
                              "ingestion rows/s, index size, cold and warm search, recall@5, memory"),
     "documents": ("bench.documents", "SQuAD articles as whole .txt/.md/.html/.pdf documents, split by the ingestion "
                                      "code: recall@5, EM/F1 next to the paragraph corpus, split speed"),
+    "docs": ("bench.docs", "hand-written questions about real documentation sets (Sphinx, Markdown, ...) fetched by "
+                           "pinned package: EM/F1 asked alone, F1 with the right passage, recall@5, \"no answer\""),
     "memory": ("bench.memory_steps", "resident memory after each step of a cold start, in one process"),
     "image": ("bench.image", "the serving image laid out without Docker: size, startup, profile"),
     "stand-in": ("bench.standin", "an int8 artifact of the shipped shape from a public encoder (junk answers)"),

@@ -1,0 +1,496 @@
+"""``python -m bench docs``: questions developers ask about real documentation, asked through the function.
+
+Each documentation set (``bench/docs_sets/<set>.json``; format in ``bench/docs_sets/README.md``) names pinned
+packages written by others (Sphinx HTML from Debian, Markdown from npm, ...), fetched on first use into
+``build/docs-bench/`` (``bench/docs_fetch.py``), and questions written by hand, each with the file that answers
+it and the answer's surface forms. Before any model runs, every gold answer is checked verbatim against the
+extracted text of its file (``function.ingest.extract``, as ingestion extracts it): a form that is not there
+stops the run naming the question (``--check`` runs only the checks).
+
+Each set is ingested into its own SQLite store by the ingestion code (extraction + splitting:
+``bench.documents.ingest_documents``), and each question goes through the function's own ``QAService`` in this
+process (``bench.in_process``), as ``POST /`` would serve it:
+
+  asked alone        no passage ids (the function's default ``top_k_passages`` and abstention): EM / F1 against
+                     the answers (best over the forms, SQuAD normalisation), "no answer" rate; the same
+                     question never abstaining beside it; the server time (``timings_ms.total``)
+  recall@5           a passage among the 5 retrieved comes from the question's file and holds the answer: a gold
+                     form and, where the question gives one, its ``evidence`` (white space collapsed, NFC)
+  right passage      F1 of the question asked by passage id with the first passage of its file that holds the
+                     answer (never abstaining); a question whose answer no passage holds whole scores 0
+  off-topic          questions the set does not answer, asked alone against its store: "no answer" rate
+
+Figures per set, per question kind, pooled over sets, each per part (``dev``: may be tuned on; ``test``:
+reported only). Also counts the answers that carry a permalink mark (¶ § 🔗). Writes ``docs.json`` (every
+question's replies) and ``docs.md`` into ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench.documents import contains_answer, ingest_documents, norm
+from bench.in_process import open_service
+from harness.paths import REPO, default_artifact
+
+SETS = REPO / "bench" / "docs_sets"
+TOP_K = 5
+PARTS = ("dev", "test")
+KINDS = ("which", "default", "return", "raise", "definition", "how", "option", "type", "other")
+PERMALINK_MARKS = ("¶", "§", "🔗")
+_SET_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+class SetError(ValueError):
+    """A question set is malformed, or a gold answer is not in its file's text (the message names it)."""
+
+
+def log(message: str) -> None:
+    print(f"{datetime.now(UTC):%H:%M:%S} [docs] {message}", file=sys.stderr, flush=True)
+
+
+# -- the sets --------------------------------------------------------------
+
+
+def _need(cond: bool, where: str, what: str) -> None:
+    if not cond:
+        raise SetError(f"{where}: {what}")
+
+
+def _is_strings(x) -> bool:
+    return isinstance(x, list) and all(isinstance(s, str) and s for s in x)
+
+
+def validate(docset: dict, where: str) -> dict:
+    """The set's structure (fields, types, unique ids, parts split by file); raises ``SetError`` naming the place."""
+    _need(isinstance(docset, dict), where, "not a JSON object")
+    for key in ("set", "generator", "source", "questions", "off_topic"):
+        _need(key in docset, where, f"missing field {key!r}")
+    _need(isinstance(docset["set"], str) and bool(_SET_NAME.match(docset["set"])), where,
+          f"'set' must be a lower-case name of [a-z0-9-], not {docset['set']!r}")
+    src = docset["source"]
+    _need(isinstance(src, dict) and src.get("kind") in ("debian", "npm"), where,
+          "'source.kind' must be 'debian' or 'npm'")
+    _need(isinstance(src.get("packages"), list) and bool(src["packages"]), where, "'source.packages' is empty")
+    for i, p in enumerate(src["packages"]):
+        pw = f"{where}: source.packages[{i}]"
+        _need(isinstance(p, dict), pw, "not an object")
+        for key in ("name", "version", "root"):
+            _need(isinstance(p.get(key), str) and bool(p[key]), pw, f"missing or empty {key!r}")
+        _need(_is_strings(p.get("include")) and bool(p["include"]), pw, "'include' must be a list of globs")
+        _need(_is_strings(p.get("exclude", [])), pw, "'exclude' must be a list of globs")
+    _need(isinstance(docset["questions"], list) and bool(docset["questions"]), where, "'questions' is empty")
+    _need(isinstance(docset["off_topic"], list), where, "'off_topic' must be a list")
+    ids: set[str] = set()
+    part_of_file: dict[str, str] = {}
+    for i, q in enumerate(docset["questions"]):
+        qw = f"{where}: question {q.get('id', f'#{i}') if isinstance(q, dict) else f'#{i}'}"
+        _need(isinstance(q, dict), qw, "not an object")
+        for key in ("id", "question", "file", "kind", "part"):
+            _need(isinstance(q.get(key), str) and bool(q[key].strip()), qw, f"missing or empty {key!r}")
+        _need(_is_strings(q.get("answers")) and bool(q["answers"]), qw, "'answers' must be a non-empty list of "
+                                                                        "non-empty strings")
+        _need(isinstance(q.get("evidence", ""), str), qw, "'evidence' must be a string")
+        _need(q["kind"] in KINDS, qw, f"kind {q['kind']!r} is not one of {', '.join(KINDS)}")
+        _need(q["part"] in PARTS, qw, f"part {q['part']!r} is not 'dev' or 'test'")
+        _need(q["id"] not in ids, qw, "id used twice")
+        ids.add(q["id"])
+        marked = [a for a in q["answers"] if any(m in a for m in PERMALINK_MARKS)]
+        _need(not marked, qw, f"answer {marked[:1]} holds a permalink mark")
+        other = part_of_file.setdefault(q["file"], q["part"])
+        _need(other == q["part"], qw, f"file {q['file']} has questions in both parts (dev/test split by file)")
+    for i, q in enumerate(docset["off_topic"]):
+        qw = f"{where}: off-topic question {q.get('id', f'#{i}') if isinstance(q, dict) else f'#{i}'}"
+        _need(isinstance(q, dict), qw, "not an object")
+        for key in ("id", "question", "part"):
+            _need(isinstance(q.get(key), str) and bool(q[key].strip()), qw, f"missing or empty {key!r}")
+        _need(q["part"] in PARTS, qw, f"part {q['part']!r} is not 'dev' or 'test'")
+        _need(q["id"] not in ids, qw, "id used twice")
+        ids.add(q["id"])
+    return docset
+
+
+def load_sets(folder: Path = SETS, names: list[str] | None = None) -> list[dict]:
+    """Every ``<set>.json`` of ``folder`` (or the ``names`` given), validated; ids unique across sets."""
+    paths = sorted(folder.glob("*.json"))
+    if names:
+        known = {p.stem: p for p in paths}
+        missing = [n for n in names if n not in known]
+        if missing:
+            raise SetError(f"no question set {', '.join(missing)} in {folder} (there: {', '.join(known) or 'none'})")
+        paths = [known[n] for n in names]
+    if not paths:
+        raise SetError(f"no question set (*.json) in {folder}")
+    sets, seen = [], {}
+    for path in paths:
+        try:
+            docset = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise SetError(f"{path}: cannot read it as JSON: {e}") from e
+        validate(docset, str(path))
+        _need(docset["set"] == path.stem, str(path), f"'set' is {docset['set']!r}, the file's name says {path.stem!r}")
+        for q in docset["questions"] + docset["off_topic"]:
+            _need(q["id"] not in seen, str(path), f"question id {q['id']} is also in {seen.get(q['id'])}")
+            seen[q["id"]] = path.name
+        sets.append(docset)
+    return sets
+
+
+def extracted_texts(folder: Path, files: list[str]) -> dict[str, str]:
+    """Each corpus file's text as ingestion extracts it (``function.ingest.extract``)."""
+    from function.ingest.extract import extract
+
+    texts = {}
+    for rel in files:
+        try:
+            texts[rel] = extract(rel, (folder / rel).read_bytes()).text
+        except (ValueError, OSError) as e:  # ExtractError, UnicodeDecodeError
+            raise SetError(f"{folder / rel}: cannot extract its text: {e}") from e
+    return texts
+
+
+def check_gold(docset: dict, texts: dict[str, str]) -> None:
+    """Every question's file is in the corpus and every answer form is a verbatim substring of its text.
+
+    White space is collapsed on both sides (and NFC applied, as extraction does): a line break of the page's
+    source is not part of the answer, and SQuAD's normalisation ignores it when scoring."""
+    for q in docset["questions"]:
+        where = f"set {docset['set']}: question {q['id']}"
+        _need(q["file"] in texts, where, f"file {q['file']} is not among the set's {len(texts)} files "
+                                         f"(paths start with the package name: {next(iter(texts), '')})")
+        text = norm(texts[q["file"]])
+        missing = [a for a in q["answers"] if norm(a) not in text]
+        if missing:
+            raise SetError(f"{where}: answer {missing[0]!r} is not in the extracted text of {q['file']}")
+        if q.get("evidence") and norm(q["evidence"]) not in text:
+            raise SetError(f"{where}: evidence {q['evidence']!r} is not in the extracted text of {q['file']}")
+
+
+def select(docset: dict, part: str, limit: int) -> tuple[list[dict], list[dict]]:
+    """The set's questions and off-topic questions of ``part`` (``all``: both), the first ``limit`` of each."""
+    qs = [q for q in docset["questions"] if part == "all" or q["part"] == part]
+    off = [q for q in docset["off_topic"] if part == "all" or q["part"] == part]
+    return (qs[:limit], off[:limit]) if limit else (qs, off)
+
+
+# -- asking ----------------------------------------------------------------
+
+
+def _ask(service, question: str, ids: tuple[str, ...] | None, abstain: bool | None) -> tuple[dict, float]:
+    from function.service.request import QARequest
+
+    s = service.rt.settings
+    req = QARequest(question, None, ids, 1, s.max_answer_tokens, None if ids else s.top_k_passages, abstain=abstain)
+    result = service.answer(req)
+    return result.payload, result.timings_ms.get("total", 0.0)
+
+
+def _text(payload: dict) -> str:
+    return payload["answers"][0]["text"] if payload.get("answers") else ""
+
+
+def _no_answer(payload: dict) -> bool:
+    return not payload.get("answers") or bool((payload.get("no_answer") or {}).get("abstained"))
+
+
+def score(prediction: str, answers: list[str]) -> tuple[float, float]:
+    """(EM, F1) of a prediction, best over the answer forms (SQuAD normalisation); no prediction scores 0."""
+    from build_model.evaluation.metrics import best_over_golds, exact_match, f1
+
+    if not prediction:
+        return 0.0, 0.0
+    return best_over_golds(exact_match, prediction, answers), best_over_golds(f1, prediction, answers)
+
+
+def holds(q: dict, text: str) -> bool:
+    """Whether a passage of the question's file holds its answer: a gold form, and its evidence if it has one."""
+    return contains_answer(text, q["answers"]) and (not q.get("evidence") or contains_answer(text, [q["evidence"]]))
+
+
+def right_passage(q: dict, passages: dict[str, list[tuple[str, str]]]) -> str | None:
+    """The id of the first passage of the question's file that holds the answer (``holds``)."""
+    return next((pid for pid, text in passages.get(q["file"], ()) if holds(q, text)), None)
+
+
+def ask_question(service, q: dict, passages: dict[str, list[tuple[str, str]]]) -> dict:
+    from function.errors import NotFound
+
+    store = service.rt.store()
+    try:
+        ids = [h.passage_id for h in service.retrieve(q["question"], TOP_K)]
+    except NotFound:  # no searchable word: a miss
+        ids = []
+    found = store.get_many(ids) if ids else {}
+    hit = any(p.doc_id == q["file"] and holds(q, p.text) for p in found.values())
+    served, ms = _ask(service, q["question"], None, None)
+    never, _ = _ask(service, q["question"], None, False)
+    pid = right_passage(q, passages)
+    given = _ask(service, q["question"], (pid,), False)[0] if pid else {"answers": []}
+    text, text_never, text_given = _text(served), _text(never), _text(given)
+    em, f1 = score(text, q["answers"])
+    em_never, f1_never = score(text_never, q["answers"])
+    em_given, f1_given = score(text_given, q["answers"])
+    return {"id": q["id"], "set": q["set"], "kind": q["kind"], "part": q["part"], "file": q["file"],
+            "question": q["question"], "answers": q["answers"],
+            "answer": text, "no_answer": _no_answer(served),
+            "probability": (served.get("no_answer") or {}).get("probability"), "em": em, "f1": f1,
+            "answer_never_abstaining": text_never, "em_never": em_never, "f1_never": f1_never,
+            "retrieved": ids, "recall@5": hit,
+            "right_passage": pid, "answer_right_passage": text_given, "em_given": em_given, "f1_given": f1_given,
+            "server_ms": ms}
+
+
+def ask_off_topic(service, q: dict) -> dict:
+    served, ms = _ask(service, q["question"], None, None)
+    return {"id": q["id"], "set": q["set"], "part": q["part"], "question": q["question"], "answer": _text(served),
+            "no_answer": _no_answer(served), "probability": (served.get("no_answer") or {}).get("probability"),
+            "server_ms": ms}
+
+
+def stored_passages(service, texts: dict[str, list[str]]) -> dict[str, list[tuple[str, str]]]:
+    """Each document's (passage id, text) in order, read back from the store."""
+    from function.store.ids import chunk_passage_id
+
+    store = service.rt.store()
+    out = {}
+    for doc, chunks in texts.items():
+        ids = [chunk_passage_id(doc, i) for i in range(len(chunks))]
+        got = store.get_many(ids)
+        if len(got) != len(ids):
+            raise SystemExit(f"{doc}: {len(ids) - len(got)} of its passages are not in the store under the ids "
+                             f"ingestion gives them")
+        out[doc] = [(pid, got[pid].text) for pid in ids]
+    return out
+
+
+def run_set(docset: dict, folder: Path, files: list[str], env: dict, work: Path, part: str, limit: int) -> dict:
+    questions, off = select(docset, part, limit)
+    questions = [{**q, "set": docset["set"]} for q in questions]
+    off = [{**q, "set": docset["set"]} for q in off]
+    service = open_service({**env, "QA_SQLITE_PATH": str(work / f"{docset['set']}.sqlite")})
+    figures, texts = ingest_documents(service, [(rel, folder / rel) for rel in files], folder)
+    passages = stored_passages(service, texts)
+    log(f"{docset['set']}: {figures['documents']} documents, {figures['passages']} passages; asking "
+        f"{len(questions)} questions and {len(off)} off-topic ones")
+    for q in questions[:3]:  # connection and caches warm, as on a warm instance
+        _ask(service, q["question"], None, None)
+    rows = [ask_question(service, q, passages) for q in questions]
+    off_rows = [ask_off_topic(service, q) for q in off]
+    service.rt.store().close()
+    return {"set": docset["set"], "generator": docset["generator"], "description": docset.get("description"),
+            "packages": [{"kind": docset["source"]["kind"], "name": p["name"], "version": p["version"]}
+                         for p in docset["source"]["packages"]],
+            "ingestion": {k: figures[k] for k in ("documents", "passages", "max_passage_tokens", "overlap_tokens",
+                                                   "extract_s", "split_s", "passage_length")},
+            "rows": rows, "off_topic_rows": off_rows}
+
+
+# -- figures ---------------------------------------------------------------
+
+
+def _pct(values: list[float]) -> float | None:
+    return round(100.0 * sum(values) / len(values), 2) if values else None
+
+
+def has_mark(text: str) -> bool:
+    return any(m in text for m in PERMALINK_MARKS)
+
+
+def figures(rows: list[dict], off_rows: list[dict]) -> dict:
+    """The figures of a group of questions (and the group's off-topic questions)."""
+    times = [r["server_ms"] for r in rows + off_rows]
+    given = [r["answer"] for r in rows + off_rows if r["answer"]]
+    given += [r[k] for r in rows for k in ("answer_never_abstaining", "answer_right_passage") if r[k]]
+    return {
+        "questions": len(rows),
+        "exact_match": _pct([r["em"] for r in rows]), "f1": _pct([r["f1"] for r in rows]),
+        "exact_match_never_abstaining": _pct([r["em_never"] for r in rows]),
+        "f1_never_abstaining": _pct([r["f1_never"] for r in rows]),
+        "f1_right_passage": _pct([r["f1_given"] for r in rows]),
+        "exact_match_right_passage": _pct([r["em_given"] for r in rows]),
+        "recall@5": round(sum(r["recall@5"] for r in rows) / len(rows), 4) if rows else None,
+        "no_answer_answerable": _pct([r["no_answer"] for r in rows]),
+        "no_passage_holds_answer": sum(r["right_passage"] is None for r in rows),
+        "off_topic": len(off_rows), "no_answer_off_topic": _pct([r["no_answer"] for r in off_rows]),
+        "server_ms_p50": round(statistics.median(times), 1) if times else None,
+        "answers_given": len(given), "answers_with_permalink_mark": sum(map(has_mark, given)),
+    }
+
+
+def tables(results: list[dict], parts: list[str]) -> dict:
+    """Figures per set, per kind and pooled, each per part and over the parts asked."""
+    rows = [r for s in results for r in s["rows"]]
+    off = [r for s in results for r in s["off_topic_rows"]]
+    out: dict = {"by_set": {}, "by_kind": {}, "pooled": {}}
+    for part in [*parts, "all"] if len(parts) > 1 else parts:
+        def pick(rs, part=part):
+            return [r for r in rs if part == "all" or r["part"] == part]
+
+        for s in results:
+            out["by_set"].setdefault(s["set"], {})[part] = figures(pick(s["rows"]), pick(s["off_topic_rows"]))
+        kinds = [k for k in KINDS if any(r["kind"] == k for r in rows)]
+        for kind in kinds:
+            of_kind = [r for r in pick(rows) if r["kind"] == kind]
+            if of_kind:
+                out["by_kind"].setdefault(kind, {})[part] = figures(of_kind, [])
+        out["pooled"][part] = figures(pick(rows), pick(off))
+    return out
+
+
+# -- report ----------------------------------------------------------------
+
+
+def _n(x, fmt: str = "{:.1f}") -> str:
+    return "-" if x is None else fmt.format(x)
+
+
+_HEAD = ("| {label} | part | questions | EM | F1 | F1 never abstaining | F1 right passage | recall@5 "
+         "| \"no answer\" (answerable) | off-topic | \"no answer\" (off-topic) | server p50 ms |")
+
+
+def _line(label: str, part: str, f: dict) -> str:
+    return (f"| {label} | {part} | {f['questions']} | {_n(f['exact_match'])} | {_n(f['f1'])} "
+            f"| {_n(f['f1_never_abstaining'])} | {_n(f['f1_right_passage'])} | {_n(f['recall@5'], '{:.3f}')} "
+            f"| {_n(f['no_answer_answerable'], '{:.1f}%')} | {f['off_topic']} "
+            f"| {_n(f['no_answer_off_topic'], '{:.1f}%')} "
+            f"| {_n(f['server_ms_p50'])} |")
+
+
+def markdown(result: dict) -> str:
+    art, t = result["artifact"], result["tables"]
+    lines = ["# Questions about real documentation, asked through the function", "",
+             f"`{result['command']}` on {result['date']} ({result['machine']['cpus']} CPUs, load "
+             f"{result['machine']['load_1min']}). Model: `{art['name']}` (artifact hash `{art['hash'][:12]}`, "
+             f"{art['path']}). Questions asked alone with the function's defaults (top "
+             f"{result['top_k_passages']} passages, abstention {result['abstention']}); the test part is "
+             "reported only, the dev part may be tuned on.", "",
+             "| set | generator | packages | documents | passages |", "|---|---|---|---|---|"]
+    for s in result["sets"]:
+        pk = ", ".join(f"{p['name']} {p['version']} ({p['kind']})" for p in s["packages"])
+        lines.append(f"| {s['set']} | {s['generator']} | {pk} | {s['ingestion']['documents']} "
+                     f"| {s['ingestion']['passages']:,} |")
+    lines += ["", "## Per set", "", _HEAD.format(label="set"), "|---" * 12 + "|"]
+    for name, by_part in t["by_set"].items():
+        lines += [_line(name, part, f) for part, f in by_part.items()]
+    lines += [_line("**pooled**", part, f) for part, f in t["pooled"].items()]
+    lines += ["", "## Per question kind (all sets)", "", _HEAD.format(label="kind"), "|---" * 12 + "|"]
+    for kind, by_part in t["by_kind"].items():
+        lines += [_line(kind, part, f) for part, f in by_part.items()]
+    pooled = t["pooled"].get("all") or next(iter(t["pooled"].values()))
+    lines += ["", f"Answers carrying a permalink mark ({' '.join(PERMALINK_MARKS)}): "
+              f"{pooled['answers_with_permalink_mark']} of {pooled['answers_given']} answers given (asked alone, "
+              "never abstaining, right passage, off-topic). Questions whose answer no passage of their file "
+              f"holds whole (right passage scores 0): {pooled['no_passage_holds_answer']}.", "",
+              "EM / F1: SQuAD normalisation, best over the answer forms, an abstention scoring 0. F1 never "
+              "abstaining: the same question with `\"abstain\": false`. F1 right passage: asked by passage id "
+              "with the first passage of the question's file that holds the answer (a gold form, and the question's "
+              "evidence phrase where it has one), never abstaining. recall@5: a passage among the 5 retrieved is "
+              "from the question's file and holds the answer (white space collapsed, NFC). \"no answer\": the reply "
+              "abstained or nothing matched. Server time: "
+              "`timings_ms.total` of the question asked alone, off-topic ones included.", ""]
+    return "\n".join(lines)
+
+
+# -- entry -----------------------------------------------------------------
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench docs", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sets", nargs="+", default=None, help="set names (default: every bench/docs_sets/*.json)")
+    p.add_argument("--sets-dir", type=Path, default=SETS, help=argparse.SUPPRESS)
+    p.add_argument("--cache", type=Path, default=None, help="where packages are fetched (default: build/docs-bench)")
+    p.add_argument("--part", choices=("dev", "test", "all"), default="all", help="which questions to ask")
+    p.add_argument("--artifact", type=Path, default=None, help="model artifact folder (default: artifact/)")
+    p.add_argument("--limit", type=int, default=0, help="ask only the first N questions (and off-topic) per set")
+    p.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads (QA_THREADS)")
+    p.add_argument("--check", action="store_true", help="fetch and check the sets' gold answers only (no model)")
+    p.add_argument("--show", metavar="FILE", default=None,
+                   help="print FILE's extracted text (a path from the set's corpus root; with --sets NAME)")
+    p.add_argument("--out", type=Path, default=REPO / "records" / "bench" / "docs")
+    return p.parse_args(argv)
+
+
+def prepare(args, say=log) -> list[tuple[dict, Path, list[str], dict[str, str]]]:
+    """Each set fetched, its corpus laid out, its text extracted and its gold answers checked."""
+    from bench.docs_fetch import CACHE, corpus
+
+    prepared = []
+    for docset in load_sets(args.sets_dir, args.sets):
+        folder, files = corpus(docset, args.cache or CACHE, say)
+        texts = extracted_texts(folder, files)
+        if not getattr(args, "show", None):  # --show is for writing questions: a set being written may fail
+            check_gold(docset, texts)
+        say(f"{docset['set']}: {len(files)} files, {len(docset['questions'])} questions "
+            f"({Counter(q['part'] for q in docset['questions'])['dev']} dev), {len(docset['off_topic'])} off-topic; "
+            "every gold answer found in its file's text")
+        prepared.append((docset, folder, files, texts))
+    return prepared
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    from bench.docs_fetch import FetchError
+
+    try:
+        prepared = prepare(args)
+    except (SetError, FetchError) as e:
+        print(f"python -m bench docs: {e}", file=sys.stderr)
+        return 1
+    if args.show:
+        for _, _, _, texts in prepared:
+            if args.show in texts:
+                print(texts[args.show])
+                return 0
+        print(f"python -m bench docs: {args.show} is not a file of the sets {[d['set'] for d, *_ in prepared]}",
+              file=sys.stderr)
+        return 1
+    if args.check:
+        return 0
+    from bench.machine import describe
+    from function.model.artifact import load_manifest
+
+    artifact = (args.artifact or default_artifact()).resolve()
+    manifest = load_manifest(artifact)
+    env = {"QA_ARTIFACT_DIR": str(artifact), "QA_STORE": "sqlite", "QA_CACHE": "0", "QA_THREADS": str(args.threads)}
+    started = time.perf_counter()
+    results = []
+    with tempfile.TemporaryDirectory(prefix="bench-docs-") as tmp:
+        for docset, folder, files, _ in prepared:
+            results.append(run_set(docset, folder, files, env, Path(tmp), args.part, args.limit))
+            f = figures(results[-1]["rows"], results[-1]["off_topic_rows"])
+            log(f"{docset['set']}: F1 {f['f1']}, right passage {f['f1_right_passage']}, recall@5 {f['recall@5']}, "
+                f"off-topic no answer {f['no_answer_off_topic']}%")
+    from function.config import Settings
+
+    settings = Settings.from_env(env)
+    no_answer = manifest.raw.get("no_answer") if isinstance(manifest.raw.get("no_answer"), dict) else None
+    result = {
+        "command": "python -m bench docs " + shlex.join(argv if argv is not None else sys.argv[1:]),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "artifact": {"path": os.path.relpath(artifact, REPO), "name": manifest.name, "hash": manifest.artifact_hash},
+        "top_k_passages": settings.top_k_passages,
+        "abstention": f"threshold {no_answer['threshold']}" if no_answer else "none recorded in the artifact",
+        "part": args.part, "limit": args.limit or None,
+        "tables": tables(results, list(PARTS) if args.part == "all" else [args.part]),
+        "sets": results,
+        "seconds": round(time.perf_counter() - started, 1),
+        "machine": {**describe(), "cpus": os.cpu_count(), "load_1min": round(os.getloadavg()[0], 2),
+                    "threads": args.threads},
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "docs.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (args.out / "docs.md").write_text(markdown(result), encoding="utf-8")
+    print(markdown(result))
+    return 0

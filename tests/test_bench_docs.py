@@ -1,0 +1,229 @@
+"""``python -m bench docs``: question sets checked against their files' text, asked through the function, scored.
+
+A tiny hand-made set (``tests/docs_set/``: a Sphinx-like HTML page with ``<dl>`` entries, a Markdown guide, and
+pages the set leaves out) stands in for a fetched package: it is laid out in a package cache the way
+``bench/docs_fetch.py`` leaves one, so no test needs the network.
+"""
+
+import copy
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench import docs, docs_fetch
+
+pytest.importorskip("trafilatura")
+
+HERE = Path(__file__).parent / "docs_set" / "html"
+PKG = "tinyhttp-doc"
+ROOT = "usr/share/doc/tinyhttp-doc/html"
+API = f"{PKG}/api/client.html"
+GUIDE = f"{PKG}/guide.md"
+
+SET = {
+    "set": "tiny", "generator": "sphinx", "description": "a hand-made stand-in",
+    "source": {"kind": "debian", "packages": [
+        {"name": PKG, "version": "1.0-1", "root": ROOT, "include": ["*.html", "*.md"],
+         "exclude": ["genindex.html", "_static/*"]}]},
+    "questions": [
+        {"id": "tiny-001", "question": "Which function downloads a page?", "file": API,
+         "answers": ["tinyhttp.fetch", "fetch"], "kind": "which", "part": "test"},
+        {"id": "tiny-002", "question": "What is the default number of retries of fetch?", "file": API,
+         "answers": ["4"], "evidence": "retries=4", "kind": "default", "part": "test"},
+        {"id": "tiny-003", "question": "What does fetch raise when the server does not answer?", "file": API,
+         "answers": ["FetchTimeout"], "kind": "raise", "part": "test"},
+        {"id": "tiny-004", "question": "How long does a request wait for the server?", "file": GUIDE,
+         "answers": ["at most 12 seconds", "12 seconds"], "kind": "default", "part": "dev"},
+        {"id": "tiny-005", "question": "Which environment variable sets the proxy?", "file": GUIDE,
+         "answers": ["TINYHTTP_PROXY"], "kind": "option", "part": "dev"},
+    ],
+    "off_topic": [
+        {"id": "tiny-off-001", "question": "How do I bake sourdough bread?", "part": "dev"},
+        {"id": "tiny-off-002", "question": "Who painted the Mona Lisa?", "part": "test"},
+    ],
+}
+
+
+def write_set(folder: Path, docset: dict) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{docset['set']}.json").write_text(json.dumps(docset, ensure_ascii=False), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def cache(tmp_path) -> Path:
+    """A package cache holding the tiny package as if ``apt-get download`` + ``dpkg -x`` had unpacked it."""
+    folder = tmp_path / "cache"
+    unpacked = docs_fetch.package_dir("debian", PKG, "1.0-1", folder)
+    shutil.copytree(HERE, unpacked / ROOT)
+    (unpacked / ".complete").write_text("debian tinyhttp-doc 1.0-1\n")
+    return folder
+
+
+def run(args: list[str], sets: Path, cache: Path) -> int:
+    return docs.main([*args, "--sets-dir", str(sets), "--cache", str(cache)])
+
+
+def test_the_command_is_wired():
+    from bench.cli import COMMANDS
+
+    assert COMMANDS["docs"][0] == "bench.docs"
+
+
+def test_the_corpus_is_the_selected_files_under_the_package_name(cache, tmp_path):
+    folder, files = docs_fetch.corpus(SET, cache)
+    assert files == [API, GUIDE]  # genindex.html and _static/ excluded
+    assert (folder / API).read_bytes() == (HERE / "api" / "client.html").read_bytes()
+
+
+def test_gold_answers_are_checked_against_the_extracted_text(cache, tmp_path, capsys):
+    sets = write_set(tmp_path / "sets", SET)
+    assert run(["--check"], sets, cache) == 0
+    assert "every gold answer found" in capsys.readouterr().err
+
+    # Whitespace is collapsed on both sides: a line break of the source matches a space.
+    spaced = copy.deepcopy(SET)
+    spaced["questions"][3]["answers"] = ["at most\n12   seconds"]
+    assert run(["--check"], write_set(tmp_path / "spaced", spaced), cache) == 0
+
+    wrong = copy.deepcopy(SET)
+    wrong["questions"][2]["answers"] = ["FetchTimeout", "FetchTimedOut"]
+    assert run(["--check"], write_set(tmp_path / "wrong", wrong), cache) == 1
+    err = capsys.readouterr().err
+    assert "tiny-003" in err and "'FetchTimedOut'" in err and API in err and "Traceback" not in err
+
+    # The page's permalink mark is not part of its text: an answer holding one is refused outright.
+    marked = copy.deepcopy(SET)
+    marked["questions"][0]["answers"] = ["tinyhttp.fetch¶"]
+    assert run(["--check"], write_set(tmp_path / "marked", marked), cache) == 1
+    assert "tiny-001" in capsys.readouterr().err
+
+    missing_evidence = copy.deepcopy(SET)
+    missing_evidence["questions"][1]["evidence"] = "retries=5"
+    assert run(["--check"], write_set(tmp_path / "evidence", missing_evidence), cache) == 1
+    assert "tiny-002" in capsys.readouterr().err
+
+    elsewhere = copy.deepcopy(SET)
+    elsewhere["questions"][4]["file"] = "tinyhttp-doc/genindex.html"  # excluded from the corpus
+    assert run(["--check"], write_set(tmp_path / "elsewhere", elsewhere), cache) == 1
+    assert "tiny-005" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda s: s["questions"][4].update(part="test"), "both parts"),
+    (lambda s: s["questions"][1].update(id="tiny-001"), "id used twice"),
+    (lambda s: s["questions"][0].update(kind="why"), "kind 'why'"),
+    (lambda s: s["questions"][0].update(answers=[]), "'answers'"),
+    (lambda s: s["off_topic"][0].update(id="tiny-002"), "id used twice"),
+    (lambda s: s.update(set="Tiny Set"), "'set'"),
+])
+def test_malformed_sets_are_refused_by_name(change, named, tmp_path):
+    bad = copy.deepcopy(SET)
+    change(bad)
+    folder = tmp_path / "sets"
+    folder.mkdir()
+    (folder / "tiny.json").write_text(json.dumps(bad))
+    with pytest.raises(docs.SetError, match=named) as e:
+        docs.load_sets(folder)
+    assert "tiny.json" in str(e.value)
+
+
+def test_unknown_set_and_unreadable_json_are_named(tmp_path):
+    folder = write_set(tmp_path / "sets", SET)
+    with pytest.raises(docs.SetError, match="no question set nope"):
+        docs.load_sets(folder, ["nope"])
+    (folder / "broken.json").write_text("{")
+    with pytest.raises(docs.SetError, match="broken.json"):
+        docs.load_sets(folder)
+
+
+def test_a_failed_fetch_names_the_package(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    tool = bin_dir / "apt-get"
+    tool.write_text("#!/bin/sh\necho 'E: Version 9.9 for nosuch-doc was not found' >&2\nexit 100\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(docs_fetch.FetchError, match=r"nosuch-doc 9\.9.*was not found"):
+        docs_fetch.fetch("debian", "nosuch-doc", "9.9", tmp_path / "cache")
+    assert not docs_fetch.package_dir("debian", "nosuch-doc", "9.9", tmp_path / "cache").exists()
+
+
+def test_scores_take_the_best_form_with_squad_normalisation():
+    assert docs.score("the tinyhttp.fetch", ["tinyhttp.fetch", "fetch"]) == (1.0, 1.0)
+    assert docs.score("fetch", ["tinyhttp.fetch", "fetch"]) == (1.0, 1.0)
+    em, f1 = docs.score("at most 12", ["at most 12 seconds"])
+    assert em == 0.0 and f1 == pytest.approx(2 * 1.0 * 0.75 / 1.75)
+    assert docs.score("", ["x"]) == (0.0, 0.0)  # "no answer" scores 0
+
+
+def test_the_right_passage_holds_a_gold_form_and_the_evidence():
+    q = {"answers": ["4"], "evidence": "retries=4", "file": "f"}
+    passages = {"f": [("f#0", "Retry 4 times."), ("f#1", "fetch(url, retries=4)"), ("f#2", "retries=4 again")]}
+    assert docs.right_passage(q, passages) == "f#1"
+    assert docs.right_passage({**q, "evidence": ""}, passages) == "f#0"
+    assert docs.right_passage({**q, "answers": ["5"]}, passages) is None
+
+
+def _row(set_, kind, part, em, f1, no_answer=False, mark=""):
+    return {"id": f"{set_}-{kind}-{part}-{em}", "set": set_, "kind": kind, "part": part, "em": em, "f1": f1,
+            "em_never": em, "f1_never": f1, "em_given": 1.0, "f1_given": 1.0, "recall@5": em > 0,
+            "no_answer": no_answer, "right_passage": "p", "server_ms": 10.0, "answer": "" if no_answer else "x" + mark,
+            "answer_never_abstaining": "x", "answer_right_passage": "y"}
+
+
+def test_figures_per_set_per_kind_and_per_part():
+    a = {"set": "a", "rows": [_row("a", "which", "dev", 1.0, 1.0), _row("a", "default", "test", 0.0, 0.5)],
+         "off_topic_rows": [{"part": "dev", "no_answer": True, "answer": "", "server_ms": 30.0},
+                            {"part": "test", "no_answer": False, "answer": "z¶", "server_ms": 20.0}]}
+    b = {"set": "b", "rows": [_row("b", "which", "test", 0.0, 0.0, no_answer=True),
+                              _row("b", "which", "test", 1.0, 1.0, mark=" §")],
+         "off_topic_rows": []}
+    t = docs.tables([a, b], ["dev", "test"])
+    assert set(t["by_set"]) == {"a", "b"} and set(t["by_set"]["a"]) == {"dev", "test", "all"}
+    assert t["by_set"]["a"]["dev"]["f1"] == 100.0 and t["by_set"]["a"]["test"]["f1"] == 50.0
+    assert t["by_set"]["b"]["test"]["no_answer_answerable"] == 50.0
+    pooled = t["pooled"]
+    assert pooled["test"]["questions"] == 3 and pooled["test"]["f1"] == pytest.approx(50.0)
+    assert pooled["all"]["questions"] == 4 and pooled["all"]["recall@5"] == 0.5
+    assert pooled["dev"]["no_answer_off_topic"] == 100.0 and pooled["test"]["no_answer_off_topic"] == 0.0
+    assert pooled["all"]["server_ms_p50"] == 10.0
+    assert pooled["all"]["answers_with_permalink_mark"] == 2  # "x §" and the off-topic "z¶"
+    assert t["by_kind"]["which"]["test"]["questions"] == 2 and "dev" not in t["by_kind"]["default"]
+    assert t["by_kind"]["default"]["all"]["f1"] == 50.0
+    only_test = docs.tables([a, b], ["test"])
+    assert set(only_test["pooled"]) == {"test"}
+
+
+def test_the_bench_asks_every_question_through_the_function(cache, tmp_path, tiny_artifact):
+    sets = write_set(tmp_path / "sets", SET)
+    out = tmp_path / "out"
+    assert run(["--artifact", str(tiny_artifact.folder), "--out", str(out)], sets, cache) == 0
+    result = json.loads((out / "docs.json").read_text())
+    md = (out / "docs.md").read_text()
+    (s,) = result["sets"]
+    assert s["set"] == "tiny" and s["ingestion"]["documents"] == 2 and s["ingestion"]["passages"] >= 2
+    assert [r["id"] for r in s["rows"]] == [q["id"] for q in SET["questions"]]
+    assert [r["id"] for r in s["off_topic_rows"]] == ["tiny-off-001", "tiny-off-002"]
+    for r in s["rows"]:
+        # Every answer is held whole by a passage of its own file, and that passage was asked by id.
+        assert r["right_passage"] is not None and r["right_passage"].startswith(r["file"].replace("/", "%2F"))
+        assert 0 <= r["em"] <= r["f1"] <= 1 and 0 <= r["f1_given"] <= 1 and r["server_ms"] > 0
+        assert len(r["retrieved"]) <= 5
+    t = result["tables"]
+    assert t["pooled"]["dev"]["questions"] == 2 and t["pooled"]["test"]["questions"] == 3
+    assert t["pooled"]["all"]["off_topic"] == 2
+    assert set(t["by_kind"]) == {"which", "default", "raise", "option"}
+    assert result["artifact"]["name"] == "tiny-random-bert"
+    assert "| tiny | dev | 2 |" in md and "| tiny | test | 3 |" in md and "| **pooled** | all | 5 |" in md
+
+    # --part and --limit narrow what is asked.
+    assert run(["--artifact", str(tiny_artifact.folder), "--out", str(out), "--part", "dev", "--limit", "1"],
+               sets, cache) == 0
+    result = json.loads((out / "docs.json").read_text())
+    assert [r["id"] for r in result["sets"][0]["rows"]] == ["tiny-004"]
+    assert [r["id"] for r in result["sets"][0]["off_topic_rows"]] == ["tiny-off-001"]
+    assert set(result["tables"]["pooled"]) == {"dev"}
