@@ -5,11 +5,21 @@ each with the heading path in force; ``_assemble`` normalises each block and joi
 so that the character spans of the sections index the returned text exactly (normalisation happens before
 any span is computed, never after).
 
+Documentation keeps its structure (``Blocks``): a code block keeps its line breaks and indentation (its span
+is recorded, so the splitter cuts it only between lines); an API entry (a definition list's term and its
+description: Sphinx's ``dl.py`` signatures, option lists, DocBook variablelists, Markdown definition lists)
+is recorded as a span whose first line is the signature, so the splitter can keep it in one passage and name
+it in a continuing passage's title; permalink marks ("¶", "§", "#", "🔗" anchors) are dropped; an
+admonition's label ("Note") leads its paragraph instead of becoming a heading. HTML pages made by Sphinx,
+docutils, DocBook XSL or AsciiDoc are read from their own markup (``docpages``: trafilatura drops a
+DocBook manual's headings and turns code inside definitions into quotes); other pages go through trafilatura.
+
 The libraries, chosen for quality first and install size second (ingestion only: none of them is in the
 serving image's requirements.txt):
 
 - Markdown: ``markdown-it-py`` (MIT, pure Python, ~1 MB): a CommonMark-compliant token stream, so headings,
-  fenced code, lists and GFM tables are read from the parse, not guessed from the syntax with expressions.
+  fenced code, lists and GFM tables are read from the parse, not guessed from the syntax with expressions;
+  its ``mdit-py-plugins`` (MIT, pure Python, same maintainers) add definition lists.
 - HTML: ``trafilatura`` (Apache-2.0 since 1.8): the best-scoring open-source main-content extractor in
   published comparisons (it falls back on readability and jusText internally); it drops navigation, scripts,
   styles, headers, footers and sidebars, and its XML output keeps headings (with their level), lists, tables
@@ -34,8 +44,9 @@ from __future__ import annotations
 import importlib
 import io
 import re
+import textwrap
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 SUFFIXES = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
@@ -68,11 +79,24 @@ class Section:
 
 
 @dataclass
+class Span:
+    """A code block (``kind == "code"``) or an API entry (``"entry"``: a signature or term and its description,
+    from an HTML or Markdown definition list) at ``text[start:end]``; an entry's ``name`` goes into the title
+    of a passage that continues it ("" for one that names nothing, such as a "Parameters" field list)."""
+
+    kind: str
+    start: int
+    end: int
+    name: str = ""
+
+
+@dataclass
 class Document:
     title: str
     text: str
     sections: list[Section]
     format: str
+    spans: list[Span] = field(default_factory=list)  # code blocks and entries, by start (outer entry first)
 
 
 # ---------------------------------------------------------------- normalisation and assembly
@@ -94,29 +118,145 @@ def normalise_block(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def _assemble(name: str, fmt: str, title: str, blocks: list[tuple[tuple[str, ...], str]]) -> Document:
-    """Join normalised blocks with blank lines; consecutive blocks under one heading path share a section."""
+def normalise_code(text: str) -> str:
+    """A code block's lines: NFC, tabs expanded, common indentation removed, relative indentation kept.
+
+    Blank lines are dropped (a blank line is a paragraph break in the assembled text), and so is the first
+    line's own indentation (a block starts on text).
+    """
+    text = unicodedata.normalize("NFC", text.replace("\r\n", "\n").replace("\r", "\n")).expandtabs(4)
+    text = _CONTROL.sub(" ", text).replace("\u00a0", " ")
+    lines = [line.rstrip() for line in text.split("\n") if line.strip()]
+    return textwrap.dedent("\n".join(lines)).lstrip()
+
+
+@dataclass(frozen=True)
+class Block:
+    """A paragraph, list, table, heading or (``code``) code block, under its heading path."""
+
+    heading: tuple[str, ...]
+    text: str
+    code: bool = False
+
+
+@dataclass(frozen=True)
+class _Open:
+    name: str  # an entry opens: the blocks up to its ``_CLOSE`` are its signature and description
+
+
+_CLOSE = object()
+
+
+class Blocks:
+    """What a format's walker produces for ``_assemble``: blocks under headings, and entries around blocks.
+
+    An entry's signature is the first line of the entry's first text block (not a block of its own), so the
+    signature and the start of its description stay together; an admonition's label ("Note") likewise leads
+    its first paragraph ("Note: ..."), and never becomes a heading.
+    """
+
+    def __init__(self):
+        self.items: list = []
+        self.headings = _Headings()
+        self._lead: list[str] = []  # lead-ins for the next text block: "signature\n", "Note: "
+
+    def heading(self, level: int, text: str) -> None:
+        self._flush()
+        text = strip_marks(" ".join(text.split()))
+        if text:
+            self.headings.push(level, text)
+            self.items.append(Block(self.headings.path, text))
+
+    def text(self, text: str, code: bool = False) -> None:
+        if not text.strip():
+            return
+        if self._lead and not code:
+            text = "".join(self._lead) + text
+            self._lead = []
+        self._flush()
+        self.items.append(Block(self.headings.path, text, code))
+
+    def lead(self, text: str, sep: str = ": ") -> None:
+        """``text`` begins the next text block (an admonition's label: "Note: ...")."""
+        text = " ".join(text.split()).rstrip(":")
+        if text:
+            self._lead.append(text + sep)
+
+    def open_entry(self, signature: str, name: str | None = None) -> None:
+        """An entry starts with ``signature`` as its first line; ``name`` (default: the signature) titles it."""
+        self._flush()
+        signature = strip_marks(" ".join(signature.split()))
+        self.items.append(_Open(" ".join((signature if name is None else name).split())[:_TITLE_CHARS]))
+        if signature:
+            self._lead.append(signature + "\n")
+
+    def close_entry(self) -> None:
+        self._flush()
+        self.items.append(_CLOSE)
+
+    def finish(self) -> list:
+        """The items, for ``_assemble``."""
+        self._flush()
+        return self.items
+
+    def _flush(self) -> None:
+        if self._lead:
+            lead, self._lead = "".join(self._lead), []
+            self.items.append(Block(self.headings.path, lead.rstrip().rstrip(":") if lead.endswith(": ") else lead))
+
+
+# Permalink and header-link marks that generators put beside headings and definitions (Sphinx's pilcrow,
+# the section sign, GitHub's "#", an emoji link), when they reach a heading's or a term's text.
+_MARKS = re.compile(r"^(?:[\u00b6\u00a7\U0001f517]\s*)+|(?:\s*[\u00b6\u00a7\U0001f517])+$|\s+#+$|\s*\{#[^}]*\}$")
+
+
+def strip_marks(text: str) -> str:
+    return _MARKS.sub("", text).strip()
+
+
+def _assemble(name: str, fmt: str, title: str, blocks) -> Document:
+    """Join normalised blocks with blank lines; consecutive blocks under one heading path share a section.
+
+    ``blocks`` is a ``Blocks``' items (or ``(heading, text)`` pairs): code blocks and entries become spans.
+    """
     parts: list[str] = []
     sections: list[Section] = []
+    spans: list[Span] = []
+    open_entries: list[list] = []  # [name, start or None]
     pos = 0
-    for heading, raw in blocks:
-        block = normalise_block(raw)
+    for item in blocks:
+        if isinstance(item, _Open):
+            open_entries.append([item.name, None])
+            continue
+        if item is _CLOSE:
+            entry_name, start = open_entries.pop()
+            if start is not None and start < pos:
+                spans.append(Span("entry", start, pos, entry_name))
+            continue
+        heading, raw, code = (item.heading, item.text, item.code) if isinstance(item, Block) else (*item, False)
+        block = normalise_code(raw) if code else normalise_block(raw)
         if not block:
             continue
         if parts:
             pos += 2  # the "\n\n" before this block
+        for entry in open_entries:
+            if entry[1] is None:
+                entry[1] = pos
         heading = tuple(h for h in (normalise_block(x).replace("\n", " ") for x in heading) if h)
         if sections and sections[-1].heading == heading:
             sections[-1].end = pos + len(block)
         else:
             sections.append(Section(heading, pos, pos + len(block)))
+        if code:
+            spans.append(Span("code", pos, pos + len(block)))
         parts.append(block)
         pos += len(block)
     text = "\n\n".join(parts)
     if not text:
         raise ExtractError(f"{name}: no text found in this {fmt} file")
-    title = normalise_block(title).replace("\n", " ") or _stem(name)
-    return Document(title=title, text=text, sections=sections, format=fmt)
+    title = strip_marks(normalise_block(title).replace("\n", " ")) or _stem(name)
+    spans.sort(key=lambda s: (s.start, -s.end))
+    return Document(title=title, text=text, sections=sections, format=fmt, spans=spans)
 
 
 def _stem(name: str) -> str:
@@ -132,7 +272,7 @@ class _Headings:
     def push(self, level: int, text: str) -> None:
         while self._stack and self._stack[-1][0] >= level:
             self._stack.pop()
-        self._stack.append((level, " ".join(text.split())))
+        self._stack.append((level, strip_marks(" ".join(text.split()))))
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -202,7 +342,8 @@ _FRONT_TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.M)
 
 
 def _markdown(name: str, source: str) -> Document:
-    """Headings become sections; code, lists ("- item") and tables ("a | b") stay text.
+    """Headings become sections; code, lists ("- item") and tables ("a | b") stay text; definition lists
+    (``Term`` then ``: definition``, as in Pandoc, PHP Markdown Extra and MkDocs) become entries.
 
     The title is the front matter's ``title:``, else the first H1, else the file stem.
     """
@@ -213,13 +354,14 @@ def _markdown(name: str, source: str) -> Document:
         title = found.group(1).strip("'\"") if found else ""
         source = source[front.end():]
     md = require("markdown_it").MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    md.use(require("mdit_py_plugins.deflist").deflist_plugin)
     tokens = md.parse(source)
-    headings = _Headings()
-    blocks: list[tuple[tuple[str, ...], str]] = []
+    out = Blocks()
     lists: list[list] = []  # open lists: [ordered, next number]
     item_lines: list[str] = []  # the lines of the outermost open list
     item_prefix = ""  # the prefix the next paragraph in a list item gets ("- ", "2. ")
     rows: list[list[str]] = []
+    terms: list[str] = []  # the terms of the definition being read
     heading_level = 0
     for i, tok in enumerate(tokens):
         t = tok.type
@@ -228,17 +370,28 @@ def _markdown(name: str, source: str) -> Document:
         elif t == "heading_close":
             heading_level = 0
         elif t == "inline" and heading_level:
-            text = _inline_text(tok)
+            text = strip_marks(_inline_text(tok))
             if heading_level == 1 and not title:
                 title = text
-            headings.push(heading_level, text)
-            blocks.append((headings.path, text))
+            out.heading(heading_level, text)
+        elif t == "dt_open":
+            terms.append("")
+        elif t == "inline" and tokens[i - 1].type == "dt_open":
+            terms[-1] = strip_marks(_inline_text(tok))
+        elif t == "dd_open":
+            if terms:
+                out.open_entry(", ".join(x for x in terms if x))
+                terms = []
+            else:  # a second definition of the same terms: its own entry would have no name
+                out.open_entry("", name="")
+        elif t == "dd_close":
+            out.close_entry()
         elif t in ("bullet_list_open", "ordered_list_open"):
             lists.append([t == "ordered_list_open", int(tok.attrs.get("start", 1) or 1)])
         elif t in ("bullet_list_close", "ordered_list_close"):
             lists.pop()
             if not lists:
-                blocks.append((headings.path, "\n".join(item_lines)))
+                out.text("\n".join(item_lines))
                 item_lines = []
         elif t == "list_item_open":
             ordered, number = lists[-1]
@@ -249,7 +402,7 @@ def _markdown(name: str, source: str) -> Document:
         elif t == "inline" and tokens[i - 1].type in ("th_open", "td_open"):
             rows[-1].append(_inline_text(tok).strip())
         elif t == "table_close":
-            blocks.append((headings.path, "\n".join(" | ".join(r) for r in rows)))
+            out.text("\n".join(" | ".join(r) for r in rows))
             rows = []
         elif t == "inline":  # a paragraph, in a list item or not
             text = _inline_text(tok)
@@ -260,15 +413,15 @@ def _markdown(name: str, source: str) -> Document:
                 elif item_lines:
                     item_lines[-1] += " " + text.replace("\n", " ")
             else:
-                blocks.append((headings.path, text))
+                out.text(text)
         elif t in ("fence", "code_block"):
-            if lists:
-                item_lines.extend(tok.content.splitlines())
-            else:
-                blocks.append((headings.path, tok.content))
+            if lists:  # the list so far, the code with its indentation, then the rest of the list
+                out.text("\n".join(item_lines))
+                item_lines = []
+            out.text(tok.content, code=True)
         elif t == "html_block":
-            blocks.append((headings.path, _strip_tags(tok.content)))
-    return _assemble(name, "markdown", title, blocks)
+            out.text(_strip_tags(tok.content))
+    return _assemble(name, "markdown", title, out.finish())
 
 
 def _strip_tags(html: str) -> str:
@@ -286,8 +439,58 @@ def _strip_tags(html: str) -> str:
 # ---------------------------------------------------------------- HTML
 
 
+# Permalink anchors beside headings and definitions: Sphinx and MkDocs (a.headerlink, "¶"), sqlalchemy's
+# a.paramlink, GitHub (a.anchor, an SVG), markdown-it-anchor and VuePress (a.header-anchor, "#"), anchor.js.
+_PERMALINK_CLASSES = {"headerlink", "paramlink", "anchor", "header-anchor", "heading-anchor", "anchorjs-link",
+                      "permalink", "viewcode-link", "viewcode-back"}
+_PERMALINK_TEXTS = {"", "\u00b6", "\u00a7", "#", "\U0001f517", "[source]", "[docs]"}
+
+
+def drop_permalinks(root) -> bool:
+    """Remove permalink anchors (and Sphinx's "[source]" links) from a parsed page; whether any was removed.
+
+    An anchor goes when its class says so, when its label says "Permalink", or when it links into the page
+    (``href="#..."``) with no text but a mark ("¶", "§", "#", "🔗") or none at all.
+    """
+    found = []
+    for a in root.iter("a"):
+        classes = set((a.get("class") or "").split())
+        text = a.text_content().strip()
+        label = f"{a.get('aria-label') or ''} {a.get('title') or ''}".casefold()
+        if (classes & _PERMALINK_CLASSES and text in _PERMALINK_TEXTS) or "permalink" in label or (
+                (a.get("href") or "").startswith("#") and text in _PERMALINK_TEXTS):
+            found.append(a)
+    for el in root.xpath("//*[contains(concat(' ', @class, ' '), ' viewcode-link ')]"):
+        found.append(el)
+    for a in found:
+        if a.getparent() is not None:
+            a.drop_tree()
+    return bool(found)
+
+
 def _html(name: str, data: bytes) -> Document:
-    """trafilatura's main content as XML, walked for headings, paragraphs, lists, tables and code."""
+    """A documentation generator's page read from its markup (``docpages``); any other page through
+    trafilatura's main content as XML, walked for headings, paragraphs, lists, definitions, tables and code.
+
+    Permalink anchors are dropped first, on both paths.
+    """
+    lxml_html = require("lxml.html")  # a trafilatura dependency
+    try:
+        root = lxml_html.document_fromstring(data)
+    except Exception as e:  # noqa: BLE001 - lxml raises several types on broken input
+        raise ExtractError(f"{name}: not readable HTML ({type(e).__name__}: {e})") from None
+    changed = drop_permalinks(root)
+    from function.ingest import docpages
+
+    if docpages.is_doc_page(root):
+        title, out = docpages.read(root)
+        return _assemble(name, "html", title, out.finish())
+    if changed:
+        data = lxml_html.tostring(root, encoding="utf-8")
+    return _trafilatura(name, data)
+
+
+def _trafilatura(name: str, data: bytes) -> Document:
     trafilatura = require("trafilatura")
     from lxml import etree  # a trafilatura dependency
 
@@ -300,11 +503,17 @@ def _html(name: str, data: bytes) -> Document:
     if not xml:
         raise ExtractError(f"{name}: no main text found in this HTML page")
     root = etree.fromstring(xml.encode("utf-8"))
-    headings = _Headings()
-    blocks: list[tuple[tuple[str, ...], str]] = []
-    first_h1 = ""
+    out = Blocks()
     body = root.find("main")
-    for el in body if body is not None else root:
+    first_h1 = _xml_blocks(body if body is not None else root, out)
+    title = root.get("title") or first_h1
+    return _assemble(name, "html", title, out.finish())
+
+
+def _xml_blocks(parent, out: Blocks) -> str:
+    """Walk trafilatura's XML elements into ``out`` (its <div>s nest sections); returns the first h1's text."""
+    first_h1 = ""
+    for el in parent:
         tag = el.tag
         if tag == "head":
             text = _xml_text(el)
@@ -312,16 +521,43 @@ def _html(name: str, data: bytes) -> Document:
             level = int(rend[1:]) if re.fullmatch(r"h[1-6]", rend) else 2
             if level == 1 and not first_h1:
                 first_h1 = text
-            headings.push(level, text)
-            blocks.append((headings.path, text))
+            out.heading(level, text)
+        elif tag == "div":
+            first_h1 = _xml_blocks(el, out) or first_h1
+        elif tag == "list" and el.get("rend") == "dl":
+            _xml_definitions(el, out)
         elif tag == "list":
-            blocks.append((headings.path, "\n".join(_list_lines(el))))
+            out.text("\n".join(_list_lines(el)))
         elif tag == "table":
-            blocks.append((headings.path, _table_text(el)))
-        else:  # p, code, quote, and anything newer trafilatura versions add
-            blocks.append((headings.path, _xml_text(el)))
-    title = root.get("title") or first_h1
-    return _assemble(name, "html", title, blocks)
+            out.text(_table_text(el))
+        elif tag == "code":
+            out.text(_xml_text(el), code=True)
+        else:  # p, quote, and anything newer trafilatura versions add
+            out.text(_xml_text(el))
+    return first_h1
+
+
+_XML_BLOCKS = {"p", "list", "table", "code", "quote", "head", "div"}
+
+
+def _xml_definitions(el, out: Blocks) -> None:
+    """trafilatura's <list rend="dl">: items "dt-N" (one or more) then "dd-N", each group one entry."""
+    terms: list[str] = []
+    for item in el.findall("item"):
+        if (item.get("rend") or "").startswith("dt"):
+            terms.append(" ".join(_xml_text(item).split()))
+            continue
+        out.open_entry(", ".join(t for t in terms if t))
+        terms = []
+        if any(child.tag in _XML_BLOCKS for child in item):
+            if item.text and item.text.strip():
+                out.text(item.text)
+            _xml_blocks(item, out)
+        else:  # inline content only
+            out.text(_xml_text(item))
+        out.close_entry()
+    for term in terms:
+        out.text(term)
 
 
 def _xml_text(el) -> str:

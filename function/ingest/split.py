@@ -8,6 +8,14 @@ sentences from the end of the previous passage, or, when its last sentence is to
 words. Passages never cross a heading section boundary unless the section before is too small to stand
 alone (a heading with a line under it), and each one's title is "Document title > Heading > Subheading".
 
+Documentation's structure (``Document.spans``) is kept too: a code block's lines are units of their own,
+never cut into sentences, so a passage only ends between lines (unless one line is longer than a passage);
+an API entry (a signature and its description) that fits in a passage is not cut: the passage before it ends
+early instead (once it is a quarter full) and the next one starts at the signature, with no overlap carried
+in from the entry before. A list item's line (a parameter of a field list, an option) is a place to cut like
+a paragraph, and a passage starting at one carries no overlap either. A passage that starts inside an entry
+(one too long for a passage) has the entry's name at the end of its title: "Document > Heading > name".
+
 Sentences come from ``sentencex`` (Wikimedia, MIT, ~4 MB compiled Rust, ~300 languages, character offsets):
 about a hundred times faster than ``pysbd`` on the same text and maintained, where pysbd and syntok have
 had no release since 2021-2022; NLTK's punkt needs a data download. Every unit is tokenised in one
@@ -16,10 +24,11 @@ batch (the Rust tokenizer runs it in parallel), and the finished passages once m
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from function.ingest.extract import Document, require
+from function.ingest.extract import Document, Span, require
 
 # Question tokens a passage leaves room for. SQuAD questions average 11-12 words, about 14 WordPiece
 # tokens; 24 covers roughly nine questions in ten. A longer question still works: the function then reads
@@ -75,6 +84,8 @@ class _Unit:
     para_start: bool  # the first unit of a paragraph (or of a list item, table row or code line)
     tokens: int = 0
     offsets: object = None  # token (start, end) offsets relative to ``start``, kept for cutting
+    code: bool = False  # a line of a code block (whole, never cut into sentences)
+    item: bool = False  # the first unit of a list item's line ("- ", "2. "): a place to cut, with no overlap
 
 
 def split(doc: Document, tokenizer, max_tokens: int, overlap_tokens: int, doc_title: str | None = None,
@@ -90,7 +101,7 @@ def split(doc: Document, tokenizer, max_tokens: int, overlap_tokens: int, doc_ti
         units = _units(doc, tokenizer, budget - overlap_tokens, budget, language)
         if not units:
             return []
-        spans = _pack(doc.text, units, budget, overlap_tokens)
+        spans = _pack(doc.text, units, budget, overlap_tokens, _entry_tokens(doc.spans, units))
         encoded = tokenizer.encode_many([doc.text[s:e] for s, e, _ in spans])
         excess = max(len(e.ids) for e in encoded) - max_tokens
         if excess <= 0:
@@ -100,7 +111,17 @@ def split(doc: Document, tokenizer, max_tokens: int, overlap_tokens: int, doc_ti
         budget = max(overlap_tokens + 2, budget - excess)
     else:
         raise ValueError(f"cannot split {title!r} into passages of at most {max_tokens} tokens")
-    return [Chunk(i, titles[sec], s, e, doc.text[s:e], enc) for i, ((s, e, sec), enc) in enumerate(zip(spans, encoded))]
+    entries = [sp for sp in doc.spans if sp.kind == "entry" and sp.name]
+    return [Chunk(i, _continued(titles[sec], entries, s), s, e, doc.text[s:e], enc)
+            for i, ((s, e, sec), enc) in enumerate(zip(spans, encoded))]
+
+
+def _continued(title: str, entries: list[Span], start: int) -> str:
+    """The title of a passage starting at ``start``, with the name of the innermost entry it starts inside."""
+    inside = [e for e in entries if e.start < start < e.end]
+    if not inside:
+        return title
+    return f"{title} > {min(inside, key=lambda e: e.end - e.start).name}"
 
 
 def _title(doc_title: str, heading: tuple[str, ...], extracted_title: str = "") -> str:
@@ -114,6 +135,10 @@ def _title(doc_title: str, heading: tuple[str, ...], extracted_title: str = "") 
 # ---------------------------------------------------------------- units
 
 
+# A list item's line, as extraction writes it.
+_LIST_ITEM = re.compile(r"(?:- |\d+\. )")
+
+
 def _units(doc: Document, tokenizer, longest: int, max_tokens: int, language: str) -> list[_Unit]:
     """Sentences of every line of every paragraph, tokenised in one batch; over-long ones cut into pieces.
 
@@ -122,18 +147,29 @@ def _units(doc: Document, tokenizer, longest: int, max_tokens: int, language: st
     """
     sentencex = require("sentencex")
     text = doc.text
+    code = {sp.start for sp in doc.spans if sp.kind == "code"}
     units: list[_Unit] = []
     for si, section in enumerate(doc.sections):
         pos = section.start
         for paragraph in text[section.start:section.end].split("\n\n"):
             first = True
+            items = 0  # list item lines so far in this paragraph: the first one is not a place to cut
             line_pos = pos
             for line in paragraph.split("\n"):
+                if pos in code:
+                    s, e = _trim(text, line_pos, line_pos + len(line))
+                    if s < e:
+                        units.append(_Unit(s, e, si, first, code=True))
+                        first = False
+                    line_pos += len(line) + 1
+                    continue
+                item = bool(_LIST_ITEM.match(line)) and items > 0
+                items += bool(_LIST_ITEM.match(line))
                 for b in sentencex.get_sentence_boundaries(language, line) if line.strip() else ():
                     s, e = _trim(text, line_pos + b["start_index"], line_pos + b["end_index"])
                     if s < e:
-                        units.append(_Unit(s, e, si, first))
-                        first = False
+                        units.append(_Unit(s, e, si, first or item, item=item))
+                        first = item = False
                 line_pos += len(line) + 1
             pos += len(paragraph) + 2
     _fill_gaps(text, units)
@@ -202,7 +238,7 @@ def _pieces(text: str, unit: _Unit, size: int) -> list[_Unit]:
         e = unit.start + int(offsets[last - 1][1])
         s, e = _trim(text, s if first else unit.start, e if last < n else unit.end)
         piece = _Unit(s, e, unit.section, unit.para_start and first == 0, last - first,
-                      offsets[first:last] - (s - unit.start))
+                      offsets[first:last] - (s - unit.start), unit.code)
         out.append(piece)
         first = last
     # Close the gaps between pieces (punctuation the tokenizer leaves out of its offsets is kept with the piece).
@@ -214,12 +250,32 @@ def _pieces(text: str, unit: _Unit, size: int) -> list[_Unit]:
 # ---------------------------------------------------------------- packing
 
 
-def _pack(text: str, units: list[_Unit], budget: int, overlap: int) -> list[tuple[int, int, int]]:
+def _entry_tokens(spans: list[Span], units: list[_Unit]) -> dict[int, list[int]]:
+    """The tokens of every entry, by the index of its first unit (nested entries can share one)."""
+    first = {u.start: k for k, u in enumerate(units)}
+    out: dict[int, list[int]] = {}
+    for sp in spans:
+        k = first.get(sp.start) if sp.kind == "entry" else None
+        if k is None:
+            continue
+        tokens, j = 0, k
+        while j < len(units) and units[j].start < sp.end:
+            tokens += units[j].tokens
+            j += 1
+        out.setdefault(k, []).append(tokens)
+    return out
+
+
+def _pack(text: str, units: list[_Unit], budget: int, overlap: int,
+          entries: dict[int, list[int]] | None = None) -> list[tuple[int, int, int]]:
     """(start, end, section) spans: greedy packing of units, cut at a paragraph boundary where one is late enough.
 
     A new section starts a new passage unless the current one is under a quarter full; the passage's section
-    (for its title) is the one holding most of its tokens.
+    (for its title) is the one holding most of its tokens. ``entries`` (``_entry_tokens``) gives the length
+    of each entry by its first unit: a passage at least a quarter full ends before an entry that fits in a
+    passage but not in what is left of this one, and the next passage starts there without overlap.
     """
+    entries = entries or {}
     spans: list[tuple[int, int, int]] = []
     small = budget // 4
     i = 0  # first whole unit of the current passage
@@ -229,9 +285,14 @@ def _pack(text: str, units: list[_Unit], budget: int, overlap: int) -> list[tupl
     while i < n:
         used = lead[1] if lead else 0
         j = i
+        at_entry = False
         while j < n:
             u = units[j]
             if j > i and u.section != units[j - 1].section and used >= small:
+                break
+            fits = [t for t in entries.get(j, ()) if t <= budget]
+            if j > i and fits and used >= small and used + max(fits) > budget:
+                at_entry = True  # the entry starting here fits in a passage of its own: do not cut it
                 break
             if used + u.tokens > budget:
                 break
@@ -243,7 +304,7 @@ def _pack(text: str, units: list[_Unit], budget: int, overlap: int) -> list[tupl
             lead = None
             continue
         end = j
-        if j < n and units[j].section == units[j - 1].section:
+        if j < n and units[j].section == units[j - 1].section and not at_entry:
             # Prefer to end at a paragraph boundary in the second half of the passage.
             half = budget // 2
             acc = lead[1] if lead else 0
@@ -264,7 +325,7 @@ def _pack(text: str, units: list[_Unit], budget: int, overlap: int) -> list[tupl
             break
         lead = None
         fresh = end
-        if overlap and units[end].section == units[end - 1].section:
+        if overlap and units[end].section == units[end - 1].section and end not in entries and not units[end].item:
             i, lead = _overlap(text, units, i, end, overlap, budget)
         else:
             i = end
@@ -283,7 +344,8 @@ def _overlap(text: str, units: list[_Unit], first: int, end: int, overlap: int,
     if limit <= 0:
         return end, None
     k, acc = end, 0
-    while k - 1 > first and units[k - 1].section == units[end].section and acc + units[k - 1].tokens <= limit:
+    while (k - 1 > first and units[k - 1].section == units[end].section and not units[k - 1].code
+           and acc + units[k - 1].tokens <= limit):
         k -= 1
         acc += units[k].tokens
     if k < end:
@@ -291,6 +353,8 @@ def _overlap(text: str, units: list[_Unit], first: int, end: int, overlap: int,
     last = units[end - 1]
     if end - 1 > first and last.tokens <= min(2 * overlap, room):
         return end - 1, None  # one sentence a little over the overlap: still a whole sentence
+    if last.code:
+        return end, None  # a line of code is not cut for an overlap
     offsets = last.offsets
     n = len(offsets)
     for rule in (_word_start, _soft_start):

@@ -1,0 +1,230 @@
+"""HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc), read from their markup.
+
+trafilatura (``extract._html``) finds the main text of any web page by scoring its blocks, which is what a
+blog post or a news article needs; on generated documentation it loses what matters most there. Measured
+on Debian's documentation packages (trafilatura 2.3): every section heading of a DocBook manual
+(git-doc's user-manual.html: none of its 50 headings reach the output), so passages were titled by the
+admonitions' "Note" and "Warning" boxes instead; the NAME line of an AsciiDoc manual page; code blocks
+inside a definition, which it turns into quotes. These generators put their content in known places, so
+this module reads the page itself with lxml: the content root, then headings, paragraphs, code, lists,
+tables and definition lists in document order.
+
+- A definition list's ``<dt>``/``<dd>`` pair (Sphinx's ``dl.py``/``dl.function``/``dl.class``/... API
+  entries, docutils option and field lists, DocBook ``variablelist`` entries, AsciiDoc ``dlist`` options)
+  becomes one entry: the term (several ``<dt>`` of one ``<dd>`` joined by ", ") as its first line, the
+  description after it; a Sphinx entry is named by its ``<dt id>`` (``sqlalchemy.create_engine``), a
+  field list ("Parameters", "Returns") names nothing of its own.
+- An admonition's title ("Note", "Warning") leads its first paragraph ("Note: ...") and is never a heading.
+- ``<pre>`` is a code block, its line breaks and indentation kept.
+- A table is one "cell | cell" line per row, its header row first.
+
+Permalink marks (``extract.drop_permalinks``) are gone before any text is read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from function.ingest.extract import Blocks
+
+# <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
+_GENERATORS = re.compile(r"sphinx|docutils|docbook|asciidoc", re.I)
+# Markup that only these generators write, for pages without a generator meta (Sphinx themes often drop it).
+_MARKERS = ("headerlink", "sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
+
+# Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
+# div#header holds the page's NAME line), less the navigation dropped below.
+_ROOTS = ("//*[@role='main']", "//div[contains(concat(' ', @class, ' '), ' body ')]", "//main", "//article")
+_NOISE = ("//script", "//style", "//noscript", "//nav", "//form", "//header", "//footer",
+          "//*[@id='footer' or @id='toc' or @id='toctitle']",
+          "//div[contains(concat(' ', @class, ' '), ' navheader ') or contains(concat(' ', @class, ' '), ' navfooter ')"
+          " or contains(concat(' ', @class, ' '), ' toc ') or contains(concat(' ', @class, ' '), ' sphinxsidebar ')"
+          " or contains(concat(' ', @class, ' '), ' related ')]")
+
+_BLOCK = {"p", "div", "section", "article", "main", "pre", "ul", "ol", "dl", "dt", "dd", "table", "blockquote",
+          "li", "figure", "aside", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "center", "details", "summary",
+          "fieldset", "address", "figcaption", "caption", "header", "footer", "nav", "form", "tbody", "thead",
+          "tr", "td", "th", "colgroup", "col"}
+_HEADING = re.compile(r"h[1-6]")
+# Admonition boxes: Sphinx/docutils div.admonition, DocBook div.note/.tip/..., AsciiDoc div.admonitionblock.
+_ADMONITIONS = {"admonition", "admonitionblock", "note", "tip", "warning", "important", "caution", "danger",
+                "attention", "hint", "error", "seealso"}
+# Their titles: Sphinx's p.admonition-title, DocBook's h3.title, AsciiDoc's div.title in the icon cell.
+_ADMONITION_TITLE = {"admonition-title", "title"}
+
+
+def _classes(el) -> set[str]:
+    return set((el.get("class") or "").split())
+
+
+def is_doc_page(root) -> bool:
+    """Whether ``root`` (a parsed page) comes from one of the generators read here."""
+    for meta in root.iter("meta"):
+        if (meta.get("name") or "").lower() == "generator" and _GENERATORS.search(meta.get("content") or ""):
+            return True
+    return any(root.xpath(f"//*[contains(concat(' ', @class, ' '), ' {m} ')]") for m in _MARKERS)
+
+
+def read(root) -> tuple[str, Blocks]:
+    """(title, blocks) of a documentation page: its first h1 (else its <title>), and its content's blocks."""
+    for path in _NOISE:
+        for el in root.xpath(path):
+            _drop(el)
+    content = next((found[0] for path in _ROOTS if (found := root.xpath(path))), None)
+    if content is None:
+        content = root.find("body") if root.find("body") is not None else root
+    h1 = content.xpath("(.//h1)[1]")
+    title = _inline(h1[0]) if h1 else " ".join((root.findtext(".//title") or "").split())
+    out = Blocks()
+    _Walker(out).container(content)
+    return title, out
+
+
+def _drop(el) -> None:
+    """Remove an element and what it holds, keeping the text that follows it."""
+    if el.getparent() is not None:
+        el.drop_tree()
+
+
+def _space(text: str | None) -> str:
+    """Source text as the browser shows it: each run of white space (line breaks too) one space."""
+    return re.sub(r"\s+", " ", text or "")
+
+
+def _inline(el) -> str:
+    """An element's text on one line (white space as the browser shows it)."""
+    return " ".join(el.text_content().split())
+
+
+class _Walker:
+    def __init__(self, out: Blocks):
+        self.out = out
+
+    def container(self, el) -> None:
+        """A block container: runs of inline content become paragraphs, block children are walked."""
+        run: list[str] = [_space(el.text)]
+        for child in el:
+            if not isinstance(child.tag, str):  # a comment or processing instruction
+                pass
+            elif child.tag in _BLOCK:
+                self._paragraph(run)
+                run = []
+                self.block(child)
+            elif child.tag == "br":
+                run.append("\n")
+            else:
+                run.append(_space(child.text_content()))
+            run.append(_space(child.tail))
+        self._paragraph(run)
+
+    def _paragraph(self, run: list[str]) -> None:
+        text = "".join(run)
+        if text.strip():
+            self.out.text(text)
+
+    def block(self, el) -> None:
+        tag = el.tag
+        classes = _classes(el)
+        if classes & {"admonitionblock"}:  # AsciiDoc: a table of an icon cell (the title) and a content cell
+            label = el.xpath(".//td[contains(@class, 'icon')]")
+            content = el.xpath(".//td[contains(@class, 'content')]")
+            if label and content:
+                self.out.lead(_inline(label[0]))
+                self.container(content[0])
+                return
+        if _HEADING.fullmatch(tag) and not (classes & {"title"} and self._in_admonition(el)):
+            level = int(tag[1])
+            self.out.heading(level, _inline(el))
+        elif classes & _ADMONITION_TITLE and self._in_admonition(el):
+            self.out.lead(_inline(el))
+        elif tag == "pre":
+            self.out.text(el.text_content(), code=True)
+        elif tag in ("ul", "ol"):
+            lines: list[str] = []
+            self.list(el, lines)
+            self.out.text("\n".join(lines))
+        elif tag == "dl":
+            self.definitions(el)
+        elif tag == "table":
+            self.table(el)
+        elif tag == "hr":
+            return
+        else:  # p, div, section, blockquote, li and dd outside their lists, ...
+            self.container(el)
+
+    @staticmethod
+    def _in_admonition(el) -> bool:
+        for parent in el.iterancestors():
+            if _classes(parent) & _ADMONITIONS:
+                return True
+            if parent.tag in ("section", "body") or _classes(parent) & {"section", "sect1", "sect2", "sect3",
+                                                                        "refsect1", "refsect2", "refsection"}:
+                return False
+        return False
+
+    def definitions(self, dl) -> None:
+        """Each run of <dt> and the <dd> after it: one entry."""
+        unnamed = bool(_classes(dl) & {"field-list", "docinfo"})
+        terms: list = []
+        for child in dl:
+            if child.tag == "dt":
+                terms.append(child)
+            elif child.tag == "dd":
+                signature = ", ".join(t for t in (_inline(x) for x in terms) if t)
+                ids = [x.get("id") for x in terms if x.get("id")]
+                name = "" if unnamed else (ids[0] if ids else None)
+                self.out.open_entry(signature, name)
+                self.container(child)
+                self.out.close_entry()
+                terms = []
+            elif child.tag == "div":  # HTML5 allows <div> wrapping a <dt>/<dd> group
+                self.definitions(child)
+        for dt in terms:  # a term without a description
+            self.out.text(_inline(dt))
+
+    def table(self, table) -> None:
+        rows = []
+        for tr in table.iter("tr"):
+            if next(tr.iterancestors("table")) is not table:
+                continue  # a nested table's row: read inside its cell
+            cells = [_inline(c) for c in tr if c.tag in ("td", "th")]
+            if any(cells):
+                rows.append(" | ".join(cells))
+        if rows:
+            self.out.text("\n".join(rows))
+
+    def list(self, el, lines: list[str]) -> None:
+        """ "- item" lines (numbered in an <ol>), nested lists after their item's text; a code block in an item
+        ends the lines so far (a block of their own) and becomes a code block, the item's text going on after."""
+        number = int(el.get("start") or 1) if el.tag == "ol" and (el.get("start") or "1").isdigit() else 0
+        for item in el:
+            if item.tag != "li":
+                continue
+            marker = f"{number}. " if number else "- "
+            number += 1 if number else 0
+            own = [_space(item.text)]
+            for child in item:
+                if not isinstance(child.tag, str):
+                    pass
+                elif child.tag in ("ul", "ol"):
+                    marker = _line(lines, marker, own)
+                    self.list(child, lines)
+                elif child.tag == "pre" or child.xpath(".//pre"):
+                    marker = _line(lines, marker, own)
+                    self.out.text("\n".join(lines))
+                    lines.clear()
+                    self.block(child)
+                else:
+                    own.append(_space(child.text_content()))
+                own.append(_space(child.tail))
+            _line(lines, marker, own)
+
+
+def _line(lines: list[str], marker: str, own: list[str]) -> str:
+    """The text gathered in ``own`` as a list line (emptying it); the marker for the item's next line."""
+    text = " ".join("".join(own).split())
+    own.clear()
+    if not text:
+        return marker
+    lines.append(marker + text)
+    return ""
