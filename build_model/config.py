@@ -87,6 +87,10 @@ class StudentConfig:
     intermediate_size: int = field(default=0, metadata=HASHED_WHEN_SET)
     # unanswerable pairs per question: paragraphs of other articles that BM25 ranks high, target [CLS]
     unanswerable: int = field(default=0, metadata=HASHED_WHEN_SET)
+    # questions about documentation (SQuAD 2.0 layout, ``python -m build_model.docdata``) trained on their gold
+    # labels beside SQuAD: the teacher's logits cover SQuAD only; ``is_impossible`` ones are trained to [CLS]
+    extra_train: str = field(default="", metadata=HASHED_WHEN_SET)
+    extra_limit: int = field(default=0, metadata=HASHED_WHEN_SET)  # first N of them only (0: all)
     training: Training = field(default_factory=Training)
 
 
@@ -213,7 +217,8 @@ def _resolve(value: str, base: Path) -> str:
 
 # Paths that ``--set`` may give: relative to the working directory there, to the file's folder in the file.
 _OUTPUT_PATHS = ("package.out", "work_dir")
-_INPUT_PATHS = ("data.train", "data.dev", "given.model", "teacher.model", "base.model", "student.model")
+_INPUT_PATHS = ("data.train", "data.dev", "given.model", "teacher.model", "base.model", "student.model",
+                "student.extra_train")
 
 
 def load_config(path: str | Path, overrides: dict | None = None) -> BuildConfig:
@@ -262,7 +267,8 @@ def load_config(path: str | Path, overrides: dict | None = None) -> BuildConfig:
     if "base" in raw:
         built["base"] = _build(TeacherConfig, raw["base"], "base")
         built["base"] = dataclasses.replace(built["base"], model=_resolve(built["base"].model, folder))
-    built["student"] = dataclasses.replace(built["student"], model=_resolve(built["student"].model, folder))
+    built["student"] = dataclasses.replace(built["student"], model=_resolve(built["student"].model, folder),
+                                           extra_train=_resolve(built["student"].extra_train, folder))
     built["package"] = dataclasses.replace(built["package"], out=_resolve(built["package"].out, folder))
     cfg = BuildConfig(
         **built,
@@ -297,6 +303,8 @@ def _validate(cfg: BuildConfig) -> None:
     if cfg.student.intermediate_size < 0 or (cfg.student.intermediate_size and cfg.student.model):
         raise ConfigError("[student] intermediate_size narrows the layers cut from [base] or the teacher: "
                           ">= 0, and not with a given [student] model")
+    if cfg.student.extra_limit < 0:
+        raise ConfigError("[student] extra_limit must be 0 (all) or more")
     if cfg.student.unanswerable < 0:
         raise ConfigError("[student] unanswerable must be 0 or more (unanswerable pairs per question)")
     if not 0.0 <= cfg.student.base_weight < 1.0:

@@ -24,8 +24,8 @@ class Question:
     id: str
     paragraph_id: str
     question: str
-    answers: tuple[str, ...]  # gold answer texts (dev has up to three)
-    answer_start: int  # character offset of the first gold answer
+    answers: tuple[str, ...]  # gold answer texts (dev has up to three); none: unanswerable (SQuAD 2.0)
+    answer_start: int  # character offset of the first gold answer (-1 when unanswerable)
     answer_text: str
 
 
@@ -42,19 +42,20 @@ class SquadFormatError(ValueError):
     """A data file that is not SQuAD JSON; the message names the file."""
 
 
-def load_squad(path: str | Path, limit: int | None = None) -> SquadSplit:
-    """Read a SQuAD-format file; ``limit`` keeps the first questions (for quick runs)."""
+def load_squad(path: str | Path, limit: int | None = None, impossible: bool = False) -> SquadSplit:
+    """Read a SQuAD-format file; ``limit`` keeps the first questions (for quick runs). ``impossible``: keep
+    SQuAD 2.0's unanswerable questions (``"is_impossible": true``, no answers) too; else they are skipped."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))["data"]
     except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as e:
         raise SquadFormatError(f"{path} is not a SQuAD-format JSON file ({type(e).__name__}: {e})") from None
     try:
-        return _read(data, limit)
+        return _read(data, limit, impossible)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise SquadFormatError(f"{path}: a record lacks or mistypes a SQuAD field ({type(e).__name__}: {e})") from None
 
 
-def _read(data: list, limit: int | None) -> SquadSplit:
+def _read(data: list, limit: int | None, impossible: bool = False) -> SquadSplit:
     paragraphs: dict[str, Paragraph] = {}
     questions: list[Question] = []
     for a, article in enumerate(data):
@@ -63,19 +64,27 @@ def _read(data: list, limit: int | None) -> SquadSplit:
             paragraphs[pid] = Paragraph(pid, article.get("title", ""), para["context"])
             for qa in para["qas"]:
                 golds = qa["answers"]
+                if qa.get("is_impossible") and golds:
+                    raise ValueError(f"question {qa['id']!r} is marked is_impossible but has answers")
                 if not golds:
-                    continue
-                first = golds[0]
-                questions.append(
-                    Question(
-                        id=qa["id"],
-                        paragraph_id=pid,
-                        question=qa["question"],
-                        answers=tuple(g["text"] for g in golds),
-                        answer_start=int(first["answer_start"]),
-                        answer_text=first["text"],
+                    if not (impossible and qa.get("is_impossible")):
+                        continue
+                    questions.append(Question(qa["id"], pid, qa["question"], (), -1, ""))
+                else:
+                    first = golds[0]
+                    start = int(first["answer_start"])
+                    if para["context"][start : start + len(first["text"])] != first["text"]:
+                        raise ValueError(f"question {qa['id']!r}: its answer is not at answer_start {start}")
+                    questions.append(
+                        Question(
+                            id=qa["id"],
+                            paragraph_id=pid,
+                            question=qa["question"],
+                            answers=tuple(g["text"] for g in golds),
+                            answer_start=start,
+                            answer_text=first["text"],
+                        )
                     )
-                )
                 if limit is not None and len(questions) >= limit:
                     return SquadSplit(paragraphs, questions)
     return SquadSplit(paragraphs, questions)

@@ -424,3 +424,72 @@ def test_the_stage_trains_on_unanswerable_pairs_and_reports_abstention(tmp_path_
     assert record["teacher_logits"]["teacher"]["cached"]  # the teacher's features are unchanged
     no_answer = record["training"]["history"][-1]["no_answer"]
     assert {"threshold", "f1", "HasAns_f1", "NoAns_f1"} <= set(no_answer)
+
+
+def _documentation_questions(path, train_json) -> dict:
+    """A SQuAD 2.0-layout file of the kind ``python -m build_model.docdata`` writes: two answerable
+    questions and one unanswerable one, over passages of the sample's text."""
+    import json
+
+    context = json.loads(train_json.read_text())["data"][0]["paragraphs"][0]["context"]
+    word = context.split()[3]
+    start = context.index(word)
+    qas = [{"id": "d1", "question": "Which word comes fourth?", "kind": "which",
+            "answers": [{"text": word, "answer_start": start}], "is_impossible": False},
+           {"id": "d2", "question": "What is the first word?", "kind": "which",
+            "answers": [{"text": context.split()[0], "answer_start": 0}], "is_impossible": False},
+           {"id": "d3", "question": "What does getcwd return?", "kind": "unanswerable", "answers": [],
+            "is_impossible": True}]
+    data = {"version": "docqa-1", "data": [{"title": "pkg/page.html", "paragraphs": [{"context": context,
+                                                                                      "qas": qas}]}]}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return data
+
+
+def test_documentation_questions_train_on_their_gold_labels_beside_squad(tmp_path_factory, tmp_path):
+    """``[student] extra_train``: answerable questions on their spans, unanswerable ones on [CLS], none with a
+    teacher target; the teacher's cached logits (SQuAD's features) are still found; a missing file is named."""
+    from build_model.config import load_config
+    from build_model.errors import BuildFailed
+    from build_model.squad import load_squad
+    from build_model.stages import distil
+
+    project = built(tmp_path_factory)
+    cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "teacher_logits")))
+    extra = tmp_path / "docqa.json"
+    _documentation_questions(extra, project["root"] / "data" / "train.json")
+    assert [bool(q.answers) for q in load_squad(extra, impossible=True).questions] == [True, True, False]
+    assert len(load_squad(extra).questions) == 2  # SQuAD 1.1 readers skip the unanswerable one
+
+    with_docs = dataclasses.replace(cfg, student=dataclasses.replace(cfg.student, extra_train=str(extra)))
+    features, counts = distil.extra_features(with_docs, data_tok(with_docs), with_docs.student.training)
+    assert counts["answerable"] == 2 and counts["unanswerable"] == 1 and counts["features"] == len(features)
+    labelled = [f for f in features if f.start > 0]
+    assert len(labelled) == 2 and all(f.gold for f in features)
+    assert [f for f in features if f.start == 0 and f.question_index == 2]  # the unanswerable one, on [CLS]
+
+    record = distil.run(with_docs)
+    assert record["extra_train"]["answerable"] == 2 and record["teacher_logits"]["teacher"]["cached"]
+    missing = dataclasses.replace(cfg, student=dataclasses.replace(cfg.student, extra_train=str(tmp_path / "no")))
+    with pytest.raises(BuildFailed, match="extra_train .*no is missing"):
+        distil.run(missing, force=True)
+
+
+def data_tok(cfg):
+    from build_model.stages import distil
+    from function.model.tokenizer import QATokenizer
+
+    return QATokenizer(distil.teacher_model_dir(cfg, "base" if cfg.base is not None else "teacher")
+                       / "tokenizer.json")
+
+
+def test_a_squad_file_whose_answer_is_not_at_its_offset_is_refused(tmp_path):
+    import json
+
+    from build_model.squad import SquadFormatError, load_squad
+
+    bad = {"data": [{"title": "t", "paragraphs": [{"context": "Rollo led the Normans.", "qas": [
+        {"id": "q", "question": "Who?", "answers": [{"text": "Rollo", "answer_start": 3}]}]}]}]}
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(SquadFormatError, match="'q'.*not at answer_start 3"):
+        load_squad(tmp_path / "bad.json")

@@ -79,10 +79,11 @@ def torch_infer(model) -> Infer:
     from build_model.hf import reads_segments
 
     names = ["input_ids", "attention_mask"] + (["token_type_ids"] if reads_segments(model) else [])
+    device = next(model.parameters()).device  # a model trained on a GPU is scored there
 
     def run(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
         with torch.inference_mode():
-            out = model(**{name: torch.from_numpy(getattr(batch, name)) for name in names})
-        return out.start_logits.float().numpy(), out.end_logits.float().numpy()
+            out = model(**{name: torch.from_numpy(getattr(batch, name)).to(device) for name in names})
+        return out.start_logits.float().cpu().numpy(), out.end_logits.float().cpu().numpy()
 
     return run

@@ -158,6 +158,26 @@ def training_set(cfg: BuildConfig, tok: QATokenizer, tr: Training) -> TrainingSe
     return TrainingSet(split, features, absent, len(pairs) - len(split.questions))
 
 
+def extra_features(cfg: BuildConfig, tok: QATokenizer, tr: Training) -> tuple[list[Feature], dict]:
+    """``[student] extra_train``'s features (questions about documentation) on ``tok``'s training windows, and
+    their counts: answerable questions with their passage, unanswerable ones (``is_impossible``) trained to
+    [CLS]. They have no teacher logits (the teacher's cover SQuAD): the gold labels are their only target."""
+    sc = cfg.student
+    if not sc.extra_train:
+        return [], {}
+    if not Path(sc.extra_train).is_file():
+        raise BuildFailed(f"distil: [student] extra_train {sc.extra_train} is missing: make it with "
+                          "`python -m build_model.docdata` (docs/build.md), or set student.extra_train=''")
+    split = load_squad(sc.extra_train, sc.extra_limit or None, impossible=True)
+    spec = training_spec(cfg, tok, tr)
+    answerable = [(i, q.paragraph_id) for i, q in enumerate(split.questions) if q.answers]
+    impossible = [(i, q.paragraph_id) for i, q in enumerate(split.questions) if not q.answers]
+    features = build_features(tok, split, spec, pairs=answerable)
+    features += build_features(tok, split, spec, pairs=impossible, unanswerable=True)
+    return features, {"file": Path(sc.extra_train).name, "sha256": file_sha256(sc.extra_train),
+                      "answerable": len(answerable), "unanswerable": len(impossible), "features": len(features)}
+
+
 class SoftTargets(NamedTuple):
     """The stage's distillation targets (``soft_targets``), with what its record keeps of their caches."""
 
@@ -239,6 +259,8 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         "train": file_sha256(cfg.data.train),
         "dev": file_sha256(cfg.data.dev),
     }
+    if sc.extra_train and Path(sc.extra_train).is_file():
+        inputs["extra_train"] = file_sha256(sc.extra_train)
     if not force and (record := fresh_record(out, inputs)):
         print(f"distil: inputs unchanged, skipped ({out})")
         return record
@@ -264,6 +286,7 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
     tr = sc.training
     data = training_set(cfg, tok, tr)
     features, absent = data.features, data.unanswerable
+    extra, extra_counts = extra_features(cfg, tok, tr)
     dev = load_squad(cfg.data.dev, cfg.data.dev_limit or None)
     held = build_features(tok, dev, training_spec(cfg, tok, tr))[:HELD_OUT_FEATURES]
 
@@ -278,7 +301,7 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
     batch = teacher_batch(tr)
     targets = soft_targets(cfg, tok, tr, data.split, features, held_out=(dev, held), log=log)
     held_logits, caches = targets.held_out, targets.caches
-    logits = targets.logits + [None] * len(absent)  # no teacher target: [CLS] is the label
+    logits = targets.logits + [None] * (len(absent) + len(extra))  # no teacher target: the gold labels
     del targets
     model = trainable(student)
     scores = dev_scorer(cfg, dev, tok, serve)
@@ -288,7 +311,7 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
 
     kd_before = kd.mean_kd(model, held, held_logits, serve.pad_id, tr.temperature, batch)
     fresh_checkpoint(out, inputs_hash(inputs), force)
-    training = train(model, features + absent, tr, out, serve.pad_id, teacher_logits=logits,
+    training = train(model, features + absent + extra, tr, out, serve.pad_id, teacher_logits=logits,
                      on_epoch_end=dev_scores, threads=cfg.threads)
     kd_after = kd.mean_kd(model, held, held_logits, serve.pad_id, tr.temperature, batch)
 
@@ -300,8 +323,9 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
         **origin,
         "parameters": parameters(student),
         "layers": student.config.num_hidden_layers,
-        "features": {"total": len(features) + len(absent), "gold": sum(f.gold for f in features),
+        "features": {"total": len(features) + len(absent) + len(extra), "gold": sum(f.gold for f in features),
                      "augmented_pairs": data.augmented, "unanswerable": len(absent)},
+        **({"extra_train": extra_counts} if extra_counts else {}),
         "teacher_logits": caches,
         "base_weight": sc.base_weight,
         "kd_held_out": {"features": len(held), "before": round(kd_before, 4), "after": round(kd_after, 4)},

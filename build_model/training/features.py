@@ -80,7 +80,7 @@ def build_features(
         q = split.questions[qi]
         passage = paragraphs[pid]
         span = None
-        if pid == q.paragraph_id:
+        if pid == q.paragraph_id and q.answers:
             span = answer_token_span(passage.offsets, q.answer_start, q.answer_start + len(q.answer_text))
         for ids, batch, w in _windows(qids, passage, spec):
             start = end = 0
