@@ -251,3 +251,243 @@ def test_pdf_ligatures_are_unfolded():
 def test_a_missing_ingestion_dependency_says_how_to_install_it():
     with pytest.raises(ModuleNotFoundError, match="pip install -r requirements-ingest.txt"):
         require("no_such_ingestion_library")
+
+
+# ---------------------------------------------------------------- documentation's structure (issue 39)
+
+# Marks a reader must never see: Sphinx's pilcrow, the section sign, the link emoji.
+_MARKS = ("\u00b6", "\u00a7", "\U0001f517")
+
+# A Sphinx API page as Sphinx 5-7 writes it (no generator meta: its a.headerlink tells it apart).
+SPHINX = """<!DOCTYPE html><html><head><title>Widgets API &#8212; Widgets 2.0 documentation</title></head><body>
+<div class="related" role="navigation"><ul><li><a href="index.html">RELATEDNOISE</a></li></ul></div>
+<div class="document"><div class="bodywrapper"><div class="body" role="main">
+<section id="widgets-api"><h1>Widgets API<a class="headerlink" href="#widgets-api"
+title="Permalink to this heading">¶</a></h1>
+<p>Functions and classes for mounting widgets.</p>
+<section id="mounting"><h2>Mounting<a class="headerlink" href="#mounting"
+title="Permalink to this heading">¶</a></h2>
+<dl class="py function">
+<dt class="sig sig-object py" id="widgets.mount">
+<span class="sig-prename descclassname"><span class="pre">widgets.</span></span><span
+class="sig-name descname"><span class="pre">mount</span></span><span class="sig-paren">(</span><em
+class="sig-param"><span class="n"><span class="pre">widget</span></span></em>, <em
+class="sig-param"><span class="n"><span class="pre">screws</span></span><span class="o"><span
+class="pre">=</span></span><span class="default_value"><span class="pre">4</span></span></em><span
+class="sig-paren">)</span><a class="reference internal" href="_modules/widgets.html#mount"><span
+class="viewcode-link"><span class="pre">[source]</span></span></a><a class="headerlink"
+href="#widgets.mount" title="Permalink to this definition">¶</a></dt>
+<dd><p>Mount a widget on a flat surface
+with the given number of screws.</p>
+<div class="highlight-python notranslate"><div class="highlight"><pre><span></span><span
+class="k">def</span> <span class="nf">mount</span><span class="p">(</span><span
+class="n">widget</span><span class="p">):</span>
+    <span class="k">if</span> <span class="n">widget</span><span class="p">:</span>
+        <span class="k">return</span> <span class="n">widget</span><span class="o">.</span><span
+class="n">screws</span>
+</pre></div></div>
+<div class="admonition note"><p class="admonition-title">Note</p>
+<p>Plastic anchors need two more screws.</p></div>
+<dl class="field-list simple">
+<dt class="field-odd">Parameters<span class="colon">:</span></dt>
+<dd class="field-odd"><ul class="simple">
+<li><p><strong>widget</strong> – the widget to mount.</p></li>
+<li><p><strong>screws</strong> – how many screws to use. Defaults to 4.</p></li>
+</ul></dd>
+<dt class="field-even">Returns<span class="colon">:</span></dt>
+<dd class="field-even"><p>The number of screws left over.</p></dd>
+</dl>
+</dd></dl>
+<dl class="py class">
+<dt class="sig sig-object py" id="widgets.Widget"><em class="property"><span
+class="pre">class</span> </em><span class="sig-prename descclassname"><span
+class="pre">widgets.</span></span><span class="sig-name descname"><span
+class="pre">Widget</span></span><a class="headerlink" href="#widgets.Widget"
+title="Permalink to this definition">¶</a></dt>
+<dd><p>A small device that turns rotation into motion.</p>
+<dl class="py method">
+<dt class="sig sig-object py" id="widgets.Widget.spin"><span class="sig-name descname"><span
+class="pre">spin</span></span><span class="sig-paren">(</span><span class="sig-paren">)</span><a
+class="headerlink" href="#widgets.Widget.spin" title="Permalink to this definition">¶</a></dt>
+<dd><p>Turn the widget once.</p></dd></dl>
+</dd></dl>
+</section></section>
+</div></div></div>
+<div class="sphinxsidebar" role="navigation"><h3>Navigation</h3><ul><li>SIDEBARNOISE</li></ul></div>
+<div class="footer">&#169;2024 FOOTERNOISE</div></body></html>""".encode()
+
+
+def _span(doc: Document, kind: str, needle: str):
+    """The innermost span of ``kind`` holding ``needle``."""
+    at = doc.text.index(needle)
+    found = [s for s in doc.spans if s.kind == kind and s.start <= at < s.end]
+    return min(found, key=lambda s: s.end - s.start)
+
+
+def test_sphinx_entries_are_one_unit_with_the_signature_first_and_code_keeps_its_indentation():
+    doc = extract("api/widgets.html", SPHINX)
+    text = doc.text
+    assert doc.title == "Widgets API"
+    for noise in (*_MARKS, "[source]", "RELATEDNOISE", "SIDEBARNOISE", "FOOTERNOISE", "Navigation"):
+        assert noise not in text, noise
+    assert all(m not in h for s in doc.sections for h in s.heading for m in _MARKS)
+    # the signature is the entry's first line, its description the next (not two "- " list lines)
+    assert "widgets.mount(widget, screws=4)\nMount a widget on a flat surface with the given number of screws." in text
+    entry = _span(doc, "entry", "Mount a widget")
+    assert entry.name == "widgets.mount" and text[entry.start:].startswith("widgets.mount(")
+    assert "Turn the widget once" not in text[entry.start:entry.end]  # the next entry is not in this one
+    for inside in ("return widget.screws", "Plastic anchors", "Defaults to 4", "screws left over"):
+        assert entry.start < text.index(inside) < entry.end, inside
+    # code: line breaks and indentation kept, and recorded as a code span
+    assert "def mount(widget):\n    if widget:\n        return widget.screws" in text
+    code = _span(doc, "code", "def mount")
+    assert text[code.start:code.end].endswith("return widget.screws")
+    # an admonition's title leads its paragraph; it is not a heading
+    assert "Note: Plastic anchors need two more screws." in text
+    assert _section_of(doc, "Plastic anchors") == ("Widgets API", "Mounting")
+    # field lists are part of their entry and name nothing of their own
+    assert "Parameters:\n- widget – the widget to mount.\n- screws – how many screws to use. Defaults to 4." in text
+    assert _span(doc, "entry", "how many screws").name == ""
+    # nested entries: a method inside its class
+    method = _span(doc, "entry", "Turn the widget once")
+    klass = next(s for s in doc.spans if s.name == "widgets.Widget")
+    assert method.name == "widgets.Widget.spin" and klass.start < method.start < method.end <= klass.end
+    assert "class widgets.Widget\nA small device" in text
+    _spans_index_text(doc)
+
+
+# DocBook XSL's reference page (a PostgreSQL-like command page, written here): refsect1 sections with h2
+# headings, a variablelist of options, and admonitions whose h3.title must not become the section.
+DOCBOOK = b"""<html><head><meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1">
+<title>widgetd</title><meta name="generator" content="DocBook XSL Stylesheets V1.79.2"></head><body>
+<div
+class="navheader"><table width="100%" summary="Navigation header"><tr><th colspan="3" align="center">NAVNOISE</th></tr>
+<tr><td><a accesskey="p" href="prev.html">Prev</a></td></tr></table><hr></div>
+<div class="refentry" id="app-widgetd"><div class="titlepage"></div>
+<div class="refnamediv"><h2><span
+class="refentrytitle">widgetd</span></h2><p>widgetd &#8212; run the widget server</p></div>
+<div class="refsect1" id="id-1"><h2>Description</h2><p>widgetd serves widgets over the network.</p>
+<div class="tip"><h3 class="title">Tip</h3><p>Run it under a service manager.</p></div></div>
+<div class="refsect1" id="id-2"><h2>Options</h2>
+<div class="variablelist"><dl class="variablelist">
+<dt><span class="term"><code class="option">-p <em
+class="replaceable"><code>port</code></em></code><br></span>
+<span class="term"><code class="option">--port=<em
+class="replaceable"><code>port</code></em></code></span></dt>
+<dd><p>The TCP port to listen on. It defaults to 5433.</p>
+<div class="note"><h3 class="title">Note</h3><p>Ports below 1024 need privileges.</p></div></dd>
+<dt><span class="term"><code class="option">-c <em
+class="replaceable"><code>size</code></em></code></span></dt>
+<dd><p>The cache size. It defaults to 64 megabytes.</p></dd>
+</dl></div></div>
+<div class="refsect1" id="id-3"><h2>Examples</h2><pre class="screen">$ widgetd -p 6000
+    listening on 6000</pre></div>
+</div>
+<div class="navfooter"><hr><table><tr><td>FOOTNOISE</td></tr></table></div></body></html>"""
+
+
+def test_docbook_sections_come_from_their_headings_not_from_admonitions():
+    doc = extract("ref/widgetd.html", DOCBOOK)
+    text = doc.text
+    assert doc.title == "widgetd"
+    assert "NAVNOISE" not in text and "FOOTNOISE" not in text and "Prev" not in text
+    headings = {h for s in doc.sections for h in s.heading}
+    assert {"Description", "Options", "Examples"} <= headings and not headings & {"Note", "Tip"}
+    assert _section_of(doc, "Run it under") == ("Description",)  # refnamediv h2 is a level-2 heading too
+    assert "Tip: Run it under a service manager." in text
+    assert _section_of(doc, "Ports below 1024") == ("Options",)
+    # a variablelist entry: its terms on the first line, its description (and its note) after it
+    assert "-p port, --port=port\nThe TCP port to listen on. It defaults to 5433." in text
+    port = _span(doc, "entry", "It defaults to 5433")
+    assert port.start < text.index("Note: Ports below 1024") < port.end
+    assert "64 megabytes" not in text[port.start:port.end]
+    assert _span(doc, "entry", "64 megabytes").name == "-c size"
+    assert "$ widgetd -p 6000\n    listening on 6000" in text
+    _spans_index_text(doc)
+
+
+def test_asciidoc_manual_page_keeps_its_name_line_options_and_admonitions():
+    html = b"""<html><head><meta name="generator" content="AsciiDoc 10.2.0" /><title>git-widget(1)</title></head>
+<body class="manpage"><div id="header"><h1>git-widget(1) Manual Page</h1><h2>NAME</h2>
+<div class="sectionbody"><p>git-widget - Mount widgets on the index</p></div></div>
+<div id="content"><div class="sect1"><h2 id="_options">OPTIONS</h2><div class="sectionbody">
+<div class="dlist"><dl><dt class="hdlist1">-a</dt><dt class="hdlist1">--all</dt>
+<dd><p>Mount every widget.</p></dd></dl></div>
+<div class="admonitionblock"><table><tr><td class="icon"><div class="title">Note</div></td>
+<td class="content">Widgets are mounted in order.</td></tr></table></div></div></div></div>
+<div id="footer"><div id="footer-text">Last updated FOOTNOISE</div></div></body></html>"""
+    doc = extract("git-widget.html", html)
+    assert doc.title == "git-widget(1) Manual Page"
+    assert "git-widget - Mount widgets on the index" in doc.text and "FOOTNOISE" not in doc.text
+    assert "-a, --all\nMount every widget." in doc.text
+    assert "Note: Widgets are mounted in order." in doc.text
+    assert _section_of(doc, "Mount every") == ("git-widget(1) Manual Page", "OPTIONS")
+
+
+def test_header_links_of_any_generator_are_dropped():
+    """A page trafilatura reads (no generator it knows): GitHub's, markdown-it-anchor's and emoji anchors."""
+    html = """<html><head><title>Widget README</title></head><body><main><article class="markdown-body">
+<h1><a class="anchor" aria-hidden="true" href="#widget"><svg class="octicon" viewBox="0 0 16 16"></svg></a>Widget</h1>
+<p>The widget turns rotation into motion, and it has done so reliably since it was invented in 1921.</p>
+<h2 id="install">Install <a class="header-anchor" href="#install">#</a></h2>
+<p>Install the widget with the package manager of your system, then restart the widget service once.</p>
+<h2 id="usage"><a href="#usage" aria-label="Permalink: Usage">🔗</a> Usage</h2>
+<p>Call the widget with a port number; it listens on that port until it is stopped by a signal.</p>
+<h2 id="c-sharp">Using it from C#</h2><p>The C# binding wraps the same calls in a class of its own, one per port.</p>
+</article></main></body></html>""".encode()
+    doc = extract("README.html", html)
+    for mark in (*_MARKS, "Install #", "# Usage"):
+        assert mark not in doc.text, mark
+    headings = {h for s in doc.sections for h in s.heading}
+    assert {"Widget", "Install", "Usage", "Using it from C#"} <= headings, headings
+    assert "Using it from C#\n" in doc.text  # a "#" that is part of the heading stays
+    assert _section_of(doc, "package manager") == ("Widget", "Install")
+
+
+MARKDOWN_API = b"""# Widget API
+
+## Functions
+
+`mount(widget, screws=4)` {#mount}
+:   Mount a widget on a flat surface. Returns the screws left over.
+
+    ```python
+    def mount(widget):
+        return widget.screws
+    ```
+
+    Plastic anchors need two more screws.
+
+`spin()`
+: Turn the widget once.
+
+## Options \xc2\xb6
+
+- `--port` the port
+"""
+
+
+def test_markdown_definition_lists_are_entries_and_code_keeps_its_indentation():
+    doc = extract("api.md", MARKDOWN_API)
+    text = doc.text
+    assert "mount(widget, screws=4)\nMount a widget on a flat surface. Returns the screws left over." in text
+    assert "{#mount}" not in text and ":   " not in text and "\u00b6" not in text
+    entry = _span(doc, "entry", "Mount a widget")
+    assert entry.name == "mount(widget, screws=4)"
+    assert entry.start < text.index("Plastic anchors") < entry.end
+    assert "Turn the widget" not in text[entry.start:entry.end]
+    assert _span(doc, "entry", "Turn the widget").name == "spin()"
+    assert "def mount(widget):\n    return widget.screws" in text
+    assert _span(doc, "code", "def mount").start == text.index("def mount")
+    assert ("Widget API", "Options") in {s.heading for s in doc.sections}
+    _spans_index_text(doc)
+
+
+def test_code_blocks_keep_indentation_in_every_format_but_prose_is_still_normalised():
+    md = b"# Code\n\nSome   spaced    prose.\n\n```\nif x:\n\tfor y in x:\n\t\tprint(y)\n```\n"
+    doc = extract("code.md", md)
+    assert doc.text == "Code\n\nSome spaced prose.\n\nif x:\n    for y in x:\n        print(y)"
+    html = (b"<html><body><main><h1>Code</h1><p>A loop that prints every item of a list, one per line.</p>"
+            b"<pre><code>for y in x:\n    print(y)\n</code></pre>"
+            b"<p>That is all there is to it, really.</p></main></body></html>")
+    assert "for y in x:\n    print(y)" in extract("code.html", html).text

@@ -63,7 +63,9 @@ def _check(doc: Document, chunks: list[Chunk], tokenizer, max_tokens: int, overl
     assert all(covered[i] or ch.isspace() for i, ch in enumerate(text)), "some text is in no passage"
     for a, b in zip(chunks, chunks[1:]):
         assert a.start < b.start and a.end < b.end
-        if overlap and _section_index(doc, a.end - 1) == _section_index(doc, b.start):
+        fresh = b.start in {sp.start for sp in doc.spans if sp.kind == "entry"} or (
+            text[b.start - 1] == "\n" and text.startswith("- ", b.start))  # an entry or a list item: no overlap
+        if overlap and _section_index(doc, a.end - 1) == _section_index(doc, b.start) and not fresh:
             assert b.start < a.end, f"passages {a.index} and {b.index} of one section do not overlap"
     if words_spaced:  # never inside a word: every passage starts and ends next to white space or the text's ends
         for c in chunks:
@@ -204,3 +206,87 @@ def test_the_limit_holds_for_a_tokenizer_whose_counts_depend_on_context(tokenize
     context = _ContextTokenizer(tokenizer)
     chunks = split(doc, context, 100, 20)
     assert max(len(e.ids) for e in context.encode_many([c.text for c in chunks])) <= 100
+
+
+# ---------------------------------------------------------------- documentation's structure (issue 39)
+
+
+def _entries_markdown(seed: int = 7, entries: int = 30) -> bytes:
+    """An API reference in Markdown: definition-list entries of 10 to 140 words, some with code."""
+    rng = random.Random(seed)
+    parts = ["# Widget API", "Functions for widgets.", "## Functions"]
+    for k in range(entries):
+        parts.append(f"`widget_{k}(port, size=4)`")
+        body = [_paragraph(rng, rng.randint(1, 5))]
+        if k % 5 == 0:
+            body.append(f"```python\nfor port in ports:\n    if port:\n        widget_{k}(port)\n```")
+            body.append(_paragraph(rng, 1))
+        parts.append(":   " + "\n\n".join(body).replace("\n", "\n    "))
+    return "\n\n".join(parts).encode()
+
+
+def _entry_tokens(doc, tokenizer, entry) -> int:
+    return len(tokenizer.encode(doc.text[entry.start:entry.end]).ids)
+
+
+@pytest.mark.parametrize("max_tokens, overlap", [(160, 32), (100, 20)])
+def test_an_entry_that_fits_is_kept_in_one_passage_that_starts_at_its_signature(tokenizer, max_tokens, overlap):
+    doc = extract("api.md", _entries_markdown())
+    entries = [sp for sp in doc.spans if sp.kind == "entry"]
+    assert len(entries) == 30
+    chunks = split(doc, tokenizer, max_tokens, overlap)
+    _check(doc, chunks, tokenizer, max_tokens)
+    fitting = [e for e in entries if _entry_tokens(doc, tokenizer, e) <= max_tokens]
+    assert len(fitting) >= 10
+    for e in fitting:
+        holder = [c for c in chunks if c.start <= e.start and e.end <= c.end]
+        assert holder, f"entry {e.name} is cut"
+    for c in chunks:  # a passage that holds a signature does not start with the end of an entry held whole before
+        for e in entries:
+            if c.start < e.start < c.end:
+                assert not any(o.start < c.start < o.end for o in fitting if o.end <= e.start), c.text[:80]
+
+
+def test_a_passage_continuing_an_entry_carries_its_name_in_its_title(tokenizer):
+    rng = random.Random(11)
+    description = "\n\n    ".join(_paragraph(rng, 4) for _ in range(5))
+    md = f"# Widget API\n\n## Functions\n\n`mount(widget)`\n:   {description}\n\n`spin()`\n: Turn it once.\n"
+    doc = extract("api.md", md.encode())
+    chunks = split(doc, tokenizer, 100, 20)
+    mount = next(sp for sp in doc.spans if sp.name == "mount(widget)")
+    first = next(c for c in chunks if c.start <= mount.start < c.end)
+    assert first.title == "Widget API > Functions" and "mount(widget)\n" in first.text
+    inside = [c for c in chunks if mount.start < c.start < mount.end]
+    assert len(inside) >= 3
+    for c in inside:
+        assert c.title == "Widget API > Functions > mount(widget)", c.title
+    spin = next(c for c in chunks if "Turn it once" in c.text)
+    assert spin.title in ("Widget API > Functions", "Widget API > Functions > mount(widget)")
+
+
+def test_code_blocks_are_cut_between_lines_only(tokenizer):
+    lines = [f"{'    ' * (k % 3)}value_{k} = compute(value_{k - 1}, factor={k}) + offset  # step {k}"
+             for k in range(1, 80)]
+    md = "# Script\n\nThe script below computes the values.\n\n```python\n" + "\n".join(lines) + "\n```\n"
+    doc = extract("script.md", md.encode())
+    code = next(sp for sp in doc.spans if sp.kind == "code")
+    assert "\n    value_1 = compute" not in doc.text and "\n    value_4 = compute" in doc.text  # indentation kept
+    chunks = split(doc, tokenizer, 80, 16)
+    _check(doc, chunks, tokenizer, 80)
+    assert len(chunks) > 5
+    for c in chunks:
+        if code.start < c.start < code.end:
+            before = doc.text[:c.start].rstrip(" ")  # a passage starts at a line's first character
+            assert before.endswith("\n"), doc.text[c.start - 20:c.start + 20]
+        if code.start < c.end < code.end:
+            assert doc.text[c.end] == "\n", doc.text[c.end - 20:c.end + 20]
+
+
+def test_list_items_are_places_to_cut_without_overlap(tokenizer):
+    rng = random.Random(4)
+    items = "\n".join(f"- option_{k} – {_paragraph(rng, rng.randint(1, 3))}" for k in range(25))
+    doc = extract("options.md", f"# Options\n\nEvery option.\n\n{items}\n".encode())
+    chunks = split(doc, tokenizer, 100, 20)
+    _check(doc, chunks, tokenizer, 100)
+    starts = [c for c in chunks[1:] if c.text.startswith("- option_")]
+    assert len(starts) >= len(chunks) // 2, [c.text[:30] for c in chunks]

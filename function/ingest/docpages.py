@@ -170,7 +170,9 @@ class _Walker:
             if child.tag == "dt":
                 terms.append(child)
             elif child.tag == "dd":
-                signature = ", ".join(t for t in (_inline(x) for x in terms) if t)
+                signature = ", ".join(t for t in (_term(x) for x in terms) if t)
+                if unnamed and signature:  # "Parameters:", whether the generator wrote the colon or not
+                    signature = signature.rstrip(": ") + ":"
                 ids = [x.get("id") for x in terms if x.get("id")]
                 name = "" if unnamed else (ids[0] if ids else None)
                 self.out.open_entry(signature, name)
@@ -218,6 +220,13 @@ class _Walker:
                     own.append(_space(child.text_content()))
                 own.append(_space(child.tail))
             _line(lines, marker, own)
+
+
+def _term(dt) -> str:
+    """A <dt>'s text; terms it holds on lines of their own (DocBook's "-p port<br>--port=port") joined by ", "."""
+    for br in dt.iter("br"):
+        br.tail = "\ue000" + (br.tail or "")  # a private-use character as the separator
+    return ", ".join(t for t in (" ".join(p.split()) for p in dt.text_content().split("\ue000")) if t)
 
 
 def _line(lines: list[str], marker: str, own: list[str]) -> str:

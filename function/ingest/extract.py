@@ -476,7 +476,10 @@ def _html(name: str, data: bytes) -> Document:
     """
     lxml_html = require("lxml.html")  # a trafilatura dependency
     try:
-        root = lxml_html.document_fromstring(data)
+        try:  # UTF-8 whatever the page declares (lxml would read undeclared bytes as Latin-1)
+            root = lxml_html.document_fromstring(data.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError):  # not UTF-8, or an XML declaration naming its encoding
+            root = lxml_html.document_fromstring(data)
     except Exception as e:  # noqa: BLE001 - lxml raises several types on broken input
         raise ExtractError(f"{name}: not readable HTML ({type(e).__name__}: {e})") from None
     changed = drop_permalinks(root)
@@ -485,12 +488,10 @@ def _html(name: str, data: bytes) -> Document:
     if docpages.is_doc_page(root):
         title, out = docpages.read(root)
         return _assemble(name, "html", title, out.finish())
-    if changed:
-        data = lxml_html.tostring(root, encoding="utf-8")
-    return _trafilatura(name, data)
+    return _trafilatura(name, lxml_html.tostring(root, encoding="unicode") if changed else data)
 
 
-def _trafilatura(name: str, data: bytes) -> Document:
+def _trafilatura(name: str, data: bytes | str) -> Document:
     trafilatura = require("trafilatura")
     from lxml import etree  # a trafilatura dependency
 

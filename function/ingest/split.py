@@ -101,7 +101,7 @@ def split(doc: Document, tokenizer, max_tokens: int, overlap_tokens: int, doc_ti
         units = _units(doc, tokenizer, budget - overlap_tokens, budget, language)
         if not units:
             return []
-        spans = _pack(doc.text, units, budget, overlap_tokens, _entry_tokens(doc.spans, units))
+        spans = _pack(doc.text, units, budget, overlap_tokens, _entries(doc.spans, units))
         encoded = tokenizer.encode_many([doc.text[s:e] for s, e, _ in spans])
         excess = max(len(e.ids) for e in encoded) - max_tokens
         if excess <= 0:
@@ -250,10 +250,12 @@ def _pieces(text: str, unit: _Unit, size: int) -> list[_Unit]:
 # ---------------------------------------------------------------- packing
 
 
-def _entry_tokens(spans: list[Span], units: list[_Unit]) -> dict[int, list[int]]:
-    """The tokens of every entry, by the index of its first unit (nested entries can share one)."""
+def _entries(spans: list[Span], units: list[_Unit]) -> tuple[dict[int, list[int]], set[int]]:
+    """The tokens of every entry by the index of its first unit (nested entries can share one), and the
+    indices just after an entry's last unit."""
     first = {u.start: k for k, u in enumerate(units)}
-    out: dict[int, list[int]] = {}
+    starts: dict[int, list[int]] = {}
+    ends: set[int] = set()
     for sp in spans:
         k = first.get(sp.start) if sp.kind == "entry" else None
         if k is None:
@@ -262,20 +264,21 @@ def _entry_tokens(spans: list[Span], units: list[_Unit]) -> dict[int, list[int]]
         while j < len(units) and units[j].start < sp.end:
             tokens += units[j].tokens
             j += 1
-        out.setdefault(k, []).append(tokens)
-    return out
+        starts.setdefault(k, []).append(tokens)
+        ends.add(j)
+    return starts, ends
 
 
 def _pack(text: str, units: list[_Unit], budget: int, overlap: int,
-          entries: dict[int, list[int]] | None = None) -> list[tuple[int, int, int]]:
+          entries: tuple[dict[int, list[int]], set[int]] = ({}, set())) -> list[tuple[int, int, int]]:
     """(start, end, section) spans: greedy packing of units, cut at a paragraph boundary where one is late enough.
 
     A new section starts a new passage unless the current one is under a quarter full; the passage's section
-    (for its title) is the one holding most of its tokens. ``entries`` (``_entry_tokens``) gives the length
-    of each entry by its first unit: a passage at least a quarter full ends before an entry that fits in a
-    passage but not in what is left of this one, and the next passage starts there without overlap.
+    (for its title) is the one holding most of its tokens. ``entries`` (``_entries``) gives the length
+    of each entry by its first unit: a passage ends before an entry that fits in a passage but not in what is
+    left of this one, if it is a quarter full or ends with an entry, and the next one starts there without overlap.
     """
-    entries = entries or {}
+    starts, ends = entries
     spans: list[tuple[int, int, int]] = []
     small = budget // 4
     i = 0  # first whole unit of the current passage
@@ -290,8 +293,8 @@ def _pack(text: str, units: list[_Unit], budget: int, overlap: int,
             u = units[j]
             if j > i and u.section != units[j - 1].section and used >= small:
                 break
-            fits = [t for t in entries.get(j, ()) if t <= budget]
-            if j > i and fits and used >= small and used + max(fits) > budget:
+            fits = [t for t in starts.get(j, ()) if t <= budget]
+            if j > i and fits and used + max(fits) > budget and (used >= small or j in ends):
                 at_entry = True  # the entry starting here fits in a passage of its own: do not cut it
                 break
             if used + u.tokens > budget:
@@ -325,7 +328,7 @@ def _pack(text: str, units: list[_Unit], budget: int, overlap: int,
             break
         lead = None
         fresh = end
-        if overlap and units[end].section == units[end - 1].section and end not in entries and not units[end].item:
+        if overlap and units[end].section == units[end - 1].section and end not in starts and not units[end].item:
             i, lead = _overlap(text, units, i, end, overlap, budget)
         else:
             i = end
