@@ -1,15 +1,9 @@
-"""Tools beside the product for comparing two builds or two checkouts, and the distillation scripts.
+"""Tools beside the product for comparing two builds or two checkouts.
 
 A study that has answered its question leaves its record in records/ and its conclusion in docs/;
 its code is retired, and records/README.md names the commit that removed it (rerun it from the
 commit before: ``git checkout COMMIT^ -- experiments/NAME.py``).
 
-    experiments/experiment_distil.sh NAME [--set section.key=value ...]
-        one distillation variant beside the main build, sharing its finished teacher stage
-        (build/exp-NAME/distil; the F1 of each variant tried is in docs/build.md and artifact/REPORT.md)
-    experiments/student_variants.sh
-        the student variants' CPU work in one resumable chain: the sandbox build (MPNet teacher,
-        MiniLM base, packaged student), then an ensemble-teacher variant and 4- and 6-layer students
     python -m experiments.paired_f1 BASELINE_ARTIFACT OTHER_ARTIFACT...
         dev F1 of int8 artifacts on the same questions, with a paired bootstrap interval of the
         differences: whether a build report's F1 difference is more than the dev set's noise

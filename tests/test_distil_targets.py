@@ -1,5 +1,5 @@
 """The distil stage's training set, soft targets and dev scores, as public functions: what the stage trains on
-and scores with is what they return (experiments/split_distil.py trains on them too)."""
+and scores with is what they return."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""build_model.training.loop: the extra loss a model adapter adds, and a resume that draws what the uninterrupted
-run draws (dropout masks included), from checkpoints with and without the random state."""
+"""build_model.training.loop: a resume draws what the uninterrupted run draws (dropout masks included), from
+checkpoints with and without the random state."""
 
 from __future__ import annotations
 
@@ -45,63 +45,6 @@ def settings(**kw):
 
 def _log(work) -> list[dict]:
     return [json.loads(line) for line in (work / "train.log.jsonl").read_text().splitlines()]
-
-
-# ---- extra_loss ----------------------------------------------------------------------------------------
-
-def _aux(model) -> torch.Tensor:
-    """A term the logits do not carry: it reaches weights the CE/KD loss reaches too, and one it does not
-    (the embedding of token 3, in no feature)."""
-    return (model.qa_outputs.weight ** 2).sum() + model.bert.embeddings.word_embeddings.weight[3].abs().sum()
-
-
-def _first_step_gradients(work, monkeypatch, extra_of=None):
-    """Each parameter's gradient on the loop's first step (before clipping), and the step's log line;
-    ``extra_of(model)``: the ``extra_loss`` to train with."""
-    from build_model.training.loop import train
-
-    model = tiny_bert(vocab_size=200, hidden=32, layers=2, seed=1)
-    grads = {}
-    clip = torch.nn.utils.clip_grad_norm_
-
-    def record(params, max_norm):
-        params = list(params)
-        if not grads:
-            grads.update({n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None})
-        return clip(params, max_norm)
-
-    monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_", record)
-    feats = features()
-    train(model, feats, settings(epochs=1, batch_size=len(feats)), work, PAD, teacher_logits=teacher_logits(feats),
-          threads=1, extra_loss=extra_of(model) if extra_of else None)
-    return grads, next(r for r in _log(work) if r["event"] == "step")
-
-
-def test_the_extra_loss_joins_the_loss_with_its_weight(tmp_path, monkeypatch):
-    """The gradient of the step is that of CE/KD + weight * aux, on every parameter; the logged CE/KD loss is
-    the loop's own, the added term logged apart."""
-    weight = 0.3
-    plain, plain_log = _first_step_gradients(tmp_path / "plain", monkeypatch)
-    with_aux, aux_log = _first_step_gradients(tmp_path / "aux", monkeypatch, lambda m: lambda: weight * _aux(m))
-
-    reference = tiny_bert(vocab_size=200, hidden=32, layers=2, seed=1)  # the weights of the first step
-    aux = _aux(reference)
-    aux.backward()
-    aux_grads = {n: p.grad for n, p in reference.named_parameters() if p.grad is not None}
-    assert aux_grads and plain
-    for name in set(plain) | set(aux_grads):
-        want = plain.get(name, 0.0) + weight * aux_grads.get(name, 0.0)
-        assert torch.allclose(with_aux[name], want, atol=1e-6), name
-    assert aux_log["loss"] == plain_log["loss"] and aux_log["kd"] == plain_log["kd"]
-    assert aux_log["extra"] == pytest.approx(weight * aux.item(), rel=1e-6)
-    assert "extra" not in plain_log
-
-
-def test_an_extra_loss_of_none_adds_nothing(tmp_path, monkeypatch):
-    plain, plain_log = _first_step_gradients(tmp_path / "plain", monkeypatch)
-    none, none_log = _first_step_gradients(tmp_path / "none", monkeypatch, lambda m: lambda: None)
-    assert set(none) == set(plain) and all(torch.equal(none[n], plain[n]) for n in plain)
-    assert none_log["loss"] == plain_log["loss"] and "extra" not in none_log
 
 
 # ---- resume: the random state -------------------------------------------------------------------------

@@ -73,29 +73,3 @@ def test_roberta_layout_puts_two_separators_between_question_and_passage():
     assert b.token_type_ids[1].tolist() == [0] * 5 + [1] * 7
     short = build_batch([11], [np.arange(20, 23)], spec)
     assert short.input_ids[0].tolist() == [0, 11, 2, 2, 20, 21, 22, 2]
-
-
-def test_a_question_budget_cuts_the_same_passage_windows_whatever_the_question():
-    """A split model stores each passage window's states before any question is asked: with
-    ``question_budget`` set, the windows (their passage tokens) do not depend on the question's length."""
-    import dataclasses
-
-    spec = dataclasses.replace(SPEC, question_budget=SPEC.max_query_tokens)
-    passage = np.arange(1000, 1025)
-    cut = {}
-    for n_q in range(1, SPEC.max_query_tokens + 1):
-        b = build_batch(list(range(11, 11 + n_q)), [passage], spec)
-        cut[n_q] = [tuple(b.input_ids[w, b.context_start : b.context_start + b.context_len[w]])
-                    for w in range(len(b))]
-    assert len(set(map(tuple, cut.values()))) == 1
-    assert spec.passage_budget(1) == SPEC.passage_budget(SPEC.max_query_tokens)
-    # without it a short question gets longer windows: the windows move with the question
-    assert build_batch([11], [passage], SPEC).context_len[0] > cut[1][0].__len__()
-
-
-def test_a_question_longer_than_its_budget_is_refused():
-    import dataclasses
-
-    spec = dataclasses.replace(SPEC, max_query_tokens=6, question_budget=4)
-    with pytest.raises(ValueError, match="more than the 4"):
-        build_batch([11, 12, 13, 14, 15], [np.arange(30)], spec)

@@ -95,8 +95,7 @@ def cached_teacher_logits(path_prefix: Path, teacher_key: str, load_teacher, win
     The pass is resumable: windows are taken longest first in chunks of ``chunk``,
     each chunk saved in ``<file>.parts/`` as it completes, and a restarted pass
     reads the finished chunks back. Files of other keys stay: students distilled
-    beside each other from other features (``experiments/experiment_distil.sh``)
-    share the folder.
+    beside each other from other features share the folder.
     """
     key = hashlib.sha256(f"{teacher_key}:{windows_digest(windows)}".encode()).hexdigest()
     path = path_prefix.with_name(f"{path_prefix.name}-{key[:16]}.npz")

@@ -16,9 +16,7 @@ Distillation loss (Hinton et al.; DistilBERT's SQuAD recipe)::
 over start and end positions. Features without gold labels (a question paired
 with another paragraph) take the distillation term alone; features without
 teacher logits (``None``: unanswerable pairs, whose target is [CLS]) take the
-cross-entropy term alone. ``extra_loss`` lets a model adapter add a term the
-logits do not carry (``build_model.training.split_loop``: a hidden-state loss
-computed in its forward pass); it joins that loss before the backward pass.
+cross-entropy term alone.
 """
 
 from __future__ import annotations
@@ -31,15 +29,11 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from build_model.config import Training
 from build_model.training.features import Feature, collate
-
-if TYPE_CHECKING:
-    import torch
 
 
 def length_grouped_batches(lengths: np.ndarray, batch_size: int, seed: int) -> list[np.ndarray]:
@@ -56,6 +50,15 @@ def length_grouped_batches(lengths: np.ndarray, batch_size: int, seed: int) -> l
     return batches
 
 
+def training_device():
+    """Where training runs: the GPU when PyTorch sees one (``QA_BUILD_DEVICE=cpu`` keeps it on the CPU)."""
+    import torch
+
+    if os.environ.get("QA_BUILD_DEVICE", "") != "cpu" and torch.cuda.is_available():
+        return torch.device("cuda")
+    return torch.device("cpu")
+
+
 def rng_state() -> dict:
     """The random state a training step draws from (dropout: torch; numpy's and Python's for any
     code that uses them), to be kept in a checkpoint. Reading it draws nothing."""
@@ -67,7 +70,7 @@ def rng_state() -> dict:
 def set_rng_state(state: dict) -> None:
     import torch
 
-    torch.set_rng_state(state["torch"])
+    torch.set_rng_state(state["torch"].cpu())  # a checkpoint loaded onto a GPU maps it there
     np.random.set_state(state["numpy"])
     random.setstate(state["python"])
 
@@ -89,16 +92,12 @@ def train(
     on_epoch_end: Callable[[object, int], dict] | None = None,
     threads: int = 0,
     checkpoint_every: int = 50,
-    extra_loss: Callable[[], torch.Tensor | None] | None = None,
 ) -> dict:
     """Train ``model`` in place; returns the training record (also in ``work_dir``).
 
     ``threads``: PyTorch threads (0: all CPUs this process may use); a checkpoint
-    is written every ``checkpoint_every`` steps and at each epoch's end.
-    ``extra_loss``: called after each training forward pass; the scalar tensor it
-    returns (already weighted; None: nothing this step) is added to the CE/KD loss
-    before the backward pass. The step log's ``loss`` stays the CE/KD loss, the
-    added term is logged as ``extra``.
+    is written every ``checkpoint_every`` steps (``QA_CHECKPOINT_EVERY`` overrides it: on a GPU,
+    50 steps take seconds and the checkpoint's write would cost as much) and at each epoch's end.
     """
     import torch
     import torch.nn.functional as F
@@ -107,6 +106,9 @@ def train(
 
     torch.set_num_threads(threads or available_cpus())
     torch.manual_seed(settings.seed)
+    checkpoint_every = int(os.environ.get("QA_CHECKPOINT_EVERY", checkpoint_every))
+    device = training_device()
+    model.to(device)
     work_dir.mkdir(parents=True, exist_ok=True)
     log_path = work_dir / "train.log.jsonl"
     ckpt_path = work_dir / "checkpoint.pt"
@@ -133,7 +135,7 @@ def train(
     sched = torch.optim.lr_scheduler.LambdaLR(optim, lr_at)
     step, history = 0, []
     if ckpt_path.exists():
-        state = torch.load(ckpt_path, weights_only=False)
+        state = torch.load(ckpt_path, weights_only=False, map_location=device)
         model.load_state_dict(state["model"])
         optim.load_state_dict(state["optim"])
         sched.load_state_dict(state["sched"])
@@ -160,13 +162,13 @@ def train(
             if step >= total_steps:
                 break
             feats = [features[i] for i in idx]
-            arrays = {k: torch.from_numpy(v) for k, v in collate(feats, pad_id).items()}
+            arrays = {k: torch.from_numpy(v).to(device) for k, v in collate(feats, pad_id).items()}
             mask = arrays["attention_mask"] == 0
             out = model(input_ids=arrays["input_ids"], attention_mask=arrays["attention_mask"],
                         token_type_ids=arrays["token_type_ids"])
             s_start = out.start_logits.masked_fill(mask, -1e4)
             s_end = out.end_logits.masked_fill(mask, -1e4)
-            gold = torch.tensor([f.gold for f in feats])
+            gold = torch.tensor([f.gold for f in feats], device=device)
             ce = (F.cross_entropy(s_start, arrays["start_positions"], reduction="none")
                   + F.cross_entropy(s_end, arrays["end_positions"], reduction="none")) / 2
             if teacher_logits is None:
@@ -175,7 +177,7 @@ def train(
             else:
                 t_start = torch.full_like(s_start, -1e4)
                 t_end = torch.full_like(s_end, -1e4)
-                soft = torch.ones(len(idx), dtype=torch.bool)
+                soft = torch.ones(len(idx), dtype=torch.bool, device=device)
                 for r, i in enumerate(idx):
                     if teacher_logits[i] is None:
                         soft[r] = False
@@ -192,11 +194,8 @@ def train(
                 loss = (w_kd * kd + w_ce * ce).mean()
                 parts = {"kd": kd[soft].mean().item() if soft.any() else None,
                          "ce": ce[gold].mean().item() if gold.any() else None}
-            extra = extra_loss() if extra_loss is not None else None
-            if extra is not None:
-                parts["extra"] = extra.item()
             optim.zero_grad(set_to_none=True)
-            (loss if extra is None else loss + extra).backward()
+            loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optim.step()
             sched.step()

@@ -38,10 +38,6 @@ class WindowSpec:
     sep_id: int
     pad_id: int
     pair_seps: int = 1  # separators between question and passage: 1 (BERT), 2 (RoBERTa, MPNet)
-    # Passage windows cut as if every question had this many tokens (None: the question's own length).
-    # A split model stores each passage window's lower-layer states at ingestion, before any question:
-    # its windows must be the same whatever the question (``build_model.training.split``).
-    question_budget: int | None = None
 
     @property
     def special_tokens(self) -> int:
@@ -49,13 +45,8 @@ class WindowSpec:
         return 2 + self.pair_seps
 
     def passage_budget(self, n_question: int) -> int:
-        """Passage tokens that fit in one window next to an ``n_question``-token question (next to a
-        ``question_budget``-token one, whatever the question, where that is set)."""
-        if self.question_budget is not None and n_question > self.question_budget:
-            raise ValueError(f"question has {n_question} tokens, more than the {self.question_budget} its "
-                             f"passage windows were cut for")
-        budget = self.max_seq_len - (n_question if self.question_budget is None else self.question_budget) \
-            - self.special_tokens
+        """Passage tokens that fit in one window next to an ``n_question``-token question."""
+        budget = self.max_seq_len - n_question - self.special_tokens
         if budget <= self.stride:
             raise ValueError(
                 f"a {n_question}-token question leaves {budget} passage tokens per window, "

@@ -1,3 +1,0 @@
-from build_model.recover.cli import main
-
-raise SystemExit(main())
