@@ -491,3 +491,30 @@ def test_code_blocks_keep_indentation_in_every_format_but_prose_is_still_normali
             b"<pre><code>for y in x:\n    print(y)\n</code></pre>"
             b"<p>That is all there is to it, really.</p></main></body></html>")
     assert "for y in x:\n    print(y)" in extract("code.html", html).text
+
+
+def test_docbook_variablelist_laid_out_as_a_table_is_entries_and_layout_tables_are_not_rows():
+    """DocBook XSL with variablelist.as.table (Cockpit's guide): term | description rows, a navigation table
+    and a refnamediv wrapped in a layout table."""
+    html = b"""<html><head><meta name="generator" content="DocBook XSL Stylesheets Vsnapshot"><title>widget.conf</title>
+</head><body><table class="navigation" id="top" summary="Navigation header"><tr><td><a href="p.html">
+<img alt="Prev"></a></td><th>NAVNOISE Guide</th></tr></table>
+<div class="refentry"><div class="refnamediv"><table width="100%"><tr><td><h2>
+<span class="refentrytitle">widget.conf</span></h2><p>widget.conf - Widget configuration file</p>
+</td></tr></table></div>
+<div class="refsect1"><h2>Server</h2><div class="variablelist"><table border="0" class="variablelist">
+<tbody><tr><td><p><span class="term"><code class="option">Port</code></span></p></td>
+<td><p>The port to listen on. Defaults to 9090.</p><pre class="programlisting">[Server]
+Port = 9091</pre></td></tr>
+<tr><td><p><span class="term"><code class="option">Origins</code></span></p></td><td><p>Allowed origins.</p></td></tr>
+</tbody></table></div>
+<table><tr><th>Key</th><th>Type</th></tr><tr><td>Port</td><td>integer</td></tr></table></div></div></body></html>"""
+    doc = extract("widget.conf.5.html", html)
+    text = doc.text
+    assert "NAVNOISE" not in text and "Prev" not in text
+    assert "widget.conf - Widget configuration file" in text and "| widget.conf" not in text
+    assert "Port\nThe port to listen on. Defaults to 9090.\n\n[Server]\nPort = 9091" in text
+    port = _span(doc, "entry", "Defaults to 9090")
+    assert port.name == "Port" and "Allowed origins" not in text[port.start:port.end]
+    assert "Key | Type\nPort | integer" in text and _span(doc, "table", "Port | integer")
+    assert _section_of(doc, "Defaults to 9090") == ("Server",)

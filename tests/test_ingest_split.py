@@ -63,8 +63,9 @@ def _check(doc: Document, chunks: list[Chunk], tokenizer, max_tokens: int, overl
     assert all(covered[i] or ch.isspace() for i, ch in enumerate(text)), "some text is in no passage"
     for a, b in zip(chunks, chunks[1:]):
         assert a.start < b.start and a.end < b.end
-        fresh = b.start in {sp.start for sp in doc.spans if sp.kind == "entry"} or (
-            text[b.start - 1] == "\n" and text.startswith("- ", b.start))  # an entry or a list item: no overlap
+        fresh = b.start in {sp.start for sp in doc.spans if sp.kind == "entry"} or text[b.start - 1] == "\n" and (
+            text.startswith("- ", b.start) or any(sp.kind == "table" and sp.start < b.start < sp.end
+                                                  for sp in doc.spans))  # an entry, list item or row: no overlap
         if overlap and _section_index(doc, a.end - 1) == _section_index(doc, b.start) and not fresh:
             assert b.start < a.end, f"passages {a.index} and {b.index} of one section do not overlap"
     if words_spaced:  # never inside a word: every passage starts and ends next to white space or the text's ends

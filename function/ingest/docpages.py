@@ -37,6 +37,7 @@ _MARKERS = ("headerlink", "sphinxsidebar", "navheader", "refentry", "refnamediv"
 _ROOTS = ("//*[@role='main']", "//div[contains(concat(' ', @class, ' '), ' body ')]", "//main", "//article")
 _NOISE = ("//script", "//style", "//noscript", "//nav", "//form", "//header", "//footer",
           "//*[@id='footer' or @id='toc' or @id='toctitle']",
+          "//table[contains(concat(' ', @class, ' '), ' navigation ') or starts-with(@summary, 'Navigation')]",
           "//div[contains(concat(' ', @class, ' '), ' navheader ') or contains(concat(' ', @class, ' '), ' navfooter ')"
           " or contains(concat(' ', @class, ' '), ' toc ') or contains(concat(' ', @class, ' '), ' sphinxsidebar ')"
           " or contains(concat(' ', @class, ' '), ' related ')]")
@@ -138,7 +139,7 @@ class _Walker:
         elif classes & _ADMONITION_TITLE and self._in_admonition(el):
             self.out.lead(_inline(el))
         elif tag == "pre":
-            self.out.text(el.text_content(), code=True)
+            self.out.text(el.text_content(), kind="code")
         elif tag in ("ul", "ol"):
             lines: list[str] = []
             self.list(el, lines)
@@ -185,15 +186,31 @@ class _Walker:
             self.out.text(_inline(dt))
 
     def table(self, table) -> None:
-        rows = []
-        for tr in table.iter("tr"):
-            if next(tr.iterancestors("table")) is not table:
-                continue  # a nested table's row: read inside its cell
+        """Rows as "cell | cell" lines; a DocBook variablelist laid out as a table (term | description) as
+        entries; a layout table (one holding headings or definition lists) as its cells' content in order."""
+        rows = [tr for tr in table.iter("tr") if next(tr.iterancestors("table")) is table]
+        if "variablelist" in _classes(table):
+            for tr in rows:
+                cells = [c for c in tr if c.tag in ("td", "th")]
+                if len(cells) < 2:
+                    continue
+                self.out.open_entry(_term(cells[0]))
+                for cell in cells[1:]:
+                    self.container(cell)
+                self.out.close_entry()
+            return
+        if table.xpath(".//h1|.//h2|.//h3|.//h4|.//h5|.//h6|.//dl"):
+            for tr in rows:
+                for cell in tr:
+                    if cell.tag in ("td", "th"):
+                        self.container(cell)
+            return
+        lines = []
+        for tr in rows:
             cells = [_inline(c) for c in tr if c.tag in ("td", "th")]
             if any(cells):
-                rows.append(" | ".join(cells))
-        if rows:
-            self.out.text("\n".join(rows))
+                lines.append(" | ".join(cells))
+        self.out.text("\n".join(lines), kind="table")
 
     def list(self, el, lines: list[str]) -> None:
         """ "- item" lines (numbered in an <ol>), nested lists after their item's text; a code block in an item

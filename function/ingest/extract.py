@@ -80,7 +80,8 @@ class Section:
 
 @dataclass
 class Span:
-    """A code block (``kind == "code"``) or an API entry (``"entry"``: a signature or term and its description,
+    """A code block (``kind == "code"``), a table (``"table"``, one line per row) or an API entry (``"entry"``:
+    a signature or term and its description,
     from an HTML or Markdown definition list) at ``text[start:end]``; an entry's ``name`` goes into the title
     of a passage that continues it ("" for one that names nothing, such as a "Parameters" field list)."""
 
@@ -96,7 +97,7 @@ class Document:
     text: str
     sections: list[Section]
     format: str
-    spans: list[Span] = field(default_factory=list)  # code blocks and entries, by start (outer entry first)
+    spans: list[Span] = field(default_factory=list)  # code, tables and entries, by start (outer entry first)
 
 
 # ---------------------------------------------------------------- normalisation and assembly
@@ -132,11 +133,12 @@ def normalise_code(text: str) -> str:
 
 @dataclass(frozen=True)
 class Block:
-    """A paragraph, list, table, heading or (``code``) code block, under its heading path."""
+    """A paragraph, list, heading (``kind`` "text"), table (one "a | b" line per row) or code block, under its
+    heading path."""
 
     heading: tuple[str, ...]
     text: str
-    code: bool = False
+    kind: str = "text"  # "text", "table" or "code"
 
 
 @dataclass(frozen=True)
@@ -167,14 +169,14 @@ class Blocks:
             self.headings.push(level, text)
             self.items.append(Block(self.headings.path, text))
 
-    def text(self, text: str, code: bool = False) -> None:
+    def text(self, text: str, kind: str = "text") -> None:
         if not text.strip():
             return
-        if self._lead and not code:
+        if self._lead and kind == "text":
             text = "".join(self._lead) + text
             self._lead = []
         self._flush()
-        self.items.append(Block(self.headings.path, text, code))
+        self.items.append(Block(self.headings.path, text, kind))
 
     def lead(self, text: str, sep: str = ": ") -> None:
         """``text`` begins the next text block (an admonition's label: "Note: ...")."""
@@ -233,8 +235,8 @@ def _assemble(name: str, fmt: str, title: str, blocks) -> Document:
             if start is not None and start < pos:
                 spans.append(Span("entry", start, pos, entry_name))
             continue
-        heading, raw, code = (item.heading, item.text, item.code) if isinstance(item, Block) else (*item, False)
-        block = normalise_code(raw) if code else normalise_block(raw)
+        heading, raw, kind = (item.heading, item.text, item.kind) if isinstance(item, Block) else (*item, "text")
+        block = normalise_code(raw) if kind == "code" else normalise_block(raw)
         if not block:
             continue
         if parts:
@@ -247,8 +249,8 @@ def _assemble(name: str, fmt: str, title: str, blocks) -> Document:
             sections[-1].end = pos + len(block)
         else:
             sections.append(Section(heading, pos, pos + len(block)))
-        if code:
-            spans.append(Span("code", pos, pos + len(block)))
+        if kind != "text":
+            spans.append(Span(kind, pos, pos + len(block)))
         parts.append(block)
         pos += len(block)
     text = "\n\n".join(parts)
@@ -402,7 +404,7 @@ def _markdown(name: str, source: str) -> Document:
         elif t == "inline" and tokens[i - 1].type in ("th_open", "td_open"):
             rows[-1].append(_inline_text(tok).strip())
         elif t == "table_close":
-            out.text("\n".join(" | ".join(r) for r in rows))
+            out.text("\n".join(" | ".join(r) for r in rows), kind="table")
             rows = []
         elif t == "inline":  # a paragraph, in a list item or not
             text = _inline_text(tok)
@@ -418,7 +420,7 @@ def _markdown(name: str, source: str) -> Document:
             if lists:  # the list so far, the code with its indentation, then the rest of the list
                 out.text("\n".join(item_lines))
                 item_lines = []
-            out.text(tok.content, code=True)
+            out.text(tok.content, kind="code")
         elif t == "html_block":
             out.text(_strip_tags(tok.content))
     return _assemble(name, "markdown", title, out.finish())
@@ -530,9 +532,9 @@ def _xml_blocks(parent, out: Blocks) -> str:
         elif tag == "list":
             out.text("\n".join(_list_lines(el)))
         elif tag == "table":
-            out.text(_table_text(el))
+            out.text(_table_text(el), kind="table")
         elif tag == "code":
-            out.text(_xml_text(el), code=True)
+            out.text(_xml_text(el), kind="code")
         else:  # p, quote, and anything newer trafilatura versions add
             out.text(_xml_text(el))
     return first_h1

@@ -11,10 +11,11 @@ alone (a heading with a line under it), and each one's title is "Document title 
 Documentation's structure (``Document.spans``) is kept too: a code block's lines are units of their own,
 never cut into sentences, so a passage only ends between lines (unless one line is longer than a passage);
 an API entry (a signature and its description) that fits in a passage is not cut: the passage before it ends
-early instead (once it is a quarter full) and the next one starts at the signature, with no overlap carried
-in from the entry before. A list item's line (a parameter of a field list, an option) is a place to cut like
-a paragraph, and a passage starting at one carries no overlap either. A passage that starts inside an entry
-(one too long for a passage) has the entry's name at the end of its title: "Document > Heading > name".
+early instead (once it is a quarter full, or if it ends with an entry) and the next one starts at the
+signature, with no overlap carried in from the entry before. A list item's line (a parameter of a field
+list, an option) and a table's row are places to cut like a paragraph, and a passage starting at one
+carries no overlap either. A passage that starts inside an entry (one too long for a passage) has the
+entry's name at the end of its title: "Document > Heading > name".
 
 Sentences come from ``sentencex`` (Wikimedia, MIT, ~4 MB compiled Rust, ~300 languages, character offsets):
 about a hundred times faster than ``pysbd`` on the same text and maintained, where pysbd and syntok have
@@ -85,7 +86,7 @@ class _Unit:
     tokens: int = 0
     offsets: object = None  # token (start, end) offsets relative to ``start``, kept for cutting
     code: bool = False  # a line of a code block (whole, never cut into sentences)
-    item: bool = False  # the first unit of a list item's line ("- ", "2. "): a place to cut, with no overlap
+    item: bool = False  # the first unit of a list item's or a table row's line: a place to cut, with no overlap
 
 
 def split(doc: Document, tokenizer, max_tokens: int, overlap_tokens: int, doc_title: str | None = None,
@@ -148,6 +149,7 @@ def _units(doc: Document, tokenizer, longest: int, max_tokens: int, language: st
     sentencex = require("sentencex")
     text = doc.text
     code = {sp.start for sp in doc.spans if sp.kind == "code"}
+    tables = {sp.start for sp in doc.spans if sp.kind == "table"}
     units: list[_Unit] = []
     for si, section in enumerate(doc.sections):
         pos = section.start
@@ -163,8 +165,11 @@ def _units(doc: Document, tokenizer, longest: int, max_tokens: int, language: st
                         first = False
                     line_pos += len(line) + 1
                     continue
-                item = bool(_LIST_ITEM.match(line)) and items > 0
-                items += bool(_LIST_ITEM.match(line))
+                if pos in tables:  # every row after the first (often the header) is a place to cut
+                    item = line_pos > pos
+                else:
+                    item = bool(_LIST_ITEM.match(line)) and items > 0
+                    items += bool(_LIST_ITEM.match(line))
                 for b in sentencex.get_sentence_boundaries(language, line) if line.strip() else ():
                     s, e = _trim(text, line_pos + b["start_index"], line_pos + b["end_index"])
                     if s < e:
