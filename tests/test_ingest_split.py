@@ -64,7 +64,7 @@ def _check(doc: Document, chunks: list[Chunk], tokenizer, max_tokens: int, overl
     for a, b in zip(chunks, chunks[1:]):
         assert a.start < b.start and a.end < b.end
         fresh = b.start in {sp.start for sp in doc.spans if sp.kind == "entry"} or text[b.start - 1] == "\n" and (
-            text.startswith("- ", b.start) or any(sp.kind == "table" and sp.start < b.start < sp.end
+            text.startswith("- ", b.start) or any(sp.kind == "table" and sp.start <= b.start < sp.end
                                                   for sp in doc.spans))  # an entry, list item or row: no overlap
         if overlap and _section_index(doc, a.end - 1) == _section_index(doc, b.start) and not fresh:
             assert b.start < a.end, f"passages {a.index} and {b.index} of one section do not overlap"
@@ -291,3 +291,17 @@ def test_list_items_are_places_to_cut_without_overlap(tokenizer):
     _check(doc, chunks, tokenizer, 100)
     starts = [c for c in chunks[1:] if c.text.startswith("- option_")]
     assert len(starts) >= len(chunks) // 2, [c.text[:30] for c in chunks]
+
+
+def test_a_table_that_fits_is_kept_whole_with_its_header_row(tokenizer):
+    rng = random.Random(9)
+    rows = "\n".join(f"| option_{k} | {rng.choice(WORDS)} | {k * 10} |" for k in range(12))
+    prose = "\n\n".join(_paragraph(rng, 3) for _ in range(3))
+    md = f"# Settings\n\n{prose}\n\n| Name | Kind | Default |\n|---|---|---|\n{rows}\n\n{prose}\n"
+    doc = extract("settings.md", md.encode())
+    table = next(sp for sp in doc.spans if sp.kind == "table")
+    assert len(tokenizer.encode(doc.text[table.start:table.end]).ids) <= 160
+    chunks = split(doc, tokenizer, 160, 32)
+    _check(doc, chunks, tokenizer, 160)
+    (holder,) = [c for c in chunks if c.start <= table.start < c.end]
+    assert holder.end >= table.end and holder.text.startswith("Name | Kind | Default")

@@ -12,7 +12,8 @@ Documentation's structure (``Document.spans``) is kept too: a code block's lines
 never cut into sentences, so a passage only ends between lines (unless one line is longer than a passage);
 an API entry (a signature and its description) that fits in a passage is not cut: the passage before it ends
 early instead (once it is a quarter full, or if it ends with an entry) and the next one starts at the
-signature, with no overlap carried in from the entry before. A list item's line (a parameter of a field
+signature, with no overlap carried in from the entry before; a table that fits is kept whole the same way,
+its header row with its rows. A list item's line (a parameter of a field
 list, an option) and a table's row are places to cut like a paragraph, and a passage starting at one
 carries no overlap either. A passage that starts inside an entry (one too long for a passage) has the
 entry's name at the end of its title: "Document > Heading > name".
@@ -256,13 +257,13 @@ def _pieces(text: str, unit: _Unit, size: int) -> list[_Unit]:
 
 
 def _entries(spans: list[Span], units: list[_Unit]) -> tuple[dict[int, list[int]], set[int]]:
-    """The tokens of every entry by the index of its first unit (nested entries can share one), and the
-    indices just after an entry's last unit."""
+    """The tokens of every entry (and table: one that fits is kept whole too, its header row with its rows)
+    by the index of its first unit (nested entries can share one), and the indices just after each one's end."""
     first = {u.start: k for k, u in enumerate(units)}
     starts: dict[int, list[int]] = {}
     ends: set[int] = set()
     for sp in spans:
-        k = first.get(sp.start) if sp.kind == "entry" else None
+        k = first.get(sp.start) if sp.kind in ("entry", "table") else None
         if k is None:
             continue
         tokens, j = 0, k
