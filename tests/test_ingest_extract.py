@@ -518,3 +518,21 @@ Port = 9091</pre></td></tr>
     assert port.name == "Port" and "Allowed origins" not in text[port.start:port.end]
     assert "Key | Type\nPort | integer" in text and _span(doc, "table", "Port | integer")
     assert _section_of(doc, "Defaults to 9090") == ("Server",)
+
+
+def test_a_definition_list_on_any_page_is_entries_too():
+    """A page trafilatura reads: its <dl> gives entries with the term first, and code in a <dd> keeps its lines."""
+    html = b"""<html><head><title>Widget options</title></head><body><main><article><h1>Widget options</h1>
+<p>The widget server reads its options from the command line when it starts, and never again after that.</p>
+<h2>Options</h2><dl><dt><code>--port</code></dt><dd><p>The port to listen on. Defaults to 8080.</p>
+<pre>widget --port 9000
+    --verbose</pre></dd><dt>--size</dt><dd>The cache size in megabytes; it defaults to 64 when not given.</dd></dl>
+<p>Every other option is documented in the manual page that comes with the server package.</p>
+</article></main></body></html>"""
+    doc = extract("opts.html", html)
+    text = doc.text
+    assert "--port\nThe port to listen on. Defaults to 8080." in text and "- --port" not in text
+    assert "widget --port 9000\n    --verbose" in text
+    port = _span(doc, "entry", "Defaults to 8080")
+    assert port.name == "--port" and port.start < text.index("--verbose") < port.end
+    assert _span(doc, "entry", "defaults to 64").name == "--size"
