@@ -30,6 +30,15 @@ def test_a_question_searches_its_distinct_terms_in_order():
     assert len(query_terms(" ".join(f"w{i}" for i in range(200)))) == MAX_QUERY_TERMS
 
 
+def test_a_question_does_not_search_for_the_letters_of_e_g_and_i_e():
+    assert query_terms("Which git commit option replaces the tip, e.g. to fix the last commit?") == [
+        "git", "commit", "option", "replaces", "tip", "fix", "last"]
+    assert query_terms("E.G. foo, I.e. bar, (e. g. baz)") == ["foo", "bar", "baz"]
+    # only the abbreviation: a letter inside a word or a lone "e" is still a term, and passages keep theirs
+    assert query_terms("size.e.g.x vitamin e") == ["size", "e", "g", "x", "vitamin"]
+    assert terms("e.g. foo") == ["e", "g", "foo"]
+
+
 def test_a_passage_counts_title_and_text_terms_apart():
     analysed = PassageTerms.of("Normans", "The Normans came to Normandy. Normans!")
     assert analysed.length == 5

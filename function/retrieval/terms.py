@@ -14,6 +14,12 @@ marks dropped (so "Zürich" and "Zurich" are one term), words are runs of
 letters and digits (underscores and punctuation split), stop-words and words
 longer than ``MAX_TERM_CHARS`` are dropped. A term therefore never holds a
 space, '/', '#' or any ASCII punctuation, which the stores rely on.
+
+A question is analysed the same way after its Latin abbreviations "e.g." and
+"i.e." are dropped (``query_terms``): their letters would search for "e" and
+"g", terms of no content that many passages hold ("e.g." in a documentation
+question cost a git question its passage, ``docs/retrieval.md``
+"Documentation"). Passages keep them, so no index changes.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ MAX_TERM_CHARS = 64  # longer "words" are noise (URLs, hashes); dropped
 MAX_QUERY_TERMS = 64  # distinct terms of a question that are searched
 
 _WORD = re.compile(r"[^\W_]+")
+# "e.g." / "i.e." (any case, a space allowed inside), not inside a word ("the.g." is left alone)
+_ABBREVIATION = re.compile(r"(?<![^\W_])(?:e\.\s?g|i\.\s?e)\.(?![^\W_])", re.IGNORECASE)
 
 # NLTK's English list, without "won" (a content word in questions: "who won ...").
 STOP_WORDS = frozenset("""
@@ -50,5 +58,6 @@ def terms(text: str) -> list[str]:
 
 
 def query_terms(question: str) -> list[str]:
-    """Distinct terms of a question, in the order they first appear, at most ``MAX_QUERY_TERMS``."""
-    return list(dict.fromkeys(terms(question)))[:MAX_QUERY_TERMS]
+    """Distinct terms of a question, in the order they first appear, at most ``MAX_QUERY_TERMS``; the question's
+    "e.g." and "i.e." are not searched for (see the module docstring)."""
+    return list(dict.fromkeys(terms(_ABBREVIATION.sub(" ", question))))[:MAX_QUERY_TERMS]
