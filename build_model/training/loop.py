@@ -55,6 +55,8 @@ def training_device():
     import torch
 
     if os.environ.get("QA_BUILD_DEVICE", "") != "cpu" and torch.cuda.is_available():
+        torch.backends.cuda.matmul.allow_tf32 = True  # tensor cores for fp32 training; a 10-bit mantissa is
+        torch.backends.cudnn.allow_tf32 = True  # plenty for gradients, and the model ships as int8
         return torch.device("cuda")
     return torch.device("cpu")
 
