@@ -536,3 +536,20 @@ def test_a_definition_list_on_any_page_is_entries_too():
     port = _span(doc, "entry", "Defaults to 8080")
     assert port.name == "--port" and port.start < text.index("--verbose") < port.end
     assert _span(doc, "entry", "defaults to 64").name == "--size"
+
+
+def test_docutils_option_lists_and_numbered_code_tables():
+    html = b"""<html><head><meta name="generator" content="Docutils 0.19: https://docutils.sourceforge.io/">
+<title>tool</title></head><body><div class="document"><h1>tool</h1>
+<table class="docutils option-list" frame="void" rules="none"><tbody valign="top">
+<tr><td class="option-group"><kbd><span class="option">-a</span></kbd></td><td><p>All of them.</p></td></tr>
+<tr><td class="option-group" colspan="2"><kbd><span class="option">--a-very-long-option=<var>N</var></span></kbd></td>
+</tr>
+<tr><td>&nbsp;</td><td><p>Long one, defaults to 3.</p></td></tr></tbody></table>
+<table class="highlighttable"><tr><td class="linenos"><div class="linenodiv"><pre>1
+2</pre></div></td><td class="code"><div class="highlight"><pre>def f():
+    return 1</pre></div></td></tr></table></div></body></html>"""
+    doc = extract("tool.html", html)
+    assert "-a\nAll of them.\n\n--a-very-long-option=N\nLong one, defaults to 3." in doc.text
+    assert _span(doc, "entry", "defaults to 3").name == "--a-very-long-option=N"
+    assert "def f():\n    return 1" in doc.text and "1\n2" not in doc.text  # no line numbers

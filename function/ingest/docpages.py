@@ -30,13 +30,17 @@ from function.ingest.extract import Blocks
 # <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
 _GENERATORS = re.compile(r"sphinx|docutils|docbook|asciidoc", re.I)
 # Markup that only these generators write, for pages without a generator meta (Sphinx themes often drop it).
-_MARKERS = ("headerlink", "sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
+_MARKERS = ("sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
+# Sphinx's permalinks, which MkDocs and some blogs write too: a Sphinx page only with Sphinx's content root.
+_SPHINX = ("//a[contains(concat(' ', @class, ' '), ' headerlink ')]",
+           "//*[@role='main'] | //div[contains(concat(' ', @class, ' '), ' body ')]")
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
 _ROOTS = ("//*[@role='main']", "//div[contains(concat(' ', @class, ' '), ' body ')]", "//main", "//article")
 _NOISE = ("//script", "//style", "//noscript", "//nav", "//form", "//header", "//footer",
           "//*[@id='footer' or @id='toc' or @id='toctitle']",
+          "//*[contains(concat(' ', @class, ' '), ' linenos ')]",  # Sphinx's code line numbers
           "//table[contains(concat(' ', @class, ' '), ' navigation ') or starts-with(@summary, 'Navigation')]",
           "//div[contains(concat(' ', @class, ' '), ' navheader ') or contains(concat(' ', @class, ' '), ' navfooter ')"
           " or contains(concat(' ', @class, ' '), ' toc ') or contains(concat(' ', @class, ' '), ' sphinxsidebar ')"
@@ -63,7 +67,9 @@ def is_doc_page(root) -> bool:
     for meta in root.iter("meta"):
         if (meta.get("name") or "").lower() == "generator" and _GENERATORS.search(meta.get("content") or ""):
             return True
-    return any(root.xpath(f"//*[contains(concat(' ', @class, ' '), ' {m} ')]") for m in _MARKERS)
+    if any(root.xpath(f"//*[contains(concat(' ', @class, ' '), ' {m} ')]") for m in _MARKERS):
+        return True
+    return all(root.xpath(path) for path in _SPHINX)
 
 
 def read(root) -> tuple[str, Blocks]:
@@ -129,8 +135,8 @@ class _Walker:
         if classes & {"admonitionblock"}:  # AsciiDoc: a table of an icon cell (the title) and a content cell
             label = el.xpath(".//td[contains(@class, 'icon')]")
             content = el.xpath(".//td[contains(@class, 'content')]")
-            if label and content:
-                self.out.lead(_inline(label[0]))
+            if label and content:  # the label is text, or an icon's title ("Note") with Asciidoctor's font icons
+                self.out.lead(_inline(label[0]) or next(iter(label[0].xpath(".//@title")), ""))
                 self.container(content[0])
                 return
         if _HEADING.fullmatch(tag) and not (classes & {"title"} and self._in_admonition(el)):
@@ -187,19 +193,23 @@ class _Walker:
 
     def table(self, table) -> None:
         """Rows as "cell | cell" lines; a DocBook variablelist laid out as a table (term | description) as
-        entries; a layout table (one holding headings or definition lists) as its cells' content in order."""
+        entries (docutils' option lists too); a layout table (one holding headings, definition lists or code)
+        as its cells' content in order."""
         rows = [tr for tr in table.iter("tr") if next(tr.iterancestors("table")) is table]
-        if "variablelist" in _classes(table):
+        if _classes(table) & {"variablelist", "option-list"}:  # DocBook's as a table, docutils' option lists
+            term = ""  # a long option's term spans the row above its description (docutils)
             for tr in rows:
                 cells = [c for c in tr if c.tag in ("td", "th")]
                 if len(cells) < 2:
+                    term = _term(cells[0]) if cells else term
                     continue
-                self.out.open_entry(_term(cells[0]))
+                self.out.open_entry(_term(cells[0]) or term)
                 for cell in cells[1:]:
                     self.container(cell)
                 self.out.close_entry()
+                term = ""
             return
-        if table.xpath(".//h1|.//h2|.//h3|.//h4|.//h5|.//h6|.//dl"):
+        if table.xpath(".//h1|.//h2|.//h3|.//h4|.//h5|.//h6|.//dl|.//pre"):  # layout, or code beside its line numbers
             for tr in rows:
                 for cell in tr:
                     if cell.tag in ("td", "th"):
