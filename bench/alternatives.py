@@ -56,7 +56,7 @@ def work_dirs(build: Path) -> list[Path]:
 
 
 def _fingerprint(folder: Path) -> str:
-    from build_model.records import source_fingerprint
+    from build_model.stage_record import source_fingerprint
 
     return source_fingerprint(str(folder))
 

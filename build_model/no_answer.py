@@ -45,7 +45,7 @@ def manifest_entry(result: dict, dev_file: Path | None = None, default: bool = T
     ``default``: whether requests abstain unless they ask otherwise (``"abstain"``
     in the request); meaningful only when ``supported``.
     """
-    from build_model.records import file_sha256
+    from build_model.stage_record import file_sha256
 
     v2 = result["v2"]
     figures = {k: round(v2[k], 2) for k in ("best_f1", "best_exact", "f1_never_abstain", "f1_always_abstain",

@@ -257,7 +257,7 @@ def _checkpoint(folder: Path, weights: bytes) -> Path:
 
 
 def test_find_pytorch_and_fp32_by_the_manifests_fingerprint(tmp_path):
-    from build_model.records import source_fingerprint
+    from build_model.stage_record import source_fingerprint
 
     build = tmp_path / "build"
     _checkpoint(build / "exp-a" / "distil" / "model", b"other weights")

@@ -131,7 +131,7 @@ def test_the_distil_stage_cuts_the_student_from_base_and_learns_from_an_mpnet_te
 
     from build_model.config import load_config
     from build_model.errors import BuildFailed
-    from build_model.records import load_record, save_record, source_fingerprint
+    from build_model.stage_record import load_record, save_record, source_fingerprint
     from build_model.stages import distil
     from tests.support.tiny_build import tiny_bert, tiny_sections, write_config
 

@@ -264,7 +264,7 @@ def test_distillation_brings_the_student_closer_to_the_teacher(data, tmp_path):
 def test_a_student_with_another_tokenizer_fails_the_stage(data, tmp_path):
     from build_model.config import load_config
     from build_model.errors import BuildFailed
-    from build_model.records import save_record
+    from build_model.stage_record import save_record
     from build_model.stages import distil
     from tests.support.tiny import train_tokenizer
     from tests.support.tiny_build import tiny_sections, write_config
@@ -283,7 +283,7 @@ def test_a_student_with_another_tokenizer_fails_the_stage(data, tmp_path):
 
 def test_the_stage_records_distillation_and_reuses_teacher_logits(tmp_path_factory, tmp_path):
     from build_model.config import load_config
-    from build_model.records import load_record
+    from build_model.stage_record import load_record
     from build_model.stages import distil
 
     project = built(tmp_path_factory)

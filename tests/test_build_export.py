@@ -38,7 +38,7 @@ def test_parity_batches_cover_padding_and_multi_window_passages(project):
 
 
 def test_export_stage_parity_within_tolerance(project):
-    from build_model.records import load_record
+    from build_model.stage_record import load_record
 
     record = load_record(project["root"] / "build" / "export")
     assert record["parity"]["windows"] >= 12 and record["parity"]["padded_batches"] > 0
@@ -51,7 +51,7 @@ def test_export_stage_parity_within_tolerance(project):
 
 
 def test_fp32_onnx_scores_match_pytorch(project):
-    from build_model.records import load_record
+    from build_model.stage_record import load_record
 
     build = project["root"] / "build"
     export = load_record(build / "export")

@@ -39,7 +39,7 @@ def _saved(path):
 
 
 def test_export_reuses_the_teacher_entry_it_saved_and_exports_the_student(project, tmp_path):
-    from build_model.records import load_record
+    from build_model.stage_record import load_record
     from build_model.stages import export
 
     build = tmp_path / "build"

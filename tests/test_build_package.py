@@ -31,7 +31,7 @@ def test_manifest_validates_and_its_hashes_match_the_files(project):
 
 
 def test_manifest_describes_the_build(project):
-    from build_model.records import load_record
+    from build_model.stage_record import load_record
 
     raw = json.loads((project["root"] / "artifact" / "manifest.json").read_text())
     assert raw["sequence"] == SEQUENCE and raw["lowercase"] is True and raw["vocab_size"] == 3000
@@ -63,8 +63,8 @@ def test_manifest_describes_the_build(project):
 
 def test_the_function_serves_the_artifact_with_the_recorded_scores(project):
     from build_model.evaluation.evaluate import evaluate
-    from build_model.records import load_record
     from build_model.squad import load_squad
+    from build_model.stage_record import load_record
     from function.model.artifact import load_manifest
     from function.model.load import load_model
 
@@ -227,7 +227,7 @@ def test_a_shipped_model_that_fails_the_gate_leaves_the_previous_artifact(projec
 
     from build_model.config import load_config
     from build_model.errors import BuildFailed
-    from build_model.records import load_record
+    from build_model.stage_record import load_record
     from build_model.stages import package
     from function.model.artifact import load_manifest, verify
 

@@ -47,7 +47,7 @@ def test_quality_gate():
 
 
 def test_int8_is_at_least_three_times_smaller_with_embeddings_quantised(project):
-    from build_model.records import load_record
+    from build_model.stage_record import load_record
 
     build = project["root"] / "build"
     record = load_record(build / "quantize")
@@ -93,7 +93,7 @@ def test_the_quality_gate_fails_the_build(project, tmp_path, monkeypatch, f1_dro
     """The int8 candidates' dev scores are replaced by the fp32 student's minus fixed drops."""
     from build_model.config import load_config
     from build_model.errors import BuildFailed
-    from build_model.records import load_record
+    from build_model.stage_record import load_record
     from build_model.stages import quantize
 
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export")))
@@ -165,7 +165,7 @@ def test_a_failed_gate_keeps_the_outlier_matmuls_in_fp32_until_one_passes(projec
     import onnx
 
     from build_model.config import load_config
-    from build_model.records import load_record
+    from build_model.stage_record import load_record
     from build_model.stages import export, quantize
 
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export")))
@@ -202,7 +202,7 @@ def test_the_fallback_follows_its_setting_and_a_gate_it_cannot_pass_still_fails(
                                                                                   fallback, fp32_counts):
     from build_model.config import load_config
     from build_model.errors import BuildFailed
-    from build_model.records import load_record
+    from build_model.stage_record import load_record
     from build_model.stages import quantize
 
     cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "distil", "export")))

@@ -17,7 +17,7 @@ def project(tmp_path_factory):
     """A teacher and a [base] stage already done (tiny models with their records), an ensemble student with
     augmented and unanswerable pairs; the distil stage run once on it."""
     from build_model.config import load_config
-    from build_model.records import save_record
+    from build_model.stage_record import save_record
     from build_model.stages import distil
 
     root = tmp_path_factory.mktemp("distil-targets")

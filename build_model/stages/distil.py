@@ -36,7 +36,9 @@ from build_model.config import BuildConfig, Training
 from build_model.errors import BuildFailed, StudentError
 from build_model.evaluation.evaluate import Infer, evaluate, torch_infer
 from build_model.evaluation.squad2 import evaluate_v2
-from build_model.records import (
+from build_model.specs import serving_spec, training_spec
+from build_model.squad import SquadSplit, load_squad
+from build_model.stage_record import (
     clear_checkpoint,
     file_sha256,
     fresh_checkpoint,
@@ -46,8 +48,6 @@ from build_model.records import (
     save_record,
     source_fingerprint,
 )
-from build_model.specs import serving_spec, training_spec
-from build_model.squad import SquadSplit, load_squad
 from build_model.stages import teacher
 from build_model.training import align, kd
 from build_model.training.features import Feature, build_features

@@ -25,9 +25,9 @@ from build_model.config import BuildConfig
 from build_model.conversion.onnx_export import check_parity, export_onnx, graph_inputs, optimize_bert
 from build_model.errors import BuildFailed, ParityError
 from build_model.evaluation.evaluate import evaluate, torch_infer
-from build_model.records import file_sha256, fresh_record, load_record, save_record, source_fingerprint
 from build_model.specs import serving_spec
 from build_model.squad import SquadSplit, encode_paragraphs, load_squad
+from build_model.stage_record import file_sha256, fresh_record, load_record, save_record, source_fingerprint
 from build_model.stages import distil, given, teacher
 from function.cpus import available_cpus
 from function.model.onnx_model import OnnxQAModel

@@ -19,9 +19,9 @@ from build_model import hf
 from build_model.config import BuildConfig
 from build_model.errors import BuildFailed
 from build_model.evaluation.evaluate import evaluate, torch_infer
-from build_model.records import file_sha256, fresh_record, save_record, source_fingerprint
 from build_model.specs import serving_spec
 from build_model.squad import load_squad
+from build_model.stage_record import file_sha256, fresh_record, save_record, source_fingerprint
 from function.model.tokenizer import QATokenizer
 
 

@@ -33,9 +33,9 @@ from build_model.evaluation import benchmark
 from build_model.evaluation.evaluate import evaluate
 from build_model.packaging import report
 from build_model.packaging.writer import describe_files, update_manifest, write_artifact
-from build_model.records import file_sha256, fresh_record, load_record, save_record, source_fingerprint
 from build_model.specs import serving_spec
 from build_model.squad import load_squad
+from build_model.stage_record import file_sha256, fresh_record, load_record, save_record, source_fingerprint
 from build_model.stages import distil, export, given, quantize, teacher
 from function.errors import ArtifactError
 from function.model.artifact import load_manifest, verify

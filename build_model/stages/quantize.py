@@ -33,9 +33,9 @@ from build_model.conversion.onnx_export import max_logit_diff
 from build_model.errors import BuildFailed
 from build_model.evaluation import benchmark
 from build_model.evaluation.evaluate import evaluate
-from build_model.records import file_sha256, fresh_record, load_record, save_record
 from build_model.specs import serving_spec
 from build_model.squad import load_squad
+from build_model.stage_record import file_sha256, fresh_record, load_record, save_record
 from build_model.stages import export
 from function.cpus import available_cpus
 from function.model.tokenizer import QATokenizer

@@ -15,7 +15,9 @@ from pathlib import Path
 from build_model import fetch, hf
 from build_model.config import BuildConfig
 from build_model.evaluation.evaluate import evaluate, torch_infer
-from build_model.records import (
+from build_model.specs import serving_spec, training_spec
+from build_model.squad import load_squad
+from build_model.stage_record import (
     clear_checkpoint,
     file_sha256,
     fresh_checkpoint,
@@ -24,8 +26,6 @@ from build_model.records import (
     save_record,
     source_fingerprint,
 )
-from build_model.specs import serving_spec, training_spec
-from build_model.squad import load_squad
 from build_model.training.features import build_features
 from build_model.training.loop import train
 from build_model.training.student import trainable
