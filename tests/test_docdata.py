@@ -1,0 +1,248 @@
+"""Documentation question generator (build_model.docdata): hand-made pages of each generator in, questions out,
+every answer a span of the passage that ingestion makes of the page; held-back packages refused. No network."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from build_model.docdata import ForbiddenSource, is_forbidden, refuse_forbidden
+from build_model.docdata import __main__ as cli
+from build_model.docdata.build import build_page
+from build_model.docdata.entries import man_entries, markdown_entries, sphinx_entries
+from build_model.docdata.fetch import Source, fetch
+from build_model.docdata.questions import predicate
+from function.ingest.split import budget_from_manifest
+from function.model.artifact import load_manifest
+from function.model.tokenizer import QATokenizer
+
+ARTIFACT = Path(__file__).resolve().parents[1] / "artifact"
+
+SPHINX_PAGE = b"""<!DOCTYPE html><html><head><title>Files &#8212; filekit 1.0</title></head><body>
+<div class="document"><div class="body" role="main">
+<section id="files"><h1>Files<a class="headerlink" href="#files">\xc2\xb6</a></h1>
+<p>The filekit module copies and inspects files.</p>
+<dl class="py function">
+<dt class="sig sig-object py" id="filekit.getcwd"><span class="sig-prename descclassname">\
+<span class="pre">filekit.</span></span><span class="sig-name descname"><span class="pre">getcwd</span></span>\
+<span class="sig-paren">(</span><span class="sig-paren">)</span>\
+<a class="headerlink" href="#filekit.getcwd" title="Permalink to this definition">\xc2\xb6</a></dt>
+<dd><p>Return a string representing the current working directory.</p></dd></dl>
+<dl class="py function">
+<dt class="sig sig-object py" id="filekit.copytree"><span class="sig-prename descclassname">\
+<span class="pre">filekit.</span></span><span class="sig-name descname"><span class="pre">copytree</span>\
+</span><span class="sig-paren">(</span><em class="sig-param"><span class="n"><span class="pre">src</span>\
+</span></em>, <em class="sig-param"><span class="n"><span class="pre">dst</span></span>\
+</em>,<em class="sig-param"><span class="n"><span class="pre">symlinks</span></span><span class="o">\
+<span class="pre">=</span></span><span class="default_value"><span class="pre">False</span></span>\
+</em>, <em class="sig-param"><span class="n"><span class="pre">mode</span></span><span class="o">\
+<span class="pre">=</span></span><span class="default_value"><span class="pre">0o755</span></span></em>\
+<span class="sig-paren">)</span>\
+<a class="headerlink" href="#filekit.copytree" title="Permalink to this definition">\xc2\xb6</a></dt>
+<dd><p>Recursively copy an entire directory tree rooted at src to a directory named dst.</p>
+<p>Raises <code>FileExistsError</code> if the destination directory already exists.</p>
+<dl class="field-list simple">
+<dt class="field-odd">Parameters<span class="colon">:</span></dt>
+<dd class="field-odd"><ul class="simple">
+<li><p><strong>src</strong> (<em>str</em>) \xe2\x80\x93 the directory to copy from.</p></li>
+<li><p><strong>dst</strong> (<em>str</em>) \xe2\x80\x93 the directory to create.</p></li>
+</ul></dd>
+<dt class="field-even">Returns<span class="colon">:</span></dt>
+<dd class="field-even"><p>the destination directory</p></dd>
+</dl></dd></dl>
+<dl class="py class">
+<dt class="sig sig-object py" id="filekit.Walker"><em class="property"><span class="pre">class</span> </em>\
+<span class="sig-prename descclassname"><span class="pre">filekit.</span></span>\
+<span class="sig-name descname"><span class="pre">Walker</span></span>\
+<a class="headerlink" href="#filekit.Walker">\xc2\xb6</a></dt>
+<dd><p>A generator of the files below a directory, in name order.</p></dd></dl>
+</section></div></div></body></html>
+"""
+
+MARKDOWN_PAGE = """# tidy-paths
+
+Normalise file paths.
+
+## API
+
+### normalize(path[, options])
+
+Returns the path with its separators made uniform.
+
+#### Options
+
+- `sep` (string): The separator to write between parts. Default: `/`
+- `trailing` (boolean): Keeps a final separator at the end of the path.
+
+| Option | Default | Description |
+| --- | --- | --- |
+| `caseFold` | `false` | Lowercases every part of the path before joining. |
+"""
+
+MAN_PAGE = """TIDY(1)                        User Commands                       TIDY(1)
+
+
+
+NAME
+       tidy - remove empty directories
+
+SYNOPSIS
+       tidy [OPTION]... DIRECTORY...
+
+DESCRIPTION
+       Remove the empty directories below each DIRECTORY.
+
+       -n, --dry-run
+              print the directories that would be removed
+
+       -d, --depth=N
+              descend at most N levels below each DIRECTORY (default 8)
+
+       --help display this help and exit
+"""
+
+
+@pytest.fixture(scope="module")
+def ingest():
+    manifest = load_manifest(ARTIFACT)
+    return QATokenizer(manifest.tokenizer_path), budget_from_manifest(manifest)
+
+
+def _questions(generator: str, name: str, data: bytes, ingest) -> list[tuple[str, dict]]:
+    tokenizer, budget = ingest
+    source = Source("filekit-doc", "1.0-1", "deb", generator)
+    article, _ = build_page(source, name, data, tokenizer, budget, random.Random(1), unanswerable_rate=0.0)
+    assert article is not None
+    out = []
+    for para in article["paragraphs"]:
+        for qa in para["qas"]:
+            for ans in qa["answers"]:  # every answer is an exact span of the passage it is asked of
+                assert para["context"][ans["answer_start"]:ans["answer_start"] + len(ans["text"])] == ans["text"]
+            out.append((para["context"], qa))
+    return out
+
+
+def _by_answer(pairs) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for _, qa in pairs:
+        out.setdefault(qa["answers"][0]["text"], []).append(qa)
+    return out
+
+
+def test_sphinx_entries_read_signature_defaults_and_fields():
+    entries = {e.short: e for e in sphinx_entries(SPHINX_PAGE)}
+    assert set(entries) == {"getcwd", "copytree", "Walker"}
+    copytree = entries["copytree"]
+    assert copytree.name == "filekit.copytree" and "¶" not in copytree.signature
+    assert copytree.defaults == [("symlinks", "False"), ("mode", "0o755")]
+    assert [p.name for p in copytree.params] == ["src", "dst"]
+    assert copytree.returns == "the destination directory"
+    assert entries["Walker"].role == "class"
+
+
+def test_sphinx_page_gives_which_return_raise_default_and_param_questions(ingest):
+    pairs = _questions("sphinx", "files.html", SPHINX_PAGE, ingest)
+    answers = _by_answer(pairs)
+    which = [qa for qa in answers["filekit.getcwd"] if qa["kind"] == "which"]
+    assert which and "current working directory" in which[0]["question"]
+    assert "getcwd" not in which[0]["question"]  # the answer is not leaked
+    assert {qa["kind"] for qa in answers["a string representing the current working directory"]} == {"return"}
+    assert any(qa["kind"] == "raise" and "destination directory already exists" in qa["question"]
+               for qa in answers["FileExistsError"])
+    assert any(qa["kind"] == "default" and "mode" in qa["question"] for qa in answers["0o755"])
+    kinds = {qa["kind"] for _, qa in pairs}
+    assert {"which", "return", "raise", "default", "param"} <= kinds
+    for context, _ in pairs:
+        assert "¶" not in context
+
+
+def test_markdown_page_gives_function_option_and_default_questions(ingest):
+    entries = {e.name: e for e in markdown_entries(MARKDOWN_PAGE)}
+    assert entries["normalize"].role == "function"
+    assert [p.name for p in entries["normalize"].params] == ["sep", "trailing", "caseFold"]
+    pairs = _questions("markdown", "README.md", MARKDOWN_PAGE.encode(), ingest)
+    answers = _by_answer(pairs)
+    assert any(qa["kind"] == "which" and "separators made uniform" in qa["question"] for qa in answers["normalize"])
+    assert any(qa["kind"] == "return" for qa in answers["the path with its separators made uniform"])
+    assert any(qa["kind"] == "default" and "sep" in qa["question"] for qa in answers["/"])
+    assert any(qa["kind"] == "param" and "final separator" in qa["question"] for qa in answers["trailing"])
+    assert any(qa["kind"] == "param" and "lowercases every part" in qa["question"] for qa in answers["caseFold"])
+
+
+def test_man_page_gives_command_and_option_questions(ingest):
+    entries = man_entries(MAN_PAGE)
+    assert [(e.name, e.role) for e in entries] == [("tidy", "command"), ("--dry-run", "option"),
+                                                   ("--depth", "option")]  # --help is left out
+    pairs = _questions("man", "tidy.1.txt", MAN_PAGE.encode(), ingest)
+    answers = _by_answer(pairs)
+    assert any(qa["kind"] == "command" and "empty directories" in qa["question"] for qa in answers["tidy"])
+    dry = [qa for qa in answers["--dry-run"] if qa["kind"] == "option"]
+    assert dry and "directories that would be removed" in dry[0]["question"] and "dry" not in dry[0]["question"]
+    assert any(qa["kind"] == "default" for qa in answers.get("8", []))
+
+
+def test_unanswerable_pairs_are_asked_of_a_passage_without_the_answer(ingest):
+    tokenizer, _ = ingest
+    filler = "".join(f"<p>Paragraph {i} says nothing about any function at all, only words.</p>" for i in range(40))
+    page = SPHINX_PAGE.replace(b"<dl class=\"py class\">", filler.encode() + b"<dl class=\"py class\">")
+    source = Source("filekit-doc", "1.0-1", "deb", "sphinx")
+    article, _ = build_page(source, "files.html", page, tokenizer, (160, 32), random.Random(3), unanswerable_rate=1.0)
+    impossible = [(p["context"], qa) for p in article["paragraphs"] for qa in p["qas"] if qa["is_impossible"]]
+    assert impossible
+    answered = {qa["id"]: qa for p in article["paragraphs"] for qa in p["qas"] if not qa["is_impossible"]}
+    for context, qa in impossible:
+        assert qa["answers"] == [] and qa["kind"] == "unanswerable"
+        twin = answered[qa["id"].removesuffix("-u")]
+        assert twin["question"] == qa["question"]
+        assert twin["answers"][0]["text"].lower() not in context.lower()
+
+
+def test_predicate_turns_descriptions_into_question_phrases():
+    assert predicate("Return a string for the directory.").third == "returns a string for the directory"
+    assert predicate("Creates a new session.").base == "create a new session"
+    assert predicate("A generator of the files below a directory.").np == "a generator of the files below a directory"
+    assert predicate("The cookie jar is available as an attribute.") is None  # a sentence, not a noun phrase
+    assert predicate("See also the other function.") is None
+
+
+@pytest.mark.parametrize("name", ["python3.11-doc", "python3-doc", "postgresql-doc-15", "python-requests-doc",
+                                  "git-doc", "commander", "express", "lodash", "minimist"])
+def test_forbidden_packages_are_refused(name, tmp_path):
+    assert is_forbidden(name)
+    with pytest.raises(ForbiddenSource):
+        refuse_forbidden(name)
+    with pytest.raises(ForbiddenSource):  # before anything is downloaded
+        fetch(Source(name, "1.0", "deb", "sphinx"), tmp_path)
+    with pytest.raises(ForbiddenSource):
+        cli.main(["--only", name, "--out", str(tmp_path / "x.json")])
+    assert not is_forbidden("python-flask-doc")
+
+
+def test_sources_hold_no_forbidden_package():
+    from build_model.docdata.fetch import SOURCES
+
+    assert SOURCES and not [s.name for s in SOURCES if is_forbidden(s.name)]
+    assert len({s.generator for s in SOURCES}) >= 3
+
+
+def test_merge_checks_spans_and_refuses_forbidden_titles(tmp_path):
+    good = {"package": {"name": "filekit-doc", "version": "1", "generator": "sphinx", "files": 1},
+            "data": [{"title": "filekit-doc/a.html", "paragraphs": [{"context": "getcwd() returns the directory.",
+                      "qas": [{"id": "1", "question": "Which function returns the directory?", "kind": "which",
+                               "answers": [{"text": "getcwd", "answer_start": 0}], "is_impossible": False}]}]}]}
+    summary = cli.merge([good], tmp_path / "train.json", seed=1)
+    assert summary["answerable"] == 1 and summary["generators"] == {"sphinx": {"which": 1}}
+    written = json.loads((tmp_path / "train.json").read_text())
+    assert written["version"] == "docqa-1" and written["packages"][0]["name"] == "filekit-doc"
+    assert (tmp_path / "train.summary.json").is_file()
+    bad = json.loads(json.dumps(good))
+    bad["data"][0]["paragraphs"][0]["qas"][0]["answers"][0]["answer_start"] = 3
+    with pytest.raises(AssertionError):
+        cli.merge([bad], tmp_path / "bad.json", seed=1)
+    held = json.loads(json.dumps(good))
+    held["data"][0]["title"] = "python-requests-doc/a.html"
+    with pytest.raises(AssertionError):
+        cli.merge([held], tmp_path / "held.json", seed=1)
