@@ -23,6 +23,13 @@ process (``bench.in_process``), as ``POST /`` would serve it:
 Figures per set, per question kind, pooled over sets, each per part (``dev``: may be tuned on; ``test``:
 reported only). Also counts the answers that carry a permalink mark (¶ § 🔗). Writes ``docs.json`` (every
 question's replies) and ``docs.md`` into ``--out``.
+
+Retrieval variants (``docs/retrieval.md``, "Documentation"): ``--retrieval hybrid`` ingests each set into a Lance
+index as well (``QA_INDEX_URI``, a temporary folder) with the sentence encoder's vectors (``QA_INDEX_ENCODER``,
+``--encoder``), so questions asked alone are searched by BM25 and embeddings mixed; ``--retrieval bm25`` (the
+default, the product's) searches the SQLite store's own index. ``--title-weight W`` weights passage-title terms
+W times text terms in BM25 (``function.retrieval.bm25.TITLE_WEIGHT``); ``--env NAME=VALUE`` sets any other
+function variable for the run.
 """
 
 from __future__ import annotations
@@ -50,6 +57,8 @@ PARTS = ("dev", "test")
 KINDS = ("which", "default", "return", "raise", "definition", "how", "option", "type", "other")
 PERMALINK_MARKS = ("¶", "§", "🔗")
 _SET_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+ENCODER = REPO / "build" / "encoder" / "all-minilm-l6-v2-int8"  # python -m build_model.encoder_export's --out
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 
 class SetError(ValueError):
@@ -278,7 +287,10 @@ def run_set(docset: dict, folder: Path, files: list[str], env: dict, work: Path,
     questions, off = select(docset, part, limit)
     questions = [{**q, "set": docset["set"]} for q in questions]
     off = [{**q, "set": docset["set"]} for q in off]
-    service = open_service({**env, "QA_SQLITE_PATH": str(work / f"{docset['set']}.sqlite")})
+    env = {**env, "QA_SQLITE_PATH": str(work / f"{docset['set']}.sqlite")}
+    if env.get("QA_INDEX_ENCODER") and not env.get("QA_INDEX_URI"):  # --retrieval hybrid: a Lance table per set
+        env["QA_INDEX_URI"] = str(work / f"{docset['set']}.lance")
+    service = open_service(env)
     figures, texts = ingest_documents(service, [(rel, folder / rel) for rel in files], folder)
     passages = stored_passages(service, texts)
     log(f"{docset['set']}: {figures['documents']} documents, {figures['passages']} passages; asking "
@@ -367,6 +379,16 @@ def _line(label: str, part: str, f: dict) -> str:
             f"| {_n(f['server_ms_p50'])} |")
 
 
+def _retrieval_line(result: dict) -> str:
+    r = result.get("retrieval") or {"kind": "bm25", "title_weight": None, "encoder": None, "env": {}}
+    kind = (f"hybrid (BM25 and `{r['encoder']}` embeddings mixed, a Lance index per set)" if r["kind"] == "hybrid"
+            else "BM25 (the SQLite store's FTS5 index)")
+    extra = "".join(f", `{k}={v}`" for k, v in r["env"].items() if k != "QA_INDEX_ENCODER")
+    weight = ("title terms counted as text terms (one column)" if r["title_weight"] is None
+              else f"title weight {r['title_weight']:g}")
+    return f"Retrieval: {kind}, {weight}{extra}."
+
+
 def markdown(result: dict) -> str:
     art, t = result["artifact"], result["tables"]
     lines = ["# Questions about real documentation, asked through the function", "",
@@ -374,7 +396,7 @@ def markdown(result: dict) -> str:
              f"{result['machine']['load_1min']}). Model: `{art['name']}` (artifact hash `{art['hash'][:12]}`, "
              f"{art['path']}). Questions asked alone with the function's defaults (top "
              f"{result['top_k_passages']} passages, abstention {result['abstention']}); the test part is "
-             "reported only, the dev part may be tuned on.", "",
+             "reported only, the dev part may be tuned on.", "", _retrieval_line(result), "",
              "| set | generator | packages | documents | passages |", "|---|---|---|---|---|"]
     for s in result["sets"]:
         pk = ", ".join(f"{p['name']} {p['version']} ({p['kind']})" for p in s["packages"])
@@ -418,8 +440,41 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--check", action="store_true", help="fetch and check the sets' gold answers only (no model)")
     p.add_argument("--show", metavar="FILE", default=None,
                    help="print FILE's extracted text (a path from the set's corpus root; with --sets NAME)")
+    p.add_argument("--retrieval", choices=("bm25", "hybrid"), default="bm25",
+                   help="bm25: the store's own index (the product's default); hybrid: a Lance index with the "
+                        "encoder's vectors too, BM25 and embeddings mixed (QA_INDEX_URI + QA_INDEX_ENCODER)")
+    p.add_argument("--encoder", type=Path, default=ENCODER,
+                   help="sentence-encoder folder for --retrieval hybrid (python -m build_model.encoder_export)")
+    p.add_argument("--title-weight", type=float, default=None,
+                   help="weight of passage-title terms in BM25 (default: function.retrieval.bm25.TITLE_WEIGHT; "
+                        "--retrieval bm25 only)")
+    p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                   help="a function variable for this run (QA_...; repeatable), e.g. --env QA_TOP_K_PASSAGES=3")
     p.add_argument("--out", type=Path, default=REPO / "records" / "bench" / "docs")
     return p.parse_args(argv)
+
+
+def run_env(args) -> dict[str, str]:
+    """The variables ``--retrieval`` and ``--env`` add to the function's environment; ``SetError`` names a bad one."""
+    env: dict[str, str] = {}
+    if args.retrieval == "hybrid":
+        from function.retrieval.encoder import MANIFEST_FILE
+
+        if not (args.encoder / MANIFEST_FILE).is_file():
+            raise SetError(f"--retrieval hybrid: no sentence encoder in {args.encoder} (make it with `python -m "
+                           "build_model.encoder_export`, or name one with --encoder)")
+        env["QA_INDEX_ENCODER"] = str(args.encoder.resolve())
+    for item in args.env:
+        name, sep, value = item.partition("=")
+        if not sep or not _ENV_NAME.match(name):
+            raise SetError(f"--env {item!r}: expected NAME=VALUE with an upper-case variable name")
+        env[name] = value
+    if args.retrieval == "hybrid" and args.title_weight is not None:
+        raise SetError("--title-weight applies to --retrieval bm25 only: the Lance index holds a passage's title and "
+                       "text in one column")
+    if args.retrieval == "bm25" and (env.get("QA_INDEX_URI") or env.get("QA_INDEX_ENCODER")):
+        raise SetError("--retrieval bm25 with QA_INDEX_URI or QA_INDEX_ENCODER in --env: use --retrieval hybrid")
+    return env
 
 
 def prepare(args, say=log) -> list[tuple[dict, Path, list[str], dict[str, str]]]:
@@ -444,6 +499,7 @@ def main(argv=None) -> int:
     from bench.docs_fetch import FetchError
 
     try:
+        extra_env = run_env(args)
         prepared = prepare(args)
     except (SetError, FetchError) as e:
         print(f"python -m bench docs: {e}", file=sys.stderr)
@@ -463,24 +519,38 @@ def main(argv=None) -> int:
 
     artifact = (args.artifact or default_artifact()).resolve()
     manifest = load_manifest(artifact)
-    env = {"QA_ARTIFACT_DIR": str(artifact), "QA_STORE": "sqlite", "QA_CACHE": "0", "QA_THREADS": str(args.threads)}
+    env = {"QA_ARTIFACT_DIR": str(artifact), "QA_STORE": "sqlite", "QA_CACHE": "0", "QA_THREADS": str(args.threads),
+           **extra_env}
+    from function.retrieval import bm25
+
+    shipped_title_weight = bm25.TITLE_WEIGHT
+    if args.title_weight is not None:
+        bm25.TITLE_WEIGHT = args.title_weight  # read at each search, by the SQLite store and the Python scorer
     started = time.perf_counter()
     results = []
-    with tempfile.TemporaryDirectory(prefix="bench-docs-") as tmp:
-        for docset, folder, files, _ in prepared:
-            results.append(run_set(docset, folder, files, env, Path(tmp), args.part, args.limit))
-            f = figures(results[-1]["rows"], results[-1]["off_topic_rows"])
-            log(f"{docset['set']}: F1 {f['f1']}, right passage {f['f1_right_passage']}, recall@5 {f['recall@5']}, "
-                f"off-topic no answer {f['no_answer_off_topic']}%")
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-docs-") as tmp:
+            for docset, folder, files, _ in prepared:
+                results.append(run_set(docset, folder, files, env, Path(tmp), args.part, args.limit))
+                f = figures(results[-1]["rows"], results[-1]["off_topic_rows"])
+                log(f"{docset['set']}: F1 {f['f1']}, right passage {f['f1_right_passage']}, recall@5 "
+                    f"{f['recall@5']}, off-topic no answer {f['no_answer_off_topic']}%")
+        title_weight = bm25.TITLE_WEIGHT
+    finally:
+        bm25.TITLE_WEIGHT = shipped_title_weight
     from function.config import Settings
 
-    settings = Settings.from_env(env)
+    # what a question alone gets (top_k_passages); the Lance folders --retrieval hybrid needs are made per set
+    settings = Settings.from_env({k: v for k, v in env.items() if k != "QA_INDEX_ENCODER"})
     no_answer = manifest.raw.get("no_answer") if isinstance(manifest.raw.get("no_answer"), dict) else None
     result = {
         "command": "python -m bench docs " + shlex.join(argv if argv is not None else sys.argv[1:]),
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "artifact": {"path": os.path.relpath(artifact, REPO), "name": manifest.name, "hash": manifest.artifact_hash},
         "top_k_passages": settings.top_k_passages,
+        "retrieval": {"kind": args.retrieval, "title_weight": title_weight if args.retrieval == "bm25" else None,
+                      "encoder": os.path.relpath(args.encoder.resolve(), REPO) if args.retrieval == "hybrid" else None,
+                      "env": extra_env},
         "abstention": f"threshold {no_answer['threshold']}" if no_answer else "none recorded in the artifact",
         "part": args.part, "limit": args.limit or None,
         "tables": tables(results, list(PARTS) if args.part == "all" else [args.part]),

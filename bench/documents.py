@@ -290,7 +290,8 @@ def ingest_documents(service, files: list[tuple[str, Path]], root: Path, max_pas
         max_tokens, overlap = min(max_tokens, max_passage_tokens), min(overlap, max_passage_tokens // 4)
     recipe = Recipe(tokenizer.fingerprint, max_tokens, overlap, service.rt.settings.max_context_chars)
     counts, failures = Counts(), []
-    job = Ingestion(service.rt.store(), tokenizer, 256, counts, note=failures.append)
+    index = service.rt.searcher() if service.rt.settings.index_uri else None  # QA_INDEX_URI: rows there too
+    job = Ingestion(service.rt.store(), tokenizer, 256, counts, note=failures.append, index=index)
     extract_s, split_s, write_s = 0.0, 0.0, 0.0
     texts: dict[str, list[str]] = {}
     original = extract_module.extract
@@ -317,6 +318,7 @@ def ingest_documents(service, files: list[tuple[str, Path]], root: Path, max_pas
             write_s += time.perf_counter() - t1
         t0 = time.perf_counter()
         job.flush()
+        job.finish()  # a separate index folds in what was written
         write_s += time.perf_counter() - t0
     finally:
         extract_module.extract = original

@@ -227,3 +227,87 @@ def test_the_bench_asks_every_question_through_the_function(cache, tmp_path, tin
     assert [r["id"] for r in result["sets"][0]["rows"]] == ["tiny-004"]
     assert [r["id"] for r in result["sets"][0]["off_topic_rows"]] == ["tiny-off-001"]
     assert set(result["tables"]["pooled"]) == {"dev"}
+
+
+# -- retrieval variants (--retrieval, --title-weight, --env) -----------------------------------------------------
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--env", "QA_TOP_K_PASSAGES"], "NAME=VALUE"),
+    (["--env", "lower=1"], "NAME=VALUE"),
+    (["--retrieval", "hybrid", "--encoder", "/nonexistent/encoder"], "no sentence encoder in /nonexistent/encoder"),
+    (["--retrieval", "bm25", "--env", "QA_INDEX_URI=/tmp/x.lance"], "--retrieval hybrid"),
+])
+def test_retrieval_options_are_checked_by_name(args, named, cache, tmp_path, capsys):
+    sets = write_set(tmp_path / "sets", SET)
+    assert run([*args, "--check"], sets, cache) == 1
+    err = capsys.readouterr().err
+    assert named in err and "Traceback" not in err
+
+
+def test_title_weight_and_env_reach_the_function(cache, tmp_path, tiny_artifact, monkeypatch):
+    from function.retrieval import bm25
+    from function.store.sqlite import SqliteStore
+
+    weights = []
+    search = SqliteStore.search
+
+    def spy(self, terms, k):
+        weights.append(bm25.TITLE_WEIGHT)
+        return search(self, terms, k)
+
+    monkeypatch.setattr(SqliteStore, "search", spy)
+    shipped = bm25.TITLE_WEIGHT
+    sets = write_set(tmp_path / "sets", SET)
+    out = tmp_path / "out"
+    assert run(["--artifact", str(tiny_artifact.folder), "--out", str(out), "--part", "dev", "--title-weight", "3",
+                "--env", "QA_TOP_K_PASSAGES=2"], sets, cache) == 0
+    result = json.loads((out / "docs.json").read_text())
+    assert weights and set(weights) == {3.0} and bm25.TITLE_WEIGHT == shipped  # used for every search, then restored
+    assert result["retrieval"] == {"kind": "bm25", "title_weight": 3.0, "encoder": None,
+                                   "env": {"QA_TOP_K_PASSAGES": "2"}}
+    assert result["top_k_passages"] == 2
+    assert "Retrieval: BM25 (the SQLite store's FTS5 index), title weight 3, `QA_TOP_K_PASSAGES=2`." in (
+        out / "docs.md").read_text()
+
+
+@pytest.fixture(scope="module")
+def encoder_folder(tmp_path_factory):
+    """A tiny random BERT exported by ``build_model.encoder_export``, as ``tests/test_hybrid.py`` makes it."""
+    from build_model.encoder_export import main
+    from tests.support.tiny_build import tiny_squad, tiny_teacher
+
+    squad = tmp_path_factory.mktemp("squad")
+    tiny_squad(squad)
+    source = tiny_teacher(tmp_path_factory.mktemp("encoder-source"), hidden=32)
+    out = tmp_path_factory.mktemp("encoder") / "tiny-int8"
+    assert main(["--source", str(source), "--out", str(out), "--max-tokens", "24", "--data", str(squad)]) == 0
+    return out
+
+
+def test_hybrid_retrieval_ingests_vectors_and_searches_by_the_question(cache, tmp_path, tiny_artifact,
+                                                                        encoder_folder, monkeypatch):
+    from function.retrieval.hybrid import HybridIndex
+
+    asked = []
+    search_question = HybridIndex.search_question
+
+    def spy(self, question, terms, k):
+        hits = search_question(self, question, terms, k)
+        asked.append((question, len(hits)))
+        return hits
+
+    monkeypatch.setattr(HybridIndex, "search_question", spy)
+    sets = write_set(tmp_path / "sets", SET)
+    out = tmp_path / "out"
+    assert run(["--artifact", str(tiny_artifact.folder), "--out", str(out), "--part", "dev", "--retrieval", "hybrid",
+                "--encoder", str(encoder_folder)], sets, cache) == 0
+    result = json.loads((out / "docs.json").read_text())
+    # Every dev question was searched both ways in the Lance table the set was ingested into, vectors and all.
+    assert {q for q, _ in asked} >= {"How long does a request wait for the server?",
+                                     "Which environment variable sets the proxy?"}
+    assert all(n > 0 for _, n in asked)
+    assert all(r["retrieved"] for r in result["sets"][0]["rows"])
+    assert result["retrieval"]["kind"] == "hybrid" and result["retrieval"]["title_weight"] is None
+    assert result["retrieval"]["env"] == {"QA_INDEX_ENCODER": str(encoder_folder.resolve())}
+    assert "Retrieval: hybrid" in (out / "docs.md").read_text()
