@@ -225,12 +225,13 @@ class _Walker:
     def list(self, el, lines: list[str]) -> None:
         """ "- item" lines (numbered in an <ol>), nested lists after their item's text; a code block in an item
         ends the lines so far (a block of their own) and becomes a code block, the item's text going on after."""
-        number = int(el.get("start") or 1) if el.tag == "ol" and (el.get("start") or "1").isdigit() else 0
+        ordered = el.tag == "ol"
+        number = int(el.get("start")) if ordered and (el.get("start") or "").isdigit() else 1
         for item in el:
             if item.tag != "li":
                 continue
-            marker = f"{number}. " if number else "- "
-            number += 1 if number else 0
+            marker = f"{number}. " if ordered else "- "
+            number += 1
             own = [_space(item.text)]
             for child in item:
                 if not isinstance(child.tag, str):

@@ -81,9 +81,9 @@ class Section:
 @dataclass
 class Span:
     """A code block (``kind == "code"``), a table (``"table"``, one line per row) or an API entry (``"entry"``:
-    a signature or term and its description,
-    from an HTML or Markdown definition list) at ``text[start:end]``; an entry's ``name`` goes into the title
-    of a passage that continues it ("" for one that names nothing, such as a "Parameters" field list)."""
+    a signature or term and its description, from an HTML or Markdown definition list) at ``text[start:end]``;
+    an entry's ``name`` goes into the title of a passage that continues it ("" for one that names nothing,
+    such as a "Parameters" field list)."""
 
     kind: str
     start: int
@@ -213,6 +213,7 @@ _MARKS = re.compile(r"^(?:[\u00b6\u00a7\U0001f517]\s*)+|(?:\s*[\u00b6\u00a7\U000
 
 
 def strip_marks(text: str) -> str:
+    """A heading's or a term's text without permalink marks at either end ("Install ¶", "Install #", "{#id}")."""
     return _MARKS.sub("", text).strip()
 
 
@@ -477,6 +478,8 @@ def _html(name: str, data: bytes) -> Document:
     Permalink anchors are dropped first, on both paths.
     """
     lxml_html = require("lxml.html")  # a trafilatura dependency
+    if not data.strip():
+        raise ExtractError(f"{name}: no text found in this html file")
     try:
         try:  # UTF-8 whatever the page declares (lxml would read undeclared bytes as Latin-1)
             root = lxml_html.document_fromstring(data.decode("utf-8-sig"))
