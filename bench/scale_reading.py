@@ -14,7 +14,7 @@ row to the next is only the retrieval step:
 - ``sqlite``: the reading store's own FTS5 index;
 - ``lance``: ``QA_INDEX_URI`` set to the Lance backend's table (the same ids);
 - ``hybrid``: the Lance table with vectors, fused as the function fuses them
-  (``bench.scale_hybrid.hybrid_service``).
+  (``QA_INDEX_ENCODER`` set: ``bench.scale_hybrid.hybrid_env``).
 
 Firestore's term index ranks as FTS5 does (the same BM25, ``tests/test_retrieval_index.py``;
 ``scale.md`` gives the share of questions whose top 5 are identical), so it is not read again.

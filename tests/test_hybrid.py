@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from function.retrieval.bm25 import Hit
-from function.retrieval.hybrid import HybridSearcher, Rankings, mixed_scores
+from function.retrieval.hybrid import HybridIndex, Rankings, mixed_scores
 from function.retrieval.lance_index import IndexRow, LanceIndex
 
 
@@ -69,7 +69,8 @@ def test_a_passage_far_ahead_on_one_side_keeps_its_place_where_reciprocal_ranks_
     only two ranks and put y, middling in both, first; the mix keeps how far ahead x is."""
     bm25 = [Hit("x", 10.0), Hit("y", 3.0), Hit("w", 2.95), Hit("z", 2.9)]
     dense = [Hit("z", 0.80), Hit("y", 0.79), Hit("w", 0.78), Hit("x", 0.50)]
-    fused = HybridSearcher(None, FakeEncoder(), depth=4).fuse(["t"], Rankings(bm25, dense), 4)  # no search needed
+    no_table = type("NoTable", (), {"dim": FakeEncoder.dim})()  # every passage is in both lists: no search needed
+    fused = HybridIndex(no_table, FakeEncoder(), depth=4).fuse(["t"], Rankings(bm25, dense), 4)
     assert [h.passage_id for h in fused] == ["x", "z", "y", "w"] and [h.score for h in fused] == [10.0, 2.9, 3.0, 2.95]
 
 
@@ -182,26 +183,26 @@ def test_the_vector_search_probes_as_many_partitions_as_it_is_told(tmp_path, mon
     assert overlap(1) < 0.8 * overlap(8)
 
 
-# -- the hybrid searcher -------------------------------------------------------------------
+# -- the hybrid index ---------------------------------------------------------------------
 
 
 def test_fusion_reads_what_either_ranking_finds_with_each_passage_s_bm25_score(tmp_path):
     index = table(tmp_path)
     encoder = FakeEncoder({"who ruled normandy": [1, 0, 0, 0]})
-    searcher = HybridSearcher(index, encoder, depth=3)
+    searcher = HybridIndex(index, encoder, depth=3)
     ranked = searcher.rankings("who ruled normandy", ["ruled", "normandy"])
     assert [h.passage_id for h in ranked.bm25] == ["a", "c"] and [h.passage_id for h in ranked.dense] == ["a", "e", "c"]
-    fused = searcher.search("who ruled normandy", ["ruled", "normandy"], 3)
+    fused = searcher.search_question("who ruled normandy", ["ruled", "normandy"], 3)
     bm25 = {h.passage_id: h.score for h in ranked.bm25}
     cosine = {h.passage_id: h.score for h in ranked.dense}
     expected = mixed_scores({**bm25, "e": 0.0}, cosine)
     assert [h.passage_id for h in fused] == [p for p, _ in expected]
     assert fused[0].score == pytest.approx(bm25["a"]) and {h.passage_id: h.score for h in fused}["e"] == 0.0
-    both = HybridSearcher(index, encoder, depth=1).fuse(["coal"], Rankings(index.search(["coal"], 1),
+    both = HybridIndex(index, encoder, depth=1).fuse(["coal"], Rankings(index.search(["coal"], 1),
                                                                           index.nearest(unit(1, 1, 0, 0), 1)), 2)
     assert [h.passage_id for h in both] == ["c"]  # both rankings' first: one passage
     # a passage only the vectors found: its BM25 score comes from the search restricted to it
-    only_dense = HybridSearcher(index, encoder).fuse(["coal"], Rankings([], index.nearest(unit(0, 1, 0, 0), 1)), 1)
+    only_dense = HybridIndex(index, encoder).fuse(["coal"], Rankings([], index.nearest(unit(0, 1, 0, 0), 1)), 1)
     assert only_dense[0].passage_id == "b" and only_dense[0].score == pytest.approx(
         {h.passage_id: h.score for h in index.search(["coal"], 5)}["b"])
 
@@ -210,7 +211,7 @@ def test_a_passage_only_bm25_found_scores_nothing_on_the_vectors_side(tmp_path):
     index = table(tmp_path)
     ranked = Rankings(index.search(["coal"], 2), index.nearest(unit(1, 0, 0, 0), 2))  # BM25 c, b; vectors a, e
     assert [h.passage_id for h in ranked.bm25] == ["c", "b"] and [h.passage_id for h in ranked.dense] == ["a", "e"]
-    fused = HybridSearcher(index, FakeEncoder(), depth=2, alpha=0.6).fuse(["coal"], ranked, 4)
+    fused = HybridIndex(index, FakeEncoder(), depth=2, alpha=0.6).fuse(["coal"], ranked, 4)
     bm25 = {h.passage_id: h.score for h in ranked.bm25}
     expected = mixed_scores({"c": bm25["c"], "b": bm25["b"], "a": 0.0, "e": 0.0},
                             {"a": ranked.dense[0].score, "e": ranked.dense[1].score}, alpha=0.6)
@@ -311,7 +312,7 @@ def test_ingestion_stores_each_passage_s_embedding_and_questions_alone_are_fused
     reply = service.answer(QARequest("Who ruled Normandy?", None, None, 1, 30, 3)).payload
     assert asked == ["Who ruled Normandy?"]
     terms = query_terms("Who ruled Normandy?")
-    ranked = searcher.searcher.rankings("Who ruled Normandy?", terms)
+    ranked = searcher.rankings("Who ruled Normandy?", terms)
     bm25 = {h.passage_id: h.score for h in searcher.index.search(terms, 100)}  # every passage holding a term
     candidates = {h.passage_id for h in ranked.bm25 + ranked.dense}
     expected_ids = [pid for pid, _ in mixed_scores({p: bm25.get(p, 0.0) for p in candidates},

@@ -20,13 +20,13 @@ step) costs 12-15 reads more a question and ~8 ms at 10^5 rows for no better
 recall.
 
 ALPHA = 0.65 was chosen on 1,500 train.json questions (their paragraphs are
-among the distractors) and told on the dev questions, which chose nothing
-(``experiments.fusion_sweep``): recall@5 / @1 0.914 / 0.742 at 10^5 passages
-and 0.945 / 0.768 at 10^4, against 0.905 / 0.699 and 0.928 / 0.721 for
-reciprocal-rank fusion (Cormack et al. 2009; ranks alone, k 60), which this
-module used before and ``bench scale`` still reports beside it. Ranks throw
-away how far apart two scores are; the mix keeps it, so a passage that both
-searches like outranks one that shares a word with the question and little else.
+among the distractors) and told on the dev questions, which chose nothing:
+recall@5 / @1 0.914 / 0.742 at 10^5 passages and 0.945 / 0.768 at 10^4, against
+0.905 / 0.699 and 0.928 / 0.721 for reciprocal-rank fusion (Cormack et al. 2009;
+ranks alone, k 60), which this module used before (docs/retrieval.md, "Mixing
+scores, not ranks", has the study and the commit that holds its code). Ranks
+throw away how far apart two scores are; the mix keeps it, so a passage that
+both searches like outranks one that shares a word with the question and little else.
 
 What the reader adds to its spans' logits stays each passage's BM25 score
 (``fusion.passage_bias``, chosen for BM25): ``Hit.score`` of a fused hit is its
@@ -42,14 +42,12 @@ terms; a question asked alone is searched both ways and fused. Off by default:
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from function.retrieval.bm25 import Hit
 
-ALPHA = 0.65  # BM25's share of the fused score (experiments.fusion_sweep: chosen on train questions)
+ALPHA = 0.65  # BM25's share of the fused score (chosen on train questions: docs/retrieval.md)
 DEPTH = 20  # passages taken from each ranking into the fusion
-RRF_K = 60  # reciprocal-rank fusion's constant (the paper's), for bench's comparison
 
 
 def dense_text(title: str, text: str) -> str:
@@ -73,16 +71,6 @@ def mixed_scores(bm25: dict[str, float], cosine: dict[str, float], alpha: float 
     return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k_rrf: int = RRF_K) -> list[tuple[str, float]]:
-    """Ids with their fused scores by reciprocal rank, best first, ties by id (what ``bench scale`` compares
-    the mix with)."""
-    fused: dict[str, float] = {}
-    for ranking in rankings:
-        for rank, pid in enumerate(ranking, 1):
-            fused[pid] = fused.get(pid, 0.0) + 1.0 / (k_rrf + rank)
-    return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
-
-
 @dataclass(frozen=True)
 class Rankings:
     """One question's two rankings (a dense hit's score: its cosine), and the time its embedding took."""
@@ -92,46 +80,16 @@ class Rankings:
     embed_ms: float = 0.0
 
 
-class HybridSearcher:
-    """BM25 + dense search over a ``LanceIndex`` opened with ``dim``, and a ``SentenceEncoder``."""
-
-    def __init__(self, index, encoder, depth: int = DEPTH, exact: bool = False, alpha: float = ALPHA):
-        self.index, self.encoder, self.depth, self.exact, self.alpha = index, encoder, depth, exact, alpha
-
-    def rankings(self, question: str, terms: list[str], depth: int | None = None) -> Rankings:
-        depth = depth or self.depth
-        bm25 = self.index.search(terms, depth) if terms else []
-        t0 = time.perf_counter()
-        vector = self.encoder.embed([question])[0]
-        embed_ms = (time.perf_counter() - t0) * 1000
-        return Rankings(bm25, self.index.nearest(vector, depth, exact=self.exact), embed_ms)
-
-    def fuse(self, terms: list[str], rankings: Rankings, k: int) -> list[Hit]:
-        """The best ``k`` by the mixed score, each with its BM25 score (see the module docstring)."""
-        bm25 = {h.passage_id: h.score for h in rankings.bm25}
-        missing = tuple(h.passage_id for h in rankings.dense if h.passage_id not in bm25)
-        if missing and terms:
-            bm25.update((h.passage_id, h.score) for h in self.index.search(terms, len(missing), among=missing))
-        candidates = dict.fromkeys([*(h.passage_id for h in rankings.bm25), *missing])
-        mixed = mixed_scores({pid: bm25.get(pid, 0.0) for pid in candidates},
-                             {h.passage_id: h.score for h in rankings.dense}, self.alpha)[:k]
-        return [Hit(pid, bm25.get(pid, 0.0)) for pid, _ in mixed]
-
-    def search(self, question: str, terms: list[str], k: int) -> list[Hit]:
-        """The ``k`` passages to read for ``question`` (``terms``: its analysed terms), best mixed score first."""
-        return self.fuse(terms, self.rankings(question, terms), k)
-
-
 class HybridIndex:
     """A ``LanceIndex`` with dense vectors and the ``SentenceEncoder`` that makes them, as the function uses it:
     ``write`` (ingestion), ``delete``, ``optimize``, ``search`` (BM25 alone, for callers without the question),
-    ``search_question`` (both rankings fused), ``warm``, ``close``."""
+    ``search_question`` (both rankings fused), ``warm``, ``close``; ``rankings`` and ``fuse`` are its two
+    steps, apart so that a benchmark can time and score each ranking (``exact``: read every vector)."""
 
-    def __init__(self, index, encoder, depth: int = DEPTH):
+    def __init__(self, index, encoder, depth: int = DEPTH, exact: bool = False, alpha: float = ALPHA):
         if index.dim != encoder.dim:
             raise ValueError(f"the index holds {index.dim}-dimensional vectors, the encoder makes {encoder.dim}")
-        self.index, self.encoder = index, encoder
-        self.searcher = HybridSearcher(index, encoder, depth)
+        self.index, self.encoder, self.depth, self.exact, self.alpha = index, encoder, depth, exact, alpha
 
     @property
     def description(self) -> str:
@@ -156,8 +114,28 @@ class HybridIndex:
     def search(self, terms: list[str], k: int) -> list[Hit]:
         return self.index.search(terms, k)
 
+    def rankings(self, question: str, terms: list[str], depth: int | None = None) -> Rankings:
+        depth = depth or self.depth
+        bm25 = self.index.search(terms, depth) if terms else []
+        t0 = time.perf_counter()
+        vector = self.encoder.embed([question])[0]
+        embed_ms = (time.perf_counter() - t0) * 1000
+        return Rankings(bm25, self.index.nearest(vector, depth, exact=self.exact), embed_ms)
+
+    def fuse(self, terms: list[str], rankings: Rankings, k: int) -> list[Hit]:
+        """The best ``k`` by the mixed score, each with its BM25 score (see the module docstring)."""
+        bm25 = {h.passage_id: h.score for h in rankings.bm25}
+        missing = tuple(h.passage_id for h in rankings.dense if h.passage_id not in bm25)
+        if missing and terms:
+            bm25.update((h.passage_id, h.score) for h in self.index.search(terms, len(missing), among=missing))
+        candidates = dict.fromkeys([*(h.passage_id for h in rankings.bm25), *missing])
+        mixed = mixed_scores({pid: bm25.get(pid, 0.0) for pid in candidates},
+                             {h.passage_id: h.score for h in rankings.dense}, self.alpha)[:k]
+        return [Hit(pid, bm25.get(pid, 0.0)) for pid, _ in mixed]
+
     def search_question(self, question: str, terms: list[str], k: int) -> list[Hit]:
-        return self.searcher.search(question, terms, k)
+        """The ``k`` passages to read for ``question`` (``terms``: its analysed terms), best mixed score first."""
+        return self.fuse(terms, self.rankings(question, terms), k)
 
     def warm(self) -> None:
         """The encoder's session and the table, at start-up: the first question alone pays for neither."""
