@@ -13,12 +13,12 @@ is confident in every passage. Raw logits keep the reader's confidence
 comparable across windows, and the passage's BM25 score adds the retriever's
 evidence that the passage holds the answer, which the reader alone does not weigh.
 
-BM25_WEIGHT is chosen on train questions, never on dev: ``python -m
-bench.retrieval`` scores the answers from the top 5 passages for several
-weights. It is kept from one artifact to the next unless such a re-run on
-train questions shows a clear gain, so that dev F1 stays an unbiased figure.
-The F1 of each weight, for each artifact measured, is in docs/retrieval.md
-("Ranking the answers of several passages").
+BM25_WEIGHT is chosen on train questions, never on dev, by scoring the answers
+from the top 5 passages for several weights. It is kept from one artifact to
+the next unless such a re-run on train questions shows a clear gain, so that
+dev F1 stays an unbiased figure. The F1 of each weight, for each artifact
+measured, and the command that scores them are in docs/retrieval.md ("Ranking
+the answers of several passages").
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ none; when there is one, it checks it out from the open table
 (``checkout_version``: the new manifest, a HEAD and a GET), which keeps the
 open table's session, so the index and metadata already read are not read
 again. Re-opening with ``lance.dataset`` instead costs what a cold open does:
-46-103 requests on Cloud Storage (``python -m bench cost lance``).
+46-103 requests on Cloud Storage (docs/cost.md, "The Lance index on Cloud Storage").
 ``import lance`` (about 0.2 s) happens on the first question asked alone, never
 on a request that names its passages.
 
@@ -63,9 +63,9 @@ FOLD_EVERY = 65_536
 FRAGMENT_ROWS = 65_536  # compaction's target: fragments reaching it are not rewritten again
 # An ingestion that leaves more delta indices than this merges them when it ends. A search reads each delta's
 # postings of each of its terms: at 10^5 rows, two deltas took 25.8 reads (Cloud Storage GETs) a question and
-# one 12.0 (Lance's io_stats on a local copy of bench scale's table, 300 dev questions); the merge rewrites the
-# index once per run (1.1 s at 10^5 rows here). So every run ends with one, as a table created and filled in
-# one run would otherwise keep the delta of its first fold beside the rest.
+# one 12.0 (Lance's io_stats on a local copy of a 10^5-row table, 300 dev questions: docs/retrieval.md); the
+# merge rewrites the index once per run (1.1 s at 10^5 rows here). So every run ends with one, as a table created
+# and filled in one run would otherwise keep the delta of its first fold beside the rest.
 MAX_DELTAS = 1
 # The dense column's approximate index: built once the table holds this many rows (below it a flat search reads
 # every vector: about 20 ms at 10^4 rows here, 190 ms at 10^5, against 4 ms through the index), with a partition
@@ -76,7 +76,7 @@ ANN_ROWS_PER_PARTITION = 25_000
 # gold paragraphs in the top 20 at 10^4 rows here; 300 keeps the exact search's recall within 0.01), and the
 # partitions probed (Lance's ``nprobes``; its ``minimum_nprobes`` alone went on to probe every partition). At 10^6
 # rows (40 partitions) 10 kept the fused recall@1 / @5 within 0.005 of probing all 40, at a third of the time (20.0
-# against 63.9 ms p50; 5 lost 0.02 at 1): ``python -m experiments.ann_probes``, records/bench/ann-probes-1e6. Up to
+# against 63.9 ms p50; 5 lost 0.02 at 1): docs/retrieval.md, "How wide the vector search looks". Up to
 # 2.5 * 10^5 rows it probes every partition. Tables much larger than 10^6 rows: measure again.
 ANN_EF = 300
 ANN_NPROBES = 10

@@ -37,8 +37,8 @@ the terms involved, then write the passages together with the corpus totals.
 With a separate retrieval index (``QA_INDEX_URI``: ``open_store`` passes
 ``term_index=False``) none of this is done: passages are written without their
 ``bm25_*`` fields, nothing in ``<passages>_terms`` is read or written (about 21.6
-reads and 21.6 writes a passage saved at ingestion, ``python -m bench cost
-lance``), and ``search`` refuses. Postings written before are left as they were,
+reads and 21.6 writes a passage saved at ingestion: docs/cost.md, "The Lance
+index on Cloud Storage"), and ``search`` refuses. Postings written before are left as they were,
 so going back to this index means deleting ``<passages>_terms`` and re-ingesting
 with ``--force``.
 """

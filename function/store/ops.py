@@ -11,7 +11,7 @@ per document set, a delete per document deleted. ``FirestoreStore`` and its
   line's ``store_ops``), for what the request's thread does;
 - the process's running totals (``totals()``), for everything, including the
   shared answer cache's write, which runs on a thread of its own after the
-  reply (``python -m bench cost`` reads these around a batch of one kind of request).
+  reply (the cost benchmark reads these around a batch of one kind of request: docs/cost.md).
 """
 
 from __future__ import annotations
