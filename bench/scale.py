@@ -46,7 +46,7 @@ from pathlib import Path
 
 from bench.scale_corpus import corpus, dev_questions, fetch_brown
 from bench.stats import latency_summary
-from harness.paths import REPO, SQUAD, default_artifact
+from harness.paths import ENCODER, REPO, SQUAD, default_artifact
 
 BATCH = 256
 BACKENDS = ("lance", "sqlite")
@@ -380,7 +380,7 @@ def read_end_to_end(run: Run, size: int, brown, hybrid_path: Path | None) -> Non
             service = open_service(scale_reading.reading_env(args.artifact, store, args.threads, str(lance_path)))
         elif retrieval == "hybrid" and hybrid_path is not None:
             env = scale_reading.reading_env(args.artifact, store, args.threads, str(hybrid_path))
-            service = scale_hybrid.hybrid_service(env, str(hybrid_path), args.encoder)
+            service = open_service(scale_hybrid.hybrid_env(env, args.encoder))
         else:
             continue
         log(f"{size:,} passages, F1 with {retrieval}: {len(questions)} questions")
@@ -396,14 +396,14 @@ def main(argv=None) -> int:
     from bench.scale_report import markdown
 
     args.artifact = (args.artifact or default_artifact()).resolve()
-    args.encoder = (args.encoder or REPO / "build" / "encoder" / "all-minilm-l6-v2-int8").resolve()
+    args.encoder = (args.encoder or ENCODER).resolve()
     args.embed_cache = (args.embed_cache or REPO / "build" / "scale" / "embeddings").resolve()
     args.hybrid_sizes = [s for s in args.hybrid_sizes if s in args.sizes]
     args.f1_sizes = [s for s in args.f1_sizes if s in args.sizes]
     if args.hybrid_sizes:
         from bench.scale_hybrid import ensure_encoder
 
-        ensure_encoder(args.encoder)
+        ensure_encoder(args.encoder, args.data)
     brown = None if args.no_brown else fetch_brown(REPO / "build" / "corpora")
     command = "python -m bench scale " + " ".join(argv if argv is not None else sys.argv[1:])
     run = Run(args, command, describe())

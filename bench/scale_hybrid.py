@@ -13,13 +13,13 @@ At each size of ``--hybrid-sizes``:
 3. **ask**, in a fresh process, every dev question: BM25's top ``DEPTH``, the
    dense top ``DEPTH`` through the approximate index and read exactly (every
    vector: what the index loses) and the mixed score the function reads by
-   (``HybridSearcher``); recall@5 and @20 of each, the question's embedding
+   (``HybridIndex``); recall@5 and @20 of each, the question's embedding
    time, each search's time, the fusion's (its search for the BM25 scores of
    what only the vectors found), peak memory.
 
-``hybrid_service`` is ``QAService`` with its retrieval step replaced by the hybrid
-search, for the end-to-end F1 of ``bench.scale_reading``; nothing in the
-function's serving path changes.
+The end-to-end F1 of ``bench.scale_reading`` opens the function on the same
+table with ``QA_INDEX_ENCODER`` set (``hybrid_env``): the question-alone path the
+function serves, unchanged.
 """
 
 from __future__ import annotations
@@ -31,23 +31,23 @@ import sys
 import time
 from pathlib import Path
 
-from harness.paths import REPO
+from harness.paths import REPO, SENTENCE_MODEL, SQUAD
 
-ENCODER = REPO / "build" / "encoder" / "all-minilm-l6-v2-int8"
 CACHE = REPO / "build" / "scale" / "embeddings"
 DEPTH = 20  # each ranking's depth; recall@20 is read from the same lists
 KS = (5, 20)
 BATCH = 256
 
 
-def ensure_encoder(folder: Path) -> Path:
-    """The encoder folder, exported from all-MiniLM-L6-v2 first if it holds no model."""
+def ensure_encoder(folder: Path, data: Path = SQUAD) -> Path:
+    """The encoder folder, exported from all-MiniLM-L6-v2 (``harness.paths.SENTENCE_MODEL``) first if it holds
+    no model, its parity checked on ``data``'s dev questions."""
     from function.retrieval.encoder import MANIFEST_FILE
 
     if not (folder / MANIFEST_FILE).is_file():
         from build_model.encoder_export import main as export
 
-        export(["--out", str(folder)])
+        export(["--source", str(SENTENCE_MODEL), "--out", str(folder), "--data", str(data)])
     return folder
 
 
@@ -101,7 +101,7 @@ def ask(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, thread
     from bench.scale_corpus import dev_questions
     from bench.stats import latency_summary
     from function.retrieval.encoder import SentenceEncoder
-    from function.retrieval.hybrid import HybridSearcher, Rankings
+    from function.retrieval.hybrid import HybridIndex, Rankings
     from function.retrieval.lance_index import LanceIndex
     from function.retrieval.terms import query_terms
 
@@ -109,9 +109,9 @@ def ask(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, thread
     t0 = time.perf_counter()
     encoder = SentenceEncoder(encoder_folder, threads)
     index = LanceIndex(str(path), timeout_s=600.0, refresh_s=1e9, dim=encoder.dim)
-    searcher = HybridSearcher(index, encoder, depth)
+    searcher = HybridIndex(index, encoder, depth)
     first_terms = query_terms(questions[0]["question"])
-    searcher.search(questions[0]["question"], first_terms, 5)
+    searcher.search_question(questions[0]["question"], first_terms, 5)
     cold_ms = (time.perf_counter() - t0) * 1000
     found = {name: dict.fromkeys(KS, 0) for name in ("bm25", "dense", "dense_exact", "mixed")}
     times: dict[str, list[float]] = {"embed": [], "bm25": [], "dense": [], "dense_exact": [], "fuse": []}
@@ -152,31 +152,7 @@ def ask_in_fresh_process(path: Path, encoder_folder: Path, data: Path, depth: in
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def hybrid_service(env: dict, index_uri: str, encoder_folder: Path, depth: int = DEPTH, searcher_type=None):
-    """``QAService`` on ``env`` whose questions asked alone are retrieved by the hybrid search (``searcher_type``:
-    ``HybridSearcher`` or a variant of it to compare with)."""
-    from function.config import Settings
-    from function.errors import NothingMatched
-    from function.retrieval.encoder import SentenceEncoder
-    from function.retrieval.hybrid import HybridSearcher
-    from function.retrieval.lance_index import LanceIndex
-    from function.retrieval.terms import query_terms
-    from function.service.pipeline import QAService
-    from function.service.runtime import Runtime
-
-    settings = Settings.from_env(env)
-    encoder = SentenceEncoder(encoder_folder, settings.threads)
-    index = LanceIndex(index_uri, settings.store_timeout_s, settings.index_refresh_s, dim=encoder.dim)
-    searcher = (searcher_type or HybridSearcher)(index, encoder, depth)
-
-    class HybridService(QAService):
-        def retrieve(self, question: str, k: int):
-            terms = query_terms(question)
-            if not terms:  # the same "no answer" as BM25 alone
-                return super().retrieve(question, k)
-            hits = searcher.search(question, terms, k)
-            if not hits:
-                raise NothingMatched("no stored passage to read", {"terms": terms})
-            return hits
-
-    return HybridService(Runtime(settings))
+def hybrid_env(env: dict, encoder_folder: Path) -> dict:
+    """``env`` (whose ``QA_INDEX_URI`` names the hybrid table) with the encoder that made its vectors: the
+    function then searches questions asked alone both ways, as it does deployed with ``QA_INDEX_ENCODER``."""
+    return {**env, "QA_INDEX_ENCODER": str(encoder_folder)}

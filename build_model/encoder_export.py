@@ -1,8 +1,8 @@
 """``python -m build_model.encoder_export``: the sentence encoder of dense retrieval as an int8 ONNX folder.
 
-all-MiniLM-L6-v2 (``../shared/models/all-MiniLM-L6-v2``, a sentence-transformers
-model: BERT, 6 layers, 384 dimensions; mean pooling and unit length, texts cut at
-256 word pieces) is exported with its last hidden state as the graph's output,
+all-MiniLM-L6-v2 (``--source``: a sentence-transformers model folder; BERT, 6
+layers, 384 dimensions; mean pooling and unit length, texts cut at 256 word
+pieces) is exported with its last hidden state as the graph's output,
 fused by ONNX Runtime's transformer optimizer and quantised to int8 exactly as
 the reader is (``build_model.conversion.onnx_export.optimize_bert`` and
 ``build_model.stages.quantize.quantize_candidate``, with the shipped artifact's
@@ -11,9 +11,10 @@ serving time (``function.retrieval.encoder``), in numpy.
 
 Every conversion is checked: embeddings of dev paragraphs and questions from
 the int8 graph against PyTorch fp32 (with the same pooling), cosine at least
-``MIN_COSINE`` for every text, else the export fails and writes nothing. The
-folder (``--out``, default ``build/encoder/all-minilm-l6-v2-int8``) gets
-``model.onnx``, ``tokenizer.json`` and ``encoder.json``.
+``MIN_COSINE`` for every text (the first paragraphs and questions of ``--data``,
+a SQuAD-format file), else the export fails and writes nothing. The folder
+``--out`` gets ``model.onnx``, ``tokenizer.json`` and ``encoder.json``. Every
+path is an argument: the module knows no checkout (``bench`` passes its own).
 """
 
 from __future__ import annotations
@@ -28,10 +29,6 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.paths import REPO, SQUAD
-
-SOURCE = REPO.parent / "shared" / "models" / "all-MiniLM-L6-v2"
-OUT = REPO / "build" / "encoder" / "all-minilm-l6-v2-int8"
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
 MIN_COSINE = 0.97  # int8 against fp32, each text
 PARITY_TEXTS = 64
@@ -45,20 +42,21 @@ class ParityFailed(RuntimeError):
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m build_model.encoder_export", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--source", type=Path, default=SOURCE, help="a sentence-transformers BERT folder")
-    p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument("--source", type=Path, required=True, help="a sentence-transformers BERT folder")
+    p.add_argument("--out", type=Path, required=True, help="the encoder folder to write (replaced)")
     p.add_argument("--max-tokens", type=int, default=MAX_TOKENS)
-    p.add_argument("--data", type=Path, default=SQUAD, help="dev.json for the parity texts (else the sample)")
+    p.add_argument("--data", type=Path, required=True,
+                   help="SQuAD-format JSON for the parity texts (e.g. dev.json), or a folder holding dev.json")
     return p.parse_args(argv)
 
 
 def parity_texts(data: Path) -> list[str]:
-    """Dev paragraphs and questions (the repository's sample when ``data`` has no dev.json)."""
-    path = data / "dev.json" if (data / "dev.json").is_file() else REPO / "samples" / "squad_sample.json"
-    articles = json.loads(path.read_text(encoding="utf-8"))["data"]
-    paragraphs = [p for a in articles for p in a["paragraphs"]]
+    """The first paragraphs and questions of a SQuAD-format file (``data``, or ``data``/dev.json)."""
+    from build_model.squad import load_squad
+
+    split = load_squad(data / "dev.json" if data.is_dir() else data, impossible=True)
     half = PARITY_TEXTS // 2
-    return [p["context"] for p in paragraphs[:half]] + [qa["question"] for p in paragraphs for qa in p["qas"]][:half]
+    return [p.context for p in list(split.paragraphs.values())[:half]] + [q.question for q in split.questions[:half]]
 
 
 def hidden_state_module(model):

@@ -132,7 +132,8 @@ def index_encoder(folder: str, index_uri: str) -> str:
     missing = [name for name in (MANIFEST_FILE, MODEL_FILE, TOKENIZER_FILE) if not (Path(folder) / name).is_file()]
     if missing:
         raise ConfigError(f"QA_INDEX_ENCODER={folder!r} is not a sentence-encoder folder: no {', '.join(missing)} "
-                          "(make one with `python -m build_model.encoder_export --out FOLDER`)")
+                          "(make one with `python -m build_model.encoder_export --source MODEL --out FOLDER "
+                          "--data dev.json`)")
     return folder
 
 

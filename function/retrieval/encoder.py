@@ -43,8 +43,8 @@ class SentenceEncoder:
         self.folder = Path(folder)
         for name in (MODEL_FILE, TOKENIZER_FILE, MANIFEST_FILE):
             if not (self.folder / name).is_file():
-                raise FileNotFoundError(f"sentence encoder file missing: {self.folder / name} "
-                                        "(make it with `python -m build_model.encoder_export`)")
+                raise FileNotFoundError(f"sentence encoder file missing: {self.folder / name} (make it with "
+                                        "`python -m build_model.encoder_export --source MODEL --out FOLDER`)")
         self.manifest = json.loads((self.folder / MANIFEST_FILE).read_text(encoding="utf-8"))
         self.max_tokens = int(self.manifest["max_tokens"])
         self.dim = int(self.manifest["dim"])
