@@ -279,7 +279,7 @@ def ingest_documents(service, files: list[tuple[str, Path]], root: Path, max_pas
     writing, timed apart); returns the figures and the passage texts by document id."""
     import function.ingest.extract as extract_module
     from function.ingest.documents import Recipe, from_file
-    from function.ingest.job import Ingestion
+    from function.ingest.ingestion import Ingestion
     from function.ingest.progress import Counts
     from function.ingest.sources import InputFile
     from function.ingest.split import budget_from_manifest

@@ -17,7 +17,7 @@ KS = (1, 5, 10)  # recall@k
 
 def load_squad(folder: Path) -> tuple[list, dict[str, list[dict]]]:
     """(every paragraph as an ingestion record, split -> questions with their gold paragraph id)."""
-    from function.ingest.records import Record, parse_text, squad_id
+    from function.ingest.json_input import Record, parse_text, squad_id
 
     records, questions = [], {}
     for split in ("train", "dev"):
@@ -42,7 +42,7 @@ def open_service(env: dict):
 
 def ingest_into(service, records: list) -> float:
     from function.ingest.documents import Recipe, from_records
-    from function.ingest.job import Ingestion
+    from function.ingest.ingestion import Ingestion
 
     tokenizer = service.rt.model().tokenizer
     recipe = Recipe(tokenizer.fingerprint, 0, 0, service.rt.settings.max_context_chars)  # records are not split

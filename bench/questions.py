@@ -18,7 +18,7 @@ KINDS = ("context", "passage", "retrieval")
 
 def sample_questions(path: Path = SAMPLE) -> list[dict]:
     """(question, paragraph text, passage id) of every question in a SQuAD file, ids as ingestion makes them."""
-    from function.ingest.records import parse_text
+    from function.ingest.json_input import parse_text
 
     records = {r.id: r for r in parse_text(str(path), path.read_text(encoding="utf-8")) if hasattr(r, "text")}
     data = json.loads(path.read_text(encoding="utf-8"))["data"]

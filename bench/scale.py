@@ -146,7 +146,7 @@ def batches(passages, size: int = BATCH):
 
 def stand_in(batch) -> list:
     """Store passages with a one-token stand-in for their tokens: only the index is measured."""
-    from function.store.records import Passage
+    from function.store.passage import Passage
 
     return [Passage.from_tokens(p.id, p.title, p.doc_id, p.text, [1], [[0, 1]], "stand-in", 2) for p in batch]
 

@@ -49,7 +49,7 @@ class Passage:
 
 def squad_passages(path: Path, prefix: str = "") -> list[Passage]:
     """A SQuAD file's paragraphs, with the ids ingestion gives them (``prefix`` before each)."""
-    from function.ingest.records import squad_id
+    from function.ingest.json_input import squad_id
 
     data = json.loads(path.read_text(encoding="utf-8"))["data"]
     return [Passage(prefix + squad_id(a["title"], i), a["title"].replace("_", " "), p["context"])
@@ -57,7 +57,7 @@ def squad_passages(path: Path, prefix: str = "") -> list[Passage]:
 
 
 def dev_questions(path: Path) -> list[dict]:
-    from function.ingest.records import squad_id
+    from function.ingest.json_input import squad_id
 
     data = json.loads(path.read_text(encoding="utf-8"))["data"]
     return [{"question": qa["question"], "gold": squad_id(a["title"], i), "answers": [x["text"] for x in qa["answers"]]}

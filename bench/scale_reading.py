@@ -36,7 +36,7 @@ def reading_env(artifact: Path, store: Path, threads: int, index_uri: str = "") 
 def build_store(passages, artifact: Path, store: Path, threads: int) -> dict:
     """The reading store: every passage tokenised and written as ingestion writes it; how long it took."""
     from bench.in_process import ingest_into, open_service
-    from function.ingest.records import Record
+    from function.ingest.json_input import Record
 
     service = open_service(reading_env(artifact, store, threads))
     records = [Record(p.id, p.title, p.id, p.text) for p in passages]

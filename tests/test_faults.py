@@ -52,8 +52,8 @@ def no_stack_traces(srv: FunctionServer) -> None:
 def load_sample(tiny_artifact, emulator: FirestoreEmulator, monkeypatch) -> None:
     """Ten passages of the sample corpus into the emulator, from this process (it keeps data in memory only)."""
     from function.ingest.documents import Recipe, from_records
-    from function.ingest.job import Ingestion
-    from function.ingest.records import parse_text
+    from function.ingest.ingestion import Ingestion
+    from function.ingest.json_input import parse_text
     from function.model.artifact import load_manifest
     from function.model.tokenizer import QATokenizer
     from function.store.firestore import FirestoreStore

@@ -6,7 +6,7 @@ import shutil
 import pytest
 import requests
 
-from function.store.records import Passage
+from function.store.passage import Passage
 from harness.firestore import emulator_env
 from harness.launch import FunctionServer, free_port, ingest
 

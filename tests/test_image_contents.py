@@ -32,7 +32,7 @@ def _real_artifact() -> bool:
 
 
 def _passages() -> dict[str, str]:
-    from function.ingest.records import squad_id
+    from function.ingest.json_input import squad_id
 
     data = json.loads(SAMPLE.read_text(encoding="utf-8"))["data"]
     return {squad_id(a["title"], i): p["context"] for a in data for i, p in enumerate(a["paragraphs"])}

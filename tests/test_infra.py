@@ -458,7 +458,7 @@ def test_ingest_job_refuses_bad_input(dry, args, message):
 def test_tasks_split_the_corpus_without_overlap(tiny_artifact, tmp_path):
     """What each Cloud Run task does: python -m function.ingest, its shard from CLOUD_RUN_TASK_*."""
     from function.config import Settings
-    from function.ingest.records import squad_id
+    from function.ingest.json_input import squad_id
     from function.store import open_store
 
     sample = REPO / "samples" / "squad_sample.json"

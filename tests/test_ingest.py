@@ -8,8 +8,8 @@ import pytest
 
 from function.ingest.cli import main as ingest_main
 from function.ingest.documents import Recipe, from_records
-from function.ingest.records import Record, Rejected, parse_text, squad_id
-from function.ingest.task import Shard
+from function.ingest.json_input import Record, Rejected, parse_text, squad_id
+from function.ingest.shard import Shard
 
 SAMPLE_PARAGRAPHS = 66
 

@@ -122,7 +122,7 @@ def test_folder_of_documents_replace_skip_delete_and_sync(kind, docs, tmp_path, 
 
 def test_interrupted_replace_is_repaired_by_the_next_run(kind, docs, tmp_path, monkeypatch):
     """A crash after writing the new passages (before the record) leaves extra passages; the next run removes them."""
-    from function.ingest.job import Ingestion
+    from function.ingest.ingestion import Ingestion
 
     assert ingest_main([str(docs), "--quiet"]) == 0
     (docs / "guide" / "install.md").write_text(INSTALL + "\n## Windows\n\n" + "Winget works too. " * 30 + "\n")

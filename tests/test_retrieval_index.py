@@ -6,11 +6,11 @@ import math
 import pytest
 
 from function.errors import StoreUnavailable
-from function.ingest.records import Record, parse_text
+from function.ingest.json_input import Record, parse_text
 from function.retrieval import bm25
 from function.retrieval.bm25 import PassageTerms
 from function.retrieval.terms import query_terms
-from function.store.records import Passage
+from function.store.passage import Passage
 
 CORPUS = {
     "a": ("Normans", "The Normans settled in Normandy, a region of France."),

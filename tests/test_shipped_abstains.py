@@ -12,7 +12,7 @@ import pytest
 
 from bench import in_process
 from bench.out_of_corpus import OFF_TOPIC, SAMPLE, off_topic_questions
-from function.ingest.records import Record, parse_text
+from function.ingest.json_input import Record, parse_text
 from function.service.request import QARequest
 from harness.paths import REPO
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from function.store.ids import valid_passage_id
-from function.store.records import Passage, ids_dtype
+from function.store.passage import Passage, ids_dtype
 
 
 def passage(pid="p1", n=5, vocab=30522, tokenizer="fp"):

@@ -3,11 +3,11 @@
 ``python -m function.ingest`` (``cli``; usage there) runs it; a passage goes through:
 
 - ``sources``: the input files (local, ``gs://``) listed (``list_inputs``) and read (``read_bytes``);
-- ``documents``: a file's bytes into ``DocumentUnit``s (``from_file``), via ``records`` (JSON, JSON Lines,
+- ``documents``: a file's bytes into ``DocumentUnit``s (``from_file``), via ``json_input`` (JSON, JSON Lines,
   SQuAD) or ``extract`` and ``split`` (text, Markdown, HTML, PDF); records a caller holds via ``from_records``;
-- ``task``: this Cloud Run task's share of the files and documents (``Shard``), read into the job, and what
+- ``shard``: this Cloud Run task's share of the files and documents (``Shard``), read into the job, and what
   ``--sync`` deletes;
-- ``job``: ``Ingestion.add`` queues documents, ``Ingestion.flush`` tokenises and writes them
+- ``ingestion``: ``Ingestion.add`` queues documents, ``Ingestion.flush`` tokenises and writes them
   (``upsert_many``, stale passages, document records): the one write path;
 - ``progress``: the bar or log lines, and the counts.
 """

@@ -31,13 +31,13 @@ import sys
 
 from function.config import ConfigError, Settings
 from function.ingest.documents import Recipe
-from function.ingest.job import Ingestion
+from function.ingest.ingestion import Ingestion
 from function.ingest.progress import Counts, Progress
+from function.ingest.shard import MissingDependency, Shard, read_files, stale
 from function.ingest.sources import Listing, list_inputs, supported_suffixes
-from function.ingest.task import MissingDependency, Shard, read_files, stale
 
-# This module reads the arguments and settings, opens the tokenizer and the store, and reports; ``task``
-# reads this task's files into the ``job`` (``Ingestion``), which writes them; ``__main__`` runs ``main``.
+# This module reads the arguments and settings, opens the tokenizer and the store, and reports; ``shard``
+# reads this task's files into the job (``ingestion.Ingestion``), which writes them; ``__main__`` runs ``main``.
 
 
 def _env_int(env_name: str, default: int) -> int:

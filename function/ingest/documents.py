@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from function.ingest.records import Record, Rejected, parse_text
+from function.ingest.json_input import Record, Rejected, parse_text
 from function.ingest.sources import InputFile, is_json
 from function.store.ids import chunk_passage_id
 

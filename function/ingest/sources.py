@@ -8,7 +8,7 @@ Each file knows its path relative to what was named, which becomes a document's
 id, and its ``source`` (absolute path or URI), which answers carry and which
 ``--sync`` compares with the store.
 
-What is in a file is ``documents``' business (``records`` for the JSON formats,
+What is in a file is ``documents``' business (``json_input`` for the JSON formats,
 ``extract`` and ``split`` for the others).
 """
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from function.model.load import Model
     from function.model.reader import PassageTokens
     from function.model.windows import Batch
-    from function.store.records import Passage
+    from function.store.passage import Passage
 
 STAGES = ("tokenize", "fetch", "queue", "inference", "postprocess")
 RETRIEVAL_STAGES = ("tokenize", "retrieve", "fetch", "queue", "inference", "postprocess")

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from function.retrieval.bm25 import Hit
-from function.store.records import DocumentRecord, Passage
+from function.store.passage import DocumentRecord, Passage
 
 
 class PassageStore(Protocol):

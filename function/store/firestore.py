@@ -3,8 +3,8 @@
 A passage document::
 
     text, title, doc_id        strings
-    source, chunk, start, end  where it comes from (records.Passage; absent on older documents)
-    token_ids, offsets         bytes (packed, see records.py), never arrays of integers
+    source, chunk, start, end  where it comes from (passage.Passage; absent on older documents)
+    token_ids, offsets         bytes (packed, see passage.py), never arrays of integers
     token_dtype, n_tokens      how to unpack them
     tokenizer                  sha256 fingerprint of the tokenizer that made them
     updated                    server timestamp
@@ -56,10 +56,10 @@ from function.retrieval.bm25 import Hit, PassageTerms
 from function.store import ops
 from function.store.firestore_terms import TermIndex
 from function.store.ids import document_key
-from function.store.records import DocumentRecord, Passage
+from function.store.passage import DocumentRecord, Passage
 
 _FIELDS = ("title", "doc_id", "text", "token_ids", "token_dtype", "offsets", "n_tokens", "tokenizer")
-_PLACE_FIELDS = ("source", "chunk", "start", "end")  # records.Passage's defaults when absent
+_PLACE_FIELDS = ("source", "chunk", "start", "end")  # passage.Passage's defaults when absent
 _INDEX_FIELDS = ("bm25_terms", "bm25_length")
 _BATCH_BYTES = 4 * 1024 * 1024  # per commit; Firestore takes at most 10 MiB
 _BATCH_DOCS = 400

@@ -36,7 +36,7 @@ from pathlib import Path
 from function.errors import StoreUnavailable
 from function.retrieval import bm25
 from function.retrieval.bm25 import Hit, PassageTerms
-from function.store.records import DocumentRecord, Passage
+from function.store.passage import DocumentRecord, Passage
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS passages (

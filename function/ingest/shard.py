@@ -3,7 +3,7 @@
 As a Cloud Run job with N tasks, task i takes every N-th file, or, for fewer
 files than tasks, every N-th document of them all (``Shard``): a document is
 written by one task only. ``read_files`` reads the task's files into an
-``Ingestion`` (``job``) and returns what it found (``Seen``); ``stale`` then
+``Ingestion`` (``ingestion``) and returns what it found (``Seen``); ``stale`` then
 names the stored documents that ``--sync`` deletes, judged on that task's
 findings only, so every task can sync its own share.
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from function.ingest.documents import Recipe, from_file
-from function.ingest.job import Ingestion
+from function.ingest.ingestion import Ingestion
+from function.ingest.json_input import Rejected
 from function.ingest.progress import Progress
-from function.ingest.records import Rejected
 from function.ingest.sources import InputFile, Listing, read_bytes
 
 

@@ -18,8 +18,8 @@ import sys
 from collections.abc import Iterable
 
 from function.ingest.documents import DocumentUnit
+from function.ingest.json_input import Rejected
 from function.ingest.progress import Counts
-from function.ingest.records import Rejected
 from function.ingest.sources import is_json
 
 
@@ -94,7 +94,7 @@ class Ingestion:
 
     def flush(self) -> None:
         """Write the documents added since the last flush, in the order the class describes."""
-        from function.store.records import DocumentRecord
+        from function.store.passage import DocumentRecord
 
         units, self._awaiting_flush = self._awaiting_flush, []
         changed = self._changed(units)
@@ -132,7 +132,7 @@ class Ingestion:
 
     def _passages(self, units: list[DocumentUnit]) -> dict[str, list]:
         """Each document's passages, tokenised together (doc id -> ``Passage`` list); a piece without tokens fails."""
-        from function.store.records import Passage
+        from function.store.passage import Passage
 
         pieces = [(u, p) for u in units for p in u.pieces]
         encoded = self.tokenizer.encode_many([p.text for _, p in pieces])
