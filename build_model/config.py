@@ -90,7 +90,7 @@ class StudentConfig:
     # questions about documentation (SQuAD 2.0 layout, ``python -m build_model.docdata``) trained on their gold
     # labels beside SQuAD: the teacher's logits cover SQuAD only; ``is_impossible`` ones are trained to [CLS]
     extra_train: str = field(default="", metadata=HASHED_WHEN_SET)
-    extra_limit: int = field(default=0, metadata=HASHED_WHEN_SET)  # first N of them only (0: all)
+    extra_limit: int = field(default=0, metadata=HASHED_WHEN_SET)  # a seeded sample of N of them (0: all)
     training: Training = field(default_factory=Training)
 
 

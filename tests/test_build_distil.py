@@ -470,6 +470,12 @@ def test_documentation_questions_train_on_their_gold_labels_beside_squad(tmp_pat
     assert len(labelled) == 2 and all(f.gold for f in features)
     assert [f for f in features if f.start == 0 and f.question_index == 2]  # the unanswerable one, on [CLS]
 
+    sample = dataclasses.replace(with_docs, student=dataclasses.replace(with_docs.student, extra_limit=2))
+    again, counts = distil.extra_features(sample, data_tok(sample), sample.student.training)
+    assert counts["answerable"] + counts["unanswerable"] == 2
+    twice = distil.extra_features(sample, data_tok(sample), sample.student.training)[0]
+    assert [(f.question_index, f.start) for f in again] == [(f.question_index, f.start) for f in twice]  # seeded
+
     record = distil.run(with_docs)
     assert record["extra_train"]["answerable"] == 2 and record["teacher_logits"]["teacher"]["cached"]
     missing = dataclasses.replace(cfg, student=dataclasses.replace(cfg.student, extra_train=str(tmp_path / "no")))

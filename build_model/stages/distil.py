@@ -168,10 +168,13 @@ def extra_features(cfg: BuildConfig, tok: QATokenizer, tr: Training) -> tuple[li
     if not Path(sc.extra_train).is_file():
         raise BuildFailed(f"distil: [student] extra_train {sc.extra_train} is missing: make it with "
                           "`python -m build_model.docdata` (docs/build.md), or set student.extra_train=''")
-    split = load_squad(sc.extra_train, sc.extra_limit or None, impossible=True)
+    split = load_squad(sc.extra_train, impossible=True)
     spec = training_spec(cfg, tok, tr)
-    answerable = [(i, q.paragraph_id) for i, q in enumerate(split.questions) if q.answers]
-    impossible = [(i, q.paragraph_id) for i, q in enumerate(split.questions) if not q.answers]
+    chosen = range(len(split.questions))
+    if sc.extra_limit and sc.extra_limit < len(split.questions):  # a seeded sample: every package keeps its share
+        chosen = sorted(np.random.default_rng(tr.seed).choice(len(split.questions), sc.extra_limit, replace=False))
+    answerable = [(i, split.questions[i].paragraph_id) for i in chosen if split.questions[i].answers]
+    impossible = [(i, split.questions[i].paragraph_id) for i in chosen if not split.questions[i].answers]
     features = build_features(tok, split, spec, pairs=answerable)
     features += build_features(tok, split, spec, pairs=impossible, unanswerable=True)
     return features, {"file": Path(sc.extra_train).name, "sha256": file_sha256(sc.extra_train),
