@@ -10,7 +10,7 @@ import sys
 
 # command -> (module with main(argv), what it measures)
 COMMANDS = {
-    "serving": ("bench.serving", "cold start, warm latency, throughput and memory of ours against the alternatives "
+    "serving": ("bench.serving", "cold start, warm latency, throughput and memory of ours against the other contenders "
                              "(the default)"),
     "cold-start": ("bench.cold_start", "cold starts of our function alone; --load and --variant for A/B runs"),
     "load": ("bench.load_test", "bounded load test against the Firestore emulator (exit 1 on errors or growth)"),

@@ -57,7 +57,7 @@ def ours(artifact: Path, name: str = "ours", label: str = "ours (int8 ONNX)") ->
 
 
 def pipeline(checkpoint: Path, artifact: Path) -> Contender:
-    return Contender("pipeline", "transformers + PyTorch", REPO / "bench" / "alt_pipeline.py",
+    return Contender("pipeline", "transformers + PyTorch", REPO / "bench" / "baseline_server.py",
                      {"BENCH_PYTORCH_MODEL": str(checkpoint), "QA_ARTIFACT_DIR": str(artifact)})
 
 

@@ -25,7 +25,7 @@ def warm_entry(results: dict, contender: str, store: str = "sqlite") -> dict | N
 
 
 def ratios(results: dict) -> dict:
-    """Each alternative against ours: times and memory as alternative / ours, requests/s as ours / alternative.
+    """Each other contender against ours: times and memory as theirs / ours, requests/s as ours / theirs.
 
     So every ratio above 1 says by how much ours is better.
     """
@@ -200,6 +200,6 @@ def render(results: dict) -> str:
         lines = section(results)
         if lines:
             out += lines + [""]
-    out += ["Ratios: time and memory as the alternative's figure divided by ours, requests/s as ours divided by "
-            "the alternative's, so a ratio above 1 says by how much ours is better.", ""]
+    out += ["Ratios: time and memory as the other contender's figure divided by ours, requests/s as ours divided "
+            "by the other contender's, so a ratio above 1 says by how much ours is better.", ""]
     return "\n".join(out)

@@ -1,9 +1,9 @@
-"""``python -m bench serving``: cold start, warm latency and throughput of our function and its alternatives.
+"""``python -m bench serving``: cold start, warm latency and throughput of our function and the other contenders.
 
 Contenders (all served by functions-framework the same way, see bench/README.md):
   ours      our function serving the int8 artifact (``--artifact``)
   fp32      our function serving the fp32 ONNX graph of the same checkpoint
-  pipeline  transformers + PyTorch with the same fine-tuned weights (``bench/alt_pipeline.py``)
+  pipeline  transformers + PyTorch with the same fine-tuned weights (``bench/baseline_server.py``)
 
 Without a PyTorch checkpoint of the artifact (a fresh clone has no build
 folder), pipeline and fp32 serve stand-in weights: random, in the artifact's
@@ -24,7 +24,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import alternatives, charts, cold_start, contenders, machine, passages, report, warm
+from bench import charts, cold_start, contender_models, contenders, machine, passages, report, warm
 from bench.contenders import Contender
 from harness.paths import ARTIFACT, REPO
 
@@ -71,34 +71,34 @@ def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dic
                                      f"({manifest['artifact_hash'][:12]}) from {artifact}"})
     pytorch = None
     if "pipeline" in args.contenders or ("fp32" in args.contenders and not args.fp32_artifact):
-        pytorch = (alternatives.Source(args.pytorch_model.resolve(), "given with --pytorch-model", True)
-                   if args.pytorch_model else alternatives.find_pytorch(manifest, args.build_dir))
+        pytorch = (contender_models.Source(args.pytorch_model.resolve(), "given with --pytorch-model", True)
+                   if args.pytorch_model else contender_models.find_pytorch(manifest, args.build_dir))
         if pytorch is None:
             log("no PyTorch checkpoint of the artifact: making one of its architecture with random weights")
-            pytorch = alternatives.stand_in(artifact, work)
+            pytorch = contender_models.stand_in(artifact, work)
         sources["pytorch"] = pytorch.record()
     if "fp32" in args.contenders:
         if args.fp32_artifact:
-            fp32 = alternatives.Source(args.fp32_artifact.resolve(), "given with --fp32-artifact", True)
+            fp32 = contender_models.Source(args.fp32_artifact.resolve(), "given with --fp32-artifact", True)
         else:
             log("preparing the fp32 artifact")
-            fp32 = alternatives.fp32_artifact(manifest, artifact, args.build_dir, pytorch, work)
+            fp32 = contender_models.fp32_artifact(manifest, artifact, args.build_dir, pytorch, work)
         sources["fp32"] = fp32.record()
         chosen.append(contenders.ours(fp32.path, "fp32", "ours (fp32 ONNX)"))
         described.append({"name": "fp32", "label": "ours (fp32 ONNX)", "short": "fp32",
                           "weights": sources["fp32"]["weights"],
                           "description": f"this function serving the fp32 ONNX graph ({fp32.how})"})
     if "pipeline" in args.contenders:
-        from bench.hf_qa import has_qa_pipeline
+        from bench.baseline_qa import has_qa_pipeline
 
         kind = ("`pipeline(\"question-answering\")`" if has_qa_pipeline() else
                 "the steps of transformers 4.x's `pipeline(\"question-answering\")`, which transformers "
-                "5 removed (`bench/hf_qa.py`)")
+                "5 removed (`bench/baseline_qa.py`)")
         chosen.append(contenders.pipeline(pytorch.path, artifact))
         described.append({"name": "pipeline", "label": "transformers + PyTorch", "short": "PyTorch",
                           "weights": sources["pytorch"]["weights"],
                           "description": f"{kind} on PyTorch with the checkpoint {pytorch.path} ({pytorch.how}), "
-                                         f"served by `bench/alt_pipeline.py`, a functions-framework target of the "
+                                         f"served by `bench/baseline_server.py`, a functions-framework target of the "
                                          f"same shape as ours"})
     return chosen, described, sources
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench import alternatives, cold_start, machine, passages, report, standin, stats
+from bench import cold_start, contender_models, machine, passages, report, standin, stats
+from bench.baseline_qa import best_spans
 from bench.contenders import Contender
-from bench.hf_qa import best_spans
 from harness import proctree
 from harness.launch import cold_start_lines
 
@@ -246,7 +246,7 @@ def test_cold_start_lines_picks_the_json_line():
     assert [line["cold_start_ms"] for line in cold_start_lines(text)] == [{"load_ms": 12.5}]
 
 
-# ---------------------------------------------------------------- where the alternatives' models are
+# ---------------------------------------------------------------- where the other contenders' models are
 
 
 def _checkpoint(folder: Path, weights: bytes) -> Path:
@@ -271,15 +271,15 @@ def test_find_pytorch_and_fp32_by_the_manifests_fingerprint(tmp_path):
                                                    "models": {"student": {"onnx": "student.opt.onnx"}}}))
     manifest = {"source": {"student": {"checkpoint": fingerprint}}}
 
-    found = alternatives.find_pytorch(manifest, build)
+    found = contender_models.find_pytorch(manifest, build)
     assert found.path == mine and found.matches_artifact
-    graph, optimized = alternatives.find_fp32_onnx(manifest, build)
+    graph, optimized = contender_models.find_fp32_onnx(manifest, build)
     assert graph.path == export / "student.opt.onnx" and optimized and graph.matches_artifact
 
-    stand_in = alternatives.find_pytorch({}, build)  # no source recorded: the fallback, flagged
+    stand_in = contender_models.find_pytorch({}, build)  # no source recorded: the fallback, flagged
     assert stand_in.path == build / "teacher" / "model" and not stand_in.matches_artifact
-    assert alternatives.find_fp32_onnx({}, build) is None
-    assert alternatives.find_pytorch({}, tmp_path / "nowhere") is None
+    assert contender_models.find_fp32_onnx({}, build) is None
+    assert contender_models.find_pytorch({}, tmp_path / "nowhere") is None
 
 
 # ---------------------------------------------------------------- report

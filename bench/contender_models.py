@@ -1,4 +1,4 @@
-"""Where the alternatives' models come from: the PyTorch checkpoint and the fp32 ONNX graph of our artifact.
+"""Where the other contenders' models come from: the PyTorch checkpoint and the fp32 ONNX graph of our artifact.
 
 The artifact's manifest records the fingerprint of the student checkpoint it
 was exported from (``source.student.checkpoint``, a hash of the folder's

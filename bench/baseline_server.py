@@ -1,7 +1,7 @@
 """functions-framework target serving transformers + PyTorch QA, shaped like our function (the baseline).
 
     PYTHONPATH=. BENCH_PYTORCH_MODEL=build/distil/model QA_SQLITE_PATH=... \
-        functions-framework --source bench/alt_pipeline.py --target answer
+        functions-framework --source bench/baseline_server.py --target answer
 
 Same request (``{"question", "context"}`` or ``{"question", "passage_ids"}``,
 optional ``top_k`` and ``max_answer_tokens``), same reply shape (``answers``,
@@ -52,7 +52,7 @@ def _load() -> dict:
     with _lock:
         if _state:
             return _state
-        from bench import hf_qa
+        from bench import baseline_qa
 
         started = time.perf_counter()
         store: dict = {}
@@ -67,7 +67,8 @@ def _load() -> dict:
         opener = threading.Thread(target=open_store, name="store-setup")
         opener.start()
         sequence = _sequence()
-        qa, timings = hf_qa.load(os.environ["BENCH_PYTORCH_MODEL"], sequence, int(os.environ.get("QA_THREADS") or 2))
+        threads = int(os.environ.get("QA_THREADS") or 2)
+        qa, timings = baseline_qa.load(os.environ["BENCH_PYTORCH_MODEL"], sequence, threads)
         opener.join()
         timings.update(store_ms=store["store_ms"], load_ms=_ms(started), import_ms=_IMPORTED.process_age_ms,
                        since_process_start_ms=_IMPORTED.since_process_start_ms())
