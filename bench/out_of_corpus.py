@@ -49,7 +49,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--with-train", action="store_true", help="also ingest every train.json paragraph")
     p.add_argument("--sample", action="store_true",
                    help="also the sample corpus (make run's) against samples/off_topic_questions.txt")
-    p.add_argument("--limit", type=int, default=0, help="ask only every N-th question (0 or 1: all)")
+    p.add_argument("--every", type=int, default=1, help="ask only every N-th dev question (1: all)")
     p.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads (QA_THREADS)")
     p.add_argument("--out", type=Path, default=None,
                    help="folder for out_of_corpus.json and .md (default: records/bench/no_answer/<model name>)")
@@ -134,7 +134,7 @@ def run_corpus(args, with_train: bool, dev_records: list, train_records: list, q
 
 def sample_corpus(args) -> dict:
     """``make run``'s corpus: its own 208 questions in corpus, ``samples/off_topic_questions.txt`` out of it."""
-    from function.ingest.records import Record, parse_text
+    from function.ingest.json_input import Record, parse_text
 
     text = SAMPLE.read_text(encoding="utf-8")
     records = [r for r in parse_text(SAMPLE.name, text) if isinstance(r, Record)]
@@ -179,7 +179,7 @@ def markdown(result: dict) -> str:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    from function.ingest.records import Record, parse_text
+    from function.ingest.json_input import Record, parse_text
     from function.model.artifact import load_manifest
 
     manifest = load_manifest(args.artifact)
@@ -189,7 +189,7 @@ def main(argv=None) -> int:
     titles = [a["title"] for a in json.loads(dev_text)["data"]]
     dev_records = [r for r in parse_text("dev.json", dev_text) if isinstance(r, Record)]
     _, questions = in_process.load_squad(args.data)
-    dev = questions["dev"][:: max(1, args.limit)]
+    dev = questions["dev"][:: max(1, args.every)]
     train_records = []
     if args.with_train:
         train_text = (args.data / "train.json").read_text(encoding="utf-8")
