@@ -553,3 +553,15 @@ def test_docutils_option_lists_and_numbered_code_tables():
     assert "-a\nAll of them.\n\n--a-very-long-option=N\nLong one, defaults to 3." in doc.text
     assert _span(doc, "entry", "defaults to 3").name == "--a-very-long-option=N"
     assert "def f():\n    return 1" in doc.text and "1\n2" not in doc.text  # no line numbers
+
+
+def test_markdown_headings_written_in_html_and_their_anchors():
+    """READMEs centre their title with <h1 align="center"> and write anchors into headings."""
+    md = (b'<h1 align="center">\n  <img src="logo.png" alt=""> Widget\n</h1>\n\n<p align="center">A widget.</p>\n\n'
+          b'## Install [\xc2\xb6](#install)\n\nRun it.\n\n'
+          b'<h2 id="usage"><a href="#usage">#</a> Usage</h2>\n\nUse it.\n\n## Using it from C#\n\nSharp.\n')
+    doc = extract("README.md", md)
+    assert doc.title == "Widget"
+    assert [s.heading for s in doc.sections] == [("Widget",), ("Widget", "Install"), ("Widget", "Usage"),
+                                                 ("Widget", "Using it from C#")]
+    assert "\u00b6" not in doc.text and "# Usage" not in doc.text

@@ -209,11 +209,11 @@ class Blocks:
 
 # Permalink and header-link marks that generators put beside headings and definitions (Sphinx's pilcrow,
 # the section sign, GitHub's "#", an emoji link), when they reach a heading's or a term's text.
-_MARKS = re.compile(r"^(?:[\u00b6\u00a7\U0001f517]\s*)+|(?:\s*[\u00b6\u00a7\U0001f517])+$|\s+#+$|\s*\{#[^}]*\}$")
+_MARKS = re.compile(r"^(?:[\u00b6\u00a7\U0001f517]\s*)+|(?:\s*[\u00b6\u00a7\U0001f517])+$|^#+\s+|\s+#+$|\s*\{#[^}]*\}$")
 
 
 def strip_marks(text: str) -> str:
-    """A heading's or a term's text without permalink marks at either end ("Install ¶", "Install #", "{#id}")."""
+    """A heading's or a term's text without permalink marks at either end ("Install ¶", "# Install", "{#id}")."""
     return _MARKS.sub("", text).strip()
 
 
@@ -422,9 +422,20 @@ def _markdown(name: str, source: str) -> Document:
                 out.text("\n".join(item_lines))
                 item_lines = []
             out.text(tok.content, kind="code")
-        elif t == "html_block":
-            out.text(_strip_tags(tok.content))
+        elif t == "html_block":  # raw HTML: its text, or a heading written in HTML (<h1 align="center">)
+            level, text = _html_heading(tok.content)
+            if level:
+                title = title or (text if level == 1 else "")
+                out.heading(level, text)
+            else:
+                out.text(_strip_tags(tok.content))
     return _assemble(name, "markdown", title, out.finish())
+
+
+def _html_heading(html: str) -> tuple[int, str]:
+    """(level, text) of raw HTML that is one heading and nothing else with text, else (0, "")."""
+    found = re.fullmatch(r"\s*<h([1-6])\b[^>]*>(.*?)</h\1>\s*", html, re.S | re.I)
+    return (int(found.group(1)), strip_marks(" ".join(_strip_tags(found.group(2)).split()))) if found else (0, "")
 
 
 def _strip_tags(html: str) -> str:
