@@ -197,7 +197,7 @@ def select(docset: dict, part: str, limit: int) -> tuple[list[dict], list[dict]]
 
 
 def _ask(service, question: str, ids: tuple[str, ...] | None, abstain: bool | None) -> tuple[dict, float]:
-    from function.service.request import QARequest
+    from function.service.qa_request import QARequest
 
     s = service.rt.settings
     req = QARequest(question, None, ids, 1, s.max_answer_tokens, None if ids else s.top_k_passages, abstain=abstain)

@@ -344,7 +344,7 @@ def ask_all(service, questions: list[dict], doc_of: dict[str, str]) -> dict:
     retrieval, asked as ``bench.retrieval.read_all`` asks (``QAService.answer``, top 5, never abstaining)."""
     from build_model.evaluation.metrics import squad_scores
     from function.errors import NotFound
-    from function.service.request import QARequest
+    from function.service.qa_request import QARequest
 
     store = service.rt.store()
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]

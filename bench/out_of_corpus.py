@@ -66,7 +66,7 @@ def article_of(passage_id: str, titles: list[str]) -> int:
 
 
 def ask(service, question: str, k: int, abstain: bool) -> dict:
-    from function.service.request import QARequest
+    from function.service.qa_request import QARequest
 
     max_tokens = service.rt.settings.max_answer_tokens
     return service.answer(QARequest(question, None, None, 1, max_tokens, k, abstain=abstain)).payload

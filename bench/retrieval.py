@@ -82,7 +82,7 @@ def read_all(service, questions: list[dict], top_k_passages: int) -> dict:
     """EM/F1 of the answers with retrieval and with the gold paragraph, through ``QAService.answer``."""
     from build_model.evaluation.metrics import squad_scores
     from function.errors import NotFound
-    from function.service.request import QARequest
+    from function.service.qa_request import QARequest
 
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
     retrieved, gold, stage_ms, server_ms = {}, {}, [], []

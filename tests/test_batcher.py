@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from function.config import Settings
-from function.http.request import parse
+from function.http.parse import parse
 from function.model.artifact import load_manifest
 from function.model.load import load_model
 from function.model.reader import PassageTokens, answers_from_logits, prepare

@@ -27,7 +27,7 @@ import pytest
 
 from function.config import Settings
 from function.service.pipeline import QAService
-from function.service.request import QARequest
+from function.service.qa_request import QARequest
 from function.service.runtime import Runtime
 from tests.support.reference_qa import encode_windows, onnx_logits, reads_segments, reference_spans
 from tests.support.tiny_arch import ARCHITECTURES, ARCHS, HOSTILE_QUESTIONS, HOSTILE_TEXTS, make_tiny_qa_model

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from function.config import Settings
 from function.errors import QAError
-from function.http.request import parse, read_body
-from function.service.request import QARequest
+from function.http.parse import parse, read_body
+from function.service.qa_request import QARequest
 from function.store.ids import valid_passage_id
 from harness.launch import FunctionServer
 from harness.paths import REPO

@@ -293,7 +293,7 @@ def test_ingestion_stores_each_passage_s_embedding_and_questions_alone_are_fused
     from function.retrieval.encoder import SentenceEncoder
     from function.retrieval.hybrid import HybridIndex, dense_text
     from function.retrieval.terms import query_terms
-    from function.service.request import QARequest
+    from function.service.qa_request import QARequest
 
     service = open_service(hybrid_env)
     searcher = service.rt.searcher()

@@ -90,7 +90,7 @@ def _service(env):
 def test_ingestion_writes_both_and_questions_alone_are_served_from_the_index(indexed):
     from bench.questions import sample_questions
     from function.retrieval.terms import query_terms
-    from function.service.request import QARequest
+    from function.service.qa_request import QARequest
 
     service = _service(indexed)
     index, store = service.rt.searcher(), service.rt.store()
@@ -122,7 +122,7 @@ def test_delete_and_sync_remove_from_the_index_too(indexed, tmp_path):
 
 
 def test_an_id_the_store_lacks_is_skipped_and_one_with_nothing_left_is_no_answer(indexed, capsys):
-    from function.service.request import QARequest
+    from function.service.qa_request import QARequest
 
     service = _service(indexed)
     service.rt.searcher().upsert(rows(("ghost-1", "ghost", "normandy normans duchy rollo"),
@@ -175,7 +175,7 @@ def test_a_search_past_the_deadline_is_unavailable(tmp_path, monkeypatch):
 def test_hostile_questions_reach_the_engine_only_as_analysed_terms(indexed):
     from function.errors import NothingMatched, PayloadTooLarge
     from function.retrieval.terms import MAX_QUERY_TERMS
-    from function.service.request import QARequest
+    from function.service.qa_request import QARequest
 
     service = _service(indexed)
     seen = []
@@ -200,7 +200,7 @@ def test_a_request_that_names_its_passages_never_imports_lance(indexed):
             "from function.config import Settings\n"
             "from function.service.pipeline import QAService\n"
             "from function.service.runtime import Runtime\n"
-            "from function.service.request import QARequest\n"
+            "from function.service.qa_request import QARequest\n"
             "s = QAService(Runtime(Settings.from_env()))\n"
             "s.answer(QARequest('Who ruled Normandy?', None, ('Normans-0000',), 1, 30))\n"
             "before = 'lance' in sys.modules\n"

@@ -25,7 +25,7 @@ from build_model.evaluation.squad2 import (
 from build_model.squad import Paragraph, Question, SquadSplit
 from function.config import Settings
 from function.errors import BadRequest
-from function.http.request import parse
+from function.http.parse import parse
 from function.model.decode import best_spans, no_answer_probability, null_score, window_margins
 from function.model.reader import PassageTokens, answers_from_logits, no_answer_verdict
 from function.model.windows import WindowSpec, build_batch
@@ -402,7 +402,7 @@ def test_a_model_that_abstains_says_no_answer_and_abstain_false_returns_the_span
 
 def test_a_model_without_no_answer_replies_as_before(tiny_artifact, tmp_path):
     from function.service.pipeline import QAService
-    from function.service.request import QARequest
+    from function.service.qa_request import QARequest
     from function.service.runtime import Runtime
 
     service = QAService(Runtime(Settings.from_env({"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_CACHE": "0",

@@ -10,7 +10,7 @@ import yaml
 from openapi_spec_validator import validate
 
 from function.config import Settings
-from function.http.request import FIELDS
+from function.http.parse import FIELDS
 from harness.launch import FunctionServer, ingest
 
 

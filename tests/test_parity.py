@@ -16,7 +16,7 @@ import pytest
 
 from function.config import Settings
 from function.service.pipeline import QAService
-from function.service.request import QARequest
+from function.service.qa_request import QARequest
 from function.service.runtime import Runtime
 from tests.support.tiny import SEQUENCE
 

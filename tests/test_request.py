@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from function.config import Settings
 from function.errors import BadRequest, PayloadTooLarge, QAError
-from function.http.request import parse, read_body
+from function.http.parse import parse, read_body
 from tests.support.fuzz import examples
 
 S = Settings.from_env({})
@@ -122,7 +122,7 @@ def test_null_is_the_same_as_leaving_an_optional_field_out(field):
 def test_every_optional_field_of_the_schema_is_nullable_and_question_is_not(repo):
     import yaml
 
-    from function.http.request import FIELDS
+    from function.http.parse import FIELDS
 
     schema = yaml.safe_load((repo / "function" / "http" / "openapi.yaml").read_text())
     properties = schema["components"]["schemas"]["AnswerRequest"]["properties"]

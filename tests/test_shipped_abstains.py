@@ -13,7 +13,7 @@ import pytest
 from bench import in_process
 from bench.out_of_corpus import OFF_TOPIC, SAMPLE, off_topic_questions
 from function.ingest.json_input import Record, parse_text
-from function.service.request import QARequest
+from function.service.qa_request import QARequest
 from harness.paths import REPO
 
 ARTIFACT = REPO / "artifact"

@@ -130,7 +130,7 @@ def _ready(app: _App) -> dict:
 
 
 def _answer(app: _App, request) -> tuple[dict, dict, dict]:
-    from function.http.request import parse, read_body
+    from function.http.parse import parse, read_body
 
     settings = app.settings
     body = read_body(request.stream, request.content_length, settings.max_body_bytes)

@@ -19,7 +19,7 @@ from function.logs import log
 from function.retrieval.bm25 import Hit
 from function.retrieval.terms import query_terms
 from function.service.cache import LRU, AnswerCache, answer_key, normalize_question
-from function.service.request import QARequest
+from function.service.qa_request import QARequest
 from function.service.runtime import Runtime
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ import json
 
 from function.config import Settings
 from function.errors import BadRequest, PayloadTooLarge
-from function.service.request import QARequest
+from function.service.qa_request import QARequest
 from function.store.ids import valid_passage_id
 
 FIELDS = ("question", "context", "passage_ids", "top_k_passages", "top_k", "max_answer_tokens", "abstain")

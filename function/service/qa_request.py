@@ -1,4 +1,4 @@
-"""The question the service answers (``QARequest``), whatever brought it: ``function.http.request``
+"""The question the service answers (``QARequest``), whatever brought it: ``function.http.parse``
 validates one from a JSON body. Stdlib only: nothing heavy on this path."""
 
 from __future__ import annotations
