@@ -26,8 +26,9 @@ question's replies) and ``docs.md`` into ``--out``.
 
 Retrieval variants (``docs/retrieval.md``, "Documentation"): ``--retrieval hybrid`` ingests each set into a Lance
 index as well (``QA_INDEX_URI``, a temporary folder) with the sentence encoder's vectors (``QA_INDEX_ENCODER``,
-``--encoder``), so questions asked alone are searched by BM25 and embeddings mixed; ``--retrieval bm25`` (the
-default, the product's) searches the SQLite store's own index. ``--title-weight W`` weights passage-title terms
+``--encoder``), so questions asked alone are searched by BM25 and embeddings mixed; ``--retrieval lance`` the same
+Lance index without vectors (BM25 alone: hybrid's control); ``--retrieval bm25`` (the default, the product's)
+searches the SQLite store's own index. ``--title-weight W`` weights passage-title terms
 W times text terms in BM25 (``function.retrieval.bm25.TITLE_WEIGHT``); ``--env NAME=VALUE`` sets any other
 function variable for the run.
 """
@@ -283,12 +284,13 @@ def stored_passages(service, texts: dict[str, list[str]]) -> dict[str, list[tupl
     return out
 
 
-def run_set(docset: dict, folder: Path, files: list[str], env: dict, work: Path, part: str, limit: int) -> dict:
+def run_set(docset: dict, folder: Path, files: list[str], env: dict, work: Path, part: str, limit: int,
+            lance: bool = False) -> dict:
     questions, off = select(docset, part, limit)
     questions = [{**q, "set": docset["set"]} for q in questions]
     off = [{**q, "set": docset["set"]} for q in off]
     env = {**env, "QA_SQLITE_PATH": str(work / f"{docset['set']}.sqlite")}
-    if env.get("QA_INDEX_ENCODER") and not env.get("QA_INDEX_URI"):  # --retrieval hybrid: a Lance table per set
+    if lance:  # --retrieval lance or hybrid: a Lance table of the set's own
         env["QA_INDEX_URI"] = str(work / f"{docset['set']}.lance")
     service = open_service(env)
     figures, texts = ingest_documents(service, [(rel, folder / rel) for rel in files], folder)
@@ -381,8 +383,9 @@ def _line(label: str, part: str, f: dict) -> str:
 
 def _retrieval_line(result: dict) -> str:
     r = result.get("retrieval") or {"kind": "bm25", "title_weight": None, "encoder": None, "env": {}}
-    kind = (f"hybrid (BM25 and `{r['encoder']}` embeddings mixed, a Lance index per set)" if r["kind"] == "hybrid"
-            else "BM25 (the SQLite store's FTS5 index)")
+    kind = {"hybrid": f"hybrid (BM25 and `{r['encoder']}` embeddings mixed, a Lance index per set)",
+            "lance": "BM25 in a Lance index per set (no vectors)"}.get(r["kind"],
+                                                                       "BM25 (the SQLite store's FTS5 index)")
     extra = "".join(f", `{k}={v}`" for k, v in r["env"].items() if k != "QA_INDEX_ENCODER")
     weight = ("title terms counted as text terms (one column)" if r["title_weight"] is None
               else f"title weight {r['title_weight']:g}")
@@ -440,9 +443,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--check", action="store_true", help="fetch and check the sets' gold answers only (no model)")
     p.add_argument("--show", metavar="FILE", default=None,
                    help="print FILE's extracted text (a path from the set's corpus root; with --sets NAME)")
-    p.add_argument("--retrieval", choices=("bm25", "hybrid"), default="bm25",
-                   help="bm25: the store's own index (the product's default); hybrid: a Lance index with the "
-                        "encoder's vectors too, BM25 and embeddings mixed (QA_INDEX_URI + QA_INDEX_ENCODER)")
+    p.add_argument("--retrieval", choices=("bm25", "lance", "hybrid"), default="bm25",
+                   help="bm25: the store's own index (the product's default); lance: BM25 in a Lance index per set "
+                        "(QA_INDEX_URI); hybrid: the Lance index with the encoder's vectors too, BM25 and embeddings "
+                        "mixed (QA_INDEX_URI + QA_INDEX_ENCODER)")
     p.add_argument("--encoder", type=Path, default=ENCODER,
                    help="sentence-encoder folder for --retrieval hybrid (python -m build_model.encoder_export)")
     p.add_argument("--title-weight", type=float, default=None,
@@ -469,11 +473,12 @@ def run_env(args) -> dict[str, str]:
         if not sep or not _ENV_NAME.match(name):
             raise SetError(f"--env {item!r}: expected NAME=VALUE with an upper-case variable name")
         env[name] = value
-    if args.retrieval == "hybrid" and args.title_weight is not None:
+    if args.retrieval != "bm25" and args.title_weight is not None:
         raise SetError("--title-weight applies to --retrieval bm25 only: the Lance index holds a passage's title and "
                        "text in one column")
-    if args.retrieval == "bm25" and (env.get("QA_INDEX_URI") or env.get("QA_INDEX_ENCODER")):
-        raise SetError("--retrieval bm25 with QA_INDEX_URI or QA_INDEX_ENCODER in --env: use --retrieval hybrid")
+    if env.get("QA_INDEX_URI") or (args.retrieval != "hybrid" and env.get("QA_INDEX_ENCODER")):
+        raise SetError("QA_INDEX_URI and QA_INDEX_ENCODER are set by --retrieval lance|hybrid (a Lance table per set), "
+                       "not by --env")
     return env
 
 
@@ -531,7 +536,8 @@ def main(argv=None) -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="bench-docs-") as tmp:
             for docset, folder, files, _ in prepared:
-                results.append(run_set(docset, folder, files, env, Path(tmp), args.part, args.limit))
+                results.append(run_set(docset, folder, files, env, Path(tmp), args.part, args.limit,
+                                       lance=args.retrieval != "bm25"))
                 f = figures(results[-1]["rows"], results[-1]["off_topic_rows"])
                 log(f"{docset['set']}: F1 {f['f1']}, right passage {f['f1_right_passage']}, recall@5 "
                     f"{f['recall@5']}, off-topic no answer {f['no_answer_off_topic']}%")
@@ -549,6 +555,7 @@ def main(argv=None) -> int:
         "artifact": {"path": os.path.relpath(artifact, REPO), "name": manifest.name, "hash": manifest.artifact_hash},
         "top_k_passages": settings.top_k_passages,
         "retrieval": {"kind": args.retrieval, "title_weight": title_weight if args.retrieval == "bm25" else None,
+                      "index_uri": "a Lance folder per set" if args.retrieval != "bm25" else None,
                       "encoder": os.path.relpath(args.encoder.resolve(), REPO) if args.retrieval == "hybrid" else None,
                       "env": extra_env},
         "abstention": f"threshold {no_answer['threshold']}" if no_answer else "none recorded in the artifact",

@@ -236,7 +236,8 @@ def test_the_bench_asks_every_question_through_the_function(cache, tmp_path, tin
     (["--env", "QA_TOP_K_PASSAGES"], "NAME=VALUE"),
     (["--env", "lower=1"], "NAME=VALUE"),
     (["--retrieval", "hybrid", "--encoder", "/nonexistent/encoder"], "no sentence encoder in /nonexistent/encoder"),
-    (["--retrieval", "bm25", "--env", "QA_INDEX_URI=/tmp/x.lance"], "--retrieval hybrid"),
+    (["--retrieval", "bm25", "--env", "QA_INDEX_URI=/tmp/x.lance"], "--retrieval lance|hybrid"),
+    (["--retrieval", "lance", "--title-weight", "2"], "--retrieval bm25 only"),
 ])
 def test_retrieval_options_are_checked_by_name(args, named, cache, tmp_path, capsys):
     sets = write_set(tmp_path / "sets", SET)
@@ -264,7 +265,7 @@ def test_title_weight_and_env_reach_the_function(cache, tmp_path, tiny_artifact,
                 "--env", "QA_TOP_K_PASSAGES=2"], sets, cache) == 0
     result = json.loads((out / "docs.json").read_text())
     assert weights and set(weights) == {3.0} and bm25.TITLE_WEIGHT == shipped  # used for every search, then restored
-    assert result["retrieval"] == {"kind": "bm25", "title_weight": 3.0, "encoder": None,
+    assert result["retrieval"] == {"kind": "bm25", "title_weight": 3.0, "index_uri": None, "encoder": None,
                                    "env": {"QA_TOP_K_PASSAGES": "2"}}
     assert result["top_k_passages"] == 2
     assert "Retrieval: BM25 (the SQLite store's FTS5 index), title weight 3, `QA_TOP_K_PASSAGES=2`." in (
@@ -311,3 +312,23 @@ def test_hybrid_retrieval_ingests_vectors_and_searches_by_the_question(cache, tm
     assert result["retrieval"]["kind"] == "hybrid" and result["retrieval"]["title_weight"] is None
     assert result["retrieval"]["env"] == {"QA_INDEX_ENCODER": str(encoder_folder.resolve())}
     assert "Retrieval: hybrid" in (out / "docs.md").read_text()
+
+
+def test_lance_retrieval_searches_a_lance_index_of_the_set(cache, tmp_path, tiny_artifact, monkeypatch):
+    from function.retrieval.lance_index import LanceIndex
+    from function.store.sqlite import SqliteStore
+
+    searched, by_store = [], []
+    search = LanceIndex.search
+    monkeypatch.setattr(LanceIndex, "search", lambda self, terms, k, among=(): searched.append(
+        (self.uri, terms)) or search(self, terms, k, among))
+    monkeypatch.setattr(SqliteStore, "search", lambda self, terms, k: by_store.append(terms) or [])
+    sets = write_set(tmp_path / "sets", SET)
+    out = tmp_path / "out"
+    assert run(["--artifact", str(tiny_artifact.folder), "--out", str(out), "--part", "dev", "--retrieval", "lance"],
+               sets, cache) == 0
+    result = json.loads((out / "docs.json").read_text())
+    assert searched and not by_store and {Path(uri).name for uri, _ in searched} == {"tiny.lance"}
+    assert all(r["retrieved"] for r in result["sets"][0]["rows"])
+    assert result["retrieval"]["kind"] == "lance" and result["retrieval"]["env"] == {}
+    assert "Retrieval: BM25 in a Lance index per set (no vectors)" in (out / "docs.md").read_text()
