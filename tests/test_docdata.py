@@ -246,3 +246,40 @@ def test_merge_checks_spans_and_refuses_forbidden_titles(tmp_path):
     held["data"][0]["title"] = "python-requests-doc/a.html"
     with pytest.raises(AssertionError):
         cli.merge([held], tmp_path / "held.json", seed=1)
+
+
+JAVADOC_PAGE = b"""<html><head><meta charset="utf-8"><title>Strings</title></head><body><main>
+<h1 class="title">Class Strings</h1>
+<section class="details"><ul class="member-list"><li>
+<section class="detail" id="trim(java.lang.String)"><h3>trim</h3>
+<div class="member-signature"><span class="modifiers">public static</span>&nbsp;String&nbsp;\
+<span class="element-name">trim</span>(String&nbsp;str)</div>
+<div class="block"><p>Removes control characters from both ends of a String.</p></div>
+<dl class="notes"><dt>Parameters:</dt><dd><code>str</code> - the String to be trimmed, may be null</dd>
+<dt>Returns:</dt><dd>the trimmed string</dd>
+<dt>Throws:</dt><dd><code>IllegalStateException</code> - if the string is locked</dd></dl>
+</section></li></ul></section></main></body></html>
+"""
+
+GTKDOC_PAGE = b"""<html><head><meta charset="utf-8"><title>Strings</title></head><body>
+<div class="refsect1"><h2>Functions</h2>
+<div class="refsect2"><a name="g-strdup"></a><h3>g_strdup ()</h3>
+<pre class="programlisting">gchar *
+g_strdup (const gchar *str);</pre>
+<p>Duplicates a string. If str is NULL it returns NULL.</p>
+<div class="refsect3"><h4>Parameters</h4><div class="informaltable"><table><tbody><tr>
+<td class="parameter_name"><p>str</p></td><td class="parameter_description"><p>the string to duplicate</p></td>
+</tr></tbody></table></div></div>
+<div class="refsect3"><h4>Returns</h4><p>a newly-allocated copy of str</p></div>
+</div></div></body></html>
+"""
+
+
+def test_javadoc_and_gtkdoc_pages_give_which_return_and_raise_questions(ingest):
+    javadoc = _by_answer(_questions("javadoc", "Strings.html", JAVADOC_PAGE, ingest))
+    assert any(qa["kind"] == "which" and "control characters" in qa["question"] for qa in javadoc["trim"])
+    assert any(qa["kind"] == "return" for qa in javadoc["the trimmed string"])
+    assert any(qa["kind"] == "raise" and "locked" in qa["question"] for qa in javadoc["IllegalStateException"])
+    gtkdoc = _by_answer(_questions("gtkdoc", "strings.html", GTKDOC_PAGE, ingest))
+    assert any(qa["kind"] == "which" and "duplicates a string" in qa["question"] for qa in gtkdoc["g_strdup"])
+    assert any(qa["kind"] == "return" for qa in gtkdoc["a newly-allocated copy of str"])

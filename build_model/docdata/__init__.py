@@ -42,7 +42,8 @@ class ForbiddenSource(ValueError):
 def is_forbidden(name: str) -> bool:
     """Whether the package ``name`` (Debian or npm) is held back."""
     name = name.strip().lower()
-    return name in FORBIDDEN_NAMES or any(p.match(name) for p in FORBIDDEN_PATTERNS)
+    bare = name.removeprefix("node-")  # Debian's packages of npm modules: node-commander is commander
+    return (name in FORBIDDEN_NAMES or bare in FORBIDDEN_NAMES or any(p.match(name) for p in FORBIDDEN_PATTERNS))
 
 
 def refuse_forbidden(name: str) -> None:

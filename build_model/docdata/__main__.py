@@ -43,8 +43,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--only", action="append", default=[], metavar="NAME", help="only these packages (repeatable)")
     p.add_argument("--generator", action="append", default=[], help="only sources of these generators")
     p.add_argument("--limit", type=int, default=0, help="at most this many packages (0: all)")
-    p.add_argument("--max-questions", type=int, default=500,
-                   help="answerable questions kept per package at most (a seeded sample)")
+    p.add_argument("--max-questions", type=int, default=0,
+                   help="answerable questions kept per package at most, a seeded sample (default: CAPS by generator)")
     p.add_argument("--unanswerable-rate", type=float, default=0.25)
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--write-every", type=int, default=5, help="rewrite the merged file every N packages")
@@ -52,8 +52,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+# Answerable questions kept per package, by generator: many packages of one generator read alike (gtk-doc's most
+# of all), so a cap keeps one package or one generator from filling the set (about 30,000 questions in all).
+CAPS = {"sphinx": 250, "gtkdoc": 150, "man": 120, "javadoc": 300, "doxygen": 200, "docbook": 500, "markdown": 1000}
+
+
 def _digest(tokenizer_fingerprint: str, budget, args) -> str:
-    h = hashlib.sha256(f"{tokenizer_fingerprint}|{budget}|{args.seed}|{args.max_questions}|"
+    h = hashlib.sha256(f"{tokenizer_fingerprint}|{budget}|{args.seed}|{args.max_questions}|{sorted(CAPS.items())}|"
                        f"{args.unanswerable_rate}".encode())
     for path in sorted((ROOT / "build_model" / "docdata").glob("*.py")) + [
             ROOT / "function" / "ingest" / "extract.py", ROOT / "function" / "ingest" / "split.py"]:
@@ -72,6 +77,7 @@ def build_source(source: Source, root: Path, tokenizer, budget, args, log) -> di
     rng.shuffle(order)  # a package over its cap then samples pages, not its first ones
     articles, read, started = [], 0, time.monotonic()
     answerable = 0
+    cap = args.max_questions or CAPS.get(source.generator, 250)
     for path in order:
         rel = path.relative_to(root).as_posix()
         for prefix in ("package/", "usr/share/doc/"):
@@ -91,9 +97,9 @@ def build_source(source: Source, root: Path, tokenizer, budget, args, log) -> di
         if article is not None:
             articles.append(article)
             answerable += sum(1 for p in article["paragraphs"] for q in p["qas"] if not q["is_impossible"])
-        if answerable >= args.max_questions * 1.3:
+        if answerable >= cap * 1.3:
             break
-    articles = _cap(articles, args.max_questions, rng)
+    articles = _cap(articles, cap, rng)
     count = sum(len(p["qas"]) for a in articles for p in a["paragraphs"])
     log(f"{source.name} {source.version}: {len(files)} files, {read} read, {len(articles)} pages with questions, "
         f"{count} questions in {time.monotonic() - started:.0f} s")
@@ -223,7 +229,7 @@ def main(argv=None) -> int:
             cached.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
         if record["data"]:
             records.append(record)
-        if n % args.write_every == 0:
+        if n % args.write_every == 0 and not Path(args.out).exists():  # a finished file is replaced only at the end
             summary = merge(records, Path(args.out), args.seed)
             log(f"[{n}/{len(sources)}] {args.out}: {summary['answerable']} answerable + "
                 f"{summary['unanswerable']} unanswerable from {summary['packages']} packages "

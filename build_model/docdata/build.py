@@ -53,8 +53,12 @@ class Page:
 def page_entries(generator: str, name: str, data: bytes) -> list[E.Entry]:
     if generator == "sphinx":
         return E.sphinx_entries(data)
-    if generator == "gtkdoc":
-        return E.gtkdoc_entries(data)
+    if generator == "gtkdoc":  # gtk-doc's DocBook pages, or gi-docgen's for newer GNOME libraries
+        return E.gtkdoc_entries(data) or E.gidocgen_entries(data)
+    if generator == "javadoc":
+        return E.javadoc_entries(data)
+    if generator == "doxygen":
+        return E.doxygen_entries(data)
     if generator == "docbook":
         return E.docbook_entries(data)
     text = data.decode("utf-8", "replace")
@@ -71,14 +75,15 @@ def locate(spec: QSpec, page: Page) -> tuple[int, int, int] | None:
     answer_sq = squeeze(spec.answer)
     if not answer_sq:
         return None
-    anchors = [spec.anchor]
+    anchors = [(spec.anchor, spec.offset)]
     window = _window(spec.anchor, spec.offset, len(spec.answer))
     if window[0] != spec.anchor:
-        anchors.append(window[0])
+        anchors.append(window)
+    if spec.musts and spec.answer != spec.anchor:
+        anchors.append((spec.answer, 0))  # the answer alone, nearest before the description it goes with
     musts = [squeeze(m) for m in spec.musts if squeeze(m)]
     prefer = [squeeze(p) for p in spec.prefer if squeeze(p)]
-    for a, anchor in enumerate(anchors):
-        offset = spec.offset if a == 0 else window[1]
+    for anchor, offset in anchors:
         anchor_sq = squeeze(anchor)
         lead = len(squeeze(anchor[:offset]))
         if anchor_sq[lead:lead + len(answer_sq)] != answer_sq:

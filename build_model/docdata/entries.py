@@ -50,7 +50,7 @@ class Entry:
     defaults: list[tuple[str, str]] = field(default_factory=list)  # (parameter, default) from the signature
     returns: str = ""  # a Returns field
     rtype: str = ""  # a Return type field
-    raises: list[tuple[str, str]] = field(default_factory=list)  # (exception, condition) from a Raises field
+    raises: list[tuple[str, str, str]] = field(default_factory=list)  # (exception, condition, item text)
     default_at: tuple[str, int, str] | None = None  # (anchor, offset, value): a default shown in a synopsis
 
     def __post_init__(self):
@@ -85,8 +85,12 @@ def _text(el) -> str:
 
 
 def _drop_permalinks(root) -> None:
+    """Permalink marks and viewcode's "[source]" links: ingestion's text has neither."""
     for a in root.xpath('.//a[contains(concat(" ", normalize-space(@class), " "), " headerlink ")]'):
         a.drop_tree()
+    for span in root.xpath('.//*[contains(concat(" ", normalize-space(@class), " "), " viewcode-link ")]'):
+        parent = span.getparent()
+        (parent if parent is not None and parent.tag == "a" else span).drop_tree()
 
 
 def _classes(el) -> list[str]:
@@ -211,10 +215,15 @@ def _sphinx_field(entry: Entry, label: str, body) -> None:
         entry.rtype = _text(body)
     elif label in ("raises", "raise", "exceptions", "throws"):
         for li in items:
-            parts = re.split(r"\s[–—-]{1,2}\s", _text(li), maxsplit=1)
-            exc, cond = parts[0].strip(), (parts[1].strip() if len(parts) == 2 else "")
-            if re.fullmatch(r"[A-Za-z_][\w.]*", exc):
-                entry.raises.append((exc, cond))
+            _add_raise(entry, _text(li))
+
+
+def _add_raise(entry: Entry, text: str) -> None:
+    """``ValueError – if ...`` (a Raises or Throws item): the exception, its condition, the item's text."""
+    parts = re.split(r"\s[–—-]{1,2}\s", text, maxsplit=1)
+    exc, cond = parts[0].strip(), (parts[1].strip() if len(parts) == 2 else "")
+    if re.fullmatch(r"[A-Za-z_][\w.]*", exc):
+        entry.raises.append((exc, cond, text))
 
 
 # ---------------------------------------------------------------- gtk-doc (DocBook)
@@ -243,7 +252,7 @@ def gtkdoc_entries(data: bytes) -> list[Entry]:
         role = "function" if m.group(2) and not name.isupper() else "macro" if name.isupper() else "type"
         if name.startswith(("struct", "enum")):
             continue
-        entry = Entry(name=name, role=role, signature=title)
+        entry = Entry(name=name, role=role, signature=name)  # the heading's "()" may be rendered apart
         for child in div:
             cls = _classes(child)
             if child.tag == "p":
@@ -275,6 +284,133 @@ def _gtkdoc_property(div, title: str, name: str, kind: str) -> Entry | None:
         return None
     role = "signal" if kind == "signal" else "property"
     return Entry(name=name, role=role, signature=title, description=desc[0], paragraphs=paras, owner=owner)
+
+
+_GIDOCGEN_ROLES = {"function": "function", "method": "method", "constructor": "function",
+                   "class method": "method", "virtual method": "method"}
+
+
+def gidocgen_entries(data: bytes) -> list[Entry]:
+    """gi-docgen (GNOME's newer reference generator): one page per function, its C declaration, its
+    description and its return value."""
+    root = _html_root(data)
+    if root is None:
+        return []
+    kind = _text(next(iter(root.xpath('//section[@id="main"]/header/h3')), None)).lower()
+    role = _GIDOCGEN_ROLES.get(kind)
+    decl = root.xpath('//div[contains(@class, "declaration")]//pre')
+    if role is None or not decl:
+        return []
+    m = re.search(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(", decl[0].text_content())
+    paras = [_text(p) for p in root.xpath('//div[contains(@class, "description")]/div[@class="docblock"]/p')]
+    paras = [p for p in paras if p]
+    if not m or not paras:
+        return []
+    name = m.group(1)
+    if "_" not in name:  # a callback's return type ("gboolean"), not a function name
+        return []
+    entry = Entry(name=name, role=role, signature=name, description=paras[0], paragraphs=paras)
+    returns = root.xpath('//table[@class="returns"]//tr[@class="arg-description"]//p')
+    if returns:
+        entry.returns = _text(returns[0])
+    return [entry]
+
+
+# ---------------------------------------------------------------- Javadoc
+
+
+def javadoc_entries(data: bytes) -> list[Entry]:
+    """Javadoc member details (JDK 9+ ``section.detail``, JDK 8 ``li.blockList``): the member's name (its
+    heading), its description, and its Parameters, Returns and Throws notes."""
+    root = _html_root(data)
+    if root is None:
+        return []
+    title = _text(next(iter(root.xpath("//h1 | //h2[@class='title']")), None))
+    owner = title.split()[-1] if title else ""
+    owner = re.sub(r"<.*", "", owner)
+    out = []
+    blocks = root.xpath('//section[contains(concat(" ", @class, " "), " detail ")] | '
+                        '//ul[contains(@class, "blockList")]/li[contains(@class, "blockList")]')
+    for block in blocks:
+        head = next(iter(block.xpath("./h3 | ./h4")), None)
+        sig = next(iter(block.xpath('./div[contains(@class, "member-signature")] | ./pre')), None)
+        desc = next(iter(block.xpath('./div[contains(@class, "block")]')), None)
+        if head is None or sig is None or desc is None:
+            continue
+        name = _text(head)
+        if not re.fullmatch(r"[A-Za-z_$][\w$]*", name):
+            continue
+        signature = _text(sig)
+        role = "method" if "(" in signature else "attribute"
+        if role == "method" and name == owner:
+            role = "class"
+        paras = [_text(p) for p in desc.findall("p") if _text(p)] or [_text(desc)]
+        first = desc.text.strip() if desc.text and desc.text.strip() else ""
+        if first and paras and not paras[0].startswith(first[:20]):
+            paras.insert(0, _text(desc).split("  ")[0])
+        entry = Entry(name=name, role=role, signature=name, description=paras[0] if paras else "",
+                      paragraphs=paras, owner=owner if role != "class" else "")
+        label = ""
+        for el in block.xpath("./dl/*"):
+            if el.tag == "dt":
+                label = _text(el).rstrip(":").lower()
+            elif el.tag == "dd":
+                text = _text(el)
+                code = el.find(".//code")
+                if label == "parameters" and code is not None:
+                    pname = _text(code)
+                    parts = text.split(" - ", 1)
+                    entry.params.append(Param(pname, parts[1] if len(parts) == 2 else "", text))
+                elif label == "returns":
+                    entry.returns = text
+                elif label in ("throws", "raises"):
+                    _add_raise(entry, text)
+        if entry.description or entry.returns or entry.params:
+            out.append(entry)
+    return out
+
+
+# ---------------------------------------------------------------- Doxygen
+
+
+def doxygen_entries(data: bytes) -> list[Entry]:
+    """Doxygen member documentation (``div.memitem``): the name from its prototype, the description, its
+    parameter table and its Returns section."""
+    root = _html_root(data)
+    if root is None:
+        return []
+    out = []
+    for item in root.xpath('//div[@class="memitem"]'):
+        proto = item.xpath('.//td[@class="memname"] | .//div[@class="memproto"]//table[@class="memname"]//td[1]')
+        doc = next(iter(item.xpath('./div[@class="memdoc"]')), None)
+        if not proto or doc is None:
+            continue
+        memname = _text(proto[0])
+        m = re.search(r"([A-Za-z_~][\w:~]*)\s*$", memname)
+        if not m:
+            continue
+        name = m.group(1)
+        short = name.split("::")[-1]
+        paras = [_text(p) for p in doc.findall("p") if _text(p)]
+        if not paras:
+            continue
+        is_call = bool(item.xpath('.//td[@class="paramtype"] | .//td[@class="paramname"]')) or "(" in \
+            _text(next(iter(item.xpath('.//div[@class="memproto"]')), None))
+        role = "function" if is_call else ("macro" if short.isupper() else "attribute")
+        entry = Entry(name=short, role=role, signature=short, description=paras[0], paragraphs=paras)
+        for tr in doc.xpath('.//table[contains(@class, "params")]//tr'):
+            tds = tr.findall("td")
+            if len(tds) >= 2:
+                pname, pdesc = _text(tds[-2]), _text(tds[-1])
+                if pname and pdesc:
+                    entry.params.append(Param(pname, pdesc, f"{pname} | {pdesc}" if len(tds) == 2 else
+                                              " | ".join(_text(t) for t in tds)))
+        ret = doc.xpath('.//dl[contains(@class, "return")]/dd')
+        if ret:
+            entry.returns = _text(ret[0])
+        if entry.description:
+            out.append(entry)
+    return out
 
 
 # ---------------------------------------------------------------- DocBook variable lists
@@ -402,6 +538,12 @@ def markdown_entries(source: str) -> list[Entry]:
                 current.description = current.description or text
         if tok.type == "list_item_open" and tokens[i + 1].type == "paragraph_open":
             inline = tokens[i + 2]
+            text = _md_inline(inline)
+            default = re.match(r"^Default(?: value)?:\s*(.+)$", text)
+            if default and current is not None and not current.default_at:
+                value = re.split(r"\s+\(|\.\s|,\s", default.group(1))[0].rstrip(".")
+                if value and len(value.split()) <= 6:
+                    current.default_at = (text, default.start(1), value)
             param = _md_list_param(inline)
             method = _md_list_signature(inline) if param is None else None
             if method is not None:
@@ -427,6 +569,9 @@ def markdown_entries(source: str) -> list[Entry]:
 
 
 def _param_entry(param: Param, owner: str) -> Entry:
+    lead = owner.split(" - ")[0].strip()
+    if lead != owner and re.fullmatch(r"[\w.$@/-]+", lead):  # "MD013 - Line length": the rule's name
+        owner = lead
     role = "option" if param.name.startswith("-") or re.search(r"option|config|setting|flag", owner, re.I) \
         else "parameter"
     return Entry(name=param.name, role=role, signature=param.anchor, description=param.description,
@@ -454,7 +599,9 @@ def _md_heading_entry(text: str, inline, headings: list) -> Entry | None:
     if not _MD_NAME.match(name) or len(name) > 50 or not headings or re.fullmatch(r"[A-Z][a-z]+", name):
         return None  # a capitalised word ("Options", "Usage") is a section, not an option
     owner_entry = next((h[2] for h in reversed(headings) if h[2] is not None and h[2].role != "option"), None)
-    if owner_entry is None and not any(_MD_OPTION_HEADINGS.search(h[1]) for h in headings[-2:]):
+    codes = [c for c in inline.children or () if c.type == "code_inline"]
+    code_only = len(codes) == 1 and norm(codes[0].content) == name  # "### `bodyLimit`": an API name
+    if owner_entry is None and not code_only and not any(_MD_OPTION_HEADINGS.search(h[1]) for h in headings[-2:]):
         return None
     parent = headings[-1][1]
     role = "option" if re.search(r"option|config|setting|flag", parent, re.I) or owner_entry is not None \
@@ -482,7 +629,8 @@ def _md_list_signature(inline) -> Entry | None:
                  paragraphs=[rest])
 
 
-_DEFAULT_IN_TEXT = re.compile(r"(?:\(|\b)[Dd]efaults?(?: value)?(?: is| to|:|=)\s*(.+?)(?:\)|\.\s|\.$|,|;|$)")
+_DEFAULT_IN_TEXT = re.compile(r"(?:\(|\b)[Dd]efaults?(?: value)?(?: is| to|:|=|(?<=, default)(?= ))\s*"
+                              r"(.+?)(?:\)|\.\s|\.$|,|;|$)")
 
 
 def _md_list_param(inline) -> Param | None:

@@ -245,6 +245,31 @@ supertest 7.3.2
 bull 4.16.5
 cron 4.4.0
 node-cron 4.6.0
+fastify 5.12.8
+koa 3.3.0
+@hapi/hapi 21.4.10
+undici 8.13.1
+ava 8.1.2
+eslint-plugin-import 2.32.0
+eslint-plugin-react 7.37.5
+eslint-plugin-unicorn 80.0.0
+eslint-plugin-jest 29.17.0
+eslint-plugin-jsdoc 65.4.3
+stylelint 18.1.0
+yup 1.7.1
+zod 4.6.7
+mysql2 3.24.6
+engine.io 6.6.12
+markdownlint 0.42.1
+postcss 8.5.33
+browserslist 4.29.6
+core-js 3.51.0
+eslint-plugin-n 18.5.0
+eslint-plugin-promise 7.3.0
+@typescript-eslint/eslint-plugin 8.74.0
+eslint-plugin-vue 10.12.1
+eslint-plugin-jsx-a11y 6.10.2
+eslint-plugin-security 4.1.0
 """),
     *_deb("gtkdoc", """
 libglib2.0-doc 2.74.6-2+deb12u9
@@ -385,10 +410,48 @@ xz-utils 5.4.1-1+deb12u1
 zip 3.0-13
 zsh 5.9-4+b15
 """),
+    *_deb("javadoc", """
+libcommons-lang3-java-doc 3.12.0-2+deb12u1
+libcommons-io-java-doc 2.11.0-2
+junit4-doc 4.13.2-3
+libcommons-collections4-java-doc 4.2-1
+libjsoup-java-doc 1.15.3-1
+libcommons-codec-java-doc 1.15-1
+libcommons-math3-java-doc 3.6.1-3
+libjsch-java-doc 0.1.55-1
+libcommons-validator-java-doc 1:1.7-1
+libjaxen-java-doc 1.1.6-4
+liblog4j1.2-java-doc 1.2.17-11
+"""),
+    *_deb("doxygen", """
+libsdl2-doc 2.26.5+dfsg-1
+libxerces-c-doc 3.2.4+debian-1
+libglfw3-doc 3.3.8-1
+libjsoncpp-doc 1.9.5-4
+libssh-doc 0.10.6-0+deb12u2
+dbus-1-doc 1.14.10-1~deb12u1
+libopus-doc 1.3.1-3
+libflac-doc 1.4.2+ds-2
+libmsgpack-doc 4.0.0-3
+libcppunit-doc 1.15.1-4
+libxmlsec1-doc 1.2.37-2
+libsigc++-2.0-doc 2.12.0-1
+libcairomm-1.0-doc 1.14.4-2
+libglibmm-2.4-doc 2.66.5-2
+libgtkmm-3.0-doc 3.24.7-1
+libsfml-doc 2.5.1+dfsg-2
+libbullet-doc 3.24+dfsg-2
+libassimp-doc 5.2.5~ds0-1
+libgeos-doc 3.11.1-1
+"""),
 ]
 
 _DOC_SKIP = ("genindex", "search", "py-modindex", "modindex", "_static/", "_sources/", "_modules/", "_images/",
              "_downloads/", "changelog", "changes", "history", "release", "whatsnew", "whats_new", "news")
+# Javadoc's and Doxygen's index, usage and source pages
+_API_SKIP = ("class-use/", "src-html/", "package-", "index-", "allclasses", "allpackages", "overview-", "deprecated",
+             "help-doc", "serialized-form", "constant-values", "globals", "functions_", "files", "annotated",
+             "hierarchy", "namespacemembers", "dir_", "_source", "todo", "bug", "pages")
 
 
 def is_forbidden_source(source: Source) -> bool:
@@ -484,12 +547,13 @@ def source_files(source: Source, root: Path) -> list[Path]:
         files = [p for p in root.rglob("*") if p.suffix.lower() in (".md", ".markdown") and p.is_file()]
         return sorted(p for p in files if not _skipped(p.relative_to(root)) and "node_modules" not in p.parts)
     files = [p for p in root.rglob("*") if p.suffix.lower() in (".html", ".htm") and p.is_file()]
-    return sorted(p for p in files if not _skipped(p.relative_to(root)))
+    skip = _DOC_SKIP + _API_SKIP if source.generator in ("javadoc", "doxygen") else _DOC_SKIP
+    return sorted(p for p in files if not _skipped(p.relative_to(root), skip))
 
 
-def _skipped(rel: Path) -> bool:
+def _skipped(rel: Path, skip: tuple[str, ...] = _DOC_SKIP) -> bool:
     text = str(PurePosixPath(rel)).lower()
     name = rel.name.lower()
-    return (any(s in text for s in _DOC_SKIP if s.endswith("/"))
-            or any(name.startswith(s) for s in _DOC_SKIP if not s.endswith("/"))
+    return (any(s in text for s in skip if s.endswith("/"))
+            or any(name.startswith(s) for s in skip if not s.endswith("/"))
             or name.startswith(("license", "licence", "copying", "contributing", "code_of_conduct", "security")))

@@ -279,6 +279,8 @@ def _trim_phrase(text: str, max_words: int) -> tuple[str, str]:
     return phrase, rest
 
 
+_NOT_A_VALUE = {"immediately", "when", "after", "once", "before", "early", "only", "without", "as", "in", "on",
+                "to", "from", "control", "back", "here", "there", "then", "true,", "false,"}
 _RETURN = re.compile(r"^(?:(?:This|The) (?:function|method|call) )?(?:Returns?|returns?)\s+(?!type\b)(.+)$")
 
 
@@ -292,8 +294,9 @@ def return_questions(entry: Entry, rng: random.Random) -> list[QSpec]:
             if not m:
                 continue
             phrase, rest = _trim_phrase(m.group(1), 15)
-            if not phrase or phrase in seen or phrase.lower() in ("a", "the", "it"):
-                continue
+            if not phrase or phrase in seen or phrase.lower() in ("a", "the", "it") or \
+                    phrase.split()[0].lower() in _NOT_A_VALUE:
+                continue  # "This function returns immediately": when, not what
             seen.add(phrase)
             start = para.find(sent) + m.start(1)
             cond = ""
@@ -340,7 +343,7 @@ def raise_questions(entry: Entry, rng: random.Random) -> list[QSpec]:
                                f"Which error does {shown} raise{cond}", f"What is raised by {shown}{cond}"])
             out.append(QSpec(_q(form), m.group(1), para, para.find(sent) + m.start(1), "raise",
                              musts=[entry.signature]))
-    for exc, cond in entry.raises:
+    for exc, cond, item in entry.raises:
         if exc in seen:
             continue
         seen.add(exc)
@@ -349,15 +352,14 @@ def raise_questions(entry: Entry, rng: random.Random) -> list[QSpec]:
             len(cond.split()) <= 14 else ""
         form = rng.choice([f"What does {shown} raise{cond_q}", f"What exception does {shown} raise{cond_q}",
                            f"Which exception is raised by {shown}{cond_q}"])
-        anchor = f"{exc} – {cond}" if cond else exc
-        out.append(QSpec(_q(form), exc, anchor if cond else exc, 0, "raise", musts=[entry.signature]))
+        out.append(QSpec(_q(form), exc, item, item.find(exc), "raise", musts=[entry.signature]))
     return out
 
 
 _PLACEHOLDERS = {"sentinel", "_SENTINEL", "NOTHING", "missing", "_missing", "DEFAULT", "_marker"}
 _BORING = {"None", "False", "True", "null", "undefined", "0", "''", '""', "()", "[]", "{}"}
 _DEFAULT_SENTENCE = re.compile(r"(?:\(|\b)(?:[Dd]efaults? (?:value )?(?:is|to)|[Dd]efault(?: value)?:|[Dd]efaults? =|"
-                               r"(?<=\()[Dd]efault(?= ))\s*"
+                               r"(?<=\()[Dd]efault(?= )|(?<=, )default(?= ))\s*"
                                r"(.+?)(?=\)|\.\s|\.$|,|;|$)")
 _BY_DEFAULT = re.compile(r"(?:^|[,(]\s*)([^\s,()]+(?: [^\s,()]+){0,2}) (?:by default|is the default)\b")
 
@@ -394,7 +396,7 @@ def default_questions(entry: Entry, rng: random.Random) -> list[QSpec]:
         m = _DEFAULT_SENTENCE.search(text) or _BY_DEFAULT.search(text)
         if not m:
             continue
-        value = m.group(1).strip().rstrip(".")
+        value = re.split(r"\s+\(", m.group(1).strip())[0].rstrip(".")
         if not value or len(value.split()) > 8 or value.lower() in ("the", "a", "it", "this"):
             continue
         start = m.start(1)
@@ -420,9 +422,10 @@ def param_questions(entry: Entry, rng: random.Random) -> list[QSpec]:
     params = list(entry.params)
     rng.shuffle(params)
     for p in params[:3]:
-        if not p.description or not p.anchor or p.name not in p.anchor:
+        if not p.description or not p.anchor or p.name not in p.anchor or not re.search(r"\w", p.name):
             continue
-        desc = first_sentence(p.description, 20)
+        desc = first_sentence(re.sub(r"^\s*(?:\((?:optional|required)\)|optional[.:]?|required[.:]?)\s*", "",
+                                     p.description, flags=re.I), 20)
         if not desc or len(desc.split()) < 3:
             continue
         noun = rng.choice(["parameter", "argument"]) if entry.role in _CALLABLE | {"class"} else "option"
