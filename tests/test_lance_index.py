@@ -98,7 +98,7 @@ def test_ingestion_writes_both_and_questions_alone_are_served_from_the_index(ind
     questions = sample_questions()
     found = {name: sum(q["passage_id"] in [h.passage_id for h in searcher.search(query_terms(q["question"]), 5)]
                        for q in questions) / len(questions)
-             for name, searcher in (("lance", index), ("fts5", store))}
+             for name, searcher in (("lance", index), ("fts5", store.index))}
     assert found["lance"] >= found["fts5"] - 0.03 and found["lance"] > 0.9, found
     reply = service.answer(QARequest("Who ruled Normandy?", None, None, 1, 30, 3)).payload
     assert len(reply["retrieved"]) == 3 and all(r["passage_id"] for r in reply["retrieved"])
@@ -165,11 +165,11 @@ def test_a_search_past_the_deadline_is_unavailable(tmp_path, monkeypatch):
 
     index = LanceIndex(str(tmp_path / "ix"), timeout_s=0.2)
     index.upsert(rows(("a", "d", "normandy")))
-    monkeypatch.setattr(index, "_search", lambda terms, k: time.sleep(1) or [])
+    monkeypatch.setattr(index, "_search", lambda terms, k: time.sleep(3) or [])
     t0 = time.perf_counter()
     with pytest.raises(StoreUnavailable, match="did not answer in 0.2 s"):
         index.search(["normandy"], 5)
-    assert time.perf_counter() - t0 < 0.9
+    assert time.perf_counter() - t0 < 2.5  # it did not wait for the search (3 s): 2.3 s of slack for a loaded machine
 
 
 def test_hostile_questions_reach_the_engine_only_as_analysed_terms(indexed):
