@@ -248,16 +248,16 @@ def test_retrieval_options_are_checked_by_name(args, named, cache, tmp_path, cap
 
 def test_title_weight_and_env_reach_the_function(cache, tmp_path, tiny_artifact, monkeypatch):
     from function.retrieval import bm25
-    from function.store.sqlite import SqliteStore
+    from function.service.pipeline import QAService
 
     weights = []
-    search = SqliteStore.search
+    retrieve = QAService.retrieve
 
-    def spy(self, terms, k):
+    def spy(self, question, k):
         weights.append(bm25.TITLE_WEIGHT)
-        return search(self, terms, k)
+        return retrieve(self, question, k)
 
-    monkeypatch.setattr(SqliteStore, "search", spy)
+    monkeypatch.setattr(QAService, "retrieve", spy)
     shipped = bm25.TITLE_WEIGHT
     sets = write_set(tmp_path / "sets", SET)
     out = tmp_path / "out"
@@ -316,19 +316,17 @@ def test_hybrid_retrieval_ingests_vectors_and_searches_by_the_question(cache, tm
 
 def test_lance_retrieval_searches_a_lance_index_of_the_set(cache, tmp_path, tiny_artifact, monkeypatch):
     from function.retrieval.lance_index import LanceIndex
-    from function.store.sqlite import SqliteStore
 
-    searched, by_store = [], []
+    searched = []
     search = LanceIndex.search
     monkeypatch.setattr(LanceIndex, "search", lambda self, terms, k, among=(): searched.append(
         (self.uri, terms)) or search(self, terms, k, among))
-    monkeypatch.setattr(SqliteStore, "search", lambda self, terms, k: by_store.append(terms) or [])
     sets = write_set(tmp_path / "sets", SET)
     out = tmp_path / "out"
     assert run(["--artifact", str(tiny_artifact.folder), "--out", str(out), "--part", "dev", "--retrieval", "lance"],
                sets, cache) == 0
     result = json.loads((out / "docs.json").read_text())
-    assert searched and not by_store and {Path(uri).name for uri, _ in searched} == {"tiny.lance"}
+    assert searched and {Path(uri).name for uri, _ in searched} == {"tiny.lance"}  # bm25 never opens one
     assert all(r["retrieved"] for r in result["sets"][0]["rows"])
     assert result["retrieval"]["kind"] == "lance" and result["retrieval"]["env"] == {}
     assert "Retrieval: BM25 in a Lance index per set (no vectors)" in (out / "docs.md").read_text()
