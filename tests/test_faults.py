@@ -279,7 +279,7 @@ def test_ingestion_killed_part_way_then_run_again_stores_every_passage_once_sqli
         assert ids == sorted(corpus) and store.count() == N_PASSAGES
         got = store.get_many(list(corpus))
         assert all(got[pid].text == text for pid, (_, text) in corpus.items())
-        assert store.index_stats(WATCHED) == expected_stats(corpus, WATCHED)
+        assert store.index.stats(WATCHED) == expected_stats(corpus, WATCHED)
     finally:
         store.close()
 
@@ -303,7 +303,7 @@ def test_ingestion_killed_part_way_then_run_again_stores_every_passage_once_fire
         assert sorted(ids) == sorted(corpus) and store.count() == N_PASSAGES
         got = store.get_many(list(corpus)[:300])
         assert all(got[pid].text == corpus[pid][1] for pid in got) and len(got) == 300
-        assert store.index_stats(WATCHED) == expected_stats(corpus, WATCHED)
+        assert store.index.stats(WATCHED) == expected_stats(corpus, WATCHED)
     finally:
         store.close()
 

@@ -67,7 +67,7 @@ def state(kind, tmp_path):
 def search(kind, tmp_path, word):
     store = open_store(kind, tmp_path)
     try:
-        return [h.passage_id for h in store.search(query_terms(word), 10)]
+        return [h.passage_id for h in store.index.search(query_terms(word), 10)]
     finally:
         store.close()
 

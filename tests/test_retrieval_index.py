@@ -77,41 +77,41 @@ WATCHED = ["normandy", "france", "rollo", "settled", "vikings", "europe", "missi
 
 def test_counts_stay_exact_through_reingest_add_and_delete(store):
     corpus = dict(CORPUS)
-    assert store.index_stats(WATCHED) == expected_stats({}, WATCHED) == {
+    assert store.index.stats(WATCHED) == expected_stats({}, WATCHED) == {
         "passages": 0, "total_length": 0, "df": dict.fromkeys(WATCHED, 0)}
     store.upsert_many(passages(corpus))
-    assert store.index_stats(WATCHED) == expected_stats(corpus, WATCHED)
-    assert store.index_stats(["normandy"])["df"] == {"normandy": 2}
+    assert store.index.stats(WATCHED) == expected_stats(corpus, WATCHED)
+    assert store.index.stats(["normandy"])["df"] == {"normandy": 2}
 
     store.upsert_many(passages(corpus))  # re-ingesting the same passages counts nothing twice
-    assert store.index_stats(WATCHED) == expected_stats(corpus, WATCHED)
+    assert store.index.stats(WATCHED) == expected_stats(corpus, WATCHED)
 
     corpus["a"] = ("Normans", "Vikings from the north became the Normans.")  # no longer "settled" or "normandy"
     corpus["d"] = ("Europe", "Normandy is in Europe.")
     store.upsert_many(passages({k: corpus[k] for k in ("a", "d")}))
-    stats = store.index_stats(WATCHED)
+    stats = store.index.stats(WATCHED)
     assert stats == expected_stats(corpus, WATCHED) and stats["df"]["settled"] == 0 and stats["passages"] == 4
 
     assert store.delete_many(["b", "missing"]) == 1
     del corpus["b"]
-    assert store.index_stats(WATCHED) == expected_stats(corpus, WATCHED)
-    assert store.search(["rollo"], 5) == [] and store.count() == 3
+    assert store.index.stats(WATCHED) == expected_stats(corpus, WATCHED)
+    assert store.index.search(["rollo"], 5) == [] and store.count() == 3
 
     assert store.delete_many(list(corpus)) == 3
-    assert store.index_stats(WATCHED) == expected_stats({}, WATCHED)
-    assert store.search(["normandy", "france"], 5) == []
+    assert store.index.stats(WATCHED) == expected_stats({}, WATCHED)
+    assert store.index.search(["normandy", "france"], 5) == []
 
 
 def test_scores_are_the_documented_bm25_best_first_ties_by_id(store):
     corpus = {**CORPUS, "e": ("Rollo", "Rollo was a Viking leader; Rollo founded Normandy.")}  # ties with "b"
     store.upsert_many(passages(corpus))
     for terms in (["normandy", "france"], ["rollo"], ["viking", "europe", "capital"], ["nothing"]):
-        hits = store.search(terms, 10)
+        hits = store.index.search(terms, 10)
         expected = reference_scores(corpus, terms)
         assert [h.passage_id for h in hits] == sorted(expected, key=lambda p: (-expected[p], p))
         for h in hits:
             assert h.score == pytest.approx(expected[h.passage_id], rel=1e-12)
-    assert [h.passage_id for h in store.search(["rollo"], 1)] == ["b"]
+    assert [h.passage_id for h in store.index.search(["rollo"], 1)] == ["b"]
 
 
 @pytest.mark.firestore
@@ -125,10 +125,10 @@ def test_both_stores_rank_the_sample_corpus_alike(repo, request, tmp_path):
     sqlite.upsert_many(sample)
     firestore.upsert_many(sample)
     vocabulary = sorted({t for q in questions for t in query_terms(q)})
-    assert sqlite.index_stats(vocabulary) == firestore.index_stats(vocabulary)
+    assert sqlite.index.stats(vocabulary) == firestore.index.stats(vocabulary)
     for q in questions:
         terms = query_terms(q)
-        a, b = sqlite.search(terms, 10), firestore.search(terms, 10)
+        a, b = sqlite.index.search(terms, 10), firestore.index.search(terms, 10)
         assert [h.passage_id for h in a] == [h.passage_id for h in b], q
         assert [h.score for h in a] == pytest.approx([h.score for h in b], rel=1e-12), q
     sqlite.close()
@@ -137,8 +137,8 @@ def test_both_stores_rank_the_sample_corpus_alike(repo, request, tmp_path):
 
 @pytest.mark.firestore
 def test_firestore_splits_large_postings_and_removes_parts_no_longer_needed(firestore_env, monkeypatch):
+    from function.retrieval.firestore_terms import TermIndex
     from function.store.firestore import FirestoreStore
-    from function.store.firestore_terms import TermIndex
 
     monkeypatch.setattr(TermIndex, "PART_BYTES", 30)  # two postings (12 bytes each) per document
     monkeypatch.setattr(TermIndex, "TRANSACTION_BYTES", 100)  # a few terms per transaction
@@ -149,7 +149,7 @@ def test_firestore_splits_large_postings_and_removes_parts_no_longer_needed(fire
     assert head["parts"] >= 5 and head["df"] == 12
     assert store.index.terms.document(f"common#{head['parts'] - 1}").get().exists
     expected = reference_scores(corpus, ["common", "rare7"])
-    hits = store.search(["common", "rare7"], 12)
+    hits = store.index.search(["common", "rare7"], 12)
     assert [h.passage_id for h in hits] == sorted(expected, key=lambda p: (-expected[p], p))
     assert [h.score for h in hits] == pytest.approx([expected[h.passage_id] for h in hits], rel=1e-12)
 
@@ -177,20 +177,20 @@ def test_firestore_ingestion_that_failed_half_way_is_repaired_by_running_it_agai
         with pytest.raises(StoreUnavailable):
             store.upsert_many(passages({"a": changed["a"]}))
     store.upsert_many(passages({"a": changed["a"]}))
-    assert store.index_stats(WATCHED) == expected_stats(changed, WATCHED)
+    assert store.index.stats(WATCHED) == expected_stats(changed, WATCHED)
     store.close()
 
 
 @pytest.mark.firestore
 def test_firestore_search_refuses_postings_torn_between_two_rewrites(firestore_env, monkeypatch):
+    from function.retrieval.firestore_terms import TermIndex
     from function.store.firestore import FirestoreStore
-    from function.store.firestore_terms import TermIndex
 
     monkeypatch.setattr(TermIndex, "PART_BYTES", 40)
     store = FirestoreStore(None, "(default)", "passages", "answers", timeout_s=10)
     store.upsert_many(passages({f"p{i}": ("T", "common") for i in range(6)}))
     store.index.terms.document("common#1").update({"gen": "another rewrite"})
     with pytest.raises(StoreUnavailable) as info:
-        store.search(["common"], 3)
+        store.index.search(["common"], 3)
     assert info.value.http_status == 503
     store.close()

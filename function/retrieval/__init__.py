@@ -1,15 +1,15 @@
-"""Lexical retrieval (BM25) for questions asked without passage ids.
+"""Retrieval for questions without passage ids: every index behind one protocol, ``searcher.Searcher``.
 
-``terms`` turns text into index terms (shared by both stores, at ingestion and
-at question time); ``bm25`` holds the ranking formula and its constants. The
-stores keep the index next to the passages: SQLite in an FTS5 table ranked by
-its built-in ``bm25()``, Firestore in one document per term (see
-``function/store/firestore_terms.py``), scored with the same formula here.
-With ``QA_INDEX_URI`` the index is a Lance table apart from the store instead
-(``lance_index``), shared by every instance; ``open_index`` opens it, and
-imports nothing of it before then. With ``QA_INDEX_ENCODER`` as well, its rows
-carry sentence embeddings and questions asked alone are searched both ways
-(``hybrid``, ``encoder``).
+``terms`` turns text into index terms (the same at ingestion and at question
+time, for every index); ``bm25`` holds the ranking formula and its constants.
+The stores keep an index next to their passages, written in the same
+transaction or batch: SQLite an FTS5 table ranked by its built-in ``bm25()``
+(``fts5``), Firestore one document per term (``firestore_terms``), scored with
+the same formula. With ``QA_INDEX_URI`` the index is a Lance table apart from
+the store instead (``lance_index``), shared by every instance; ``open_index``
+opens it, and imports nothing of it before then. With ``QA_INDEX_ENCODER`` as
+well, its rows carry sentence embeddings and questions asked alone are searched
+both ways (``hybrid``, ``encoder``).
 """
 
 from __future__ import annotations

@@ -45,6 +45,7 @@ import time
 from dataclasses import dataclass
 
 from function.retrieval.bm25 import Hit
+from function.retrieval.searcher import Searcher
 
 ALPHA = 0.65  # BM25's share of the fused score (chosen on train questions: docs/retrieval.md)
 DEPTH = 20  # passages taken from each ranking into the fusion
@@ -80,7 +81,7 @@ class Rankings:
     embed_ms: float = 0.0
 
 
-class HybridIndex:
+class HybridIndex(Searcher):
     """A ``LanceIndex`` with dense vectors and the ``SentenceEncoder`` that makes them, as the function uses it:
     ``write`` (ingestion), ``delete``, ``optimize``, ``search`` (BM25 alone, for callers without the question),
     ``search_question`` (both rankings fused), ``warm``, ``close``; ``rankings`` and ``fuse`` are its two

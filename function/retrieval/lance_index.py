@@ -52,6 +52,7 @@ from datetime import timedelta
 
 from function.errors import StoreUnavailable
 from function.retrieval.bm25 import Hit
+from function.retrieval.searcher import Searcher
 
 # Lance's inverted index over our analysed terms: split on white space, nothing else
 TOKENIZER = {"base_tokenizer": "whitespace", "lower_case": False, "stem": False, "remove_stop_words": False,
@@ -101,7 +102,7 @@ def index_rows(passages) -> list[IndexRow]:
     return [IndexRow(p.id, p.doc_id, " ".join(terms(p.title) + terms(p.text))) for p in passages]
 
 
-class LanceIndex:
+class LanceIndex(Searcher):
     def __init__(self, uri: str, timeout_s: float = 3.0, refresh_s: float = 10.0,
                  storage_options: dict | None = None, dim: int | None = None):
         self.uri = uri

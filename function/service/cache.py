@@ -9,6 +9,10 @@ import time
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from function.store.base import AnswerStore
 
 
 class LRU:
@@ -89,7 +93,8 @@ class AnswerCache:
 
     SHARED_PAUSE_S = 5.0
 
-    def __init__(self, entries: int, ttl_s: int, shared=None, on_error: Callable[[str], None] | None = None):
+    def __init__(self, entries: int, ttl_s: int, shared: AnswerStore | None = None,
+                 on_error: Callable[[str], None] | None = None):
         self.local = LRU(max_entries=entries)
         self.ttl_s = ttl_s
         self.shared = shared

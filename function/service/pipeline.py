@@ -171,10 +171,8 @@ class QAService:
         if not terms:
             raise NothingMatched("the question has no words to search the passages for (only stop-words); "
                                  "ask with more words, or give 'passage_ids' or a 'context'", {"terms": []})
-        searcher = self.rt.searcher()
         # a hybrid index (QA_INDEX_ENCODER) also embeds the question; the others search its terms alone
-        by_question = getattr(searcher, "search_question", None)
-        hits = by_question(question, terms, k) if by_question else searcher.search(terms, k)
+        hits = self.rt.searcher().search_question(question, terms, k)
         if not hits:
             raise NothingMatched("no stored passage holds any of the question's words; give a 'context', "
                                  "or ingest passages with `python -m function.ingest`", {"terms": terms})

@@ -24,7 +24,8 @@ from function.model.load import Model, load_model
 from function.service.inference import Inference
 
 if TYPE_CHECKING:
-    from function.store.base import PassageStore
+    from function.retrieval.searcher import Searcher
+    from function.store.base import Store
 
 
 def process_age_ms() -> float | None:
@@ -75,7 +76,7 @@ class Runtime:
         self._lock = threading.Lock()
         self._manifest: Manifest | None = None
         self._model: Model | None = None
-        self._store: PassageStore | None = None
+        self._store: Store | None = None
         self._index = None  # the separate retrieval index, opened by the first question asked alone
         self.cold_start: dict | None = None
         self.load_error: str | None = None  # why the last eager load failed (for GET /ready)
@@ -100,15 +101,16 @@ class Runtime:
             self.warm_up()
         return self._model
 
-    def store(self) -> PassageStore:
+    def store(self) -> Store:
         if self._store is None:
             with self._lock:
                 if self._store is None:
                     self._store = self._open_store()
         return self._store
 
-    def searcher(self):
-        """What questions asked alone are searched in: the separate index (``QA_INDEX_URI``), else the store."""
+    def searcher(self) -> Searcher:
+        """What questions asked alone are searched in: the separate index (``QA_INDEX_URI``), else the one the
+        store keeps beside its passages."""
         if self.settings.index_uri:
             if self._index is None:
                 with self._lock:
@@ -117,15 +119,15 @@ class Runtime:
 
                         self._index = open_index(self.settings)
             return self._index
-        return self.store()
+        return self.store().index
 
-    def _open_store(self) -> PassageStore:
+    def _open_store(self) -> Store:
         from function.store import open_store
 
         return open_store(self.settings)
 
     @staticmethod
-    def _warm_connection(store: PassageStore) -> None:
+    def _warm_connection(store: Store) -> None:
         """One cheap read, so the first request does not pay for the channel and the auth token.
 
         Runs after the store client exists, on the set-up thread; the model load
@@ -158,7 +160,7 @@ class Runtime:
 
             def set_up_store() -> None:
                 t0 = time.perf_counter()
-                store: PassageStore | None = None
+                store: Store | None = None
                 try:
                     store = self._store or self._open_store()
                     self._store = store

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 from function.config import Settings
 
 if TYPE_CHECKING:
-    from function.store.base import PassageStore
+    from function.store.base import Store
 
 
-def open_store(settings: Settings) -> PassageStore:
+def open_store(settings: Settings) -> Store:
     if settings.store == "sqlite":
         from function.store.sqlite import SqliteStore
 

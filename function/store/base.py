@@ -1,16 +1,26 @@
-"""What the function needs from a passage store; the SQLite and Firestore stores provide it."""
+"""What the function needs from a store, in three small protocols; the SQLite and Firestore stores keep all three.
+
+- ``PassageStore``: the passages by id (the request path reads them, ingestion writes them) and, as
+  ``index``, the retrieval index the store keeps beside them (``function.retrieval.searcher.Searcher``;
+  None where a separate index, ``QA_INDEX_URI``, is configured);
+- ``DocumentStore``: the per-document records ingestion keeps for skip, replace, delete and sync;
+- ``AnswerStore``: the shared tier of the answer cache (``function.service.cache.AnswerCache``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from function.retrieval.bm25 import Hit
 from function.store.passage import DocumentRecord, Passage
+
+if TYPE_CHECKING:
+    from function.retrieval.searcher import Searcher
 
 
 class PassageStore(Protocol):
     description: str  # e.g. "sqlite:/path/passages.sqlite", "firestore:project/(default)/passages"
+    index: Searcher | None  # the store's own retrieval index, written with the passages
 
     def get_many(self, ids: list[str]) -> dict[str, Passage]:
         """The passages that exist among ``ids`` (unknown ids are simply absent)."""
@@ -21,21 +31,8 @@ class PassageStore(Protocol):
     def delete_many(self, ids: list[str]) -> int:
         """Delete passages by id, and their postings; returns how many existed."""
 
-    def search(self, terms: list[str], k: int) -> list[Hit]:
-        """The ``k`` passages with the best BM25 score (``function.retrieval.bm25``) for any of the
-        distinct index ``terms``, best first, ties by passage id; only passages holding a term."""
-
-    def index_stats(self, terms: list[str]) -> dict:
-        """``{"passages": N, "total_length": index terms of all passages, "df": {term: passages}}``."""
-
     def count(self) -> int:
         """Number of stored passages."""
-
-    def get_answer(self, key: str) -> dict | None:
-        """A shared cached answer that has not expired, or None."""
-
-    def put_answer(self, key: str, payload: dict, expires_at: float) -> None:
-        """Keep an answer in the shared cache until ``expires_at`` (Unix time)."""
 
     def close(self) -> None:
         """Release connections."""
@@ -61,3 +58,17 @@ class DocumentStore(PassageStore, Protocol):
 
     def document_count(self) -> int:
         """Number of document records."""
+
+
+class AnswerStore(Protocol):
+    """The answer cache's shared tier: answers by key, each until it expires."""
+
+    def get_answer(self, key: str) -> dict | None:
+        """A shared cached answer that has not expired, or None."""
+
+    def put_answer(self, key: str, payload: dict, expires_at: float) -> None:
+        """Keep an answer in the shared cache until ``expires_at`` (Unix time)."""
+
+
+class Store(DocumentStore, AnswerStore, Protocol):
+    """What ``open_store`` returns: passages with their index, documents, shared answers."""

@@ -9,7 +9,7 @@ A passage document::
     tokenizer                  sha256 fingerprint of the tokenizer that made them
     updated                    server timestamp
 
-    bm25_terms, bm25_length    what the retrieval index holds about it (firestore_terms.py)
+    bm25_terms, bm25_length    what the retrieval index holds about it (retrieval/firestore_terms.py)
 
 Reads fetch documents by id (``get_all``, one round trip for up to 50 ids); no
 query touches ``text``, ``token_ids`` or ``offsets``, so the set-up script
@@ -32,13 +32,14 @@ Ingested documents (``function.ingest``) have one record each in ``<passages>_do
 (the automatic single-field index), its records by a range on ``source``.
 
 The BM25 index for questions without passage ids lives in ``<passages>_terms``
-(see ``firestore_terms.py``): writes and deletes first rewrite the postings of
-the terms involved, then write the passages together with the corpus totals.
+(``function.retrieval.firestore_terms``, held as ``store.index``): writes and
+deletes first rewrite the postings of the terms involved, then write the
+passages together with the corpus totals.
 With a separate retrieval index (``QA_INDEX_URI``: ``open_store`` passes
 ``term_index=False``) none of this is done: passages are written without their
 ``bm25_*`` fields, nothing in ``<passages>_terms`` is read or written (about 21.6
 reads and 21.6 writes a passage saved at ingestion: docs/cost.md, "The Lance
-index on Cloud Storage"), and ``search`` refuses. Postings written before are left as they were,
+index on Cloud Storage"), and ``store.index`` is None. Postings written before are left as they were,
 so going back to this index means deleting ``<passages>_terms`` and re-ingesting
 with ``--force``.
 """
@@ -52,9 +53,9 @@ import time
 from collections.abc import Iterable
 
 from function.errors import StoreUnavailable
-from function.retrieval.bm25 import Hit, PassageTerms
+from function.retrieval.bm25 import PassageTerms
+from function.retrieval.firestore_terms import TermIndex
 from function.store import ops
-from function.store.firestore_terms import TermIndex
 from function.store.ids import document_key
 from function.store.passage import DocumentRecord, Passage
 
@@ -87,9 +88,10 @@ class FirestoreStore:
         self.answers = self.client.collection(answers)
         self.timeout_s = timeout_s
         self.documents = self.client.collection(f"{passages}_documents")
-        # None: retrieval has an index of its own (QA_INDEX_URI), this one is neither written nor read
-        self.index = TermIndex(self.client, f"{passages}_terms", timeout_s) if term_index else None
         self.description = f"firestore:{self.client.project}/{database}/{passages}"
+        # None: retrieval has an index of its own (QA_INDEX_URI), this one is neither written nor read
+        self.index = TermIndex(self.client, f"{passages}_terms", timeout_s, f"{self.description}_terms",
+                               self._errors, self._failed) if term_index else None
 
     def _failed(self, what: str, error: Exception) -> StoreUnavailable:
         """The 503 for a failed call; a connection failure also drops the channel (see the module docstring)."""
@@ -203,29 +205,6 @@ class FirestoreStore:
         except self._errors as e:
             raise self._failed("delete passages", e) from None
         return len(exist)
-
-    def search(self, terms: list[str], k: int) -> list[Hit]:
-        """The ``k`` passages with the highest BM25 score for any of ``terms``."""
-        self._needs_index("search")
-        if not terms:
-            return []
-        try:
-            return self.index.search(terms, k)
-        except self._errors as e:
-            raise self._failed("search", e) from None
-
-    def index_stats(self, terms: list[str]) -> dict:
-        """Passages indexed, their total length in terms, and each term's document frequency."""
-        self._needs_index("index stats")
-        try:
-            return self.index.stats(terms)
-        except self._errors as e:
-            raise self._failed("index stats", e) from None
-
-    def _needs_index(self, what: str) -> None:
-        if self.index is None:
-            raise RuntimeError(f"{self.description} keeps no term index (a separate retrieval index, "
-                               f"QA_INDEX_URI, is configured): no {what} here")
 
     def _count(self, collection, what: str) -> int:
         """Documents in ``collection`` (an aggregation query: a read per 1,000 index entries)."""

@@ -5,16 +5,9 @@ Same contents as the Firestore collections: a ``passages`` table and an
 process write while the function reads; one connection serves all request
 threads behind a lock (reads take microseconds).
 
-The retrieval index is an FTS5 table, ``passages_fts``, whose row ids are the
-``passages`` row ids and whose two columns hold each passage's title and text
-as analysed index terms (``function.retrieval.terms``) joined by spaces. FTS5's
-``ascii`` tokenizer splits only on ASCII non-alphanumerics, and an index term
-holds none, so FTS5 sees exactly the analysed terms: its document lengths,
-document frequencies and ``bm25()`` are those of ``function.retrieval.bm25``,
-which the Firestore store computes itself. A passage and its index row are
-written and deleted in one transaction, so re-ingesting never counts twice.
-Passages stored before the index existed are searched once they are
-re-ingested.
+The retrieval index is an FTS5 table in the same file (``function.retrieval.fts5``):
+a passage and its index row are written and deleted in one transaction, and
+``store.index`` (an ``Fts5Index``) searches it.
 
 Documents (``function.ingest``): each passage also records its ``source``, its
 ``chunk`` index and its character span (``span_start``, ``span_end``) in the
@@ -34,8 +27,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from function.errors import StoreUnavailable
-from function.retrieval import bm25
-from function.retrieval.bm25 import Hit, PassageTerms
+from function.retrieval import fts5
 from function.store.passage import DocumentRecord, Passage
 
 _SCHEMA = """
@@ -55,8 +47,6 @@ CREATE TABLE IF NOT EXISTS passages (
     span_start INTEGER,
     span_end INTEGER
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(title, body, tokenize = 'ascii');
-CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts_vocab USING fts5vocab(passages_fts, 'row');
 CREATE TABLE IF NOT EXISTS answers (
     key TEXT PRIMARY KEY,
     payload TEXT NOT NULL,
@@ -111,11 +101,12 @@ class SqliteStore:
                                        isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
+            self._db.executescript(_SCHEMA + fts5.SCHEMA)
             self._migrate()
             self._db.executescript(_INDEXES)
         except (sqlite3.Error, OSError) as e:
             raise StoreUnavailable(f"cannot open the SQLite store {self.path}: {e}") from None
+        self.index = fts5.Fts5Index(self._query, self.description)  # BM25 over the passages, in this file
 
     def _migrate(self) -> None:
         """Add the columns a file made by an older version lacks (each ALTER is atomic by itself)."""
@@ -152,28 +143,20 @@ class SqliteStore:
         except sqlite3.Error as e:
             raise StoreUnavailable(f"SQLite store {self.path}: {e}") from None
 
-    @staticmethod
-    def _unindex(db: sqlite3.Connection, ids: list[str]) -> None:
-        for chunk, marks in _in_chunks(ids):
-            db.execute(f"DELETE FROM passages_fts WHERE rowid IN (SELECT rowid FROM passages WHERE id IN ({marks}))",
-                       chunk)
-
     def upsert_many(self, passages: Iterable[Passage]) -> int:
         now = time.time()
         given = list(passages)
         passages = list({p.id: p for p in given}.values())  # one row per id: the last one given
 
         def work(db: sqlite3.Connection) -> None:
-            self._unindex(db, [p.id for p in passages])
+            fts5.unindex(db, [p.id for p in passages])
             for p in passages:
                 (rowid,) = db.execute(
                     f"INSERT OR REPLACE INTO passages ({_COLUMNS}, updated) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid",
                     (p.id, p.title, p.doc_id, p.text, p.token_ids, p.token_dtype, p.offsets, p.n_tokens,
                      p.tokenizer, p.source, p.chunk, p.start, p.end, now)).fetchone()
-                analysed = PassageTerms.of(p.title, p.text)
-                db.execute("INSERT INTO passages_fts (rowid, title, body) VALUES (?, ?, ?)",
-                           (rowid, " ".join(analysed.title), " ".join(analysed.text)))
+                fts5.write(db, rowid, p.title, p.text)
 
         self._transaction(work)
         return len(given)
@@ -183,33 +166,11 @@ class SqliteStore:
 
         def work(db: sqlite3.Connection) -> None:
             nonlocal deleted
-            self._unindex(db, ids)
+            fts5.unindex(db, ids)
             deleted = _delete_in(db, "passages", "id", ids)
 
         self._transaction(work)
         return deleted
-
-    def search(self, terms: list[str], k: int) -> list[Hit]:
-        """The ``k`` passages with the highest BM25 score for any of ``terms`` (FTS5's ``bm25()``)."""
-        if not terms:
-            return []
-        match = " OR ".join(f'"{t}"' for t in terms)  # index terms hold no quotes
-        rows = self._query(
-            "SELECT passages.id, bm25(passages_fts, ?, ?) AS rank FROM passages_fts "
-            "JOIN passages ON passages.rowid = passages_fts.rowid "
-            "WHERE passages_fts MATCH ? ORDER BY rank, passages.id LIMIT ?",
-            (bm25.TITLE_WEIGHT, bm25.TEXT_WEIGHT, match, k))
-        return [Hit(pid, -rank) for pid, rank in rows]
-
-    def index_stats(self, terms: list[str]) -> dict:
-        """Passages indexed, their total length in terms, and each term's document frequency."""
-        n = int(self._query("SELECT COUNT(*) FROM passages_fts")[0][0])
-        total = int(self._query("SELECT COALESCE(SUM(cnt), 0) FROM passages_fts_vocab")[0][0])
-        df = dict.fromkeys(terms, 0)
-        if terms:
-            marks = ",".join("?" * len(terms))
-            df.update(self._query(f"SELECT term, doc FROM passages_fts_vocab WHERE term IN ({marks})", terms))
-        return {"passages": n, "total_length": total, "df": df}
 
     def count(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM passages")[0][0])

@@ -1,5 +1,9 @@
 """BM25 index in Firestore: one document per term (split when large), corpus totals beside them.
 
+``FirestoreStore`` opens it beside its passages (it writes a passage's postings
+and the passage in the same ingestion batch, see below) and holds it as
+``store.index``; it searches as every ``Searcher`` does.
+
 Collection ``<passages>_terms``:
 
     <term>#0, <term>#1, ...   the term's postings, sorted by passage id and split so
@@ -45,12 +49,14 @@ ingest in large batches; one term's postings must fit in one transaction
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from function.retrieval import bm25
 from function.retrieval.bm25 import Hit, PassageTerms
+from function.retrieval.searcher import Searcher
 from function.store import ops
 
 POSTING = np.dtype([("length", "<u4"), ("title", "<u2"), ("text", "<u2")])
@@ -99,12 +105,17 @@ def passage_postings(pid: str, analysed: PassageTerms) -> dict[str, tuple[str, t
             for t, (title, text) in analysed.frequencies().items()}
 
 
-class TermIndex:
+class TermIndex(Searcher):
+    """The index in ``collection`` of ``client``'s database. A read that fails with one of ``errors`` raises
+    what ``failed(what, error)`` makes of it: the store's ``StoreUnavailable``, after it has dropped a broken
+    channel (``FirestoreStore._failed``); writes leave that to the store, which makes them."""
+
     PART_BYTES = 512 * 1024  # well inside Firestore's 1 MiB per document
     TERMS_PER_TRANSACTION = 100
     TRANSACTION_BYTES = 4 * 1024 * 1024  # a commit takes at most 10 MiB
 
-    def __init__(self, client, collection: str, timeout_s: float):
+    def __init__(self, client, collection: str, timeout_s: float, description: str = "",
+                 errors: tuple[type[Exception], ...] = (), failed: Callable[[str, Exception], Exception] | None = None):
         from google.cloud import firestore
 
         self._firestore = firestore
@@ -112,6 +123,8 @@ class TermIndex:
         self.terms = client.collection(collection)
         self.corpus = self.terms.document(CORPUS_ID)
         self.timeout_s = timeout_s
+        self.description = description or f"firestore:{client.project}/{collection}"
+        self._errors, self._failed = errors, failed
 
     def _ref(self, term: str, part: int):
         return self.terms.document(f"{term}#{part}")
@@ -147,7 +160,26 @@ class TermIndex:
             heads = {t: again[f"{t}#0"].to_dict() for t in torn if again[f"{t}#0"].exists}
         raise TimeoutError("the index's term documents kept changing while they were read")
 
+    def _reading(self, what: str, read, *args):
+        try:
+            return read(*args)
+        except self._errors as e:
+            raise (self._failed(what, e) if self._failed else e) from None
+
     def search(self, terms: list[str], k: int) -> list[Hit]:
+        """The ``k`` passages with the highest BM25 score for any of ``terms``."""
+        if not terms:
+            return []
+        return self._reading("search", self._search, terms, k)
+
+    def stats(self, terms: list[str]) -> dict:
+        """``{"passages": N, "total_length": index terms of all passages, "df": {term: passages}}``."""
+        return self._reading("index stats", self._stats, terms)
+
+    def warm(self) -> None:
+        """Nothing to open: the store's client is the index's (``Runtime`` warms its channel)."""
+
+    def _search(self, terms: list[str], k: int) -> list[Hit]:
         corpus, found = self._read_terms(terms)
         n, total = int(corpus.get("passages", 0)), int(corpus.get("length", 0))
         if n <= 0 or not found:
@@ -169,7 +201,7 @@ class TermIndex:
                 scores[pid] = scores.get(pid, 0.0) + value
         return bm25.best(scores, k)
 
-    def stats(self, terms: list[str]) -> dict:
+    def _stats(self, terms: list[str]) -> dict:
         corpus, found = self._read_terms(terms)
         df = {t: int(found[t][0]["df"]) if t in found else 0 for t in terms}
         return {"passages": int(corpus.get("passages", 0)), "total_length": int(corpus.get("length", 0)), "df": df}

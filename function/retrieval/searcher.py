@@ -1,0 +1,38 @@
+"""What every retrieval index gives the function: ``Searcher``.
+
+Four indexes implement it: the SQLite store's FTS5 table (``fts5.Fts5Index``),
+Firestore's term documents (``firestore_terms.TermIndex``), a Lance table apart
+from the store (``lance_index.LanceIndex``), and that table with dense vectors
+(``hybrid.HybridIndex``). The first two live beside the passages, in the same
+file or database, because the store writes a passage and its index entries in
+one transaction or batch; the store opens them and holds the one it keeps as
+``store.index``. The last two are opened by ``function.retrieval.open_index``
+when ``QA_INDEX_URI`` is set. ``Runtime.searcher`` picks the one that answers.
+
+``search_question`` is what a question asked alone goes through: the BM25
+indexes search its analysed terms (this class's own ``search_question``), the
+hybrid index embeds the question as well and mixes the two rankings.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from function.retrieval.bm25 import Hit
+
+
+class Searcher(Protocol):
+    description: str  # e.g. "sqlite:/path/passages.sqlite", "lance:gs://bucket/index.lance"
+
+    def search(self, terms: list[str], k: int) -> list[Hit]:
+        """The ``k`` passages with the best BM25 score (``function.retrieval.bm25``) for any of the distinct
+        index ``terms``, best first, ties by passage id; only passages holding a term."""
+        ...
+
+    def search_question(self, question: str, terms: list[str], k: int) -> list[Hit]:
+        """The ``k`` passages to read for ``question`` (``terms``: its analysed terms), best first: by BM25
+        alone unless the index also ranks by the question's meaning (``HybridIndex``)."""
+        return self.search(terms, k)
+
+    def warm(self) -> None:
+        """Open what the first question would otherwise open (at start-up, on a background thread)."""
