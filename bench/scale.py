@@ -38,7 +38,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from datetime import UTC, datetime
@@ -46,6 +45,7 @@ from pathlib import Path
 
 from bench.scale_corpus import corpus, dev_questions, fetch_brown
 from bench.stats import latency_summary
+from bench.util import batches, folder_bytes, in_fresh_process, peak_rss_mb
 from harness.paths import ENCODER, REPO, SQUAD, default_artifact
 
 BATCH = 256
@@ -105,12 +105,6 @@ def log(message: str) -> None:
     print(f"[scale] {message}", file=sys.stderr, flush=True)
 
 
-def folder_bytes(path: Path) -> int:
-    if path.is_file():
-        return path.stat().st_size
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
-
-
 def written_bytes() -> int | None:
     """Bytes this process has passed to write() and pwrite() so far, every thread (``/proc/self/io``)."""
     try:
@@ -122,26 +116,7 @@ def written_bytes() -> int | None:
     return None
 
 
-def peak_rss_mb() -> float:
-    """This process's peak resident memory since it started (VmHWM). Not ``ru_maxrss``: Linux carries that across
-    fork and exec, so a child started by a big parent reports the parent's size at the fork."""
-    from harness.proctree import process_memory
-
-    return process_memory(os.getpid())["peak_rss_kb"] / 1024
-
-
 # -- building ---------------------------------------------------------------------
-
-
-def batches(passages, size: int = BATCH):
-    batch = []
-    for p in passages:
-        batch.append(p)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 def stand_in(batch) -> list:
@@ -171,7 +146,7 @@ def build(backend: str, path: Path, passages, size: int, budget_s: float = float
     write, finish, close = _writer(backend, path)
     spent, tenths, done, tenth_spent, tenth_rows = 0.0, [], 0, 0.0, 0
     wrote_before = written_bytes()
-    for batch in batches(passages):
+    for batch in batches(passages, BATCH):
         t = time.perf_counter()
         write(batch)
         took = time.perf_counter() - t
@@ -208,14 +183,15 @@ def _searcher(backend: str, path: Path):
         return LanceIndex(str(path), timeout_s=60.0, refresh_s=1e9)
     from function.store.sqlite import SqliteStore
 
-    return SqliteStore(path, 60.0)
+    return SqliteStore(path, 60.0).index
 
 
 def query(backend: str, path: Path, data: Path, k: int) -> dict:
-    """Open the index, time a first question, then every dev question; recall@k; peak memory; the rankings."""
+    """Open the index, time a first question, then every dev question; recall@k; peak memory; the rankings.
+    Run in a fresh process (``bench.util.in_fresh_process``), so that opening is a cold instance's."""
     from function.retrieval.terms import query_terms
 
-    questions = dev_questions(data / "dev.json")
+    path, questions = Path(path), dev_questions(Path(data) / "dev.json")
     t0 = time.perf_counter()
     searcher = _searcher(backend, path)
     opened = time.perf_counter()
@@ -240,14 +216,6 @@ def query(backend: str, path: Path, data: Path, k: int) -> dict:
         out["reads_per_question"] = round(io.read_iops / len(questions), 2)
         out["kb_read_per_question"] = round(io.read_bytes / len(questions) / 1024, 1)
     return out
-
-
-def query_in_fresh_process(backend: str, path: Path, data: Path, k: int) -> dict:
-    code = ("import json, sys\nfrom pathlib import Path\nfrom bench.scale import query\n"
-            f"print(json.dumps(query({backend!r}, Path({str(path)!r}), Path({str(data)!r}), {k})))\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def agreement(rows: list[dict]) -> None:
@@ -332,7 +300,8 @@ def run_size(run: Run, size: int, brown) -> None:
         log(f"{size:,} passages, {backend}: {built['rows_per_s']:,.0f} rows/s, {built['bytes'] / 1e6:.1f} MB")
         # a build stopped by its budget is asked too: the planted paragraphs come first, so it is a smaller
         # haystack of built["rows"] passages (its row says so)
-        asked = query_in_fresh_process(backend, path, args.data, args.top_k) if built["rows"] else None
+        asked = (in_fresh_process("bench.scale", "query", backend, path, args.data, args.top_k) if built["rows"]
+                 else None)
         if asked:
             log(f"{size:,} passages, {backend}: recall@{args.top_k} {asked['recall_at_k']}, "
                 f"warm p50 {asked['warm_ms']['p50']:.1f} ms")
@@ -348,7 +317,8 @@ def run_size(run: Run, size: int, brown) -> None:
         embedded = scale_hybrid.embed(corpus(size, args.data, brown)[0], args.encoder, args.embed_cache,
                                       args.threads, lambda m: log(f"{size:,} passages, hybrid: {m}"))
         built = scale_hybrid.build(hybrid_path, corpus(size, args.data, brown)[0], args.encoder, args.embed_cache)
-        asked = scale_hybrid.ask_in_fresh_process(hybrid_path, args.encoder, args.data, threads=args.threads)
+        asked = in_fresh_process("bench.scale_hybrid", "ask", hybrid_path, args.encoder, args.data, scale_hybrid.DEPTH,
+                                 args.threads)
         log(f"{size:,} passages, hybrid: recall {asked['recall']}")
         run.hybrid.append({"size": size, "embed": embedded, "build": built, "ask": asked})
         run.save()

@@ -24,10 +24,6 @@ function serves, unchanged.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -71,7 +67,7 @@ def embed(passages, encoder_folder: Path, cache_folder: Path, threads: int, note
 def build(path: Path, passages, encoder_folder: Path, cache_folder: Path) -> dict:
     """The hybrid table, written in batches from the cache; the writes and ``optimize`` timed."""
     from bench.embed_cache import EmbeddingCache
-    from bench.scale import batches, folder_bytes
+    from bench.util import batches, folder_bytes
     from function.retrieval.encoder import SentenceEncoder
     from function.retrieval.hybrid import dense_text
     from function.retrieval.lance_index import LanceIndex, index_rows
@@ -80,7 +76,7 @@ def build(path: Path, passages, encoder_folder: Path, cache_folder: Path) -> dic
     cache = EmbeddingCache(cache_folder, encoder)
     index = LanceIndex(str(path), dim=encoder.dim)
     spent, rows = 0.0, 0
-    for batch in batches(passages):
+    for batch in batches(passages, BATCH):
         vectors = cache.get([dense_text(p.title, p.text) for p in batch])
         index_batch = index_rows(batch)
         t = time.perf_counter()
@@ -96,16 +92,17 @@ def build(path: Path, passages, encoder_folder: Path, cache_folder: Path) -> dic
 
 
 def ask(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, threads: int = 0) -> dict:
-    """Every dev question's three rankings (see the module docstring): recall, times, peak memory."""
-    from bench.scale import peak_rss_mb
+    """Every dev question's three rankings (see the module docstring): recall, times, peak memory. Run in a fresh
+    process (``bench.util.in_fresh_process``), so that the encoder's and the table's opening is a cold instance's."""
     from bench.scale_corpus import dev_questions
     from bench.stats import latency_summary
+    from bench.util import peak_rss_mb
     from function.retrieval.encoder import SentenceEncoder
     from function.retrieval.hybrid import HybridIndex, Rankings
     from function.retrieval.lance_index import LanceIndex
     from function.retrieval.terms import query_terms
 
-    questions = dev_questions(data / "dev.json")
+    path, encoder_folder, questions = Path(path), Path(encoder_folder), dev_questions(Path(data) / "dev.json")
     t0 = time.perf_counter()
     encoder = SentenceEncoder(encoder_folder, threads)
     index = LanceIndex(str(path), timeout_s=600.0, refresh_s=1e9, dim=encoder.dim)
@@ -141,15 +138,6 @@ def ask(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, thread
             "recall": {name: {f"@{k}": round(v / n, 4) for k, v in by_k.items()} for name, by_k in found.items()},
             "ms": {name: latency_summary(values) for name, values in times.items()},
             "peak_rss_mb": round(peak_rss_mb(), 1)}
-
-
-def ask_in_fresh_process(path: Path, encoder_folder: Path, data: Path, depth: int = DEPTH, threads: int = 0) -> dict:
-    code = ("import json\nfrom pathlib import Path\nfrom bench.scale_hybrid import ask\n"
-            f"print(json.dumps(ask(Path({str(path)!r}), Path({str(encoder_folder)!r}), Path({str(data)!r}), "
-            f"{depth}, {threads})))\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def hybrid_env(env: dict, encoder_folder: Path) -> dict:
