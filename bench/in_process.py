@@ -8,27 +8,38 @@ the questions asked without passage ids (``retrieve_all``, ``recall``).
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 KS = (1, 5, 10)  # recall@k
 
 
+def passage_id(paragraph) -> str:
+    """The id ingestion gives a SQuAD paragraph (a ``build_model.squad.Paragraph``, id ``<article>-<n>``)."""
+    from function.ingest.json_input import squad_id
+
+    return squad_id(paragraph.title, int(paragraph.id.rsplit("-", 1)[1]))
+
+
+def squad_questions(path: Path) -> list[dict]:
+    """A SQuAD file's questions, read by ``build_model.squad.load_squad``: id, question, answers, and ``gold``,
+    the id ingestion gives the question's paragraph."""
+    from build_model.squad import load_squad as read_squad
+
+    split = read_squad(path)
+    return [{"id": q.id, "question": q.question, "gold": passage_id(split.paragraphs[q.paragraph_id]),
+             "answers": list(q.answers)} for q in split.questions]
+
+
 def load_squad(folder: Path) -> tuple[list, dict[str, list[dict]]]:
-    """(every paragraph as an ingestion record, split -> questions with their gold paragraph id)."""
-    from function.ingest.json_input import Record, parse_text, squad_id
+    """(every paragraph of train.json and dev.json as an ingestion record, split -> its ``squad_questions``)."""
+    from function.ingest.json_input import Record, parse_text
 
     records, questions = [], {}
     for split in ("train", "dev"):
-        text = (folder / f"{split}.json").read_text(encoding="utf-8")
-        records += [r for r in parse_text(f"{split}.json", text) if isinstance(r, Record)]
-        questions[split] = [
-            {"id": qa["id"], "question": qa["question"], "gold": squad_id(article["title"], i),
-             "answers": [a["text"] for a in qa["answers"]]}
-            for article in json.loads(text)["data"] for i, paragraph in enumerate(article["paragraphs"])
-            for qa in paragraph["qas"]
-        ]
+        path = folder / f"{split}.json"
+        records += [r for r in parse_text(path.name, path.read_text(encoding="utf-8")) if isinstance(r, Record)]
+        questions[split] = squad_questions(path)
     return records, questions
 
 

@@ -138,8 +138,8 @@ def sample_corpus(args) -> dict:
 
     text = SAMPLE.read_text(encoding="utf-8")
     records = [r for r in parse_text(SAMPLE.name, text) if isinstance(r, Record)]
-    own = [{"id": qa["id"], "question": qa["question"], "answers": [a["text"] for a in qa["answers"]]}
-           for article in json.loads(text)["data"] for paragraph in article["paragraphs"] for qa in paragraph["qas"]]
+    own = [{"id": q["id"], "question": q["question"], "answers": q["answers"]}
+           for q in in_process.squad_questions(SAMPLE)]
     off_topic = [{"id": f"off-topic-{i}", "question": line, "answers": []}
                  for i, line in enumerate(off_topic_questions())]
     with tempfile.TemporaryDirectory(prefix="out-of-corpus-") as tmp:
@@ -179,6 +179,7 @@ def markdown(result: dict) -> str:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    from build_model.squad import load_squad
     from function.ingest.json_input import Record, parse_text
     from function.model.artifact import load_manifest
 
@@ -186,7 +187,7 @@ def main(argv=None) -> int:
     if not isinstance(manifest.raw.get("no_answer"), dict):
         log("the artifact records no no-answer threshold: only unmatched questions can say 'no answer'")
     dev_text = (args.data / "dev.json").read_text(encoding="utf-8")
-    titles = [a["title"] for a in json.loads(dev_text)["data"]]
+    titles = list(dict.fromkeys(p.title for p in load_squad(args.data / "dev.json").paragraphs.values()))
     dev_records = [r for r in parse_text("dev.json", dev_text) if isinstance(r, Record)]
     _, questions = in_process.load_squad(args.data)
     dev = questions["dev"][:: max(1, args.every)]

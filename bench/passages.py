@@ -33,9 +33,9 @@ def whole_word_tokens(offsets: Sequence[Sequence[int]], limit: int) -> int:
 
 
 def article_text(sample: Path = SAMPLE, title: str = ARTICLE) -> str:
-    data = json.loads(sample.read_text(encoding="utf-8"))["data"]
-    article = next(a for a in data if a["title"] == title)
-    return "\n\n".join(p["context"] for p in article["paragraphs"])
+    from build_model.squad import load_squad
+
+    return "\n\n".join(p.context for p in load_squad(sample).paragraphs.values() if p.title == title)
 
 
 def make_passages(tokenizer, question: str, text: str, window_lengths: Sequence[int],

@@ -6,7 +6,6 @@ A question is sent with its paragraph as ``context``, with its paragraph's
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,18 +17,12 @@ KINDS = ("context", "passage", "retrieval")
 
 def sample_questions(path: Path = SAMPLE) -> list[dict]:
     """(question, paragraph text, passage id) of every question in a SQuAD file, ids as ingestion makes them."""
-    from function.ingest.json_input import parse_text
+    from bench.in_process import passage_id
+    from build_model.squad import load_squad
 
-    records = {r.id: r for r in parse_text(str(path), path.read_text(encoding="utf-8")) if hasattr(r, "text")}
-    data = json.loads(path.read_text(encoding="utf-8"))["data"]
-    out = []
-    for article in data:
-        for p, paragraph in enumerate(article["paragraphs"]):
-            pid = f"{article['title'].replace('/', '_')}-{p:04d}"
-            assert records[pid].text == paragraph["context"], pid
-            out += [{"question": qa["question"], "context": paragraph["context"], "passage_id": pid}
-                    for qa in paragraph["qas"]]
-    return out
+    split = load_squad(path)
+    return [{"question": q.question, "context": split.paragraphs[q.paragraph_id].context,
+             "passage_id": passage_id(split.paragraphs[q.paragraph_id])} for q in split.questions]
 
 
 def payload(kind: str, q: dict) -> dict:

@@ -19,7 +19,6 @@ a question may share, not with passages about its subject.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -49,19 +48,18 @@ class Passage:
 
 def squad_passages(path: Path, prefix: str = "") -> list[Passage]:
     """A SQuAD file's paragraphs, with the ids ingestion gives them (``prefix`` before each)."""
-    from function.ingest.json_input import squad_id
+    from bench.in_process import passage_id
+    from build_model.squad import load_squad
 
-    data = json.loads(path.read_text(encoding="utf-8"))["data"]
-    return [Passage(prefix + squad_id(a["title"], i), a["title"].replace("_", " "), p["context"])
-            for a in data for i, p in enumerate(a["paragraphs"])]
+    return [Passage(prefix + passage_id(p), p.title.replace("_", " "), p.context)
+            for p in load_squad(path).paragraphs.values()]
 
 
 def dev_questions(path: Path) -> list[dict]:
-    from function.ingest.json_input import squad_id
+    """Its questions with their gold paragraph's id (``bench.in_process.squad_questions``)."""
+    from bench.in_process import squad_questions
 
-    data = json.loads(path.read_text(encoding="utf-8"))["data"]
-    return [{"question": qa["question"], "gold": squad_id(a["title"], i), "answers": [x["text"] for x in qa["answers"]]}
-            for a in data for i, p in enumerate(a["paragraphs"]) for qa in p["qas"]]
+    return squad_questions(path)
 
 
 def fetch_brown(folder: Path) -> Path:
