@@ -237,7 +237,7 @@ def markdown(result: dict) -> str:
 
 
 def main(argv=None) -> int:
-    from harness.firestore import FirestoreEmulator, emulator_env
+    from harness.firestore import running_emulator
 
     argv = sys.argv[1:] if argv is None else list(argv)
     p = argparse.ArgumentParser(prog="python -m bench cost", description=__doc__,
@@ -257,14 +257,10 @@ def main(argv=None) -> int:
     questions = sample_questions()
     if not 1 <= args.questions < len(questions):
         p.error(f"--questions must be between 1 and {len(questions) - 1} (the sample has {len(questions)})")
-    with tempfile.TemporaryDirectory() as tmp:
-        emulator = FirestoreEmulator(Path(tmp) / "emulator.log").start()
-        try:
-            env = {**emulator_env(emulator), "QA_ARTIFACT_DIR": str(args.artifact.resolve())}
-            ingest(env, str(SAMPLE), "--quiet", "--artifact", str(args.artifact), check=True)
-            measured = measure(env, questions, args, Path(tmp))
-        finally:
-            emulator.stop()
+    with tempfile.TemporaryDirectory() as tmp, running_emulator(Path(tmp) / "emulator.log") as emulator:
+        env = {**emulator, "QA_ARTIFACT_DIR": str(args.artifact.resolve())}
+        ingest(env, str(SAMPLE), "--quiet", "--artifact", str(args.artifact), check=True)
+        measured = measure(env, questions, args, Path(tmp))
     result = {"command": "python -m bench cost " + shlex.join(argv if argv is not None else sys.argv[1:]),
               "artifact": str(args.artifact), "questions": args.questions, "cpus": args.cpus, "vcpus": args.vcpus,
               "memory_gib": args.memory_gib, "machine": machine.describe(), "prices_consulted": prices.CONSULTED,

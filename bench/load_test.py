@@ -134,7 +134,7 @@ def env_pair(text: str) -> tuple[str, str]:
 
 
 def main(argv=None) -> int:
-    from harness.firestore import FirestoreEmulator, emulator_env
+    from harness.firestore import running_emulator
 
     p = argparse.ArgumentParser(prog="python -m bench load", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -150,15 +150,10 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
 
     questions = sample_questions()
-    with tempfile.TemporaryDirectory() as tmp:
-        emulator = FirestoreEmulator(Path(tmp) / "emulator.log").start()
-        try:
-            env = emulator_env(emulator)
-            ingest(env, str(SAMPLE), "--quiet", "--artifact", str(args.artifact), check=True)
-            phases = {"on": one_phase(True, args.artifact, env, questions, args),
-                      "off": one_phase(False, args.artifact, env, questions, args)}
-        finally:
-            emulator.stop()
+    with tempfile.TemporaryDirectory() as tmp, running_emulator(Path(tmp) / "emulator.log") as env:
+        ingest(env, str(SAMPLE), "--quiet", "--artifact", str(args.artifact), check=True)
+        phases = {"on": one_phase(True, args.artifact, env, questions, args),
+                  "off": one_phase(False, args.artifact, env, questions, args)}
     result = {"command": "python -m bench load " + shlex.join(argv if argv is not None else sys.argv[1:]),
               "artifact": str(args.artifact), "clients": args.clients, "seconds": args.seconds,
               "env": dict(args.env), "machine": machine.describe(),

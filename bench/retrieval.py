@@ -234,14 +234,14 @@ def abstention_figures(rows: list[dict], golds: dict[str, list[str]], threshold:
 
 def firestore_run(env: dict, records: list, questions: list[dict], sqlite_ranked: list[list[str]],
                   work: Path) -> dict:
-    from harness.firestore import FirestoreEmulator, emulator_env
+    import contextlib
 
-    emulator = None
-    if not os.environ.get("FIRESTORE_EMULATOR_HOST"):
-        log("starting the Firestore emulator")
-        emulator = FirestoreEmulator(work / "firestore-emulator.log").start(timeout_s=120)
-        os.environ.update(emulator_env(emulator))
-    try:
+    from harness.firestore import running_emulator
+
+    with contextlib.ExitStack() as running:
+        if not os.environ.get("FIRESTORE_EMULATOR_HOST"):  # else the emulator it names
+            log("starting the Firestore emulator")
+            running.enter_context(running_emulator(work / "firestore-emulator.log", timeout_s=120, in_process=True))
         service = open_service({**env, "QA_STORE": "firestore", "GOOGLE_CLOUD_PROJECT":
                                 os.environ.get("GOOGLE_CLOUD_PROJECT", "demo-qa-bench")})
         log(f"ingesting {len(records)} paragraphs into {service.rt.store().description}")
@@ -251,9 +251,6 @@ def firestore_run(env: dict, records: list, questions: list[dict], sqlite_ranked
         same = sum(a == b for a, b in zip(ranked, sqlite_ranked)) / len(questions)
         return {"ingest_s": round(seconds, 1), "recall": recall(questions, ranked),
                 "retrieve_ms": latency_summary(times, 3), "same_top10_as_sqlite": round(same, 4)}
-    finally:
-        if emulator is not None:
-            emulator.stop()
 
 
 # -- report ----------------------------------------------------------------

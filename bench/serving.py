@@ -145,18 +145,14 @@ def run(args, argv: list[str], log=print) -> dict:
 
 def firestore_latency(ours: Contender, env: dict, args, tmp: Path, made: list[dict], log) -> dict:
     """Warm latency of our function with its passages in the Firestore emulator (no throughput series)."""
-    from harness.firestore import FirestoreEmulator, emulator_env
+    from harness.firestore import running_emulator
 
-    emulator = FirestoreEmulator(tmp / "firestore-emulator.log")
     log("starting the Firestore emulator")
-    emulator.start(timeout_s=120)
-    try:
-        fs_env = {**env, **emulator_env(emulator)}
+    with running_emulator(tmp / "firestore-emulator.log", timeout_s=120) as emulator:
+        fs_env = {**env, **emulator}
         contenders.ingest(fs_env, args.artifact.resolve(), tmp, sorted(args.lengths))
-        contender = Contender(ours.name, ours.label, ours.source, {**ours.env, **emulator_env(emulator)})
+        contender = Contender(ours.name, ours.label, ours.source, {**ours.env, **emulator})
         w = warm.measure(contender, fs_env, made, args.requests, args.warmup, [], 0, log)
-    finally:
-        emulator.stop()
     return {**w, "store": "firestore"}
 
 

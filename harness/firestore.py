@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 from harness.launch import free_port, listening, stop_group
@@ -96,3 +98,23 @@ def emulator_env(emulator: FirestoreEmulator) -> dict:
     """The environment that points the function (and its ingestion) at the emulator."""
     return {"FIRESTORE_EMULATOR_HOST": emulator.host, "GOOGLE_CLOUD_PROJECT": EMULATOR_PROJECT,
             "QA_STORE": "firestore"}
+
+
+@contextlib.contextmanager
+def running_emulator(log_path: Path, timeout_s: float = 60.0, in_process: bool = False) -> Iterator[dict]:
+    """A Firestore emulator for the ``with`` block, stopped after it; yields ``emulator_env``, the environment
+    that points the function (a server, an ingestion) at it. ``in_process``: also set it in this process's
+    ``os.environ`` for the block (a service opened in this process reads it there), and put back what was there."""
+    emulator = FirestoreEmulator(log_path).start(timeout_s=timeout_s)
+    env = emulator_env(emulator)
+    saved = {name: os.environ.get(name) for name in env} if in_process else {}
+    os.environ.update(env if in_process else {})
+    try:
+        yield env
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        emulator.stop()

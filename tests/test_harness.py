@@ -80,3 +80,36 @@ def test_cpus_run_the_server_under_taskset_on_the_first_allowed_cpus():
     finally:
         restricted.close()
         free.close()
+
+
+def test_running_emulator_stops_it_and_puts_the_environment_back(monkeypatch, tmp_path):
+    """The one way bench starts an emulator around a run: stopped however the block ends, and with
+    ``in_process`` its variables set in os.environ for the block only."""
+    from harness import firestore
+
+    events = []
+
+    class FakeEmulator:
+        host = "127.0.0.1:9999"
+
+        def __init__(self, log_path, rules=None):
+            events.append(("made", log_path))
+
+        def start(self, timeout_s=60.0):
+            events.append(("start", timeout_s))
+            return self
+
+        def stop(self):
+            events.append(("stop",))
+
+    monkeypatch.setattr(firestore, "FirestoreEmulator", FakeEmulator)
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "mine")
+    monkeypatch.delenv("FIRESTORE_EMULATOR_HOST", raising=False)
+    with pytest.raises(RuntimeError), firestore.running_emulator(tmp_path / "e.log", 5, in_process=True) as env:
+        assert env["FIRESTORE_EMULATOR_HOST"] == "127.0.0.1:9999" == os.environ["FIRESTORE_EMULATOR_HOST"]
+        assert os.environ["GOOGLE_CLOUD_PROJECT"] == firestore.EMULATOR_PROJECT
+        raise RuntimeError("the run failed")
+    assert events == [("made", tmp_path / "e.log"), ("start", 5), ("stop",)]
+    assert "FIRESTORE_EMULATOR_HOST" not in os.environ and os.environ["GOOGLE_CLOUD_PROJECT"] == "mine"
+    with firestore.running_emulator(tmp_path / "e.log") as env:  # not in_process: os.environ untouched
+        assert env["QA_STORE"] == "firestore" and "FIRESTORE_EMULATOR_HOST" not in os.environ
