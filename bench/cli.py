@@ -30,7 +30,6 @@ COMMANDS = {
     "stand-in": ("bench.standin", "an int8 artifact of the shipped shape from a public encoder (junk answers)"),
     "cost": ("bench.cost", "dollars per million questions on Cloud Run + Firestore from measured instance time and "
                            "counted Firestore operations, by request kind and answer-cache hit rate"),
-    "logs": ("bench.logs", "the dashboard's figures (log-based metrics) from a log file of the function, and a chart"),
     "all": ("bench.measure_all", "every measurement the README cites, one after the other, a log each"),
 }
 DEFAULT = "serving"

@@ -24,7 +24,7 @@
 # The filled-in dashboard and policy files go to --out DIR (default: a temporary
 # folder, removed at the end; under --dry-run build/monitoring/, to be read).
 # --skip-api: do not enable monitoring.googleapis.com (infra/setup.sh enables the APIs).
-# Settings: see infra/lib.sh. Check the metrics locally: python -m bench logs LOGFILE.
+# Settings: see infra/lib.sh. Check the metrics locally: python -m infra.monitoring.logs LOGFILE.
 set -euo pipefail
 # shellcheck source=infra/lib.sh
 source "$(dirname "$0")/lib.sh"

@@ -1,4 +1,4 @@
-"""infra/monitoring.sh and infra/monitoring/ (log-based metrics, dashboard, alert policies), bench/logs.py.
+"""infra/monitoring.sh and infra/monitoring/ (log-based metrics, dashboard, alert policies, logs.py).
 
 The dry runs use tests/test_infra.py's stand-in gcloud; the metric definitions
 are checked against the log lines a real functions-framework process writes
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from bench import logs as bench_logs
 from harness.client import post
 from harness.launch import FunctionServer
+from infra.monitoring import logs as monitoring_logs
 from tests.support import fake_tools
 from tests.test_infra import INFRA, PROJECT, DryRun, _clean_env, _find, _flag, _one
 
@@ -151,13 +151,13 @@ def test_metric_file_is_a_log_metric_the_summariser_reads(path):
     config = json.loads(path.read_text())
     assert config["name"] == path.stem and re.fullmatch(r"qa_[a-z_]+", path.stem)
     assert config["filter"].startswith('resource.type="cloud_run_revision" AND ')
-    terms = bench_logs.parse_filter(config["filter"])  # only the subset both sides understand
+    terms = monitoring_logs.parse_filter(config["filter"])  # only the subset both sides understand
     assert any(t.path.startswith("jsonPayload.") for t in terms)
     descriptor = config["metricDescriptor"]
     assert descriptor["metricKind"] == "DELTA" and descriptor["valueType"] in ("DISTRIBUTION", "INT64")
     assert {label["key"] for label in descriptor["labels"]} == set(config.get("labelExtractors") or {})
     for extractor in (config.get("labelExtractors") or {}).values():
-        bench_logs.Extractor.parse(extractor)
+        monitoring_logs.Extractor.parse(extractor)
     if descriptor["valueType"] == "DISTRIBUTION":
         assert config["valueExtractor"].startswith("EXTRACT(jsonPayload.")
         if descriptor["unit"] == "ms":
@@ -193,13 +193,13 @@ def test_the_dashboard_shows_every_metric_and_cloud_runs_own():
 
 @pytest.fixture(scope="module")
 def served_log(tiny_artifact, firestore_emulator, tmp_path_factory):
-    """A log of bench.logs.DEMO_REQUESTS served with the tiny artifact from the Firestore emulator (so that
+    """A log of infra.monitoring.logs.DEMO_REQUESTS served with the tiny artifact from the Firestore emulator (so that
     the request lines count Firestore reads), then a failed eager load."""
     from harness.firestore import emulator_env
 
     folder = tmp_path_factory.mktemp("monitoring")
     firestore_emulator.reset()
-    log = bench_logs.demo(folder / "demo", tiny_artifact.folder, emulator_env(firestore_emulator))
+    log = monitoring_logs.demo(folder / "demo", tiny_artifact.folder, emulator_env(firestore_emulator))
     broken = folder / "broken.log"
     env = {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(folder / "broken.sqlite"),
            "QA_EAGER_LOAD": "1", "QA_ARTIFACT_DIR": str(folder / "none"), "PYTHONPATH": None}
@@ -215,9 +215,9 @@ def served_log(tiny_artifact, firestore_emulator, tmp_path_factory):
 
 
 def test_the_figures_match_the_requests_made(served_log):
-    entries, skipped = bench_logs.read_entries(served_log)
+    entries, skipped = monitoring_logs.read_entries(served_log)
     assert skipped >= 1
-    s = bench_logs.summarise(entries, skipped)
+    s = monitoring_logs.summarise(entries, skipped)
     assert {k: (v["count"], v["cache_hits"]) for k, v in s["by_kind"].items()} == {
         "context": (2, 1), "passage_ids": (2, 1), "retrieval": (1, 0)}
     assert s["answers"] == 5 and s["cache"] == {"hit": 2, "miss": 3, "hit_rate": 0.4}
@@ -228,7 +228,7 @@ def test_the_figures_match_the_requests_made(served_log):
     assert cold["count"] == 1 and cold["eager"] == {"false": 1} and cold["first_answers"] == 1
     assert 0 < cold["model_load_ms"]["p50"] <= cold["time_to_ready_ms"]["p50"]
     assert s["load_failures"] == 1
-    assert all(s["by_kind"][k]["p50"] > 0 for k in bench_logs.KINDS)
+    assert all(s["by_kind"][k]["p50"] > 0 for k in monitoring_logs.KINDS)
     # Firestore reads: none for a question with its context, the two named passages on the passage_ids
     # miss and none on its in-process cache hit, the retrieved passages (and the index) for the question alone
     reads = s["store_reads"]
@@ -248,21 +248,21 @@ def _paths(config: dict) -> set[str]:
 @pytest.mark.parametrize("path", METRIC_FILES, ids=lambda p: p.stem)
 def test_every_field_a_metric_reads_is_in_the_lines_it_matches(served_log, path):
     """A field the function renames or drops fails here, not silently on the dashboard."""
-    entries, _ = bench_logs.read_entries(served_log)
-    metric = bench_logs.Metric.load(path)
+    entries, _ = monitoring_logs.read_entries(served_log)
+    metric = monitoring_logs.Metric.load(path)
     matched = [e for e in entries if metric.matches(e)]
     assert matched, f"{path.stem} matches none of the function's lines"
     config = json.loads(path.read_text())
     for field in _paths(config):
-        present = [e for e in matched if bench_logs.field_value(e, field) is not bench_logs._MISSING]
+        present = [e for e in matched if monitoring_logs.field_value(e, field) is not monitoring_logs._MISSING]
         assert present, f"{path.stem}: no line it matches has {field}"
     for key, extractor in metric.labels.items():
         assert all(extractor(e) not in (None, "") for e in matched), f"{path.stem}: label {key} is empty"
 
 
 def test_the_error_code_label_is_the_http_status(served_log):
-    entries, _ = bench_logs.read_entries(served_log)
-    metric = bench_logs.Metric.load(MONITORING / "metrics" / "qa_errors.json")
+    entries, _ = monitoring_logs.read_entries(served_log)
+    metric = monitoring_logs.Metric.load(MONITORING / "metrics" / "qa_errors.json")
     errors = [e for e in entries if metric.matches(e)]
     assert len(errors) == 4
     for e in errors:
@@ -272,7 +272,7 @@ def test_the_error_code_label_is_the_http_status(served_log):
 
 def test_a_cloud_logging_export_gives_the_same_figures(served_log, tmp_path):
     """gcloud logging read --format=json: special fields (severity, httpRequest) lifted out of jsonPayload."""
-    entries, skipped = bench_logs.read_entries(served_log)
+    entries, skipped = monitoring_logs.read_entries(served_log)
     exported = []
     for e in entries:
         payload = {k: v for k, v in e.items() if k not in ("severity", "httpRequest")}
@@ -283,12 +283,12 @@ def test_a_cloud_logging_export_gives_the_same_figures(served_log, tmp_path):
         exported.append(entry)
     export = tmp_path / "export.json"
     export.write_text(json.dumps(exported))
-    again, _ = bench_logs.read_entries(export)
-    assert bench_logs.summarise(again, skipped) == bench_logs.summarise(entries, skipped)
+    again, _ = monitoring_logs.read_entries(export)
+    assert monitoring_logs.summarise(again, skipped) == monitoring_logs.summarise(entries, skipped)
 
 
 def test_the_command_writes_markdown_json_and_a_chart(served_log, tmp_path, capsys):
-    assert bench_logs.main([str(served_log), "--out", str(tmp_path)]) == 0
+    assert monitoring_logs.main([str(served_log), "--out", str(tmp_path)]) == 0
     printed = capsys.readouterr().out
     md = (tmp_path / "summary.md").read_text()
     assert printed == md
@@ -300,21 +300,25 @@ def test_the_command_writes_markdown_json_and_a_chart(served_log, tmp_path, caps
 
 def test_without_matplotlib_the_markdown_says_so(served_log, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    assert bench_logs.main([str(served_log), "--out", str(tmp_path)]) == 0
+    assert monitoring_logs.main([str(served_log), "--out", str(tmp_path)]) == 0
     assert "No chart: matplotlib is not installed" in (tmp_path / "summary.md").read_text()
     assert not (tmp_path / "summary.png").exists()
 
 
-def test_python_m_bench_lists_the_logs_command():
+def test_the_logs_tool_runs_as_a_module_beside_the_metrics_it_reads(repo, tmp_path):
+    """``python -m infra.monitoring.logs`` from the checkout; ``python -m bench`` no longer lists it."""
     from bench.cli import COMMANDS
 
-    assert COMMANDS["logs"][0] == "bench.logs"
+    done = subprocess.run([sys.executable, "-m", "infra.monitoring.logs", "--help"], cwd=repo, capture_output=True,
+                          text=True, check=True)
+    assert "python -m infra.monitoring.logs" in done.stdout and "logs" not in COMMANDS
+    assert monitoring_logs.METRICS_DIR == MONITORING / "metrics"
 
 
 @pytest.mark.parametrize("text", ['jsonPayload.a=1 OR jsonPayload.b=2', 'NOT jsonPayload.a:*', '(jsonPayload.a>1)'])
 def test_filters_beyond_the_checked_subset_are_refused(text):
     with pytest.raises(ValueError):
-        bench_logs.parse_filter(text)
+        monitoring_logs.parse_filter(text)
 
 
 def test_files_parse_as_their_api_messages(dry, tmp_path):

@@ -1,9 +1,10 @@
-"""``python -m bench logs LOGFILE [--out DIR]``: the dashboard's figures from a log file of the function.
+"""``python -m infra.monitoring.logs LOGFILE [--out DIR]``: the dashboard's figures from a log file of the function.
 
 Reads the function's JSON log lines (the stdout of functions-framework or
 gunicorn, one JSON object a line; other lines are skipped), or a
 ``gcloud logging read --format=json`` export, and applies the log-based metrics
-of ``infra/monitoring/metrics/*.json`` to them: each metric's filter, value
+of ``metrics/*.json`` beside this file (``infra/monitoring/``, which
+``infra/monitoring.sh`` deploys) to them: each metric's filter, value
 extractor and label extractors, as Cloud Logging would. So the figures are
 the dashboard's, without a cloud account: answers and latency p50/p90/p99 by
 kind, model run, passage fetch and retrieval time, the answer cache hit rate,
@@ -17,7 +18,7 @@ Writes ``summary.md``, ``summary.json`` and ``summary.png`` (matplotlib,
 imported only here; without it the chart is left out and the summary says so)
 into ``--out`` (default: the log file's folder) and prints the Markdown.
 
-``python -m bench logs --demo [--artifact DIR] [--out DIR]`` makes such a log
+``python -m infra.monitoring.logs --demo [--artifact DIR] [--out DIR]`` makes such a log
 first: it serves an artifact locally (functions-framework, the SQLite store
 with samples/squad_sample.json) and sends ``DEMO_REQUESTS`` (every request kind,
 repeated questions for cache hits, three kinds of bad request), then
@@ -36,7 +37,7 @@ from pathlib import Path
 
 from harness.paths import ARTIFACT, REPO, SAMPLE
 
-METRICS_DIR = REPO / "infra" / "monitoring" / "metrics"
+METRICS_DIR = Path(__file__).resolve().parent / "metrics"  # the log-based metrics infra/monitoring.sh deploys
 KINDS = ("context", "passage_ids", "retrieval")
 STAGES = ("inference", "fetch", "retrieve")
 SEVERITIES = ("DEFAULT", "DEBUG", "INFO", "NOTICE", "WARNING", "ERROR", "CRITICAL", "ALERT", "EMERGENCY")
@@ -239,19 +240,13 @@ def _from_log_entry(entry: dict) -> dict:
 
 # ---- the figures --------------------------------------------------------------------------
 
-def percentile(values: list[float], p: float) -> float | None:
-    """Linear interpolation between the closest ranks (numpy's default)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = (len(ordered) - 1) * p / 100
-    low, high = math.floor(rank), math.ceil(rank)
-    return round(ordered[low] + (ordered[high] - ordered[low]) * (rank - low), 2)
-
-
 def _spread(values: list[float], ps=(50, 90, 99)) -> dict:
+    """The count, the percentiles ``ps`` (``bench.stats.percentile``: linear between the closest ranks, as numpy
+    by default) and the largest, to 0.01 (None where there are no values)."""
+    from bench.stats import percentile
+
     out: dict = {"count": len(values)}
-    out.update({f"p{p}": percentile(values, p) for p in ps})
+    out.update({f"p{p}": round(percentile(values, p), 2) if values else None for p in ps})
     out["max"] = round(max(values), 2) if values else None
     return out
 
@@ -311,7 +306,7 @@ def markdown(s: dict, source: str, chart: str | None) -> str:
     lines = [f"# Function log summary: `{source}`", "",
              f"{s['lines']} JSON log lines ({s['skipped_lines']} other lines skipped); {s['requests']} requests, "
              f"{s['answers']} answered. Figures from the log-based metrics in `infra/monitoring/metrics/` "
-             "(`python -m bench logs`).", "",
+             "(`python -m infra.monitoring.logs`).", "",
              "## Answers by kind (latency_ms, ms)", "",
              "| kind | answers | cache hits | p50 | p90 | p99 | max |", "|---|---:|---:|---:|---:|---:|---:|"]
     for kind, k in s["by_kind"].items():
@@ -440,18 +435,15 @@ def demo(out: Path, artifact: Path, store: dict | None = None) -> Path:
 def _demo_on(store: str, out: Path, artifact: Path) -> Path:
     if store == "sqlite":
         return demo(out, artifact)
-    from harness.firestore import FirestoreEmulator, emulator_env
+    from harness.firestore import running_emulator
 
-    with tempfile.TemporaryDirectory(prefix="qa-logs-emulator-") as scratch:
-        emulator = FirestoreEmulator(Path(scratch) / "emulator.log").start()
-        try:
-            return demo(out, artifact, emulator_env(emulator))
-        finally:
-            emulator.stop()
+    with tempfile.TemporaryDirectory(prefix="qa-logs-emulator-") as scratch, \
+            running_emulator(Path(scratch) / "emulator.log") as env:
+        return demo(out, artifact, env)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench logs", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m infra.monitoring.logs", description=__doc__.split("\n\n")[0])
     parser.add_argument("logfile", type=Path, nargs="?",
                         help="the function's output (JSON lines), or a gcloud logging export")
     parser.add_argument("--out", type=Path, help="folder for summary.md/.json/.png (default: the log's folder)")
