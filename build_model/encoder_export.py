@@ -20,7 +20,6 @@ path is an argument: the module knows no checkout (``bench`` passes its own).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
 import sys
@@ -122,6 +121,7 @@ def export(source: Path, work: Path, max_tokens: int) -> tuple[Path, object, dic
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    from function.model.artifact import sha256_file
     from function.retrieval.encoder import MANIFEST_FILE, MODEL_FILE, TOKENIZER_FILE, SentenceEncoder
 
     weights = args.source / "model.safetensors"
@@ -132,7 +132,7 @@ def main(argv=None) -> int:
         staged.mkdir()
         shutil.copy(int8, staged / MODEL_FILE)
         shutil.copy(args.source / TOKENIZER_FILE, staged / TOKENIZER_FILE)
-        manifest = {"source": str(args.source), "source_sha256": hashlib.sha256(weights.read_bytes()).hexdigest(),
+        manifest = {"source": str(args.source), "source_sha256": sha256_file(weights),
                     "max_tokens": args.max_tokens, "dim": model.config.hidden_size, "pooling": "mean, unit length",
                     "quantization": quantization, "model_bytes": (staged / MODEL_FILE).stat().st_size}
         (staged / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")

@@ -24,6 +24,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from function.model.artifact import sha256_file
+
 
 class FetchError(RuntimeError):
     """A part could not be downloaded, or a file does not match its pinned sha256."""
@@ -57,14 +59,6 @@ ENCODERS = {
 }
 
 
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def verify(dest: Path, spec: PartedEncoder) -> list[str]:
     """Problems with an assembled folder (missing files, wrong size or sha256); empty when it is good."""
     problems = []
@@ -74,7 +68,7 @@ def verify(dest: Path, spec: PartedEncoder) -> list[str]:
             problems.append(f"{path}: missing")
         elif path.stat().st_size != size:
             problems.append(f"{path}: {path.stat().st_size} bytes, expected {size}")
-        elif _sha256_file(path) != digest:
+        elif sha256_file(path) != digest:
             problems.append(f"{path}: sha256 does not match the pinned {digest[:12]}...")
     return problems
 

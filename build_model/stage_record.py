@@ -12,13 +12,12 @@ import hashlib
 import json
 from pathlib import Path
 
+from function.model.artifact import sha256_file
+
 
 def file_sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    """A file's sha256, hex (``function.model.artifact.sha256_file``: the artifact's own hashes are the same)."""
+    return sha256_file(Path(path))
 
 
 def source_fingerprint(model: str) -> str:
