@@ -16,7 +16,7 @@ with no passage ids through the function's own code in this process
                   questions, dev shown beside
   span ranking    F1 with the retrieved passages' spans ranked by the reader's
                   probabilities alone and by logits + w * BM25 for several w
-                  (``function/retrieval/fusion.py``): 1,000 train questions choose,
+                  (``function/retrieval/span_bias.py``): 1,000 train questions choose,
                   dev shown beside; one model run per question, decoded each way
   abstention      at the no-answer threshold (``--no-answer-threshold``, default the
                   artifact's ``no_answer.threshold``; skipped without one): the share of
@@ -137,7 +137,7 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
     from build_model.evaluation.metrics import squad_scores
     from function.errors import NotFound
     from function.model.reader import PassageTokens, answers_from_logits, prepare
-    from function.retrieval import fusion
+    from function.retrieval import span_bias
 
     model = service.rt.model()
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
@@ -155,14 +155,14 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
             batch = prepare(q_ids, passages, model.spec)
             start, end = model.infer(batch)
             for w in FUSION_WEIGHTS:
-                bias = None if w is None else fusion.passage_bias([scores[p.id] for p in stored], w)
+                bias = None if w is None else span_bias.passage_bias([scores[p.id] for p in stored], w)
                 found = answers_from_logits(start, end, batch, passages, 1, max_tokens, bias,
                                             texts=[p.text for p in stored])
                 predictions[w][split][q["id"]] = (stored[found[0].passage].text[found[0].start:found[0].end]
                                                   if found else "")
     rows = []
     for w in FUSION_WEIGHTS:
-        row = {"bm25_weight": w, "shipped": w == fusion.BM25_WEIGHT}
+        row = {"bm25_weight": w, "shipped": w == span_bias.BM25_WEIGHT}
         for split, qs in questions.items():
             golds = {q["id"]: q["answers"] for q in qs}
             row[split] = round(squad_scores(predictions[w][split], golds)["f1"], 2)
@@ -295,7 +295,7 @@ def markdown(result: dict) -> str:
     if result.get("fusion_variants"):
         n_train = result["fusion_train_questions"]
         lines += ["", f"Ranking the spans of the top {read['top_k_passages']} passages (F1; chosen on "
-                      f"{n_train:,} train questions, `function/retrieval/fusion.py`):", "",
+                      f"{n_train:,} train questions, `function/retrieval/span_bias.py`):", "",
                   "| ranking | train F1 | dev F1 |", "|---|---|---|"]
         for v in result["fusion_variants"]:
             w = v["bm25_weight"]

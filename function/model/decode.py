@@ -18,7 +18,7 @@ softmax over every candidate span of the batch. The per-window normalisation
 above ranks spans from passages the model has never seen the answer in too
 high (a SQuAD model rarely meets a window without the answer in training);
 the raw logits plus the retrieval score rank them better
-(``function/retrieval/fusion.py`` has the measurements).
+(``function/retrieval/span_bias.py`` has the measurements).
 
 Whether the passages hold an answer at all is a separate score
 (``null_score``): in each window, the [CLS] score against the window's own best

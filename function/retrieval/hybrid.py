@@ -29,7 +29,7 @@ throw away how far apart two scores are; the mix keeps it, so a passage that
 both searches like outranks one that shares a word with the question and little else.
 
 What the reader adds to its spans' logits stays each passage's BM25 score
-(``fusion.passage_bias``, chosen for BM25): ``Hit.score`` of a fused hit is its
+(``span_bias.passage_bias``, chosen for BM25): ``Hit.score`` of a fused hit is its
 BM25 score, so the reader ranks spans as it does without vectors; only which
 passages it reads changes.
 

@@ -312,9 +312,9 @@ class QAService:
     def _read_retrieved(self, hits: list[Hit], n_question: int,
                         model: Model) -> tuple[list[Passage], list[dict], np.ndarray]:
         """The retrieved passages, best first, as many as fit one model run (QA_MAX_WINDOWS; at least
-        one), what the reply says about them, and their spans' bias (``function.retrieval.fusion``)."""
+        one), what the reply says about them, and their spans' bias (``function.retrieval.span_bias``)."""
         from function.model.windows import window_starts
-        from function.retrieval.fusion import passage_bias
+        from function.retrieval.span_bias import passage_bias
 
         stored = self._fetch(tuple(h.passage_id for h in hits), model.tokenizer.fingerprint, missing_ok=True)
         if len(stored) < len(hits):  # the index is ahead of the store (or the store behind it): read the others

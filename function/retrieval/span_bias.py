@@ -1,4 +1,7 @@
-"""How retrieval and reading are combined when a question is asked without passage ids.
+"""Span bias: how retrieval and reading are combined when a question is asked without passage ids.
+
+(Not the hybrid index's mix of two rankings, ``hybrid``: this is what the reader adds to each retrieved
+passage's spans, whichever index retrieved them.)
 
 The retrieved passages go through one model run, and their spans are ranked by
 
