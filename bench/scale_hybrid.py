@@ -27,11 +27,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from function.retrieval.hybrid import DEPTH
 from harness.paths import REPO, SENTENCE_MODEL, SQUAD
 
 CACHE = REPO / "build" / "scale" / "embeddings"
-DEPTH = 20  # each ranking's depth; recall@20 is read from the same lists
-KS = (5, 20)
+KS = (5, 20)  # recall@5 and @20, both from each ranking's DEPTH (the function's) passages
 BATCH = 256
 
 
