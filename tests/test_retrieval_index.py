@@ -194,3 +194,24 @@ def test_firestore_search_refuses_postings_torn_between_two_rewrites(firestore_e
         store.index.search(["common"], 3)
     assert info.value.http_status == 503
     store.close()
+
+
+def test_every_index_answers_a_question_through_the_searcher_protocol(tmp_path):
+    """The four indexes are ``Searcher``s; the BM25 ones read a question alone by its terms, as ``search`` does,
+    which is what ``QAService.retrieve`` calls whatever index is configured."""
+    from function.retrieval.firestore_terms import TermIndex
+    from function.retrieval.fts5 import Fts5Index
+    from function.retrieval.hybrid import HybridIndex
+    from function.retrieval.lance_index import LanceIndex
+    from function.retrieval.searcher import Searcher
+    from function.store.sqlite import SqliteStore
+
+    assert all(Searcher in kind.__mro__ for kind in (Fts5Index, TermIndex, LanceIndex, HybridIndex))
+    assert HybridIndex.search_question is not Searcher.search_question  # it embeds the question too
+    store = SqliteStore(tmp_path / "p.sqlite")
+    store.upsert_many(passages(CORPUS))
+    terms = query_terms("Who founded Normandy?")
+    assert isinstance(store.index, Fts5Index) and store.index.description == store.description
+    assert store.index.search_question("Who founded Normandy?", terms, 2) == store.index.search(terms, 2)
+    assert [h.passage_id for h in store.index.search(terms, 2)] == ["b", "a"]
+    store.close()
