@@ -176,6 +176,8 @@ def build_page(source: Source, rel: str, data: bytes, tokenizer, budget: tuple[i
         i, s, e = where
         context = page.passages[i]
         text = context[s:e]
+        if "\n\n" in text:  # an answer never runs across two paragraphs
+            continue
         assert context[s:s + len(text)] == text
         qa = {"id": qid(title, spec.question, text), "question": spec.question,
               "answers": [{"text": text, "answer_start": s}], "is_impossible": False, "kind": spec.kind}

@@ -325,7 +325,8 @@ aria2 1.36.0-1
 at 3.2.5-1+b1
 avahi-utils 0.8-10+deb12u1
 bash 5.2.15-2+b13
-bind9-binutils 2.40-2
+bind9-dnsutils 1:9.18.49-1~deb12u1
+binutils 2.40-2
 borgbackup 1.2.4-1
 btrfs-progs 6.2-1+deb12u2
 bzip2 1.0.8-5+b1

@@ -99,7 +99,7 @@ _ABBREV = re.compile(r"\b(e\.g|i\.e|etc|vs|cf|approx|incl|ca)\.$", re.I)
 def first_sentence(text: str, max_words: int = 30) -> str:
     """The first sentence, without its final stop; '' if it is longer than ``max_words`` words."""
     text = norm(text)
-    for m in re.finditer(r"[.!?](?=\s+[A-Z(`\"']|\s*$)|:(?=\s*$)", text):
+    for m in re.finditer(r"[.!?](?=\s+[A-Z(`\"'\[]|\s*$)|:(?=\s*$)", text):
         if _ABBREV.search(text[: m.end()]) or re.search(r"\d\.$", text[: m.end()]):
             continue
         text = text[: m.start()]
@@ -245,7 +245,7 @@ def which_questions(entry: Entry, rng: random.Random, package: str = "") -> list
     desc_key = _key_phrase(entry.description)
     for form in forms:
         question = _q(form)
-        if not _leaks(question, entry) and len(question.split()) <= 40:
+        if not _leaks(question, entry) and len(question.split()) <= 30:
             out.append(QSpec(question, answer, entry.signature, offset, kind, musts=[desc_key]))
             break
     if pred.np and entry.role in ("class", "exception", "attribute", "property", "setting", "type") \
@@ -397,7 +397,7 @@ def default_questions(entry: Entry, rng: random.Random) -> list[QSpec]:
         if not m:
             continue
         value = re.split(r"\s+\(", m.group(1).strip())[0].rstrip(".")
-        if not value or len(value.split()) > 8 or value.lower() in ("the", "a", "it", "this"):
+        if not value.strip("'\"`,;:. ") or len(value.split()) > 8 or value.lower() in ("the", "a", "it", "this"):
             continue
         start = m.start(1)
         if param is None:
