@@ -730,7 +730,7 @@ def man_entries(text: str) -> list[Entry]:
             if desc and len(desc.split()) >= 2:
                 flags = re.findall(r"-{1,2}[A-Za-z0-9?#@][\w\-?#@.]*", tag)
                 name = next((f for f in flags if f.startswith("--")), flags[0] if flags else "")
-                if name and name not in _MAN_COMMON:
+                if name and name not in _MAN_COMMON and not re.fullmatch(r"-+\d+", name):  # "-1": a value
                     out.append(Entry(name=name, role="option", signature=tag, description=desc,
                                      paragraphs=[desc], owner=command))
             i = max(j, i + 1)

@@ -356,6 +356,8 @@ def raise_questions(entry: Entry, rng: random.Random) -> list[QSpec]:
     return out
 
 
+_NOT_A_DEFAULT = {"these", "those", "it", "they", "this", "that", "there", "when", "if", "unless", "so", "as", "we",
+                  "you", "all", "both", "only"}
 _PLACEHOLDERS = {"sentinel", "_SENTINEL", "NOTHING", "missing", "_missing", "DEFAULT", "_marker"}
 _BORING = {"None", "False", "True", "null", "undefined", "0", "''", '""', "()", "[]", "{}"}
 _DEFAULT_SENTENCE = re.compile(r"(?:\(|\b)(?:[Dd]efaults? (?:value )?(?:is|to)|[Dd]efault(?: value)?:|[Dd]efaults? =|"
@@ -397,7 +399,8 @@ def default_questions(entry: Entry, rng: random.Random) -> list[QSpec]:
         if not m:
             continue
         value = re.split(r"\s+\(", m.group(1).strip())[0].rstrip(".")
-        if not value.strip("'\"`,;:. ") or len(value.split()) > 8 or value.lower() in ("the", "a", "it", "this"):
+        if not value.strip("'\"`,;:. ") or len(value.split()) > 8 or value.split()[0].lower() in _NOT_A_DEFAULT \
+                or value.lower() in ("the", "a", "it", "this"):
             continue
         start = m.start(1)
         if param is None:
@@ -424,8 +427,8 @@ def param_questions(entry: Entry, rng: random.Random) -> list[QSpec]:
     for p in params[:3]:
         if not p.description or not p.anchor or p.name not in p.anchor or not re.search(r"\w", p.name):
             continue
-        desc = first_sentence(re.sub(r"^\s*(?:\((?:optional|required)\)|optional[.:]?|required[.:]?)\s*", "",
-                                     p.description, flags=re.I), 20)
+        desc = first_sentence(re.sub(r"^[\s–—:-]*(?:\((?:optional|required)\)|optional[.:]?|required[.:]?)?[\s–—:-]*",
+                                     "", p.description, flags=re.I), 20)
         if not desc or len(desc.split()) < 3:
             continue
         noun = rng.choice(["parameter", "argument"]) if entry.role in _CALLABLE | {"class"} else "option"
