@@ -3,6 +3,7 @@ questions) and a split's paragraphs tokenised once (``encode_paragraphs``)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,8 +47,11 @@ def load_squad(path: str | Path, limit: int | None = None, impossible: bool = Fa
     """Read a SQuAD-format file; ``limit`` keeps the first questions (for quick runs). ``impossible``: keep
     SQuAD 2.0's unanswerable questions (``"is_impossible": true``, no answers) too; else they are skipped."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))["data"]
-    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as e:
+        raw = Path(path).read_bytes()
+        if str(path).endswith(".gz"):  # a generated training file committed compressed
+            raw = gzip.decompress(raw)
+        data = json.loads(raw.decode("utf-8"))["data"]
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, gzip.BadGzipFile, EOFError) as e:
         raise SquadFormatError(f"{path} is not a SQuAD-format JSON file ({type(e).__name__}: {e})") from None
     try:
         return _read(data, limit, impossible)

@@ -501,3 +501,18 @@ def test_a_squad_file_whose_answer_is_not_at_its_offset_is_refused(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(bad))
     with pytest.raises(SquadFormatError, match="'q'.*not at answer_start 3"):
         load_squad(tmp_path / "bad.json")
+
+
+def test_a_gzipped_squad_file_reads_as_the_plain_one(tmp_path):
+    import gzip
+    import json
+
+    from build_model.squad import SquadFormatError, load_squad
+
+    data = {"data": [{"title": "t", "paragraphs": [{"context": "Rollo led the Normans.", "qas": [
+        {"id": "q", "question": "Who?", "answers": [{"text": "Rollo", "answer_start": 0}]}]}]}]}
+    (tmp_path / "a.json.gz").write_bytes(gzip.compress(json.dumps(data).encode()))
+    assert load_squad(tmp_path / "a.json.gz").questions[0].answer_text == "Rollo"
+    (tmp_path / "b.json.gz").write_bytes(b"not gzip")
+    with pytest.raises(SquadFormatError, match="b.json.gz"):
+        load_squad(tmp_path / "b.json.gz")
