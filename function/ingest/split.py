@@ -37,8 +37,8 @@ from function.ingest.extract import Document, Span, require
 # the passage in two overlapping windows.
 TYPICAL_QUESTION_TOKENS = 24
 DEFAULT_OVERLAP_TOKENS = 32
-# Passages are at most this long even where a window holds more. Measured (records/bench/documents*,
-# docs/retrieval.md "Whole documents"): the dev articles split into passages filling the window (357
+# Passages are at most this long even where a window holds more. Measured (docs/retrieval.md,
+# "Whole documents"): the dev articles split into passages filling the window (357
 # tokens, twice a SQuAD paragraph) lost 6.8-8.0 F1 against the paragraph corpus with questions asked
 # alone, although recall@5 was as good; split at 160 tokens every format came within 1.5-2.6 F1.
 TARGET_PASSAGE_TOKENS = 160
