@@ -10,22 +10,15 @@ ingested, so that a question's ``file`` is its document id.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
-import tarfile
-import tempfile
 from pathlib import Path
 
+from build_model.docdata.fetch import FetchError, download_and_unpack
 from harness.paths import REPO
 
 CACHE = REPO / "build" / "docs-bench"
 KINDS = ("debian", "npm")
-
-
-class FetchError(RuntimeError):
-    """A package could not be fetched or unpacked (the message names it)."""
 
 
 def _safe(name: str) -> str:
@@ -36,51 +29,19 @@ def package_dir(kind: str, name: str, version: str, cache: Path = CACHE) -> Path
     return cache / "packages" / kind / f"{_safe(name)}_{_safe(version)}"
 
 
-def _run(cmd: list[str], cwd: Path, what: str) -> None:
-    try:
-        done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600)
-    except FileNotFoundError as e:
-        raise FetchError(f"{what}: {cmd[0]} is not installed ({e})") from e
-    except subprocess.TimeoutExpired as e:
-        raise FetchError(f"{what}: `{' '.join(cmd)}` took more than 10 minutes") from e
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-        raise FetchError(f"{what}: `{' '.join(cmd)}` failed (exit {done.returncode}): {' / '.join(tail)}")
-
-
 def fetch(kind: str, name: str, version: str, cache: Path = CACHE, say=lambda m: None) -> Path:
-    """The unpacked package's folder, fetching and unpacking it first if it is not there yet."""
+    """The unpacked package's folder, fetching and unpacking it first if it is not there yet (through the
+    training data's fetcher, ``build_model.docdata.fetch.download_and_unpack``)."""
     if kind not in KINDS:
         raise FetchError(f"package {name} {version}: unknown source kind {kind!r} (one of {', '.join(KINDS)})")
     dest = package_dir(kind, name, version, cache)
     if (dest / ".complete").is_file():
         return dest
-    what = f"could not fetch {kind} package {name} {version}"
     say(f"fetching {kind} package {name} {version} into {dest}")
     if dest.exists():
         shutil.rmtree(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".fetch-") as tmp:
-        work, unpacked = Path(tmp), Path(tmp) / "unpacked"
-        unpacked.mkdir()
-        if kind == "debian":
-            _run(["apt-get", "download", f"{name}={version}"], work, what)
-            debs = sorted(work.glob("*.deb"))
-            if len(debs) != 1:
-                raise FetchError(f"{what}: apt-get download left {len(debs)} .deb files")
-            _run(["dpkg", "-x", str(debs[0]), str(unpacked)], work, what)
-        else:
-            _run(["npm", "pack", f"{name}@{version}", "--silent"], work, what)
-            tarballs = sorted(work.glob("*.tgz"))
-            if len(tarballs) != 1:
-                raise FetchError(f"{what}: npm pack left {len(tarballs)} .tgz files")
-            try:
-                with tarfile.open(tarballs[0]) as tar:
-                    tar.extractall(unpacked, filter="data")
-            except (tarfile.TarError, OSError) as e:
-                raise FetchError(f"{what}: cannot unpack {tarballs[0].name}: {e}") from e
-        (unpacked / ".complete").write_text(f"{kind} {name} {version}\n")
-        os.replace(unpacked, dest)
+    download_and_unpack("deb" if kind == "debian" else "npm", name, version, dest)
+    (dest / ".complete").write_text(f"{kind} {name} {version}\n")
     return dest
 
 

@@ -9,9 +9,11 @@ kept (a ``.done`` marker is written last), so a second run reads it from the dis
 from __future__ import annotations
 
 import gzip
+import os
 import shutil
 import subprocess
 import tarfile
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -469,56 +471,55 @@ def fetch(source: Source, cache: Path, log=print) -> Path:
         return dest
     if dest.exists():
         shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    downloads = cache / ("debs" if source.origin == "deb" else "npm")
-    downloads.mkdir(parents=True, exist_ok=True)
-    if source.origin == "deb":
-        archive = _apt_download(source, downloads, log)
-        _run(["dpkg", "-x", str(archive), str(dest)], source)
-    elif source.origin == "npm":
-        archive = _npm_pack(source, downloads, log)
-        with tarfile.open(archive) as tar:
-            tar.extractall(dest, filter="data")
-    else:
-        raise FetchError(f"{source.name}: unknown origin {source.origin!r}")
+    log(f"fetching {source.origin} package {source.name} {source.version}")
+    download_and_unpack(source.origin, source.name, source.version, dest)
     if source.generator == "man":
         _render_man(dest, source)
     (dest / ".done").write_text(f"{source.name} {source.version}\n")
     return dest
 
 
-def _run(cmd: list[str], source: Source, cwd: Path | None = None) -> str:
+def download_and_unpack(origin: str, name: str, version: str, dest: Path) -> None:
+    """``apt-get download NAME=VERSION`` and ``dpkg -x`` (``origin`` "deb"), or ``npm pack NAME@VERSION`` and its
+    tarball (``"npm"``), into ``dest``, which must not exist: the package is unpacked in a temporary folder beside
+    it and renamed once complete, so an interrupted fetch leaves nothing that looks done. ``FetchError`` names the
+    package and what the tool said. Both the training data and ``python -m bench docs`` fetch through this."""
+    what = f"{name} {version}"
+    if origin not in ("deb", "npm"):
+        raise FetchError(f"{what}: unknown origin {origin!r} (deb or npm)")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".fetch-") as tmp:
+        work, unpacked = Path(tmp), Path(tmp) / "unpacked"
+        unpacked.mkdir()
+        if origin == "deb":
+            _run(["apt-get", "download", f"{name}={version}"], what, work)
+            archives = sorted(work.glob("*.deb"))
+        else:
+            _run(["npm", "pack", f"{name}@{version}", "--silent"], what, work)
+            archives = sorted(work.glob("*.tgz"))
+        if len(archives) != 1:
+            raise FetchError(f"{what}: the download left {len(archives)} archives in {work}")
+        if origin == "deb":
+            _run(["dpkg", "-x", str(archives[0]), str(unpacked)], what, work)
+        else:
+            try:
+                with tarfile.open(archives[0]) as tar:
+                    tar.extractall(unpacked, filter="data")
+            except (tarfile.TarError, OSError) as e:
+                raise FetchError(f"{what}: cannot unpack {archives[0].name}: {e}") from None
+        os.replace(unpacked, dest)
+
+
+def _run(cmd: list[str], what: str, cwd: Path) -> None:
     try:
         done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False, timeout=600)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise FetchError(f"{source.name} {source.version}: {cmd[0]} failed ({e})") from None
+    except FileNotFoundError as e:
+        raise FetchError(f"{what}: {cmd[0]} is not installed ({e})") from None
+    except subprocess.TimeoutExpired:
+        raise FetchError(f"{what}: `{' '.join(cmd)}` took more than 10 minutes") from None
     if done.returncode != 0:
-        raise FetchError(f"{source.name} {source.version}: {' '.join(cmd)} exited {done.returncode}: "
-                         f"{done.stderr.strip()[-400:]}")
-    return done.stdout
-
-
-def _apt_download(source: Source, downloads: Path, log) -> Path:
-    pattern = f"{source.name}_{source.version.replace(':', '%3a')}_*.deb"
-    found = sorted(downloads.glob(pattern))
-    if not found:
-        log(f"apt-get download {source.name}={source.version}")
-        _run(["apt-get", "download", f"{source.name}={source.version}"], source, cwd=downloads)
-        found = sorted(downloads.glob(pattern))
-    if not found:
-        raise FetchError(f"{source.name} {source.version}: apt-get download left no {pattern} in {downloads}")
-    return found[0]
-
-
-def _npm_pack(source: Source, downloads: Path, log) -> Path:
-    base = source.name.lstrip("@").replace("/", "-")
-    archive = downloads / f"{base}-{source.version}.tgz"
-    if not archive.is_file():
-        log(f"npm pack {source.name}@{source.version}")
-        _run(["npm", "pack", f"{source.name}@{source.version}", "--pack-destination", str(downloads)], source)
-    if not archive.is_file():
-        raise FetchError(f"{source.name} {source.version}: npm pack left no {archive}")
-    return archive
+        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+        raise FetchError(f"{what}: `{' '.join(cmd)}` failed (exit {done.returncode}): {' / '.join(tail)}")
 
 
 def _render_man(dest: Path, source: Source) -> None:
