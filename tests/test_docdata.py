@@ -283,3 +283,49 @@ def test_javadoc_and_gtkdoc_pages_give_which_return_and_raise_questions(ingest):
     gtkdoc = _by_answer(_questions("gtkdoc", "strings.html", GTKDOC_PAGE, ingest))
     assert any(qa["kind"] == "which" and "duplicates a string" in qa["question"] for qa in gtkdoc["g_strdup"])
     assert any(qa["kind"] == "return" for qa in gtkdoc["a newly-allocated copy of str"])
+
+
+def _record(name: str, paragraphs: list[tuple[str, list[dict]]]) -> dict:
+    return {"package": {"name": name, "version": "1", "generator": "sphinx", "files": 1},
+            "data": [{"title": f"{name}/a.html", "paragraphs": [{"context": c, "qas": q} for c, q in paragraphs]}]}
+
+
+def _qa(qid: str, question: str, context: str, answer: str) -> dict:
+    return {"id": qid, "question": question, "kind": "which", "is_impossible": False,
+            "answers": [{"text": answer, "answer_start": context.index(answer)}]}
+
+
+def test_corpus_negatives_come_from_another_package_without_the_answer_or_the_name(tmp_path):
+    """An unanswerable pair asks a question of the best BM25 match in ANOTHER package (as SQuAD's come from
+    other articles), never of a passage holding the answer or the name asked about; same-page pairs go."""
+    own = "compress_file(path) compresses the file at path with gzip level nine."
+    twin = "decompress_file(path) restores a compressed file."
+    near = "The archive tool compresses each file it is given, gzip level nine by default."
+    named = "grl_data_get_keys() returns a list with all keys of data."
+    keys = "get_keys() returns the keys of the mapping."
+    answered = _qa("q1", "Which function compresses the file at path with gzip?", own, "compress_file")
+    twin_pair = {"id": "q1-u", "question": answered["question"], "answers": [], "is_impossible": True,
+                 "kind": "unanswerable"}
+    filekit = _record("filekit-doc", [(own, [answered]), (twin, [twin_pair]),
+                                      (keys, [_qa("q3", "What does get_keys() return?", keys, "the keys")])])
+    other = _record("archiver-doc", [(near, [_qa("q2", "Which tool archives files?", near, "archive tool")]),
+                                     (named, [_qa("q4", "Which function lists keys?", named, "grl_data_get_keys")])])
+    cli.merge([filekit, other], tmp_path / "train.json", seed=1, negatives="corpus", rate=1.0)
+    written = json.loads((tmp_path / "train.json").read_text())
+    impossible = {(a["title"], p["context"], q["question"]) for a in written["data"] for p in a["paragraphs"]
+                  for q in p["qas"] if q["is_impossible"]}
+    assert ("archiver-doc/a.html", near, answered["question"]) in impossible
+    assert not [t for t, _, q in impossible if t.startswith("filekit-doc/") and q == answered["question"]]
+    # grl_data_get_keys() may answer "What does get_keys() return?": the name asked about rules it out
+    assert not [c for _, c, q in impossible if q == "What does get_keys() return?" and c == named]
+    # the per-package records stay as they were (the cache is not rewritten)
+    assert filekit["data"][0]["paragraphs"][1]["qas"] == [twin_pair]
+
+
+def test_page_negatives_keep_the_records_pairs(tmp_path):
+    own = "compress_file(path) compresses the file at path."
+    qa = _qa("q1", "Which function compresses the file?", own, "compress_file")
+    twin = {"id": "q1-u", "question": qa["question"], "answers": [], "is_impossible": True, "kind": "unanswerable"}
+    record = _record("filekit-doc", [(own, [qa]), ("Another entry entirely.", [twin])])
+    summary = cli.merge([record], tmp_path / "train.json", seed=1, negatives="page")
+    assert summary["unanswerable"] == 1

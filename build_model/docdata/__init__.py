@@ -7,7 +7,8 @@ questions whose answer is a span of the passage that ingestion makes of the page
 X in NAME?", "Which option ...?". Each page goes through ``function.ingest`` exactly as ``python -m
 function.ingest`` would read it (same extraction, same passage budget), so training sees what serving reads,
 with the neighbouring entries of the passage as distractors; about one question in four is also asked of
-another passage of the same page that does not hold its answer, as an unanswerable pair.
+the best-matching passage of another package that does not hold its answer, as an unanswerable pair
+(``negatives``; ``--negatives page`` takes a neighbouring passage of its own page instead, as the first set did).
 
     python -m build_model.docdata                       # every source of fetch.SOURCES -> build/docqa/train.json
     python -m build_model.docdata --only python-flask-doc --out /tmp/flask.json

@@ -45,7 +45,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, default=0, help="at most this many packages (0: all)")
     p.add_argument("--max-questions", type=int, default=0,
                    help="answerable questions kept per package at most, a seeded sample (default: CAPS by generator)")
-    p.add_argument("--unanswerable-rate", type=float, default=0.25)
+    p.add_argument("--unanswerable-rate", type=float, default=0.25,
+                   help="the share of answerable questions also asked of a passage without their answer")
+    p.add_argument("--negatives", choices=("corpus", "page"), default="corpus",
+                   help="where that passage comes from: the best BM25 match of another package (corpus, "
+                        "build_model.docdata.negatives) or a neighbour on the question's own page (page)")
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--write-every", type=int, default=5, help="rewrite the merged file every N packages")
     p.add_argument("--quiet", action="store_true")
@@ -62,7 +66,7 @@ def _digest(tokenizer_fingerprint: str, budget, args) -> str:
                        f"{args.unanswerable_rate}".encode())
     for path in sorted((ROOT / "build_model" / "docdata").glob("*.py")) + [
             ROOT / "function" / "ingest" / "extract.py", ROOT / "function" / "ingest" / "split.py"]:
-        if path.name not in ("__main__.py",):
+        if path.name not in ("__main__.py", "negatives.py"):  # both act at merge, after the per-package records
             h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
@@ -126,13 +130,17 @@ def _cap(articles: list[dict], cap: int, rng: random.Random) -> list[dict]:
     return out
 
 
+def _package_of(title: str, names: list[str]) -> str:
+    """The package a title names ("@scope/name/docs/x.md" too; ``names`` longest first); else its first part."""
+    return next((n for n in names if title.startswith(n + "/")), title.split("/")[0])
+
+
 def check(data: dict) -> Counter:
     """Every answer is a span of its context, no title comes from a held-back package; counts per kind."""
     kinds: Counter = Counter()
     names = sorted((p["name"] for p in data["packages"]), key=len, reverse=True)
     for article in data["data"]:
-        # the package a title names ("@scope/name/docs/x.md" too); a title of no listed package is its first part
-        package = next((n for n in names if article["title"].startswith(n + "/")), article["title"].split("/")[0])
+        package = _package_of(article["title"], names)
         assert not is_forbidden(package), f"{article['title']}: from a held-back package"
         for para in article["paragraphs"]:
             context = para["context"]
@@ -147,13 +155,22 @@ def check(data: dict) -> Counter:
     return kinds
 
 
-def merge(records: list[dict], out: Path, seed: int) -> dict:
-    """Write the merged file (pages shuffled with ``seed``) and its summary; returns the summary."""
+def merge(records: list[dict], out: Path, seed: int, negatives: str = "page", rate: float = 0.25) -> dict:
+    """Write the merged file (pages shuffled with ``seed``) and its summary; returns the summary.
+
+    ``negatives="corpus"`` replaces the records' same-page unanswerable pairs with pairs from other packages
+    (``build_model.docdata.negatives``) at ``rate``."""
     articles = [a for r in records for a in r["data"]]
+    if negatives == "corpus":
+        from build_model.docdata.negatives import add_corpus_negatives
+
+        articles = json.loads(json.dumps(articles))  # the records stay as cached
+        names = sorted((r["package"]["name"] for r in records), key=len, reverse=True)
+        add_corpus_negatives(articles, lambda title: _package_of(title, names), rate, seed)
     random.Random(seed).shuffle(articles)
     data = {"version": OUTPUT_VERSION, "packages": [r["package"] for r in records], "data": articles}
     kinds = check(data)
-    summary = _summary(records, kinds)
+    summary = _summary(records, articles, kinds)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
@@ -164,15 +181,18 @@ def merge(records: list[dict], out: Path, seed: int) -> dict:
     return summary
 
 
-def _summary(records: list[dict], kinds: Counter) -> dict:
+def _summary(records: list[dict], articles: list[dict], kinds: Counter) -> dict:
+    names = sorted((r["package"]["name"] for r in records), key=len, reverse=True)
+    per_kind: dict[str, Counter] = {r["package"]["name"]: Counter() for r in records}
+    for a in articles:
+        c = per_kind.setdefault(_package_of(a["title"], names), Counter())
+        for p in a["paragraphs"]:
+            for q in p["qas"]:
+                c[q["kind"]] += 1
     per_generator: dict[str, Counter] = {}
     per_package = {}
     for r in records:
-        c: Counter = Counter()
-        for a in r["data"]:
-            for p in a["paragraphs"]:
-                for q in p["qas"]:
-                    c[q["kind"]] += 1
+        c = per_kind[r["package"]["name"]]
         per_package[r["package"]["name"]] = {"version": r["package"]["version"],
                                              "generator": r["package"]["generator"], **dict(sorted(c.items()))}
         per_generator.setdefault(r["package"]["generator"], Counter()).update(c)
@@ -232,14 +252,14 @@ def main(argv=None) -> int:
         if record["data"]:
             records.append(record)
         if n % args.write_every == 0 and not Path(args.out).exists():  # a finished file is replaced only at the end
-            summary = merge(records, Path(args.out), args.seed)
+            summary = merge(records, Path(args.out), args.seed, args.negatives, args.unanswerable_rate)
             log(f"[{n}/{len(sources)}] {args.out}: {summary['answerable']} answerable + "
                 f"{summary['unanswerable']} unanswerable from {summary['packages']} packages "
                 f"({time.monotonic() - started:.0f} s)")
     if not records:
         print("no questions were made: no package could be fetched or read", file=sys.stderr)
         return 1
-    summary = merge(records, Path(args.out), args.seed)
+    summary = merge(records, Path(args.out), args.seed, args.negatives, args.unanswerable_rate)
     log(f"done: {args.out}: {summary['answerable']} answerable + {summary['unanswerable']} unanswerable questions "
         f"from {summary['packages']} packages, {summary['bytes'] / 1e6:.1f} MB "
         f"(gzip {summary['gzip_bytes'] / 1e6:.1f} MB), {time.monotonic() - started:.0f} s; kinds {summary['kinds']}")
