@@ -1,12 +1,13 @@
 # The two commands of the README:
 #   make run    serve the shipped model locally on the embedded store and answer a question
+#               (make run DOCS=FOLDER: that folder's documents alone, in a store of its own)
 #   make test   install everything the tests need and run them
 PYTHON ?= python3
 VENV ?= .venv
 PORT ?= 8080
 BIN := $(VENV)/bin
 
-.PHONY: run test fuzz audit bench load-test install-runtime install-test build-model lint clean
+.PHONY: run test fuzz audit bench load-test install-runtime install-docs install-test build-model lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,18 +20,26 @@ $(VENV)/.runtime: requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
 
+# make run DOCS=FOLDER: the runtime and document ingestion (text extraction, sentence splitting); not PyTorch,
+# transformers, Lance or the test tools
+$(VENV)/.docs: $(VENV)/.runtime requirements-ingest.txt
+	$(BIN)/pip install --quiet -r requirements-ingest.txt
+	touch $@
+
 $(VENV)/.test: requirements.txt requirements-test.txt requirements-ingest.txt requirements-lance.txt build_model/requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements.txt -r build_model/requirements.txt -r requirements-ingest.txt -r requirements-lance.txt -r requirements-test.txt
 	$(BIN)/pip install --quiet --no-deps -e .
-	touch $@ $(VENV)/.runtime
+	touch $@ $(VENV)/.runtime $(VENV)/.docs
 
 install-runtime: $(VENV)/.runtime
+install-docs: $(VENV)/.docs
 install-test: $(VENV)/.test
 
 # From the repository root, as every checkout tool runs (harness/ is not in the wheel): the shipped
-# artifact unless QA_ARTIFACT_DIR names another
-run: $(VENV)/.runtime
-	$(BIN)/python -m scripts.serve_local --port $(PORT)
+# artifact unless QA_ARTIFACT_DIR names another. DOCS=FOLDER: that folder, synced into its own store
+# (scripts/serve_local.py); without it, the sample corpus.
+run: $(if $(DOCS),$(VENV)/.docs,$(VENV)/.runtime)
+	$(BIN)/python -m scripts.serve_local --port $(PORT)$(if $(DOCS), --docs '$(DOCS)')
 
 test: $(VENV)/.test
 	$(BIN)/python -m pytest

@@ -1,28 +1,47 @@
-"""`make run`: ingest the sample corpus into the embedded store, serve the function, answer a question.
+"""`make run`: ingest a corpus into the embedded store, serve the function, answer a question.
 
 Starts functions-framework on localhost with the shipped artifact (or
-``QA_ARTIFACT_DIR``) and the SQLite store (``QA_SQLITE_PATH``, default
-``.data/passages.sqlite``) through the harness's launcher, as the tests and
-benchmarks start it; asks one question over HTTP, prints the `curl` that asks
-it and the reply, and keeps serving until Ctrl-C (``--once``: stop after the answer).
+``QA_ARTIFACT_DIR``) and the SQLite store through the harness's launcher, as the
+tests and benchmarks start it; asks one question over HTTP, prints the `curl`
+that asks it, the reply and the address of the page to ask from (``/ui``), and
+keeps serving until Ctrl-C (``--once``: stop after the answer).
 
-    python -m scripts.serve_local [--port 8080] [--once]     (from the repository root)
+Without ``--docs`` it serves the sample corpus (``samples/``) from
+``QA_SQLITE_PATH`` (default ``.data/passages.sqlite``). With ``--docs FOLDER``
+(``make run DOCS=FOLDER``) it serves that folder and nothing else: the folder is
+synced (``python -m function.ingest FOLDER --sync``) into a store of its own,
+``.data/docs-<hash of the folder's absolute path>/passages.sqlite``, so a re-run
+ingests the documents that changed, removes those no longer there and never
+mixes two folders or the sample; ``QA_INDEX_URI`` is not used (the store's own
+index). A folder that is missing, holds no supported file or no readable
+document stops it with one line that names the folder (exit status 1).
+
+    python -m scripts.serve_local [--port 8080] [--once]                   (from the repository root)
+    python -m scripts.serve_local --docs ~/my-docs [--question "How do I install it?"]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shlex
 import signal
+import sys
 from pathlib import Path
 
 from harness.client import checked, post
 from harness.launch import FunctionServer, ingest
-from harness.paths import ARTIFACT, SAMPLE, SQLITE
+from harness.paths import ARTIFACT, REPO, SAMPLE, SQLITE
 
 QUESTION = {"question": "In what country is Normandy located?", "passage_ids": ["Normans-0000", "Normans-0001"]}
+DOCS_QUESTION = "How do I install it?"
+DATA = REPO / ".data"  # where each folder's store is made
+
+
+class DocsError(Exception):
+    """A ``--docs`` folder that cannot be served (the message names it)."""
 
 
 def _exit_on(signum: int, frame) -> None:
@@ -31,10 +50,47 @@ def _exit_on(signum: int, frame) -> None:
 
 def settings(environ=os.environ) -> dict[str, str]:
     """The function's artifact and store, set explicitly: the caller's ``QA_ARTIFACT_DIR`` and
-    ``QA_SQLITE_PATH`` when given (made absolute), else the shipped artifact and ``.data/``."""
-    return {"QA_STORE": "sqlite",
+    ``QA_SQLITE_PATH`` when given (made absolute), else the shipped artifact and ``.data/``; the page on."""
+    return {"QA_STORE": "sqlite", "QA_UI": "1",
             "QA_ARTIFACT_DIR": str(Path(environ.get("QA_ARTIFACT_DIR") or ARTIFACT).resolve()),
             "QA_SQLITE_PATH": str(Path(environ.get("QA_SQLITE_PATH") or SQLITE).resolve())}
+
+
+def docs_store(folder: Path, data: Path = DATA) -> Path:
+    """The SQLite file of one folder's store: named by its absolute path, so each folder has its own."""
+    digest = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:12]
+    return data.resolve() / f"docs-{digest}" / "passages.sqlite"
+
+
+def docs_settings(folder: Path, data: Path = DATA, environ=os.environ) -> dict[str, str | None]:
+    """``settings`` with the folder's own store, and no shared retrieval index (it would hold other corpora)."""
+    return {**settings(environ), "QA_SQLITE_PATH": str(docs_store(folder, data)),
+            "QA_INDEX_URI": None, "QA_INDEX_ENCODER": None}
+
+
+def sync_docs(given: str, env: dict) -> tuple[Path, str]:
+    """Sync the folder into its store; (the folder, ingestion's summary line). ``DocsError`` when there is
+    nothing to serve; files that fail beside readable ones are reported on stderr and the rest is served."""
+    folder = Path(given).expanduser()
+    if not folder.exists():
+        raise DocsError(f"DOCS={given}: no such folder ({folder.resolve()})")
+    if not folder.is_dir():
+        raise DocsError(f"DOCS={given}: not a folder")
+    folder = folder.resolve()
+    Path(env["QA_SQLITE_PATH"]).parent.mkdir(parents=True, exist_ok=True)
+    done = ingest(env, str(folder), "--sync", "--quiet")
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    failed = [line.removeprefix("failed ") for line in lines if line.startswith("failed ")]
+    fatal = [line for line in lines if line.startswith(("nothing to ingest", "nothing ingested"))]
+    if fatal:
+        why = fatal[-1].split(" (supported:")[0]
+        raise DocsError(f"DOCS={given}: {why}" + (f"; first: {failed[0]}" if failed else ""))
+    if done.returncode != 0 and not failed:  # not a file's fault: the artifact, the store
+        raise DocsError(f"DOCS={given}: ingestion failed: {lines[-1] if lines else f'exit {done.returncode}'}")
+    for line in failed:
+        print(f"left out {line}", file=sys.stderr)
+    summary = next((line for line in reversed(lines) if line.startswith("ingest: ")), "")
+    return folder, summary
 
 
 def main(argv=None) -> int:
@@ -42,21 +98,36 @@ def main(argv=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--once", action="store_true", help="stop the server after answering")
+    p.add_argument("--docs", metavar="FOLDER", help="serve this folder's documents (alone) instead of the sample")
+    p.add_argument("--question", default=DOCS_QUESTION, help="with --docs: the question asked alone at start")
+    p.add_argument("--data", type=Path, default=DATA, help="with --docs: where the folder's store is made")
     args = p.parse_args(argv)
 
     for sig in (signal.SIGTERM, signal.SIGHUP):  # kill, or the terminal closed
         signal.signal(sig, _exit_on)
-    env = settings()
-    ingest(env, str(SAMPLE), "--quiet", check=True)
+    if args.docs is None:
+        env = settings()
+        ingest(env, str(SAMPLE), "--quiet", check=True)
+        question = QUESTION
+    else:
+        env = docs_settings(Path(args.docs).expanduser(), args.data)
+        try:
+            folder, summary = sync_docs(args.docs, env)
+        except DocsError as e:
+            print(f"make run: {e}", file=sys.stderr)
+            return 1
+        print(f"{folder}: {summary.removeprefix('ingest: ')}", flush=True)
+        question = {"question": args.question}
     server = FunctionServer(env, port=args.port, echo=True)  # its log lines on this terminal
     try:
         server.start()
         server.health()
         curl = (f"curl -s -X POST {server.url} -H 'Content-Type: application/json' "
-                f"-d {shlex.quote(json.dumps(QUESTION))}")
-        reply = checked(post(server.url, QUESTION, timeout_s=60))
+                f"-d {shlex.quote(json.dumps(question))}")
+        reply = checked(post(server.url, question, timeout_s=60))
         print("\nAsk it yourself:\n  " + curl + "\n", flush=True)
         print(json.dumps(reply.body, indent=2, ensure_ascii=False), flush=True)
+        print(f"\nOr ask from the page: {server.url}ui", flush=True)
         if args.once:
             return 0
         print(f"\nServing on {server.url} (GET / for health). Ctrl-C stops it.", flush=True)
