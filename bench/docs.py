@@ -50,6 +50,9 @@ from pathlib import Path
 
 from bench.documents import contains_answer, ingest_documents, norm
 from bench.in_process import open_service
+from function.evaluate.scoring import answer_text as _text
+from function.evaluate.scoring import said_no_answer as _no_answer
+from function.evaluate.scoring import score
 from harness.paths import REPO, default_artifact
 
 SETS = REPO / "bench" / "docs_sets"
@@ -204,23 +207,6 @@ def _ask(service, question: str, ids: tuple[str, ...] | None, abstain: bool | No
     req = QARequest(question, None, ids, 1, s.max_answer_tokens, None if ids else s.top_k_passages, abstain=abstain)
     result = service.answer(req)
     return result.payload, result.timings_ms.get("total", 0.0)
-
-
-def _text(payload: dict) -> str:
-    return payload["answers"][0]["text"] if payload.get("answers") else ""
-
-
-def _no_answer(payload: dict) -> bool:
-    return not payload.get("answers") or bool((payload.get("no_answer") or {}).get("abstained"))
-
-
-def score(prediction: str, answers: list[str]) -> tuple[float, float]:
-    """(EM, F1) of a prediction, best over the answer forms (SQuAD normalisation); no prediction scores 0."""
-    from build_model.evaluation.metrics import best_over_golds, exact_match, f1
-
-    if not prediction:
-        return 0.0, 0.0
-    return best_over_golds(exact_match, prediction, answers), best_over_golds(f1, prediction, answers)
 
 
 def holds(q: dict, text: str) -> bool:
