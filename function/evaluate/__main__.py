@@ -1,0 +1,3 @@
+from function.evaluate.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,183 @@
+"""``python -m function.evaluate``: your questions asked alone through the function in process, with the shipped
+model, on a folder of three documents; the figures, the rows, the file formats and the errors that name a record."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from function.evaluate.cli import main
+from function.evaluate.questions import QuestionsError, load_questions
+from function.evaluate.scoring import figures, percentile
+from harness.paths import ARTIFACT
+
+INSTALL = """# Installing Quillpad
+
+Quillpad needs Python 3.12 or later. Install it with pipx by running `pipx install quillpad`.
+
+## Configuration
+
+The configuration file lives in ~/.config/quillpad/settings.toml. The default theme is Solarized.
+"""
+FAQ = """Frequently asked questions
+
+Quillpad was written by Marta Kowalski in 2019. It is released under the MIT license.
+
+Quillpad saves your notes every 30 seconds.
+"""
+ABOUT = """<html><head><title>About Quillpad</title></head><body><article><h1>About Quillpad</h1>
+<p>Quillpad is a note-taking program for the terminal. Its notes are stored as Markdown files in a folder
+called vault.</p></article></body></html>
+"""
+QUESTIONS = [
+    {"question": "Who wrote Quillpad?", "answers": ["Marta Kowalski"], "document_id": "faq.txt", "id": "author"},
+    {"question": "Which tool installs Quillpad?", "answers": ["pipx"], "document_id": "guide/install.md"},
+    {"question": "What is the default theme?", "answers": ["Monokai"]},  # the file says Solarized: scores 0
+    {"question": "What is the capital of Peru?", "answers": []},  # no word of it in the folder: "no answer"
+]
+
+
+@pytest.fixture(autouse=True)
+def shipped_model(monkeypatch):
+    monkeypatch.setenv("QA_ARTIFACT_DIR", str(ARTIFACT))
+    for name in ("QA_INDEX_URI", "QA_INDEX_ENCODER", "QA_TOP_K_PASSAGES", "QA_STORE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def docs(tmp_path):
+    root = tmp_path / "docs"
+    (root / "guide").mkdir(parents=True)
+    (root / "guide" / "install.md").write_text(INSTALL)
+    (root / "faq.txt").write_text(FAQ)
+    (root / "about.html").write_text(ABOUT)
+    return root
+
+
+def write_jsonl(path, records) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return str(path)
+
+
+def test_figures_and_rows_of_a_folder(docs, tmp_path, capsys):
+    questions = write_jsonl(tmp_path / "q.jsonl", QUESTIONS)
+    out = tmp_path / "figures.json"
+    assert main([questions, "--docs", str(docs), "--show", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    result = json.loads(out.read_text())
+    f = result["figures"]
+    assert (f["questions"], f["answerable"], f["unanswerable"], f["errors"]) == (4, 3, 1, 0)
+    assert f["exact_match"] == pytest.approx(200 / 3, abs=0.01)  # two right, "Monokai" wrong
+    assert f["recall_at_k"] == 1.0 and f["with_document"] == 2 and f["k"] == 5
+    assert f["no_answer_answerable"] == 0.0 and f["no_answer_unanswerable"] == 100.0
+    assert f["server_ms_p50"] > 0
+    rows = {r["id"]: r for r in result["rows"]}
+    assert set(rows) == {"author", "line 2", "line 3", "line 4"}
+    assert rows["author"]["answer"] == "Marta Kowalski" and rows["author"]["answer_document_id"] == "faq.txt"
+    assert rows["line 2"]["document_retrieved"] is True and rows["line 3"]["document_retrieved"] is None
+    assert rows["line 3"]["answer"] == "Solarized" and rows["line 3"]["em"] == 0.0
+    assert rows["line 4"]["no_answer"] is True
+    assert result["documents"] == 3 and result["docs"] == str(docs)
+    assert "| author | 100 | 100 | no | yes |" in printed  # --show: a row per question
+    assert "| EM, answerable questions | 66.7 |" in printed
+    assert '| "no answer", unanswerable questions (right) | 100.0% (1 of 1) |' in printed
+    assert '"severity"' not in printed  # the function's log lines go to stderr
+
+
+def test_the_store_the_settings_name_without_docs(docs, tmp_path, monkeypatch, capsys):
+    from function.ingest.cli import main as ingest
+
+    store = tmp_path / "served.sqlite"
+    assert ingest([str(docs), "--sqlite-path", str(store), "--quiet"]) == 0
+    questions = write_jsonl(tmp_path / "q.jsonl", QUESTIONS[:1])
+    assert main([questions, "--sqlite-path", str(store), "--out", str(tmp_path / "a.json")]) == 0
+    result = json.loads((tmp_path / "a.json").read_text())
+    assert result["store"] == f"sqlite:{store}" and result["figures"]["exact_match"] == 100.0
+    monkeypatch.setenv("QA_SQLITE_PATH", str(tmp_path / "empty.sqlite"))
+    assert main([questions]) == 2
+    assert "holds no passages" in capsys.readouterr().err
+
+
+def test_a_document_the_store_does_not_hold_is_named(docs, tmp_path, capsys):
+    questions = write_jsonl(tmp_path / "q.jsonl", [{**QUESTIONS[0], "document_id": "faq.md"}])
+    assert main([questions, "--docs", str(docs)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "q.jsonl: question author: document_id 'faq.md' is not in the store" in err
+    assert "'about.html'" in err  # how its documents are named
+
+
+def test_a_folder_that_is_not_there(tmp_path, capsys):
+    questions = write_jsonl(tmp_path / "q.jsonl", QUESTIONS[:1])
+    assert main([questions, "--docs", str(tmp_path / "nowhere")]) == 2
+    assert capsys.readouterr().err.strip() == f"python -m function.evaluate: --docs {tmp_path / 'nowhere'}: no such folder"
+
+
+@pytest.mark.parametrize("text, where, why", [
+    ('{"question": "a?", "answers": ["b"]}\n{"question": "c?", answers: []}\n', "line 2", "not JSON"),
+    ('{"question": "a?", "answers": ["b"]}\n{"answers": ["b"]}\n', "line 2", "'question' must be a non-empty string"),
+    ('{"question": "a?", "answer": "b"}\n', "line 1", "unknown field 'answer'"),
+    ('{"question": "a?", "answers": "b"}\n', "line 1", "'answers' must be a list of non-empty strings"),
+    ('{"question": "a?", "answers": [""]}\n', "line 1", "'answers' must be a list of non-empty strings"),
+    ('{"question": "a?", "answers": [], "answerable": true}\n', "line 1", "'answerable' is true but 'answers' is empty"),
+    ('{"question": "a?", "answers": ["b"], "answerable": false}\n', "line 1", "but 'answers' holds answers"),
+    ('{"question": "a?", "document_id": 3}\n', "line 1", "'document_id' must be a non-empty string"),
+    ('[{"question": "a?"}, {"question": "b?", "id": ["x"]}]', "#2", "'id' must be a non-empty string or an integer"),
+    ('[{"question": "a?"}, 7]', "#2", "expected a JSON object"),
+    ('[{"question": "a?"', "", "not JSON"),
+    ('{"question": "a?", "id": "x"}\n{"question": "b?", "id": "x"}\n', "", "id 'x' is used twice"),
+    ("\n\n", "", "no questions in it"),
+    ('"just a string"', "", "expected JSON Lines, a JSON array of questions or a SQuAD file"),
+])
+def test_a_bad_questions_file_is_refused_naming_the_file_and_record(tmp_path, capsys, text, where, why):
+    path = tmp_path / "my-questions.jsonl"
+    path.write_text(text)
+    assert main([str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert err.startswith(f"python -m function.evaluate: {path}: " + (f"{where}: " if where else "")), err
+    assert why in err
+
+
+def test_a_questions_file_that_is_not_there(tmp_path, capsys):
+    assert main([str(tmp_path / "missing.jsonl")]) == 2
+    assert capsys.readouterr().err.strip().endswith("missing.jsonl: no such file")
+
+
+def test_a_json_array_and_a_squad_file(tmp_path):
+    array = tmp_path / "q.json"
+    array.write_text(json.dumps([{"question": "Who?", "answers": ["Rollo"], "id": 7}, {"question": "Why?"}]))
+    got = load_questions(array)
+    assert [(q.id, q.answers, q.answerable) for q in got] == [("7", ("Rollo",), True), ("#2", (), False)]
+    squad = tmp_path / "squad.json"
+    squad.write_text(json.dumps({"version": "v2.0", "data": [{"title": "Normans", "paragraphs": [
+        {"context": "x", "qas": []},
+        {"context": "y", "qas": [
+            {"id": "q1", "question": "Who led them?", "answers": [{"text": "Rollo", "answer_start": 0},
+                                                                   {"text": "Rollo", "answer_start": 0}]},
+            {"id": "q2", "question": "Who was king?", "answers": [], "is_impossible": True}]}]}]}))
+    q1, q2 = load_questions(squad)
+    assert (q1.id, q1.answers, q1.document_id) == ("q1", ("Rollo",), "Normans-0001")  # ingestion's id of it
+    assert (q2.id, q2.answerable, q2.document_id) == ("q2", False, "Normans-0001")
+    squad.write_text(json.dumps({"data": [{"title": "Normans", "paragraphs": [{"qas": [{"question": "x"}]}]}]}))
+    with pytest.raises(QuestionsError, match=r"squad.json: data\[0\].paragraphs\[0\].qas\[0\]: "):
+        load_questions(squad)
+
+
+def row(answerable=True, em=0.0, f1=0.0, no_answer=False, retrieved=None, ms=10.0, error=None) -> dict:
+    return {"answerable": answerable, "em": em, "f1": f1, "no_answer": no_answer, "document_retrieved": retrieved,
+            "server_ms": ms, "error": error}
+
+
+def test_figures_count_each_rate_over_its_own_questions():
+    rows = [row(em=1.0, f1=1.0, retrieved=True, ms=10.0), row(f1=0.5, retrieved=False, ms=30.0),
+            row(no_answer=True, ms=20.0), row(answerable=False, no_answer=True, ms=1.0),
+            row(answerable=False, ms=40.0), row(no_answer=True, ms=None, error="'question' is 600 tokens")]
+    f = figures(rows, 3)
+    assert (f["questions"], f["answerable"], f["unanswerable"], f["errors"]) == (6, 4, 2, 1)
+    assert f["exact_match"] == 25.0 and f["f1"] == 37.5
+    assert f["recall_at_k"] == 0.5 and f["with_document"] == 2 and f["k"] == 3
+    assert f["no_answer_answerable"] == 50.0 and f["no_answer_unanswerable"] == 50.0
+    assert f["server_ms_p50"] == 20.0 and f["server_ms_p90"] == 36.0
+    assert figures([row(answerable=False)], 5)["exact_match"] is None
+    assert percentile([], 50) is None and percentile([7.0], 90) == 7.0
