@@ -110,7 +110,8 @@ def test_a_document_the_store_does_not_hold_is_named(docs, tmp_path, capsys):
 def test_a_folder_that_is_not_there(tmp_path, capsys):
     questions = write_jsonl(tmp_path / "q.jsonl", QUESTIONS[:1])
     assert main([questions, "--docs", str(tmp_path / "nowhere")]) == 2
-    assert capsys.readouterr().err.strip() == f"python -m function.evaluate: --docs {tmp_path / 'nowhere'}: no such folder"
+    err = capsys.readouterr().err.strip()
+    assert err == f"python -m function.evaluate: --docs {tmp_path / 'nowhere'}: no such folder"
 
 
 @pytest.mark.parametrize("text, where, why", [
@@ -119,7 +120,7 @@ def test_a_folder_that_is_not_there(tmp_path, capsys):
     ('{"question": "a?", "answer": "b"}\n', "line 1", "unknown field 'answer'"),
     ('{"question": "a?", "answers": "b"}\n', "line 1", "'answers' must be a list of non-empty strings"),
     ('{"question": "a?", "answers": [""]}\n', "line 1", "'answers' must be a list of non-empty strings"),
-    ('{"question": "a?", "answers": [], "answerable": true}\n', "line 1", "'answerable' is true but 'answers' is empty"),
+    ('{"question": "a?", "answers": [], "answerable": true}\n', "line 1", "is true but 'answers' is empty"),
     ('{"question": "a?", "answers": ["b"], "answerable": false}\n', "line 1", "but 'answers' holds answers"),
     ('{"question": "a?", "document_id": 3}\n', "line 1", "'document_id' must be a non-empty string"),
     ('[{"question": "a?"}, {"question": "b?", "id": ["x"]}]', "#2", "'id' must be a non-empty string or an integer"),
