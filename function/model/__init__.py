@@ -9,6 +9,8 @@ In the order a request meets them:
 - ``windows``: the single definition of the model's input layout (``WindowSpec``,
   ``Batch``): a question against pre-tokenised passages, cut into overlapping windows;
 - ``onnx_model``: the ONNX Runtime session (``OnnxQAModel``): a ``Batch`` -> start/end logits;
+- ``unpadded``: a request's windows each through the model at its own length, not padded to the
+  longest, their logits back in the ``Batch`` layout;
 - ``decode``: start/end logits -> the best spans, scored across windows and passages;
 - ``reader``: the one door to decoding, which the function and the build stage's evaluation
   both read through: ``prepare`` before a model run, ``answers_from_logits`` and

@@ -15,6 +15,15 @@
   are oversubscribed only while a wide run and narrow ones overlap. Costs a
   second session (the weights twice).
 
+Whatever the mode, a request's windows run each at its own length, not padded
+to its longest (``function.model.unpadded``): one after another on the
+session its run was given, except where a request runs alone in ``adaptive``
+mode and its windows finish sooner spread over the cores, one per core on the
+1-thread session (``unpadded.spreads``). ``batch`` mode still stacks whole
+requests into one padded run. ``padded=True`` runs each request's windows as
+one padded batch instead, as before: for measuring against it
+(``python -m bench windows``).
+
 ``Inference.run`` returns the logits and the time the request waited before
 its run started (``queue``, its own stage in the reply's timings).
 """
@@ -23,10 +32,15 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from function.config import Settings
+
+# One window on n intra-op threads runs about n times this as fast as on one (measured with 2 on this project's
+# 2-CPU sandbox, docs/benchmarks.md#windows-without-padding): what ``unpadded.spreads`` weighs a spread against.
+INTRA_OP_EFFICIENCY = 0.85
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,8 +58,9 @@ class Ran:
 
 
 class Inference:
-    def __init__(self, settings: Settings, cpus: int):
+    def __init__(self, settings: Settings, cpus: int, padded: bool = False):
         self.mode = settings.inference_mode
+        self.padded = padded  # each request's windows as one padded run (as before unpadded runs)
         self.runs_at_a_time = settings.model_runs(cpus)
         self.threads = settings.run_threads(cpus)
         self.sessions = self.runs_at_a_time if self.mode == "pool" else 1
@@ -55,11 +70,13 @@ class Inference:
         self._lock = threading.Lock()
         self._narrow = None  # adaptive: the 1-thread session for runs beside another
         self._active = 0  # adaptive: runs in progress
-        self.wide_runs = self.narrow_runs = 0
+        self._spread: ThreadPoolExecutor | None = None  # adaptive: a lone request's windows, one per core
+        self.wide_runs = self.narrow_runs = self.spread_runs = 0
 
     def describe(self) -> dict:
         return {"mode": self.mode, "runs_at_a_time": self.runs_at_a_time, "threads_per_run": self.threads,
-                "sessions": self.sessions + (self.mode == "adaptive" and self.runs_at_a_time > 1)}
+                "sessions": self.sessions + (self.mode == "adaptive" and self.runs_at_a_time > 1),
+                "windows": "padded" if self.padded else "unpadded"}
 
     def prepare(self, model: Model) -> dict:
         """What a mode needs beyond the model's own session (adaptive: the 1-thread one); its timings."""
@@ -90,21 +107,47 @@ class Inference:
         with self.slots:
             queue_ms = (time.perf_counter() - t0) * 1000
             if self.mode != "adaptive":
-                start, end = model.infer(batch)
+                start, end = self._windows(model.infer, batch)
             else:
                 start, end = self._adaptive(model, batch)
         return Ran(start, end, queue_ms)
 
+    def _windows(self, infer, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+        """The request's windows on ``infer``: one after another at their own lengths, or one padded run."""
+        if self.padded:
+            return infer(batch)
+        from function.model.unpadded import run_unpadded
+
+        return run_unpadded(infer, batch)
+
     def _adaptive(self, model: Model, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+        from function.model.unpadded import spreads
+
         with self._lock:
             alone = self._active == 0 or self._narrow is None
+            spread = (alone and not self.padded and self._narrow is not None
+                      and spreads(batch, self.runs_at_a_time, max(1.0, self.threads * INTRA_OP_EFFICIENCY)))
             self._active += 1
-            if alone:
+            if spread:
+                self.spread_runs += 1
+            elif alone:
                 self.wide_runs += 1
             else:
                 self.narrow_runs += 1
         try:
-            return (model.infer if alone else self._narrow)(batch)
+            if spread:
+                return self._spread_windows(batch)
+            return self._windows(model.infer if alone else self._narrow, batch)
         finally:
             with self._lock:
                 self._active -= 1
+
+    def _spread_windows(self, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+        """A lone request's windows across the cores: one worker per run slot, each on the 1-thread session."""
+        from function.model.unpadded import run_unpadded
+
+        if self._spread is None:
+            with self._lock:
+                if self._spread is None:
+                    self._spread = ThreadPoolExecutor(self.runs_at_a_time, thread_name_prefix="window")
+        return run_unpadded(self._narrow, batch, self._spread.map)
