@@ -34,6 +34,14 @@ class PassageStore(Protocol):
     def count(self) -> int:
         """Number of stored passages."""
 
+    def generation(self) -> str:
+        """The corpus generation: a token replaced in the same transaction or batch as every passage write and
+        deletion ("" before the first), so that answers cached with another one are not served
+        (``function.service.cache.CorpusGeneration``)."""
+
+    def new_generation(self) -> None:
+        """Replace the corpus generation without writing a passage (what a separate index's writer calls)."""
+
     def close(self) -> None:
         """Release connections."""
 

@@ -31,6 +31,11 @@ Ingested documents (``function.ingest``) have one record each in ``<passages>_do
 ``ids.document_key``; a document's passages are found by querying ``doc_id``
 (the automatic single-field index), its records by a range on ``source``.
 
+The corpus generation is one document, ``<passages>_meta/corpus`` (``generation``: a random
+token), set again in every batch that writes or deletes passages (one more write per batch): an
+instance that reads the new token after the batch is committed also reads the new passages, and
+cached answers are keyed by it (``function.service.cache.CorpusGeneration``).
+
 The BM25 index for questions without passage ids lives in ``<passages>_terms``
 (``function.retrieval.firestore_terms``, held as ``store.index``): writes and
 deletes first rewrite the postings of the terms involved, then write the
@@ -50,6 +55,7 @@ import datetime as dt
 import json
 import threading
 import time
+import uuid
 from collections.abc import Iterable
 
 from function.errors import StoreUnavailable
@@ -88,6 +94,7 @@ class FirestoreStore:
         self.answers = self.client.collection(answers)
         self.timeout_s = timeout_s
         self.documents = self.client.collection(f"{passages}_documents")
+        self.meta = self.client.collection(f"{passages}_meta").document("corpus")
         self.description = f"firestore:{self.client.project}/{database}/{passages}"
         # None: retrieval has an index of its own (QA_INDEX_URI), this one is neither written nor read
         self.index = TermIndex(self.client, f"{passages}_terms", timeout_s, f"{self.description}_terms",
@@ -149,8 +156,9 @@ class FirestoreStore:
                 totals = self.index is not None and bool(n or length)
                 if totals:
                     self.index.corpus_change(batch, n, length)
+                batch.set(self.meta, self._new_generation())
                 batch.commit(timeout=max(self.timeout_s, 60))
-                ops.add(writes=docs - deletes + totals, deletes=deletes)
+                ops.add(writes=docs - deletes + totals + 1, deletes=deletes)
             batch, size, docs, deletes, n, length = self.client.batch(), 0, 0, 0, 0, 0
 
         for pid, data, analysed in writes:
@@ -218,6 +226,27 @@ class FirestoreStore:
 
     def count(self) -> int:
         return self._count(self.passages, "count")
+
+    def _new_generation(self) -> dict:
+        return {"generation": uuid.uuid4().hex, "updated": self._firestore.SERVER_TIMESTAMP}
+
+    def generation(self) -> str:
+        """The corpus generation: a random token written in the batch of every passage write and deletion
+        ("" where none was ever written). One read."""
+        try:
+            snap = self.meta.get(field_paths=["generation"], retry=None, timeout=self.timeout_s)
+        except self._errors as e:
+            raise self._failed("get the corpus generation", e) from None
+        ops.add(reads=1)
+        return (snap.to_dict() or {}).get("generation", "") if snap.exists else ""
+
+    def new_generation(self) -> None:
+        """A new corpus generation with no passage written (after writing a separate retrieval index)."""
+        try:
+            self.meta.set(self._new_generation(), retry=None, timeout=max(self.timeout_s, 60))
+        except self._errors as e:
+            raise self._failed("write the corpus generation", e) from None
+        ops.add(writes=1)
 
     # -- documents (function.ingest) ------------------------------------------
 

@@ -9,6 +9,11 @@ The retrieval index is an FTS5 table in the same file (``function.retrieval.fts5
 a passage and its index row are written and deleted in one transaction, and
 ``store.index`` (an ``Fts5Index``) searches it.
 
+The ``meta`` table holds the corpus generation (``generation``), a random
+token replaced in the transaction of every passage write and deletion: cached
+answers are keyed by it (``function.service.cache.CorpusGeneration``), so an
+ingestion that changes passages makes the answers cached before it unreachable.
+
 Documents (``function.ingest``): each passage also records its ``source``, its
 ``chunk`` index and its character span (``span_start``, ``span_end``) in the
 document's text, and a ``documents`` table holds one row per ingested document
@@ -23,6 +28,7 @@ import json
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -59,6 +65,10 @@ CREATE TABLE IF NOT EXISTS documents (
     passage_ids TEXT NOT NULL,
     updated REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS meta (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
 # Columns added after the first release: ALTER TABLE adds them to older files (see _migrate).
 _ADDED_COLUMNS = {"source": "TEXT NOT NULL DEFAULT ''", "chunk": "INTEGER", "span_start": "INTEGER",
@@ -84,6 +94,11 @@ def _delete_in(db: sqlite3.Connection, table: str, column: str, keys: list[str])
     """Delete the rows of ``table`` whose ``column`` is one of ``keys``; how many there were."""
     return sum(len(db.execute(f"DELETE FROM {table} WHERE {column} IN ({marks}) RETURNING {column}", chunk)
                    .fetchall()) for chunk, marks in _in_chunks(keys))
+
+
+def _new_generation(db: sqlite3.Connection) -> None:
+    """Give the corpus a new generation (``SqliteStore.generation``), inside the caller's transaction."""
+    db.execute("INSERT OR REPLACE INTO meta (name, value) VALUES ('generation', ?)", (uuid.uuid4().hex,))
 
 
 def _document(row: tuple) -> DocumentRecord:
@@ -157,6 +172,7 @@ class SqliteStore:
                     (p.id, p.title, p.doc_id, p.text, p.token_ids, p.token_dtype, p.offsets, p.n_tokens,
                      p.tokenizer, p.source, p.chunk, p.start, p.end, now)).fetchone()
                 fts5.write(db, rowid, p.title, p.text)
+            _new_generation(db)
 
         self._transaction(work)
         return len(given)
@@ -168,12 +184,24 @@ class SqliteStore:
             nonlocal deleted
             fts5.unindex(db, ids)
             deleted = _delete_in(db, "passages", "id", ids)
+            if deleted:
+                _new_generation(db)
 
         self._transaction(work)
         return deleted
 
     def count(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM passages")[0][0])
+
+    def generation(self) -> str:
+        """The corpus generation: a random token written in the same transaction as every passage write
+        and deletion ("" for a file no passage was written to since it existed)."""
+        rows = self._query("SELECT value FROM meta WHERE name = 'generation'")
+        return rows[0][0] if rows else ""
+
+    def new_generation(self) -> None:
+        """A new corpus generation with no passage written (after writing a separate retrieval index)."""
+        self._transaction(_new_generation)
 
     # -- documents (function.ingest) ------------------------------------------
 
