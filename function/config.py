@@ -81,6 +81,8 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("QA_MAX_TOP_K_PASSAGES", "20", "Largest `top_k_passages`."),
     Variable("QA_MAX_ANSWER_TOKENS", "64", "Largest `max_answer_tokens`."),
     Variable("QA_LOG_TEXT_CHARS", "100", "Characters of the question written to logs (0: none)."),
+    Variable("QA_UI", "0", "Serve the question page at `GET /ui` (1; `make run` turns it on): a self-contained "
+             "HTML page to ask from and see the answers in their passages (docs/ui.md). Off: `/ui` is a 404."),
     Variable("GOOGLE_CLOUD_PROJECT", "", "Project for the Cloud Logging trace field and the Firestore client."),
 )
 
@@ -169,6 +171,7 @@ class Settings:
     max_answer_tokens: int
     log_text_chars: int
     project: str
+    ui: bool  # GET /ui serves the question page
     index_uri: str = ""  # a Lance table for retrieval; "": the store's own index
     index_refresh_s: float = 10.0
     index_encoder: str = ""  # a sentence-encoder folder: hybrid retrieval in the Lance table; "": BM25 alone
@@ -249,6 +252,7 @@ class Settings:
             max_top_k_passages=max_top_k_passages,
             max_answer_tokens=integer("QA_MAX_ANSWER_TOKENS", 1),
             log_text_chars=integer("QA_LOG_TEXT_CHARS"),
+            ui=flag("QA_UI"),
             project=project,
             index_uri=env.get("QA_INDEX_URI", "").strip(),
             index_refresh_s=number("QA_INDEX_REFRESH_S"),

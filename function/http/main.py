@@ -2,12 +2,13 @@
 
 Routes: ``POST /`` answers a question; ``GET /`` (also ``/healthz``,
 ``/health``) describes the deployment without loading the model; ``GET /ready``
-is 200 only once the model is loaded (a startup probe for ``QA_EAGER_LOAD=1``). On Cloud Run,
+is 200 only once the model is loaded (a startup probe for ``QA_EAGER_LOAD=1``); ``GET /ui`` is the
+question page (``function.http.ui``) when ``QA_UI=1``, else a 404. On Cloud Run,
 paths ending in ``z`` are reserved by the front end, so use ``GET /`` there.
 
 Importing this module loads nothing heavy: onnxruntime, tokenizers, numpy and
 the Firestore client are imported on the first request (or at import when
-``QA_EAGER_LOAD=1``). Every response is JSON; every error is
+``QA_EAGER_LOAD=1``). Every response but the page is JSON; every error is
 ``{"error": {"code", "status", "message"}}`` and never carries a stack trace.
 """
 
@@ -37,7 +38,7 @@ _IMPORTED = ImportClock.now()
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # The methods each path answers; any other method is a 405 with ``Allow``, any other path a 404.
 _METHODS = {"/": ("GET", "HEAD", "POST"), "/ready": ("GET", "HEAD"),
-            "/healthz": ("GET", "HEAD"), "/health": ("GET", "HEAD")}
+            "/healthz": ("GET", "HEAD"), "/health": ("GET", "HEAD"), "/ui": ("GET", "HEAD")}
 _JSON = {"Content-Type": "application/json", "Cache-Control": "no-store"}
 
 
@@ -157,6 +158,7 @@ def answer(request):
     started = time.perf_counter()
     fields: dict = {}
     headers: dict = {}
+    page = None  # GET /ui: the HTML page's bytes and headers
     app = None
     store_ops = ops.counting()  # Firestore reads/writes this request makes (its log line's store_ops)
     try:
@@ -174,6 +176,12 @@ def answer(request):
             status = 200
         elif path == "/ready":
             body, status = _ready(app), 200
+        elif path == "/ui":
+            if not app.settings.ui:
+                raise NotFound("the question page is off; set QA_UI=1 to serve it at /ui")
+            from function.http.ui import page as ui_page
+
+            body, status, page = None, 200, ui_page()
         else:
             body, status = _health(app), 200
     except QAError as e:
@@ -193,6 +201,8 @@ def answer(request):
         **({"store_ops": store_ops.as_dict()} if app and app.settings.store == "firestore" else {}),
         **(app.runtime.manifest_summary() if app else {}),
         **trace_field(request.headers.get("X-Cloud-Trace-Context"), project))
+    if page is not None:
+        return page[0], status, page[1]
     return _respond(status, body, headers)
 
 
