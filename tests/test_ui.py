@@ -90,7 +90,7 @@ def test_the_script_never_writes_markup():
 def shown(driver) -> dict:
     """What the page shows: each answer's snippet and marked text, the verdict, passages and timings."""
     return driver.execute_script("""
-        const text = (node) => node.textContent;
+        const text = (node) => (node ? node.textContent : null);
         return {
           answers: [...document.querySelectorAll("#answers > li")].map((li) => ({
             snippet: text(li.querySelector(".snippet")), marked: [...li.querySelectorAll("mark")].map(text),
@@ -98,8 +98,7 @@ def shown(driver) -> dict:
             meta: text(li.querySelector(".meta"))})),
           verdict: text(document.getElementById("verdict")),
           retrieved: [...document.querySelectorAll("#retrieved > li")].map((li) => ({
-            meta: text(li.querySelector(".meta")), text: li.querySelector("details .snippet")
-              ? text(li.querySelector("details .snippet")) : null})),
+            line: text(li), meta: text(li.querySelector(".meta")), text: text(li.querySelector("details .snippet"))})),
           timings: text(document.getElementById("timings")),
           status: text(document.getElementById("status")),
           elements: document.querySelectorAll("#result script, #result img, #result [onerror]").length,
@@ -162,6 +161,16 @@ def test_markup_in_a_stored_passage_shows_as_text_and_never_runs(ui_server, driv
         if "hostile-0000" in answer["meta"]:
             assert answer["marked"][0] in HOSTILE["text"]
     assert not policy_violations(driver)
+
+
+@needs_browser
+def test_no_answer_is_shown_with_its_reason(ui_server, driver):
+    browser.ask(driver, ui_server.url + "ui", "xyzzy plugh?")
+    page = shown(driver)
+    reply = requests.post(ui_server.url, json={"question": "xyzzy plugh?"}, timeout=30).json()
+    assert reply["no_answer"]["abstained"] and reply["answers"] == []
+    assert page["answers"] == [] and page["verdict"].startswith("No answer: " + reply["no_answer"]["reason"])
+    assert [r["line"] for r in page["retrieved"]] == ["No stored passage matched."]
 
 
 @needs_browser
