@@ -63,7 +63,7 @@ ids = st.lists(st.one_of(hostile_text, json_leaf, st.just("Normans-0000")), max_
 request_dict = st.fixed_dictionaries({}, optional={
     "question": hostile_text | json_value, "context": hostile_text | json_value, "passage_ids": ids,
     "top_k_passages": huge_numbers | json_value, "top_k": huge_numbers | json_value,
-    "max_answer_tokens": huge_numbers | json_value,
+    "max_answer_tokens": huge_numbers | json_value, "passages": st.booleans() | json_value,
 }) | st.dictionaries(hostile_text, json_value, max_size=4)
 
 
@@ -102,6 +102,7 @@ def check_parsed(req: QARequest) -> None:
         assert all(valid_passage_id(i) for i in req.passage_ids)
     assert 1 <= req.top_k <= S.max_top_k and 1 <= req.max_answer_tokens <= S.max_answer_tokens
     assert (req.top_k_passages is not None) == req.retrieves
+    assert isinstance(req.passages, bool) and (req.retrieves or not req.passages)
     if req.retrieves:
         assert 1 <= req.top_k_passages <= S.max_top_k_passages
 

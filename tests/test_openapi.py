@@ -63,6 +63,7 @@ def test_real_responses_validate_against_the_spec(spec, tiny_artifact, tmp_path)
                      {"question": "Who?", "passage_ids": ["Normans-0000", "Normans-0001"], "top_k": 2},
                      {"question": "Who?", "context": "Rollo, a Viking.", "max_answer_tokens": 5},
                      {"question": "Who ruled Normandy?", "top_k_passages": 3},
+                     {"question": "Who ruled Normandy?", "top_k_passages": 3, "passages": True},  # with texts
                      {"question": "xyzzy?"}):  # matches no stored passage: "no answer", with the reason
             r = requests.post(srv.url, json=body, timeout=30)
             assert r.status_code == 200

@@ -11,7 +11,8 @@ from function.errors import BadRequest, PayloadTooLarge
 from function.service.qa_request import QARequest
 from function.store.ids import valid_passage_id
 
-FIELDS = ("question", "context", "passage_ids", "top_k_passages", "top_k", "max_answer_tokens", "abstain")
+FIELDS = ("question", "context", "passage_ids", "top_k_passages", "top_k", "max_answer_tokens", "abstain",
+          "passages")
 
 
 def read_body(stream, content_length: int | None, limit: int) -> bytes:
@@ -90,8 +91,9 @@ def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QA
     if has_context and has_ids:
         raise BadRequest("give at most one of 'context' or 'passage_ids' (neither: the passages are retrieved)")
     context = passage_ids = top_k_passages = None
-    if (has_context or has_ids) and "top_k_passages" in data:
-        raise BadRequest("'top_k_passages' is for questions without 'context' or 'passage_ids'")
+    for name in ("top_k_passages", "passages"):
+        if (has_context or has_ids) and name in data:
+            raise BadRequest(f"'{name}' is for questions without 'context' or 'passage_ids'")
     if not (has_context or has_ids):
         top_k_passages = _integer(data, "top_k_passages", settings.top_k_passages, settings.max_top_k_passages)
     elif has_context:
@@ -111,4 +113,5 @@ def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QA
 
     top_k = _integer(data, "top_k", 1, settings.max_top_k)
     max_tokens = _integer(data, "max_answer_tokens", default_max_answer_tokens, settings.max_answer_tokens)
-    return QARequest(question, context, passage_ids, top_k, max_tokens, top_k_passages, _boolean(data, "abstain"))
+    return QARequest(question, context, passage_ids, top_k, max_tokens, top_k_passages, _boolean(data, "abstain"),
+                     passages=bool(_boolean(data, "passages")))

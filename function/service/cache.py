@@ -67,9 +67,9 @@ def normalize_question(question: str, lowercase: bool) -> str:
     return text.lower() if lowercase else text
 
 
-# The reply's shape: bumped when a reply gains or changes fields (2: no_answer, document_id, source), so
-# that answers cached in the shared tier by an older revision are not served with the old shape.
-REPLY_VERSION = 2
+# The reply's shape: bumped when a reply gains or changes fields (2: no_answer, document_id, source; 3: each
+# answer's snippet), so that answers cached in the shared tier by an older revision are not served with the old shape.
+REPLY_VERSION = 3
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:

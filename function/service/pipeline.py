@@ -21,6 +21,7 @@ from function.retrieval.terms import query_terms
 from function.service.cache import LRU, AnswerCache, answer_key, normalize_question
 from function.service.qa_request import QARequest
 from function.service.runtime import Runtime
+from function.service.snippet import snippet
 
 if TYPE_CHECKING:
     import numpy as np
@@ -163,6 +164,8 @@ class QAService:
         no_answer = manifest.no_answer
         if no_answer is not None:  # the threshold is not part of the artifact hash: a new one is a new key
             params["no_answer"] = {"abstain": abstains(req, no_answer), "threshold": no_answer["threshold"]}
+        if req.passages:  # the reply also carries the retrieved passages' texts
+            params["passages"] = True
         return answer_key(manifest.artifact_hash, question, source, params)
 
     def retrieve(self, question: str, k: int) -> list[Hit]:
@@ -261,7 +264,7 @@ class QAService:
         else:
             hits = self.retrieve(req.question, req.top_k_passages)
             timer.lap("retrieve")
-            stored, retrieved, bias = self._read_retrieved(hits, n_question, model)
+            stored, retrieved, bias = self._read_retrieved(hits, n_question, model, req.passages)
             reading = Reading.of_stored(stored, retrieved, bias)
         timer.lap("fetch")
         return reading
@@ -299,7 +302,8 @@ class QAService:
             texts=reading.texts, windows=windows)
         answers = [
             {"text": reading.texts[a.passage][a.start : a.end], "score": round(a.score, 6),
-             "start": a.start, "end": a.end, **reading.meta[a.passage], **reading.located(a.passage, a.start, a.end)}
+             "start": a.start, "end": a.end, "snippet": snippet(reading.texts[a.passage], a.start, a.end),
+             **reading.meta[a.passage], **reading.located(a.passage, a.start, a.end)}
             for a in found
         ]
         payload: dict = {"answers": answers, "model": model.manifest.summary()}
@@ -309,10 +313,11 @@ class QAService:
             payload["retrieved"] = reading.retrieved
         return payload
 
-    def _read_retrieved(self, hits: list[Hit], n_question: int,
-                        model: Model) -> tuple[list[Passage], list[dict], np.ndarray]:
+    def _read_retrieved(self, hits: list[Hit], n_question: int, model: Model,
+                        with_texts: bool = False) -> tuple[list[Passage], list[dict], np.ndarray]:
         """The retrieved passages, best first, as many as fit one model run (QA_MAX_WINDOWS; at least
-        one), what the reply says about them, and their spans' bias (``function.retrieval.span_bias``)."""
+        one), what the reply says about them (``with_texts``: also their texts and documents, for a client
+        that shows them), and their spans' bias (``function.retrieval.span_bias``)."""
         from function.model.windows import window_starts
         from function.retrieval.span_bias import passage_bias
 
@@ -332,8 +337,9 @@ class QAService:
                 break
             kept.append(p)
         scores = {h.passage_id: h.score for h in hits}
-        return (kept, [{"passage_id": p.id, "title": p.title, "score": round(scores[p.id], 4)} for p in kept],
-                passage_bias([scores[p.id] for p in kept]))
+        retrieved = [{"passage_id": p.id, "title": p.title, "score": round(scores[p.id], 4),
+                      **({**_passage_meta(p), "text": p.text} if with_texts else {})} for p in kept]
+        return kept, retrieved, passage_bias([scores[p.id] for p in kept])
 
     @staticmethod
     def _totals(timer: Timer, started: float) -> dict:

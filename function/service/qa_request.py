@@ -15,6 +15,7 @@ class QARequest:
     max_answer_tokens: int
     top_k_passages: int | None = None  # passages to retrieve: set when neither context nor ids are given
     abstain: bool | None = None  # may the reply say "no answer"; None: the artifact's default
+    passages: bool = False  # retrieval: the reply's ``retrieved`` also carries each passage's text
 
     @property
     def retrieves(self) -> bool:
