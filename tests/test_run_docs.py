@@ -5,6 +5,7 @@ with the shipped model, on a free port, its store under a temporary folder."""
 from __future__ import annotations
 
 import json
+import os
 import queue
 import shlex
 import shutil
@@ -141,6 +142,16 @@ def test_serves_the_folder_alone_answers_its_curl_and_syncs_on_a_rerun(docs, tmp
     assert reply["answers"][0]["text"] == "Jonas Berg"
     assert stored(docs, data)[0] == {"guide/install.md", "faq.txt"}
     assert "Marta Kowalski" not in texts_of(docs, data, "faq.txt")
+
+
+def test_without_docs_it_serves_the_sample_as_before(tmp_path):
+    store = tmp_path / "sample.sqlite"
+    done = subprocess.run([sys.executable, "-m", "scripts.serve_local", "--once", "--port", str(free_port())], cwd=REPO,
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "QA_SQLITE_PATH": str(store)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert '"passage_ids": ["Normans-0000", "Normans-0001"]' in done.stdout  # the curl it prints
+    assert '"text": "France"' in done.stdout
+    assert store.is_file()
 
 
 def test_two_folders_get_two_stores(tmp_path):
