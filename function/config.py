@@ -74,6 +74,9 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("QA_MAX_QUESTION_CHARS", "1000", "Longest question (characters)."),
     Variable("QA_MAX_CONTEXT_CHARS", "20000", "Longest `context`, and longest passage ingestion accepts (characters)."),
     Variable("QA_MAX_PASSAGE_IDS", "50", "Most `passage_ids` in one request."),
+    Variable("QA_MAX_FILTER_VALUES", "100", "Most `documents`, and most `tags`, a question asked alone may be "
+             "filtered on (docs/retrieval.md, \"Filters\")."),
+    Variable("QA_MAX_FILTER_CHARS", "512", "Longest filter value: a document id, the `source_prefix`, a tag."),
     Variable("QA_MAX_WINDOWS", "64", "Most model windows in one request (one batch)."),
     Variable("QA_MAX_TOP_K", "10", "Largest `top_k`."),
     Variable("QA_TOP_K_PASSAGES", "5", "Passages retrieved and read for a question without `context` or "
@@ -175,6 +178,8 @@ class Settings:
     index_uri: str = ""  # a Lance table for retrieval; "": the store's own index
     index_refresh_s: float = 10.0
     index_encoder: str = ""  # a sentence-encoder folder: hybrid retrieval in the Lance table; "": BM25 alone
+    max_filter_values: int = 100  # most documents, and most tags, in one question's filter
+    max_filter_chars: int = 512  # longest filter value
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -246,6 +251,8 @@ class Settings:
             max_question_chars=integer("QA_MAX_QUESTION_CHARS", 1),
             max_context_chars=integer("QA_MAX_CONTEXT_CHARS", 1),
             max_passage_ids=integer("QA_MAX_PASSAGE_IDS", 1),
+            max_filter_values=integer("QA_MAX_FILTER_VALUES", 1),
+            max_filter_chars=integer("QA_MAX_FILTER_CHARS", 1),
             max_windows=integer("QA_MAX_WINDOWS", 1),
             max_top_k=integer("QA_MAX_TOP_K", 1),
             top_k_passages=top_k_passages,

@@ -99,6 +99,19 @@ def test_the_store_the_settings_name_without_docs(docs, tmp_path, monkeypatch, c
     assert "holds no passages" in capsys.readouterr().err
 
 
+def test_a_question_the_function_refuses_is_reported_and_scores_0(docs, tmp_path, capsys):
+    too_long = {"question": "Who wrote Quillpad? " * 60, "answers": ["Marta Kowalski"], "document_id": "faq.txt"}
+    questions = write_jsonl(tmp_path / "q.jsonl", [QUESTIONS[0], too_long])
+    assert main([questions, "--docs", str(docs), "--show", "--out", str(tmp_path / "a.json")]) == 0
+    result = json.loads((tmp_path / "a.json").read_text())
+    refused = result["rows"][1]
+    assert "'question'" in refused["error"] and refused["answer"] == "" and refused["document_retrieved"] is False
+    f = result["figures"]
+    assert (f["errors"], f["exact_match"], f["recall_at_k"]) == (1, 50.0, 0.5)
+    printed = capsys.readouterr().out
+    assert "1 refused (see --show)" in printed and "| error: 'question'" in printed
+
+
 def test_a_document_the_store_does_not_hold_is_named(docs, tmp_path, capsys):
     questions = write_jsonl(tmp_path / "q.jsonl", [{**QUESTIONS[0], "document_id": "faq.md"}])
     assert main([questions, "--docs", str(docs)]) == 2

@@ -111,8 +111,9 @@ def ask(service, settings: Settings, max_answer_tokens: int, q: Question) -> dic
         req = parse(json.dumps({"question": q.question}).encode(), settings, max_answer_tokens)
         result = service.answer(req)
     except QAError as e:  # refused (a question too long for the model, ...): no answer, reported
-        return {**row, "answer": "", "em": 0.0, "f1": 0.0, "no_answer": True, "document_retrieved": None,
-                "retrieved": [], "server_ms": None, "error": e.message}
+        return {**row, "answer": "", "answer_document_id": None, "em": 0.0, "f1": 0.0, "no_answer": True,
+                "document_retrieved": False if q.document_id else None, "retrieved": [], "server_ms": None,
+                "error": e.message}
     payload = result.payload
     text = answer_text(payload)
     em, f1 = score(text, q.answers) if q.answerable else (0.0, 0.0)

@@ -10,10 +10,13 @@ removes documents. The command line (``cli``), benchmarks and tests all write
 through here. With a separate retrieval index (``index``: ``function.retrieval.lance_index``), each
 passage written to the store is written to it too, and each one deleted is deleted from it first;
 ``finish`` folds the run's rows into the index's search structures.
+``tags`` (``--tag``) are given to every passage written; they are part of what a document's recorded hash
+covers (``_digest``), so re-ingesting an unchanged document with other tags rewrites it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from collections.abc import Iterable
 
@@ -44,8 +47,9 @@ class Ingestion:
     """
 
     def __init__(self, store, tokenizer, batch_size: int = 256, counts: Counts | None = None, force: bool = False,
-                 note=None, index=None):
+                 note=None, index=None, tags: Iterable[str] = ()):
         self.store, self.tokenizer, self.index = store, tokenizer, index
+        self.tags = tuple(sorted(set(tags)))
         self.batch_size, self.counts, self.force = batch_size, counts or Counts(), force
         self.note = note or (lambda message: print(message, file=sys.stderr, flush=True))
         self.failures: list[Rejected] = []
@@ -111,10 +115,17 @@ class Ingestion:
         if stale:  # 2. what each document no longer has
             self._delete_passages(stale)
         # 3. the records, last
-        self.store.put_documents(DocumentRecord(u.doc_id, u.source, u.sha256, tuple(p.id for p in passages[u.doc_id]))
-                                 for u in done)
+        self.store.put_documents(DocumentRecord(u.doc_id, u.source, self._digest(u),
+                                                tuple(p.id for p in passages[u.doc_id])) for u in done)
         self.counts.documents += len(done)
         self.counts.passages += len(written)
+
+    def _digest(self, unit: DocumentUnit) -> str:
+        """The hash recorded for ``unit``: its own, or, with tags, that hash and the tags hashed together
+        (documents ingested without tags keep the hash they were recorded with)."""
+        if not self.tags:
+            return unit.sha256
+        return hashlib.sha256("\x00".join((unit.sha256, *self.tags)).encode("utf-8", "surrogatepass")).hexdigest()
 
     def _changed(self, units: list[DocumentUnit]) -> list[DocumentUnit]:
         """The documents to write: all with ``force``, else those whose hash or source the store does not hold."""
@@ -124,7 +135,7 @@ class Ingestion:
         changed = []
         for u in units:
             old = known.get(u.doc_id)
-            if old and not self.force and old.sha256 == u.sha256 and old.source == u.source:
+            if old and not self.force and old.sha256 == self._digest(u) and old.source == u.source:
                 self.counts.skipped += 1
             else:
                 changed.append(u)
@@ -143,7 +154,8 @@ class Ingestion:
                 continue
             passages[u.doc_id].append(Passage.from_tokens(
                 p.id, p.title, u.doc_id, p.text, enc.ids, enc.offsets, self.tokenizer.fingerprint,
-                self.tokenizer.vocab_size, source=u.source, chunk=p.chunk, start=p.start, end=p.end))
+                self.tokenizer.vocab_size, source=u.source, chunk=p.chunk, start=p.start, end=p.end,
+                tags=self.tags))
         return passages
 
     def _stale_passages(self, unit: DocumentUnit, keep: set[str]) -> list[str]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from function.errors import BadRequest, NotFound, NothingMatched, PayloadTooLarge, TokenizerMismatch
 from function.logs import log
 from function.retrieval.bm25 import Hit
+from function.retrieval.filters import PassageFilter
 from function.retrieval.terms import query_terms
 from function.service.cache import LRU, AnswerCache, answer_key, normalize_question
 from function.service.qa_request import QARequest
@@ -159,6 +160,8 @@ class QAService:
             source = {"passage_ids": sorted(req.passage_ids)}
         else:
             source = {"retrieve": "bm25", "top_k_passages": req.top_k_passages}
+            if req.where:
+                source["filter"] = req.where.key()
         question = normalize_question(req.question, manifest.lowercase)
         params: dict = {"top_k": req.top_k, "max_answer_tokens": req.max_answer_tokens}
         no_answer = manifest.no_answer
@@ -168,14 +171,19 @@ class QAService:
             params["passages"] = True
         return answer_key(manifest.artifact_hash, question, source, params)
 
-    def retrieve(self, question: str, k: int) -> list[Hit]:
-        """The ``k`` stored passages with the best BM25 scores for ``question``, best first."""
+    def retrieve(self, question: str, k: int, where: PassageFilter | None = None) -> list[Hit]:
+        """The ``k`` stored passages with the best BM25 scores for ``question``, best first; with ``where``, the
+        best ``k`` of the passages within it (each index filters inside its search)."""
         terms = query_terms(question)
         if not terms:
             raise NothingMatched("the question has no words to search the passages for (only stop-words); "
                                  "ask with more words, or give 'passage_ids' or a 'context'", {"terms": []})
         # a hybrid index (QA_INDEX_ENCODER) also embeds the question; the others search its terms alone
-        hits = self.rt.searcher().search_question(question, terms, k)
+        hits = self.rt.searcher().search_question(question, terms, k, where)
+        if not hits and where:
+            raise NothingMatched(f"no stored passage within the filter ({where.describe()}) holds any of the "
+                                 "question's words: check the document ids, source prefix or tags, or ask without "
+                                 "them", {"terms": terms, "filter": where.key()})
         if not hits:
             raise NothingMatched("no stored passage holds any of the question's words; give a 'context', "
                                  "or ingest passages with `python -m function.ingest`", {"terms": terms})
@@ -262,7 +270,7 @@ class QAService:
         if req.passage_ids is not None:
             reading = Reading.of_stored(self._fetch(req.passage_ids, model.tokenizer.fingerprint))
         else:
-            hits = self.retrieve(req.question, req.top_k_passages)
+            hits = self.retrieve(req.question, req.top_k_passages, req.where)
             timer.lap("retrieve")
             stored, retrieved, bias = self._read_retrieved(hits, n_question, model, req.passages)
             reading = Reading.of_stored(stored, retrieved, bias)
