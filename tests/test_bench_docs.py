@@ -293,8 +293,8 @@ def test_hybrid_retrieval_ingests_vectors_and_searches_by_the_question(cache, tm
     asked = []
     search_question = HybridIndex.search_question
 
-    def spy(self, question, terms, k):
-        hits = search_question(self, question, terms, k)
+    def spy(self, question, terms, k, where=None):
+        hits = search_question(self, question, terms, k, where)
         asked.append((question, len(hits)))
         return hits
 
@@ -319,8 +319,8 @@ def test_lance_retrieval_searches_a_lance_index_of_the_set(cache, tmp_path, tiny
 
     searched = []
     search = LanceIndex.search
-    monkeypatch.setattr(LanceIndex, "search", lambda self, terms, k, among=(): searched.append(
-        (self.uri, terms)) or search(self, terms, k, among))
+    monkeypatch.setattr(LanceIndex, "search", lambda self, terms, k, where=None, among=(): searched.append(
+        (self.uri, terms)) or search(self, terms, k, where, among))
     sets = write_set(tmp_path / "sets", SET)
     out = tmp_path / "out"
     assert run(["--artifact", str(tiny_artifact.folder), "--out", str(out), "--part", "dev", "--retrieval", "lance"],

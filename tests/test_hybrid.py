@@ -308,7 +308,8 @@ def test_ingestion_stores_each_passage_s_embedding_and_questions_alone_are_fused
 
     asked = []
     fused = searcher.search_question
-    searcher.search_question = lambda question, terms, k: asked.append(question) or fused(question, terms, k)
+    searcher.search_question = lambda question, terms, k, where: asked.append(question) or fused(question, terms, k,
+                                                                                                 where)
     reply = service.answer(QARequest("Who ruled Normandy?", None, None, 1, 30, 3)).payload
     assert asked == ["Who ruled Normandy?"]
     terms = query_terms("Who ruled Normandy?")

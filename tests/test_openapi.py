@@ -50,6 +50,9 @@ def test_request_fields_and_limits_match_the_code(spec):
     assert (p["top_k_passages"]["default"], p["top_k_passages"]["maximum"]) == (s.top_k_passages,
                                                                              s.max_top_k_passages)
     assert p["max_answer_tokens"]["maximum"] == s.max_answer_tokens
+    assert p["documents"]["maxItems"] == p["tags"]["maxItems"] == s.max_filter_values
+    assert (p["documents"]["items"]["maxLength"] == p["tags"]["items"]["maxLength"] == p["source_prefix"]["maxLength"]
+            == s.max_filter_chars)
 
 
 def test_real_responses_validate_against_the_spec(spec, tiny_artifact, tmp_path):

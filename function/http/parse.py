@@ -8,11 +8,13 @@ import json
 
 from function.config import Settings
 from function.errors import BadRequest, PayloadTooLarge
+from function.retrieval.filters import PassageFilter
 from function.service.qa_request import QARequest
 from function.store.ids import valid_passage_id
 
+FILTER_FIELDS = ("documents", "source_prefix", "tags")  # retrieval's filter (function.retrieval.filters)
 FIELDS = ("question", "context", "passage_ids", "top_k_passages", "top_k", "max_answer_tokens", "abstain",
-          "passages")
+          "passages", *FILTER_FIELDS)
 
 
 def read_body(stream, content_length: int | None, limit: int) -> bytes:
@@ -62,6 +64,43 @@ def _boolean(body: dict, name: str) -> bool | None:
     return value
 
 
+def _filter_value(value, name: str, limit: int) -> str:
+    """One filter value: a non-empty string of at most ``limit`` characters that any store can hold."""
+    if not isinstance(value, str) or not value:
+        raise BadRequest(f"'{name}' must hold non-empty strings")
+    if len(value) > limit:
+        raise BadRequest(f"a value of '{name}' has {len(value)} characters; the limit is {limit}")
+    if "\x00" in value:
+        raise BadRequest(f"a value of '{name}' holds a NUL character")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadRequest(f"a value of '{name}' is not valid Unicode (unpaired surrogate)") from None
+    return value
+
+
+def _filter_values(data: dict, name: str, settings: Settings) -> tuple[str, ...] | None:
+    """A filter's array of values, de-duplicated in the caller's order, or None when absent."""
+    if name not in data:
+        return None
+    values = data[name]
+    if not isinstance(values, list) or not values:
+        raise BadRequest(f"'{name}' must be a non-empty array of strings")
+    if len(values) > settings.max_filter_values:
+        raise BadRequest(f"'{name}' has {len(values)} values; the limit is {settings.max_filter_values}")
+    return tuple(dict.fromkeys(_filter_value(v, name, settings.max_filter_chars) for v in values))
+
+
+def _filter(data: dict, settings: Settings) -> PassageFilter | None:
+    """What retrieval is restricted to (``documents``, ``source_prefix``, ``tags``), or None: everything."""
+    prefix = data.get("source_prefix")
+    where = PassageFilter(
+        _filter_values(data, "documents", settings),
+        None if prefix is None else _filter_value(prefix, "source_prefix", settings.max_filter_chars),
+        _filter_values(data, "tags", settings))
+    return where or None
+
+
 def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QARequest:
     try:
         text = body.decode("utf-8")  # RFC 8259: JSON between systems is UTF-8
@@ -91,7 +130,7 @@ def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QA
     if has_context and has_ids:
         raise BadRequest("give at most one of 'context' or 'passage_ids' (neither: the passages are retrieved)")
     context = passage_ids = top_k_passages = None
-    for name in ("top_k_passages", "passages"):
+    for name in ("top_k_passages", "passages", *FILTER_FIELDS):
         if (has_context or has_ids) and name in data:
             raise BadRequest(f"'{name}' is for questions without 'context' or 'passage_ids'")
     if not (has_context or has_ids):
@@ -114,4 +153,4 @@ def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QA
     top_k = _integer(data, "top_k", 1, settings.max_top_k)
     max_tokens = _integer(data, "max_answer_tokens", default_max_answer_tokens, settings.max_answer_tokens)
     return QARequest(question, context, passage_ids, top_k, max_tokens, top_k_passages, _boolean(data, "abstain"),
-                     passages=bool(_boolean(data, "passages")))
+                     _filter(data, settings), passages=bool(_boolean(data, "passages")))

@@ -4,6 +4,7 @@
     python -m function.ingest samples/squad_sample.json                 # SQuAD JSON, JSON Lines
     python -m function.ingest docs/ --include '*.md' --exclude 'drafts/*' --sync
     python -m function.ingest --delete guide/install.md
+    python -m function.ingest product-a/ --tag product-a --tag v2      # questions may filter on the tags
     QA_STORE=firestore python -m function.ingest gs://bucket/corpus/    # Firestore, from Cloud Storage
 
 Inputs are files, folders and ``gs://`` prefixes (walked recursively for .json,
@@ -60,6 +61,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--sync", action="store_true",
                    help="after ingesting, delete the documents under the inputs that were not found in them")
     p.add_argument("--force", action="store_true", help="rewrite unchanged documents too")
+    p.add_argument("--tag", action="append", default=[], metavar="NAME",
+                   help="give every passage of the documents ingested this tag (repeatable); a question asked alone "
+                        "may name tags (\"tags\": [...]) to search only passages with one of them. A document "
+                        "ingested again with other tags is rewritten with them")
     p.add_argument("--store", choices=("sqlite", "firestore"), help="overrides QA_STORE")
     p.add_argument("--sqlite-path", help="overrides QA_SQLITE_PATH")
     p.add_argument("--collection", help="overrides QA_PASSAGES_COLLECTION")
@@ -73,6 +78,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error("name the files, folders or gs:// prefixes to ingest (or --delete DOC_ID)")
     if args.sync and not args.inputs:
         p.error("--sync needs the inputs to sync with")
+    bad = [t for t in args.tag if not t.strip() or "\x00" in t or not t.isprintable()]
+    if bad:
+        p.error(f"--tag {bad[0][:60]!r}: a tag is a non-empty name of printable characters")
     return args
 
 
@@ -139,7 +147,8 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
     index = open_index(settings)
     if index is not None:
         say(f"and their terms into the retrieval index {index.description}")
-    job = Ingestion(store, tokenizer, args.batch_size, counts, args.force, note=progress.note, index=index)
+    job = Ingestion(store, tokenizer, args.batch_size, counts, args.force, note=progress.note, index=index,
+                    tags=args.tag)
     try:
         if args.delete:
             found_before = counts.deleted
@@ -185,6 +194,11 @@ def main(argv=None) -> int:
         settings = _settings(args)
     except ConfigError as e:
         print(f"configuration error: {e}", file=sys.stderr)
+        return 2
+    too_long = [t for t in args.tag if len(t) > settings.max_filter_chars]
+    if too_long:  # a question could not name it
+        print(f"--tag {too_long[0][:60]!r}...: longer than QA_MAX_FILTER_CHARS ({settings.max_filter_chars})",
+              file=sys.stderr)
         return 2
 
     from function.errors import QAError

@@ -25,6 +25,19 @@ of thousands of passages have them): the cost follows the question's terms,
 not the size of the corpus. If a part's ``gen`` differs from its ``#0`` (a
 rewrite landed between the two reads) the term is read again.
 
+A filtered question (``filters.PassageFilter``) scores the same candidates,
+then keeps the best ``k`` within the filter, which the postings cannot tell:
+each part of the filter (its documents, its source prefix, its tags) is first
+read as a set of passage ids, by a query on the passage documents' ``doc_id``
+(``in``), ``source`` (a range) or ``tags`` (``array-contains-any``), up to
+``FILTER_SET_MAX`` ids a part (one read each, one at least per query). When
+every part fits, the candidates within all of them are ranked: exact, and
+the whole cost. A part that matches more (a broad filter) is not read;
+instead the candidates, best first (within the parts that fit), are read a
+page at a time (their ``doc_id``, ``source`` and ``tags``: a read each) until
+``k`` are within the filter: few pages, since a broad filter keeps many of
+them. The values are field values in these queries, never part of a path.
+
 Updates (``update``), for a batch of passages being written or deleted:
 
 1. Every term the batch had (from ``bm25_terms``) or will have is rewritten,
@@ -49,13 +62,14 @@ ingest in large batches; one term's postings must fit in one transaction
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from function.retrieval import bm25
 from function.retrieval.bm25 import Hit, PassageTerms
+from function.retrieval.filters import PassageFilter
 from function.retrieval.searcher import Searcher
 from function.store import ops
 
@@ -113,9 +127,13 @@ class TermIndex(Searcher):
     PART_BYTES = 512 * 1024  # well inside Firestore's 1 MiB per document
     TERMS_PER_TRANSACTION = 100
     TRANSACTION_BYTES = 4 * 1024 * 1024  # a commit takes at most 10 MiB
+    FILTER_SET_MAX = 2_000  # passages of one filter part read as a set of ids; more: candidates are checked instead
+    FILTER_PAGE = 100  # candidates whose fields are read at once when checked against a broad filter
+    IN_VALUES = 30  # Firestore's most values in one 'in' or 'array-contains-any'
 
     def __init__(self, client, collection: str, timeout_s: float, description: str = "",
-                 errors: tuple[type[Exception], ...] = (), failed: Callable[[str, Exception], Exception] | None = None):
+                 errors: tuple[type[Exception], ...] = (), failed: Callable[[str, Exception], Exception] | None = None,
+                 passages=None):
         from google.cloud import firestore
 
         self._firestore = firestore
@@ -125,6 +143,7 @@ class TermIndex(Searcher):
         self.timeout_s = timeout_s
         self.description = description or f"firestore:{client.project}/{collection}"
         self._errors, self._failed = errors, failed
+        self.passages = passages  # the passage documents' collection, which filtered searches query
 
     def _ref(self, term: str, part: int):
         return self.terms.document(f"{term}#{part}")
@@ -166,11 +185,13 @@ class TermIndex(Searcher):
         except self._errors as e:
             raise (self._failed(what, e) if self._failed else e) from None
 
-    def search(self, terms: list[str], k: int) -> list[Hit]:
-        """The ``k`` passages with the highest BM25 score for any of ``terms``."""
+    def search(self, terms: list[str], k: int, where: PassageFilter | None = None) -> list[Hit]:
+        """The ``k`` passages with the highest BM25 score for any of ``terms``, within ``where``."""
         if not terms:
             return []
-        return self._reading("search", self._search, terms, k)
+        if where and self.passages is None:
+            raise ValueError("a filtered search needs the passages' collection (TermIndex(passages=...))")
+        return self._reading("search", self._search, terms, k, where)
 
     def stats(self, terms: list[str]) -> dict:
         """``{"passages": N, "total_length": index terms of all passages, "df": {term: passages}}``."""
@@ -179,7 +200,7 @@ class TermIndex(Searcher):
     def warm(self) -> None:
         """Nothing to open: the store's client is the index's (``Runtime`` warms its channel)."""
 
-    def _search(self, terms: list[str], k: int) -> list[Hit]:
+    def _search(self, terms: list[str], k: int, where: PassageFilter | None = None) -> list[Hit]:
         corpus, found = self._read_terms(terms)
         n, total = int(corpus.get("passages", 0)), int(corpus.get("length", 0))
         if n <= 0 or not found:
@@ -199,7 +220,69 @@ class TermIndex(Searcher):
                                             rows["title"].astype(np.float64), rows["text"].astype(np.float64))
             for pid, value in zip(ids, contribution.tolist()):
                 scores[pid] = scores.get(pid, 0.0) + value
-        return bm25.best(scores, k)
+        return self._within(scores, k, where) if where else bm25.best(scores, k)
+
+    # -- filters (see the module docstring) ----------------------------------
+
+    def _within(self, scores: dict[str, float], k: int, where: PassageFilter) -> list[Hit]:
+        """The best ``k`` of the scored candidates that are within ``where``."""
+        parts = [self._part_ids(query) for query in self._part_queries(where)]
+        narrowed = [ids for ids in parts if ids is not None]
+        for ids in narrowed:
+            scores = {pid: score for pid, score in scores.items() if pid in ids}
+        if len(narrowed) == len(parts):
+            return bm25.best(scores, k)
+        ranked = bm25.best(scores, len(scores))
+        found: list[Hit] = []
+        for start in range(0, len(ranked), self.FILTER_PAGE):
+            page = ranked[start : start + self.FILTER_PAGE]
+            fields = self._get_fields([h.passage_id for h in page])
+            found += [h for h in page if h.passage_id in fields and where.matches(*fields[h.passage_id])]
+            if len(found) >= k:
+                break
+        return found[:k]
+
+    def _part_queries(self, where: PassageFilter) -> Iterator[list]:
+        """Per part of ``where``: the queries whose results together are the passages within that part."""
+        from google.cloud.firestore_v1.base_query import FieldFilter
+
+        def chunks(values: tuple[str, ...]):
+            return [list(values[c : c + self.IN_VALUES]) for c in range(0, len(values), self.IN_VALUES)]
+
+        if where.documents is not None:
+            yield [self.passages.where(filter=FieldFilter("doc_id", "in", chunk)) for chunk in chunks(where.documents)]
+        if where.source_prefix is not None:  # every source from the prefix up to the prefix + the last code point
+            prefix = where.source_prefix
+            yield [self.passages.where(filter=FieldFilter("source", ">=", prefix))
+                   .where(filter=FieldFilter("source", "<", prefix + "\U0010ffff"))]
+        if where.tags is not None:
+            yield [self.passages.where(filter=FieldFilter("tags", "array_contains_any", chunk))
+                   for chunk in chunks(where.tags)]
+
+    def _part_ids(self, queries: list) -> set[str] | None:
+        """The ids the ``queries`` find together, or None if they find more than ``FILTER_SET_MAX``."""
+        ids: set[str] = set()
+        for query in queries:
+            found = [snap.id for snap in query.select([]).limit(self.FILTER_SET_MAX + 1 - len(ids))
+                     .stream(retry=None, timeout=self.timeout_s)]
+            ops.add(reads=max(1, len(found)))  # a query is billed one read even when it finds nothing
+            ids.update(found)
+            if len(ids) > self.FILTER_SET_MAX:
+                return None
+        return ids
+
+    def _get_fields(self, ids: list[str]) -> dict[str, tuple[str, str, list[str]]]:
+        """Passage id -> (doc id, source, tags) of the passages among ``ids`` that exist."""
+        refs = [self.passages.document(pid) for pid in ids]
+        snaps = self.client.get_all(refs, field_paths=["doc_id", "source", "tags"], retry=None,
+                                    timeout=self.timeout_s)
+        ops.add(reads=len(refs))
+        fields = {}
+        for snap in snaps:
+            if snap.exists:
+                d = snap.to_dict()
+                fields[snap.id] = (d.get("doc_id", ""), d.get("source", ""), d.get("tags", []))
+        return fields
 
     def _stats(self, terms: list[str]) -> dict:
         corpus, found = self._read_terms(terms)

@@ -11,6 +11,11 @@ and ``unindex`` inside the transaction that writes or deletes the passages, so
 re-ingesting never counts twice; it searches through ``Fts5Index``, which it
 holds as ``store.index``. Passages stored before the index existed are searched
 once they are re-ingested.
+
+A filtered search (``filters.PassageFilter``) adds the filter to the same
+statement's WHERE, on the ``passages`` row each match joins: SQLite ranks only
+the rows within it, so LIMIT keeps the best that match. Its values are bound
+parameters, never part of the SQL or of the MATCH expression.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from collections.abc import Callable
 
 from function.retrieval import bm25
 from function.retrieval.bm25 import Hit, PassageTerms
+from function.retrieval.filters import PassageFilter
 from function.retrieval.searcher import Searcher
 
 SCHEMA = """
@@ -45,6 +51,24 @@ def unindex(db: sqlite3.Connection, ids: list[str]) -> None:
                    chunk)
 
 
+def _where(where: PassageFilter | None) -> tuple[str, list]:
+    """The filter as SQL conditions on ``passages`` (" AND ..." or ""), and their bound values."""
+    if not where:
+        return "", []
+    sql, params = [], []
+    if where.documents is not None:
+        sql.append(f"passages.doc_id IN ({','.join('?' * len(where.documents))})")
+        params += where.documents
+    if where.source_prefix is not None:  # substr counts characters, as Python's len does
+        sql.append("substr(passages.source, 1, ?) = ?")
+        params += [len(where.source_prefix), where.source_prefix]
+    if where.tags is not None:
+        sql.append(f"EXISTS (SELECT 1 FROM json_each(passages.tags) WHERE json_each.value IN "
+                   f"({','.join('?' * len(where.tags))}))")
+        params += where.tags
+    return "".join(f" AND {condition}" for condition in sql), params
+
+
 class Fts5Index(Searcher):
     """Searches the FTS5 table through ``query``: the store's statement runner (its connection, its lock, its
     errors as ``StoreUnavailable``)."""
@@ -53,16 +77,18 @@ class Fts5Index(Searcher):
         self._query = query
         self.description = description
 
-    def search(self, terms: list[str], k: int) -> list[Hit]:
-        """The ``k`` passages with the highest BM25 score for any of ``terms`` (FTS5's ``bm25()``)."""
+    def search(self, terms: list[str], k: int, where: PassageFilter | None = None) -> list[Hit]:
+        """The ``k`` passages with the highest BM25 score for any of ``terms`` (FTS5's ``bm25()``), within
+        ``where``."""
         if not terms:
             return []
         match = " OR ".join(f'"{t}"' for t in terms)  # index terms hold no quotes
+        conditions, values = _where(where)
         rows = self._query(
             "SELECT passages.id, bm25(passages_fts, ?, ?) AS rank FROM passages_fts "
             "JOIN passages ON passages.rowid = passages_fts.rowid "
-            "WHERE passages_fts MATCH ? ORDER BY rank, passages.id LIMIT ?",
-            (bm25.TITLE_WEIGHT, bm25.TEXT_WEIGHT, match, k))
+            f"WHERE passages_fts MATCH ?{conditions} ORDER BY rank, passages.id LIMIT ?",
+            (bm25.TITLE_WEIGHT, bm25.TEXT_WEIGHT, match, *values, k))
         return [Hit(pid, -rank) for pid, rank in rows]
 
     def stats(self, terms: list[str]) -> dict:

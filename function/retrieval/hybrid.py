@@ -33,6 +33,10 @@ What the reader adds to its spans' logits stays each passage's BM25 score
 BM25 score, so the reader ranks spans as it does without vectors; only which
 passages it reads changes.
 
+A filtered question (``filters.PassageFilter``) is filtered inside both
+searches (Lance's prefilter, ``LanceIndex``): each ranking holds the best
+``depth`` passages within the filter, so the fusion only ever sees those.
+
 ``HybridIndex`` is what the function opens with ``QA_INDEX_ENCODER`` set (beside
 ``QA_INDEX_URI``): ingestion embeds each passage and writes its vector with its
 terms; a question asked alone is searched both ways and fused. Off by default:
@@ -45,6 +49,7 @@ import time
 from dataclasses import dataclass
 
 from function.retrieval.bm25 import Hit
+from function.retrieval.filters import PassageFilter
 from function.retrieval.searcher import Searcher
 
 ALPHA = 0.65  # BM25's share of the fused score (chosen on train questions: docs/retrieval.md)
@@ -112,16 +117,21 @@ class HybridIndex(Searcher):
     def optimize(self) -> None:
         self.index.optimize()
 
-    def search(self, terms: list[str], k: int) -> list[Hit]:
-        return self.index.search(terms, k)
+    def corpus_changed(self) -> None:
+        self.index.corpus_changed()
 
-    def rankings(self, question: str, terms: list[str], depth: int | None = None) -> Rankings:
+    def search(self, terms: list[str], k: int, where: PassageFilter | None = None) -> list[Hit]:
+        return self.index.search(terms, k, where)
+
+    def rankings(self, question: str, terms: list[str], depth: int | None = None,
+                 where: PassageFilter | None = None) -> Rankings:
+        """Both rankings of ``question``, ``depth`` passages each, within ``where``."""
         depth = depth or self.depth
-        bm25 = self.index.search(terms, depth) if terms else []
+        bm25 = self.index.search(terms, depth, where) if terms else []
         t0 = time.perf_counter()
         vector = self.encoder.embed([question])[0]
         embed_ms = (time.perf_counter() - t0) * 1000
-        return Rankings(bm25, self.index.nearest(vector, depth, exact=self.exact), embed_ms)
+        return Rankings(bm25, self.index.nearest(vector, depth, exact=self.exact, where=where), embed_ms)
 
     def fuse(self, terms: list[str], rankings: Rankings, k: int) -> list[Hit]:
         """The best ``k`` by the mixed score, each with its BM25 score (see the module docstring)."""
@@ -134,9 +144,11 @@ class HybridIndex(Searcher):
                              {h.passage_id: h.score for h in rankings.dense}, self.alpha)[:k]
         return [Hit(pid, bm25.get(pid, 0.0)) for pid, _ in mixed]
 
-    def search_question(self, question: str, terms: list[str], k: int) -> list[Hit]:
-        """The ``k`` passages to read for ``question`` (``terms``: its analysed terms), best mixed score first."""
-        return self.fuse(terms, self.rankings(question, terms), k)
+    def search_question(self, question: str, terms: list[str], k: int,
+                        where: PassageFilter | None = None) -> list[Hit]:
+        """The ``k`` passages to read for ``question`` (``terms``: its analysed terms), best mixed score first,
+        within ``where``; each ranking is at least ``k`` deep, so that ``k`` come back when ``k`` match."""
+        return self.fuse(terms, self.rankings(question, terms, max(self.depth, k), where), k)
 
     def warm(self) -> None:
         """The encoder's session and the table, at start-up: the first question alone pays for neither."""

@@ -1,9 +1,10 @@
 """The retrieval index on Lance (``pylance``): BM25 full-text search over a folder or a Cloud Storage prefix.
 
 The store keeps the passages, their tokens and their documents; this index
-keeps what retrieval needs, one row per passage: ``id``, ``doc_id`` and
-``terms``, the passage's title and text as analysed index terms
-(``function.retrieval.terms``) joined by spaces. Lance's inverted index is
+keeps what retrieval needs, one row per passage: ``id``, ``doc_id``, ``source``,
+``tags`` (what a question may be filtered on) and ``terms``, the passage's
+title and text as analysed index terms (``function.retrieval.terms``) joined by
+spaces. Lance's inverted index is
 built over ``terms`` with a whitespace tokenizer and no analysis of its own
 (no lower-casing, stemming, stop-words or folding), so it indexes exactly the
 terms the other stores index, and a question is searched with exactly its
@@ -39,6 +40,17 @@ table holds ``ANN_MIN_ROWS`` rows, ``optimize`` builds an approximate index over
 it (IVF partitions of HNSW graphs over 8-bit scalar-quantised vectors), which
 later folds extend like the inverted index. A table made without ``dim`` has no
 such column and is read and written as before.
+
+A filtered question (``filters.PassageFilter``) is searched with the filter as
+Lance's prefilter (``filter=..., prefilter=True``): the inverted index and the
+vector search rank only the rows within it, so the ``k`` returned are the best
+that match. The filter is a SQL expression (``where_clause``) whose values are
+string literals with their quotes doubled (``quote``; DataFusion reads no other
+escape in them), tested with quotes, ``' OR 1=1 --``, backslashes and Unicode
+(tests/test_filters.py). A table made before ``source`` and ``tags`` were kept
+gets both columns (empty) on its next write; until its rows are re-ingested
+(``--force``) they have no source or tags to match, and a table never written
+since matches no filter on them (the log says so once).
 """
 
 from __future__ import annotations
@@ -52,6 +64,7 @@ from datetime import timedelta
 
 from function.errors import StoreUnavailable
 from function.retrieval.bm25 import Hit
+from function.retrieval.filters import PassageFilter
 from function.retrieval.searcher import Searcher
 
 # Lance's inverted index over our analysed terms: split on white space, nothing else
@@ -83,11 +96,16 @@ ANN_EF = 300
 ANN_NPROBES = 10
 
 
+FILTER_COLUMNS = ("source", "tags")  # columns added after the first release (``_add_filter_columns``)
+
+
 @dataclass(frozen=True)
 class IndexRow:
     id: str
     doc_id: str
     terms: str  # analysed title and text terms joined by spaces
+    source: str = ""
+    tags: tuple[str, ...] = ()
 
 
 def quote(value: str) -> str:
@@ -95,11 +113,25 @@ def quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def where_clause(where: PassageFilter) -> str:
+    """The filter as a Lance (DataFusion SQL) expression over the rows' ``doc_id``, ``source`` and ``tags``."""
+    parts = []
+    if where.documents is not None:
+        parts.append("doc_id IN (" + ", ".join(quote(d) for d in where.documents) + ")")
+    if where.source_prefix is not None:
+        parts.append(f"starts_with(source, {quote(where.source_prefix)})")
+    if where.tags is not None:
+        parts.append("array_has_any(tags, [" + ", ".join(quote(t) for t in where.tags) + "])")
+    return " AND ".join(parts)
+
+
 def index_rows(passages) -> list[IndexRow]:
-    """The index's rows of stored passages: id, doc id and the analysed title and text terms."""
+    """The index's rows of passages: id, doc id, analysed title and text terms, and the source and tags of those
+    that have them (stored passages do; a benchmark's corpus, ``bench.scale_corpus.Passage``, does not)."""
     from function.retrieval.terms import terms
 
-    return [IndexRow(p.id, p.doc_id, " ".join(terms(p.title) + terms(p.text))) for p in passages]
+    return [IndexRow(p.id, p.doc_id, " ".join(terms(p.title) + terms(p.text)), getattr(p, "source", ""),
+                     tuple(getattr(p, "tags", ()))) for p in passages]
 
 
 class LanceIndex(Searcher):
@@ -108,6 +140,7 @@ class LanceIndex(Searcher):
         self.uri = uri
         self.dim = dim  # the dense vectors' dimension (hybrid retrieval), or None: no vector column
         self._said_no_vectors = False
+        self._said_no_filter_columns = False
         self.timeout_s = timeout_s
         self.refresh_s = refresh_s
         self.storage_options = storage_options or None
@@ -153,11 +186,36 @@ class LanceIndex(Searcher):
                 self._opened_at = now
             return self._dataset
 
-    def _search(self, terms: list[str], k: int, among: tuple[str, ...] = ()) -> list[Hit]:
+    def _prefilter(self, ds, where: PassageFilter | None, among: tuple[str, ...] = ()) -> dict | None:
+        """The ``to_table`` arguments that rank only the rows within ``where`` and ``among`` ({}: every row), or
+        None where ``where`` needs columns ``ds`` lacks (a table made before them: nothing can match)."""
+        if where and (where.source_prefix is not None or where.tags is not None) and \
+                not set(FILTER_COLUMNS) <= set(ds.schema.names):
+            if not self._said_no_filter_columns:
+                from function.logs import log
+
+                log("WARNING", "the retrieval index was made before passages' sources and tags were kept: "
+                    "filters on them match nothing until the passages are ingested again (--force)", index_uri=self.uri)
+                self._said_no_filter_columns = True
+            return None
+        clauses = ["id IN (" + ", ".join(quote(i) for i in among) + ")"] if among else []
+        if where:
+            clauses.append(where_clause(where))
+        return {"filter": " AND ".join(clauses), "prefilter": True} if clauses else {}
+
+    def corpus_changed(self) -> None:
+        """Look for a newer version on the next search (the ingestion that changed the corpus wrote this table
+        before it gave the store a new generation)."""
+        self._opened_at = float("-inf")
+
+    def _search(self, terms: list[str], k: int, among: tuple[str, ...] = (),
+                where: PassageFilter | None = None) -> list[Hit]:
         ds = self._current()
         if ds is None:
             return []
-        restrict = {"filter": "id IN (" + ", ".join(quote(i) for i in among) + ")", "prefilter": True} if among else {}
+        restrict = self._prefilter(ds, where, among)
+        if restrict is None:
+            return []
         try:
             table = ds.to_table(columns=["id", "_score"], full_text_query=" ".join(terms), limit=k, **restrict)
         except ValueError as e:  # created an instant ago, its (empty) index not yet committed: nothing to find
@@ -168,16 +226,18 @@ class LanceIndex(Searcher):
         ranked = sorted(zip(ids, scores), key=lambda hit: (-hit[1], hit[0]))
         return [Hit(pid, float(score)) for pid, score in ranked[:k]]
 
-    def search(self, terms: list[str], k: int, among: tuple[str, ...] = ()) -> list[Hit]:
-        """The ``k`` passages with the best BM25 score for any of ``terms``, best first, ties by id; with
-        ``among``, only those passages are scored: with the same scores as without for rows the inverted index
-        covers (its corpus statistics), not for rows written since the last ``optimize`` (a scan of the
-        filtered rows alone)."""
+    def search(self, terms: list[str], k: int, where: PassageFilter | None = None,
+               among: tuple[str, ...] = ()) -> list[Hit]:
+        """The ``k`` passages with the best BM25 score for any of ``terms``, best first, ties by id, within
+        ``where``; with ``among``, only those passages are scored. Restricted either way, the scores are those
+        of an unrestricted search for rows the inverted index covers (its corpus statistics), not for rows
+        written since the last ``optimize`` (a scan of the filtered rows alone)."""
         if not terms:
             return []
-        return self._guarded(self._search, terms, k, *([tuple(among)] if among else []))
+        restricted = (tuple(among), where) if among or where else ()
+        return self._guarded(self._search, terms, k, *restricted)
 
-    def _nearest(self, vector, k: int, exact: bool) -> list[Hit]:
+    def _nearest(self, vector, k: int, exact: bool, where: PassageFilter | None = None) -> list[Hit]:
         ds = self._current()
         if ds is None:
             return []
@@ -189,23 +249,26 @@ class LanceIndex(Searcher):
                     "only (ingest into a new QA_INDEX_URI with QA_INDEX_ENCODER set)", index_uri=self.uri)
                 self._said_no_vectors = True
             return []
+        restrict = self._prefilter(ds, where)
+        if restrict is None:
+            return []
         query = {"column": "vector", "q": vector, "k": k, "metric": "cosine", "use_index": not exact,
                  "ef": max(self.ann_ef, k), "nprobes": self.ann_nprobes}
-        table = ds.to_table(columns=["id", "_distance"], nearest=query)
+        table = ds.to_table(columns=["id", "_distance"], nearest=query, **restrict)
         ids, distances = table.column("id").to_pylist(), table.column("_distance").to_pylist()
         ranked = sorted(zip(ids, distances), key=lambda hit: (hit[1], hit[0]))
         return [Hit(pid, 1.0 - float(distance)) for pid, distance in ranked[:k]]
 
-    def nearest(self, vector, k: int, exact: bool = False) -> list[Hit]:
-        """The ``k`` passages whose vectors are nearest ``vector``, best first; ``exact`` reads every vector
-        instead of the approximate index. A hit's score is 1 - Lance's cosine distance: the cosine itself from a
-        flat search, or from a table with rows the index does not cover yet, but 2 * cosine - 1 from the
+    def nearest(self, vector, k: int, exact: bool = False, where: PassageFilter | None = None) -> list[Hit]:
+        """The ``k`` passages whose vectors are nearest ``vector``, best first, within ``where``; ``exact`` reads
+        every vector instead of the approximate index. A hit's score is 1 - Lance's cosine distance: the cosine
+        itself from a flat search, or from a table with rows the index does not cover yet, but 2 * cosine - 1 from the
         IVF_HNSW_SQ index alone (its distance is the squared L2 distance of unit vectors; seen with pylance 0.40).
         The order is right either way; a caller mixing the scores with others must not depend on their scale
         (``function.retrieval.hybrid`` scales them per question)."""
         if self.dim is None:
             raise ValueError("this index was opened without dense vectors (dim)")
-        return self._guarded(self._nearest, vector, k, exact)
+        return self._guarded(self._nearest, vector, k, exact, where)
 
     def _guarded(self, work, *args) -> list[Hit]:
         """``work(*args)`` on the pool, within the deadline; a failure is a ``StoreUnavailable``."""
@@ -244,7 +307,8 @@ class LanceIndex(Searcher):
     def _schema(self):
         import pyarrow as pa
 
-        fields = [("id", pa.string()), ("doc_id", pa.string()), ("terms", pa.string())]
+        fields = [("id", pa.string()), ("doc_id", pa.string()), ("terms", pa.string()), ("source", pa.string()),
+                  ("tags", pa.list_(pa.string()))]
         if self.dim is not None:
             fields.append(("vector", pa.list_(pa.float32(), self.dim)))
         return pa.schema(fields)
@@ -253,7 +317,8 @@ class LanceIndex(Searcher):
         import numpy as np
         import pyarrow as pa
 
-        columns = {"id": [r.id for r in rows], "doc_id": [r.doc_id for r in rows], "terms": [r.terms for r in rows]}
+        columns = {"id": [r.id for r in rows], "doc_id": [r.doc_id for r in rows], "terms": [r.terms for r in rows],
+                   "source": [r.source for r in rows], "tags": [list(r.tags) for r in rows]}
         if self.dim is not None:
             flat = np.zeros((len(rows), self.dim), np.float32) if vectors is None else np.asarray(vectors, np.float32)
             if flat.shape != (len(rows), self.dim):
@@ -289,13 +354,23 @@ class LanceIndex(Searcher):
         def commit():
             ds = self._open() or self._create()
             self._check_vectors(ds)
-            ds.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(table)
+            ds = self._add_filter_columns(ds)
+            ds.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(
+                table.select(ds.schema.names))
 
         self._retrying("upsert", commit)
         self._since_fold += len(rows)
         if self._since_fold >= FOLD_EVERY:
             self._fold()
         return len(rows)
+
+    def _add_filter_columns(self, ds):
+        """``ds``, with the (empty) ``source`` and ``tags`` columns added if it was made before them."""
+        missing = [name for name in FILTER_COLUMNS if name not in ds.schema.names]
+        if not missing:
+            return ds
+        ds.add_columns([self._schema().field(name) for name in missing])
+        return self._open()
 
     def _check_vectors(self, ds) -> None:
         """Refuse to write rows whose vector column (or its absence) is not the table's, naming the fix."""

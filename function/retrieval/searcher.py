@@ -12,6 +12,10 @@ when ``QA_INDEX_URI`` is set. ``Runtime.searcher`` picks the one that answers.
 ``search_question`` is what a question asked alone goes through: the BM25
 indexes search its analysed terms (this class's own ``search_question``), the
 hybrid index embeds the question as well and mixes the two rankings.
+
+Both take ``where`` (``filters.PassageFilter``): only passages within it are
+ranked, inside the search, so the ``k`` returned are the best ``k`` that match
+(fewer only when fewer match), never what is left of the best ``k`` overall.
 """
 
 from __future__ import annotations
@@ -19,20 +23,26 @@ from __future__ import annotations
 from typing import Protocol
 
 from function.retrieval.bm25 import Hit
+from function.retrieval.filters import PassageFilter
 
 
 class Searcher(Protocol):
     description: str  # e.g. "sqlite:/path/passages.sqlite", "lance:gs://bucket/index.lance"
 
-    def search(self, terms: list[str], k: int) -> list[Hit]:
+    def search(self, terms: list[str], k: int, where: PassageFilter | None = None) -> list[Hit]:
         """The ``k`` passages with the best BM25 score (``function.retrieval.bm25``) for any of the distinct
-        index ``terms``, best first, ties by passage id; only passages holding a term."""
+        index ``terms``, best first, ties by passage id; only passages holding a term, and within ``where``."""
         ...
 
-    def search_question(self, question: str, terms: list[str], k: int) -> list[Hit]:
-        """The ``k`` passages to read for ``question`` (``terms``: its analysed terms), best first: by BM25
-        alone unless the index also ranks by the question's meaning (``HybridIndex``)."""
-        return self.search(terms, k)
+    def search_question(self, question: str, terms: list[str], k: int,
+                        where: PassageFilter | None = None) -> list[Hit]:
+        """The ``k`` passages to read for ``question`` (``terms``: its analysed terms), best first, within
+        ``where``: by BM25 alone unless the index also ranks by the question's meaning (``HybridIndex``)."""
+        return self.search(terms, k, where)
+
+    def corpus_changed(self) -> None:
+        """The store's corpus generation changed: an index that keeps a view of itself (Lance) looks for its
+        newest version on its next search. The indexes written with the passages have nothing to do."""
 
     def warm(self) -> None:
         """Open what the first question would otherwise open (at start-up, on a background thread)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from function.retrieval.filters import PassageFilter
+
 
 @dataclass(frozen=True)
 class QARequest:
@@ -15,6 +17,7 @@ class QARequest:
     max_answer_tokens: int
     top_k_passages: int | None = None  # passages to retrieve: set when neither context nor ids are given
     abstain: bool | None = None  # may the reply say "no answer"; None: the artifact's default
+    where: PassageFilter | None = None  # retrieval: only passages within it (documents, source_prefix, tags)
     passages: bool = False  # retrieval: the reply's ``retrieved`` also carries each passage's text
 
     @property

@@ -4,6 +4,7 @@ A passage document::
 
     text, title, doc_id        strings
     source, chunk, start, end  where it comes from (passage.Passage; absent on older documents)
+    tags                       array of strings (``--tag``; absent on older documents: no tags)
     token_ids, offsets         bytes (packed, see passage.py), never arrays of integers
     token_dtype, n_tokens      how to unpack them
     tokenizer                  sha256 fingerprint of the tokenizer that made them
@@ -39,7 +40,9 @@ cached answers are keyed by it (``function.service.cache.CorpusGeneration``).
 The BM25 index for questions without passage ids lives in ``<passages>_terms``
 (``function.retrieval.firestore_terms``, held as ``store.index``): writes and
 deletes first rewrite the postings of the terms involved, then write the
-passages together with the corpus totals.
+passages together with the corpus totals. A filtered question (``documents``,
+``source_prefix``, ``tags``) queries the passages' ``doc_id``, ``source`` and
+``tags`` fields (their automatic single-field indexes), see ``TermIndex``.
 With a separate retrieval index (``QA_INDEX_URI``: ``open_store`` passes
 ``term_index=False``) none of this is done: passages are written without their
 ``bm25_*`` fields, nothing in ``<passages>_terms`` is read or written (about 21.6
@@ -98,7 +101,7 @@ class FirestoreStore:
         self.description = f"firestore:{self.client.project}/{database}/{passages}"
         # None: retrieval has an index of its own (QA_INDEX_URI), this one is neither written nor read
         self.index = TermIndex(self.client, f"{passages}_terms", timeout_s, f"{self.description}_terms",
-                               self._errors, self._failed) if term_index else None
+                               self._errors, self._failed, passages=self.passages) if term_index else None
 
     def _failed(self, what: str, error: Exception) -> StoreUnavailable:
         """The 503 for a failed call; a connection failure also drops the channel (see the module docstring)."""
@@ -117,7 +120,7 @@ class FirestoreStore:
     def get_many(self, ids: list[str]) -> dict[str, Passage]:
         refs = [self.passages.document(i) for i in ids]
         try:
-            snaps = list(self.client.get_all(refs, field_paths=_FIELDS + _PLACE_FIELDS, retry=None,
+            snaps = list(self.client.get_all(refs, field_paths=_FIELDS + _PLACE_FIELDS + ("tags",), retry=None,
                                              timeout=self.timeout_s))
         except self._errors as e:
             raise self._failed("get passages", e) from None
@@ -127,7 +130,7 @@ class FirestoreStore:
             if snap.exists:
                 d = snap.to_dict()
                 found[snap.id] = Passage(snap.id, *(d[f] for f in _FIELDS),
-                                         **{f: d[f] for f in _PLACE_FIELDS if f in d})
+                                         **{f: d[f] for f in _PLACE_FIELDS if f in d}, tags=tuple(d.get("tags", ())))
         return found
 
     def _indexed(self, ids: list[str]) -> tuple[set[str], dict[str, tuple[list[str], int]]]:
@@ -188,6 +191,7 @@ class FirestoreStore:
         def writes():
             for pid, p in by_id.items():
                 data = {f: getattr(p, f) for f in _FIELDS + _PLACE_FIELDS}
+                data["tags"] = list(p.tags)
                 if indexing:
                     data["bm25_terms"] = "\x00".join(analysed[pid].frequencies()).encode("utf-8")
                     data["bm25_length"] = analysed[pid].length

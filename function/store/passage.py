@@ -21,10 +21,12 @@ def ids_dtype(vocab_size: int) -> str:
 
 @dataclass(frozen=True)
 class Passage:
-    """One stored passage. The last four fields say where it comes from, so an answer can point into
+    """One stored passage. Four fields say where it comes from, so an answer can point into
     the original: ``source`` (the file's path or ``gs://`` URI; "" for passages stored before it was
     recorded), ``chunk`` (its index among its document's passages) and ``start``/``end`` (its character
-    span in the document's extracted text; None for records given as JSON, which are their own text)."""
+    span in the document's extracted text; None for records given as JSON, which are their own text).
+    ``tags`` are its document's, given at ingestion (``--tag``) for questions filtered on them; none for
+    passages stored before tags were recorded."""
 
     id: str
     title: str
@@ -39,15 +41,17 @@ class Passage:
     chunk: int | None = None
     start: int | None = None
     end: int | None = None
+    tags: tuple[str, ...] = ()
 
     @classmethod
     def from_tokens(cls, pid: str, title: str, doc_id: str, text: str, ids: np.ndarray,
                     offsets: np.ndarray, tokenizer: str, vocab_size: int, source: str = "",
-                    chunk: int | None = None, start: int | None = None, end: int | None = None) -> Passage:
+                    chunk: int | None = None, start: int | None = None, end: int | None = None,
+                    tags: tuple[str, ...] = ()) -> Passage:
         dtype = ids_dtype(vocab_size)
         return cls(pid, title, doc_id, text, np.asarray(ids).astype(dtype).tobytes(), dtype,
                    np.asarray(offsets).astype(OFFSETS_DTYPE).tobytes(), int(len(ids)), tokenizer,
-                   source, chunk, start, end)
+                   source, chunk, start, end, tuple(tags))
 
     @property
     def ids(self) -> np.ndarray:

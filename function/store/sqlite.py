@@ -19,7 +19,9 @@ Documents (``function.ingest``): each passage also records its ``source``, its
 document's text, and a ``documents`` table holds one row per ingested document
 (its id, source, content hash and passage ids) for skip/replace/delete/sync.
 A file made before these existed is migrated on open by adding the columns
-(old rows get ``source`` "" and no span) and the table.
+(old rows get ``source`` "" and no span) and the table. ``tags`` holds a
+passage's tags (``--tag``) as a JSON array ('[]' for rows stored before it),
+which a filtered search reads with ``json_each`` (``fts5.Fts5Index.search``).
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ CREATE TABLE IF NOT EXISTS passages (
     source TEXT NOT NULL DEFAULT '',
     chunk INTEGER,
     span_start INTEGER,
-    span_end INTEGER
+    span_end INTEGER,
+    tags TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS answers (
     key TEXT PRIMARY KEY,
@@ -72,13 +75,13 @@ CREATE TABLE IF NOT EXISTS meta (
 """
 # Columns added after the first release: ALTER TABLE adds them to older files (see _migrate).
 _ADDED_COLUMNS = {"source": "TEXT NOT NULL DEFAULT ''", "chunk": "INTEGER", "span_start": "INTEGER",
-                  "span_end": "INTEGER"}
+                  "span_end": "INTEGER", "tags": "TEXT NOT NULL DEFAULT '[]'"}
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS passages_doc_id ON passages (doc_id);
 CREATE INDEX IF NOT EXISTS documents_source ON documents (source);
 """
 _COLUMNS = ("id, title, doc_id, text, token_ids, token_dtype, offsets, n_tokens, tokenizer, "
-            "source, chunk, span_start, span_end")
+            "source, chunk, span_start, span_end, tags")
 _DOC_COLUMNS = "doc_id, source, sha256, passage_ids, updated"
 _CHUNK = 500  # below SQLite's bound-parameter limit
 
@@ -94,6 +97,11 @@ def _delete_in(db: sqlite3.Connection, table: str, column: str, keys: list[str])
     """Delete the rows of ``table`` whose ``column`` is one of ``keys``; how many there were."""
     return sum(len(db.execute(f"DELETE FROM {table} WHERE {column} IN ({marks}) RETURNING {column}", chunk)
                    .fetchall()) for chunk, marks in _in_chunks(keys))
+
+
+def _passage(row: tuple) -> Passage:
+    """A ``passages`` row (``_COLUMNS``) as a ``Passage``: its last column, the tags, is a JSON array."""
+    return Passage(*row[:-1], tags=tuple(json.loads(row[-1])))
 
 
 def _new_generation(db: sqlite3.Connection) -> None:
@@ -141,7 +149,7 @@ class SqliteStore:
         found: dict[str, Passage] = {}
         for chunk, marks in _in_chunks(ids):
             for row in self._query(f"SELECT {_COLUMNS} FROM passages WHERE id IN ({marks})", chunk):
-                found[row[0]] = Passage(*row)
+                found[row[0]] = _passage(row)
         return found
 
     def _transaction(self, work) -> None:
@@ -168,9 +176,9 @@ class SqliteStore:
             for p in passages:
                 (rowid,) = db.execute(
                     f"INSERT OR REPLACE INTO passages ({_COLUMNS}, updated) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid",
                     (p.id, p.title, p.doc_id, p.text, p.token_ids, p.token_dtype, p.offsets, p.n_tokens,
-                     p.tokenizer, p.source, p.chunk, p.start, p.end, now)).fetchone()
+                     p.tokenizer, p.source, p.chunk, p.start, p.end, json.dumps(list(p.tags)), now)).fetchone()
                 fts5.write(db, rowid, p.title, p.text)
             _new_generation(db)
 
