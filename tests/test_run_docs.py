@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from harness.client import post
+from harness.client import get, post
 from harness.launch import free_port
 from harness.paths import REPO
 from scripts.serve_local import docs_store
@@ -111,6 +111,7 @@ def test_serves_the_folder_alone_answers_its_curl_and_syncs_on_a_rerun(docs, tmp
     try:
         out = read_until(proc, "Ctrl-C stops it")
         assert f"Or ask from the page: http://127.0.0.1:{port}/ui" in out
+        assert get(f"http://127.0.0.1:{port}/ui").status == 200  # make run turns the page on
         curl = next(line.strip() for line in out.splitlines() if line.strip().startswith("curl "))
         if shutil.which("curl"):  # the printed command itself
             reply = json.loads(subprocess.run(shlex.split(curl), capture_output=True, text=True, timeout=60).stdout)
