@@ -1,19 +1,29 @@
-"""What a user of transformers + PyTorch runs for extractive QA: ``pipeline("question-answering")``.
+"""What a user of transformers runs for extractive QA: ``pipeline("question-answering")``, on PyTorch or ONNX Runtime.
 
 transformers 5 removed that pipeline (its task now points to text generation
 with a chat model). Where the installed transformers still has it (4.x), it
-is used as is; otherwise ``ManualQA`` does what its 4.x implementation did,
-with the same tokenizer call (question first, ``truncation="only_second"``,
-overflowing windows with ``stride`` overlap), one PyTorch forward pass, and
-the same span selection (softmax over the passage tokens, start <= end <
-start + max_answer_len, score p(start) * p(end)); the one difference is that
-all windows of a question go through the model as one batch instead of one
-at a time, which can only make it faster.
+is used as is for PyTorch; otherwise ``ManualQA`` does what its 4.x
+implementation did, with the same tokenizer call (question first,
+``truncation="only_second"``, overflowing windows with ``stride`` overlap),
+one forward pass, and the same span selection (softmax over the passage
+tokens, start <= end < start + max_answer_len, score p(start) * p(end)); the
+one difference is that all windows of a question go through the model as one
+batch instead of one at a time, which can only make it faster.
+
+The forward pass is PyTorch's (``load``: the fine-tuned checkpoint) or ONNX
+Runtime's (``load_onnx``: the artifact's own int8 graph), the second being
+what Optimum's ``ORTModelForQuestionAnswering`` inside that pipeline runs,
+and txtai's extractive QA on top of it: an ``InferenceSession`` with ONNX
+Runtime's default options (the memory arena on, every graph optimisation),
+fed the tokenizer's arrays. Optimum itself does not install beside the pinned
+transformers 5 (optimum-onnx 0.1.0 needs transformers < 4.58), so its steps
+are taken here.
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 
 def _ms(t0: float) -> float:
@@ -46,32 +56,27 @@ def best_spans(start, end, allowed, max_answer_len: int, top_k: int):
 
 
 class ManualQA:
-    """The 4.x question-answering pipeline's steps, for a transformers without it."""
+    """The 4.x question-answering pipeline's steps around a forward pass: ``forward(arrays) -> (start, end)``."""
 
-    kind = "transformers 5 equivalent of pipeline('question-answering')"
-
-    def __init__(self, tokenizer, model, sequence: dict):
-        self.tokenizer, self.model, self.seq = tokenizer, model, sequence
+    def __init__(self, tokenizer, forward, sequence: dict, kind: str):
+        self.tokenizer, self.forward, self.seq, self.kind = tokenizer, forward, sequence, kind
 
     def __call__(self, question: str, context: str, top_k: int, max_answer_len: int, timings: dict) -> list[dict]:
         import numpy as np
-        import torch
 
         t0 = time.perf_counter()
         enc = self.tokenizer(question, context, truncation="only_second", max_length=self.seq["max_seq_len"],
                              stride=self.seq["stride"], return_overflowing_tokens=True,
                              return_offsets_mapping=True, return_token_type_ids=True, padding="longest",
-                             return_tensors="pt")
-        offsets = enc.pop("offset_mapping").numpy()
+                             return_tensors="np")
+        offsets = enc.pop("offset_mapping")
         enc.pop("overflow_to_sample_mapping", None)
         allowed = np.array([[s == 1 for s in enc.sequence_ids(w)] for w in range(len(offsets))])
         timings["tokenize"] = _ms(t0)
         t0 = time.perf_counter()
-        with torch.inference_mode():
-            out = self.model(**enc)
+        start, end = self.forward(dict(enc))
         timings["inference"] = _ms(t0)
         t0 = time.perf_counter()
-        start, end = out.start_logits.numpy(), out.end_logits.numpy()
         found = []
         for w in range(len(offsets)):
             for i, j, score in best_spans(start[w], end[w], allowed[w], max_answer_len, top_k):
@@ -82,6 +87,29 @@ class ManualQA:
         unique.sort(key=lambda x: -x["score"])
         timings["postprocess"] = _ms(t0)
         return unique[:top_k]
+
+
+def torch_forward(model):
+    """A PyTorch QA model as ``ManualQA``'s forward pass (numpy arrays in and out, no copies)."""
+    import torch
+
+    def forward(arrays: dict):
+        with torch.inference_mode():
+            out = model(**{k: torch.from_numpy(v) for k, v in arrays.items()})
+        return out.start_logits.numpy(), out.end_logits.numpy()
+
+    return forward
+
+
+def onnx_forward(session):
+    """An ONNX Runtime session as ``ManualQA``'s forward pass: fed the inputs the graph declares."""
+    names = [i.name for i in session.get_inputs()]
+
+    def forward(arrays: dict):
+        start, end = session.run(["start_logits", "end_logits"], {n: arrays[n] for n in names})
+        return start, end
+
+    return forward
 
 
 class PipelineQA:
@@ -123,6 +151,41 @@ def load(model_dir: str, sequence: dict, threads: int) -> tuple[object, dict]:
 
         qa = PipelineQA(pipeline("question-answering", model=model, tokenizer=tokenizer, device=-1), sequence)
     else:
-        qa = ManualQA(tokenizer, model, sequence)
+        qa = ManualQA(tokenizer, torch_forward(model), sequence,
+                      "transformers 5 equivalent of pipeline('question-answering')")
     timings["model_ms"] = _ms(t0)
     return qa, timings
+
+
+def load_onnx(artifact_dir: str, sequence: dict, threads: int) -> tuple[ManualQA, dict]:
+    """The pipeline's steps around an ONNX Runtime session of the artifact's graph (as Optimum's
+    ``ORTModelForQuestionAnswering`` creates it: default session options, ``threads`` intra-op threads as
+    every contender has), with a transformers tokenizer of the artifact's ``tokenizer.json``; load timings."""
+    from function.model.artifact import load_manifest
+
+    timings = {}
+    manifest = load_manifest(Path(artifact_dir))
+    t0 = time.perf_counter()
+    import onnxruntime as ort
+    from tokenizers.processors import TemplateProcessing
+    from transformers import PreTrainedTokenizerFast
+
+    timings["imports_ms"] = _ms(t0)
+    t0 = time.perf_counter()
+    tokenizer = PreTrainedTokenizerFast(tokenizer_file=str(manifest.tokenizer_path))
+    special = manifest.special_tokens
+    pad, cls, sep = (tokenizer.convert_ids_to_tokens(special[k]) for k in ("pad", "cls", "sep"))
+    tokenizer.pad_token, tokenizer.cls_token, tokenizer.sep_token = pad, cls, sep
+    # the artifact's pair layout (function.model.windows), as a hub tokenizer's template would give it
+    seps = " ".join([sep] * manifest.pair_seps)
+    tokenizer.backend_tokenizer.post_processor = TemplateProcessing(
+        single=f"{cls} $A {sep}", pair=f"{cls} $A {seps} $B:1 {sep}:1",
+        special_tokens=[(cls, special["cls"]), (sep, special["sep"])])
+    timings["tokenizer_ms"] = _ms(t0)
+    t0 = time.perf_counter()
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    session = ort.InferenceSession(str(manifest.model_path), options, providers=["CPUExecutionProvider"])
+    timings["model_ms"] = _ms(t0)
+    return ManualQA(tokenizer, onnx_forward(session), sequence,
+                    "transformers' pipeline('question-answering') steps around an ONNX Runtime session"), timings

@@ -1,7 +1,12 @@
-"""functions-framework target serving transformers + PyTorch QA, shaped like our function (the baseline).
+"""functions-framework target serving transformers' QA pipeline, shaped like our function (the baselines).
 
     PYTHONPATH=. BENCH_PYTORCH_MODEL=build/distil/model QA_SQLITE_PATH=... \
         functions-framework --source bench/baseline_server.py --target answer
+
+serves it on PyTorch; with ``BENCH_BACKEND=onnxruntime`` (and no
+``BENCH_PYTORCH_MODEL``) it runs the artifact's own graph (``QA_ARTIFACT_DIR``)
+in an ONNX Runtime session inside the same pipeline steps, as Optimum's
+``ORTModelForQuestionAnswering`` users do (``bench.baseline_qa.load_onnx``).
 
 Same request (``{"question", "context"}`` or ``{"question", "passage_ids"}``,
 optional ``top_k`` and ``max_answer_tokens``), same reply shape (``answers``,
@@ -43,9 +48,12 @@ def _log(message: str, **fields) -> None:
     print(json.dumps({"severity": "INFO", "message": message, **fields}), flush=True)
 
 
+def _artifact() -> Path:
+    return Path(os.environ.get("QA_ARTIFACT_DIR", ARTIFACT))
+
+
 def _sequence() -> dict:
-    folder = Path(os.environ.get("QA_ARTIFACT_DIR", ARTIFACT))
-    return json.loads((folder / "manifest.json").read_text())["sequence"]
+    return json.loads((_artifact() / "manifest.json").read_text())["sequence"]
 
 
 def _load() -> dict:
@@ -68,7 +76,10 @@ def _load() -> dict:
         opener.start()
         sequence = _sequence()
         threads = int(os.environ.get("QA_THREADS") or 2)
-        qa, timings = baseline_qa.load(os.environ["BENCH_PYTORCH_MODEL"], sequence, threads)
+        if os.environ.get("BENCH_BACKEND", "pytorch") == "onnxruntime":
+            qa, timings = baseline_qa.load_onnx(str(_artifact()), sequence, threads)
+        else:
+            qa, timings = baseline_qa.load(os.environ["BENCH_PYTORCH_MODEL"], sequence, threads)
         opener.join()
         timings.update(store_ms=store["store_ms"], load_ms=_ms(started), import_ms=_IMPORTED.process_age_ms,
                        since_process_start_ms=_IMPORTED.since_process_start_ms())

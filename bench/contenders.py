@@ -61,6 +61,13 @@ def pipeline(checkpoint: Path, artifact: Path) -> Contender:
                      {"BENCH_PYTORCH_MODEL": str(checkpoint), "QA_ARTIFACT_DIR": str(artifact)})
 
 
+def onnx_pipeline(artifact: Path) -> Contender:
+    """The artifact's int8 graph in ONNX Runtime inside transformers' QA pipeline steps (Optimum's path)."""
+    return Contender("onnx-pipeline", "transformers pipeline + ONNX Runtime (int8)",
+                     REPO / "bench" / "baseline_server.py",
+                     {"BENCH_BACKEND": "onnxruntime", "QA_ARTIFACT_DIR": str(artifact)})
+
+
 def make_passages(artifact: Path, lengths: list[int]) -> list[dict]:
     from function.model.artifact import load_manifest
     from function.model.tokenizer import QATokenizer

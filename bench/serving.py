@@ -4,6 +4,8 @@ Contenders (all served by functions-framework the same way, see bench/README.md)
   ours      our function serving the int8 artifact (``--artifact``)
   fp32      our function serving the fp32 ONNX graph of the same checkpoint
   pipeline  transformers + PyTorch with the same fine-tuned weights (``bench/baseline_server.py``)
+  onnx-pipeline  the artifact's own int8 graph in ONNX Runtime inside transformers' QA pipeline steps,
+            the path Optimum's ``ORTModelForQuestionAnswering`` (and txtai) users run (same server)
 
 Without a PyTorch checkpoint of the artifact (a fresh clone has no build
 folder), pipeline and fp32 serve stand-in weights: random, in the artifact's
@@ -29,7 +31,7 @@ from bench.contenders import Contender
 from harness.paths import ARTIFACT, REPO
 
 RESULTS = REPO / "records" / "bench"
-CONTENDERS = ("ours", "fp32", "pipeline")
+CONTENDERS = ("ours", "fp32", "pipeline", "onnx-pipeline")
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -100,6 +102,17 @@ def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dic
                           "description": f"{kind} on PyTorch with the checkpoint {pytorch.path} ({pytorch.how}), "
                                          f"served by `bench/baseline_server.py`, a functions-framework target of the "
                                          f"same shape as ours"})
+    if "onnx-pipeline" in args.contenders:
+        chosen.append(contenders.onnx_pipeline(artifact))
+        described.append({"name": "onnx-pipeline", "label": "transformers pipeline + ONNX Runtime (int8)",
+                          "short": "ORT pipeline", "weights": "trained",
+                          "description": f"the artifact's own graph ({manifest.get('model_file', 'model.onnx')}) in "
+                                         f"an ONNX Runtime session with its default options (memory arena on, every "
+                                         f"graph optimisation) inside the steps of transformers 4.x's "
+                                         f"`pipeline(\"question-answering\")` with a transformers tokenizer of the "
+                                         f"artifact's `tokenizer.json` (`bench/baseline_qa.py`): what Optimum's "
+                                         f"`ORTModelForQuestionAnswering` runs (Optimum itself does not install beside "
+                                         f"transformers 5), served by `bench/baseline_server.py`"})
     return chosen, described, sources
 
 

@@ -378,21 +378,21 @@ def test_whole_bench_end_to_end(tiny_artifact, tmp_path, monkeypatch):
     assert main(argv) == 0
 
     results = json.loads((out / "serving.json").read_text())
-    assert [c["name"] for c in results["contenders"]] == ["ours", "fp32", "pipeline"]
+    assert [c["name"] for c in results["contenders"]] == ["ours", "fp32", "pipeline", "onnx-pipeline"]
     assert [p["window_tokens"] <= p_len for p, p_len in zip(results["passages"], (48, 96))] == [True, True]
-    for name in ("ours", "fp32", "pipeline"):
+    for name in ("ours", "fp32", "pipeline", "onnx-pipeline"):
         [run] = results["cold_start"][name]["runs"]
         assert run["answer"] is not None and run["peak_rss_mb"] > 0 and run["cold_start_ms"]["load_ms"] > 0
         assert run["eager_load"] is True  # the default: loaded as soon as the worker started, as deployed
     stores = [(w["contender"], w["store"]) for w in results["warm"]]
-    assert stores[:3] == [("ours", "sqlite"), ("fp32", "sqlite"), ("pipeline", "sqlite")]
+    assert stores[:4] == [("ours", "sqlite"), ("fp32", "sqlite"), ("pipeline", "sqlite"), ("onnx-pipeline", "sqlite")]
     for w in results["warm"]:
         assert all(v["client_ms"]["n"] == 3 for v in w["latency"].values())
         assert all("fetch" in v["server_ms"] for v in w["latency"].values())
-    for w in results["warm"][:3]:
+    for w in results["warm"][:4]:
         assert [t["clients"] for t in w["throughput"]] == [1, 2]
         assert all(t["ok"] == 4 and t["errors"] == 0 for t in w["throughput"])
-    assert set(results["ratios"]) == {"fp32", "pipeline"}
+    assert set(results["ratios"]) == {"fp32", "pipeline", "onnx-pipeline"}
     md = (out / "serving.md").read_text()
     assert "### Cold start" in md and "### Warm latency" in md and "### Throughput" in md
     assert all((out / f"serving-{k}.png").stat().st_size > 0 for k in ("cold-start", "latency", "throughput"))
@@ -420,14 +420,38 @@ def test_serving_without_a_checkpoint_uses_stand_in_weights(tiny_artifact, tmp_p
 
     results = json.loads((out / "serving.json").read_text())
     weights = {c["name"]: c["weights"] for c in results["contenders"]}
-    assert weights == {"ours": "trained", "fp32": "stand-in", "pipeline": "stand-in"}
+    assert weights == {"ours": "trained", "fp32": "stand-in", "pipeline": "stand-in", "onnx-pipeline": "trained"}
     assert results["meta"]["sources"]["pytorch"]["weights"] == "stand-in"
     assert results["meta"]["sources"]["fp32"]["weights"] == "stand-in"
     assert "stand-in: random weights in the artifact's architecture (2 layers, hidden 32, 2 heads" in \
         results["meta"]["sources"]["pytorch"]["how"]
     assert results["meta"]["command"].startswith("python -m bench serving --artifact")
-    for name in ("ours", "fp32", "pipeline"):  # every contender served: speed and memory were measured
+    for name in ("ours", "fp32", "pipeline", "onnx-pipeline"):  # every contender served: speed and memory were measured
         [run] = results["cold_start"][name]["runs"]
         assert run["first_answer_ms"] > 0 and run["peak_rss_mb"] > 0
     md = (out / "serving.md").read_text()
     assert "> **Stand-in weights:** ours (fp32 ONNX) and transformers + PyTorch served random weights" in md
+
+
+def test_the_onnx_pipeline_contender_answers_with_the_span_ours_gives(tiny_artifact):
+    """The artifact's own graph inside transformers' QA pipeline steps: the same model, so the same best span."""
+    from bench.baseline_qa import load_onnx
+    from function.config import Settings
+    from function.http.parse import parse
+    from function.service.pipeline import QAService
+    from function.service.runtime import Runtime
+
+    manifest = json.loads((tiny_artifact.folder / "manifest.json").read_text())
+    qa, timings = load_onnx(str(tiny_artifact.folder), manifest["sequence"], 1)
+    assert timings["model_ms"] > 0 and timings["tokenizer_ms"] > 0
+    ours = QAService(Runtime(Settings.from_env({"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_CACHE": "0"})))
+    context = "The Normans were the people who gave their name to Normandy, a region in France."
+    for question in ("Who gave their name to Normandy?", "Where is Normandy?", "What is Normandy?"):
+        steps: dict = {}
+        [theirs] = qa(question, context, 1, 30, steps)
+        assert context[theirs["start"]:theirs["end"]] == theirs["text"] and 0 < theirs["score"] <= 1
+        assert set(steps) == {"tokenize", "inference", "postprocess"}
+        req = parse(json.dumps({"question": question, "context": context, "abstain": False}).encode(),
+                    ours.rt.settings, 30)
+        [mine] = ours.answer(req).payload["answers"]
+        assert (theirs["start"], theirs["end"]) == (mine["start"], mine["end"])
