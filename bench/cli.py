@@ -21,10 +21,14 @@ COMMANDS = {
                                              "\"no answer\" rate, in-corpus abstention and F1"),
     "scale": ("bench.scale", "the retrieval step from 10^4 to 10^6 passages per backend (Lance, SQLite FTS5): "
                              "ingestion rows/s, index size, cold and warm search, recall@5, memory"),
+    "filters": ("bench.filters", "questions asked alone within documents, a source prefix or tags against unfiltered "
+                                 "ones on a Lance index: search p50/p95 and recall@5"),
     "documents": ("bench.documents", "SQuAD articles as whole .txt/.md/.html/.pdf documents, split by the ingestion "
                                      "code: recall@5, EM/F1 next to the paragraph corpus, split speed"),
     "docs": ("bench.docs", "hand-written questions about real documentation sets (Sphinx, Markdown, ...) fetched by "
                            "pinned package: EM/F1 asked alone, F1 with the right passage, recall@5, \"no answer\""),
+    "windows": ("bench.windows", "a request's windows padded to the longest against run at their own lengths, per "
+                                 "path (context, passage ids, alone): server time, answers, EM/F1"),
     "memory": ("bench.memory_steps", "resident memory after each step of a cold start, in one process"),
     "image": ("bench.image", "the serving image laid out without Docker: size, startup, profile"),
     "stand-in": ("bench.standin", "an int8 artifact of the shipped shape from a public encoder (junk answers)"),
