@@ -47,11 +47,11 @@ def chromium(width: int = 1000, height: int = 900) -> Iterator:
         driver.quit()
 
 
-def ask(driver, page_url: str, question: str, context: str | None = None, numbers: dict[str, int] | None = None,
+def ask(driver, page_url: str, question: str, context: str | None = None, fields: dict[str, object] | None = None,
         timeout_s: float = 60.0) -> None:
-    """Load the page, type the question (and paste ``context``, if given) as a person would, set the
-    ``numbers`` (an input's id: its value, e.g. ``{"top_k": 2}``), press Ask, and wait until the page
-    shows the reply or an error."""
+    """Load the page, type the question (and paste ``context``, if given) as a person would, fill in the
+    ``fields`` (a field's id: its value, e.g. ``{"top_k": 2}``; a folded section is opened first),
+    press Ask, and wait until the page shows the reply or an error."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -60,8 +60,10 @@ def ask(driver, page_url: str, question: str, context: str | None = None, number
     if context is not None:
         driver.find_element(By.CSS_SELECTOR, "input[name=mode][value=context]").click()
         driver.find_element(By.ID, "context").send_keys(context)
-    for name, value in (numbers or {}).items():
+    for name, value in (fields or {}).items():
         field = driver.find_element(By.ID, name)
+        for section in field.find_elements(By.XPATH, "ancestor::details[not(@open)]"):
+            section.find_element(By.TAG_NAME, "summary").click()
         field.clear()
         field.send_keys(str(value))
     driver.find_element(By.ID, "submit").click()

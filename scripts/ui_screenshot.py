@@ -32,9 +32,9 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         env = {**settings(), "QA_SQLITE_PATH": str(Path(tmp) / "passages.sqlite")}
         ingest(env, str(SAMPLE), "--quiet", check=True)
-        with FunctionServer(env) as server, chromium(width=820, height=1250) as driver:
+        with FunctionServer(env) as server, chromium(width=820, height=1300) as driver:
             server.health()
-            ask(driver, server.url + "ui", args.question, numbers={"top_k": 2, "top_k_passages": 3})
+            ask(driver, server.url + "ui", args.question, fields={"top_k": 2, "top_k_passages": 3})
             args.out.write_bytes(driver.get_screenshot_as_png())
     print(f"{args.out}: {args.out.stat().st_size} bytes")
     return 0

@@ -112,7 +112,7 @@ def policy_violations(driver) -> list[str]:
 
 @needs_browser
 def test_a_question_alone_shows_its_answer_highlighted_in_its_snippet(ui_server, driver):
-    browser.ask(driver, ui_server.url + "ui", QUESTION, numbers={"top_k": 2})
+    browser.ask(driver, ui_server.url + "ui", QUESTION, fields={"top_k": 2})
     page = shown(driver)
     reply = requests.post(ui_server.url, json={"question": QUESTION, "top_k": 2, "top_k_passages": 5,
                                                "passages": True}, timeout=30).json()
@@ -133,6 +133,20 @@ def test_a_question_alone_shows_its_answer_highlighted_in_its_snippet(ui_server,
 
 
 @needs_browser
+def test_a_question_alone_can_be_kept_within_documents(ui_server, driver):
+    only = "Jacksonville,_Florida"  # the sample's other article: the question is about the Normans
+    browser.ask(driver, ui_server.url + "ui", QUESTION, fields={"documents": only, "top_k_passages": 3})
+    page = shown(driver)
+    reply = requests.post(ui_server.url, json={"question": QUESTION, "top_k_passages": 3, "documents": [only]},
+                          timeout=30).json()
+    assert {r["passage_id"].rsplit("-", 1)[0] for r in reply["retrieved"]} == {only}
+    assert len(page["retrieved"]) == len(reply["retrieved"]) == 3
+    for seen, passage in zip(page["retrieved"], reply["retrieved"]):
+        assert passage["passage_id"] in seen["meta"]
+    assert all(only in seen["meta"] for seen in page["answers"])
+
+
+@needs_browser
 def test_a_pasted_text_is_answered_and_its_answer_highlighted(ui_server, driver):
     context = "Rollo was a Viking leader. He founded the duchy of Normandy in 911 on the lower Seine."
     browser.ask(driver, ui_server.url + "ui", "Who founded the duchy?", context=context)
@@ -150,7 +164,7 @@ def test_a_pasted_text_is_answered_and_its_answer_highlighted(ui_server, driver)
 
 @needs_browser
 def test_markup_in_a_stored_passage_shows_as_text_and_never_runs(ui_server, driver):
-    browser.ask(driver, ui_server.url + "ui", "Who designed the zorblax protocol?", numbers={"top_k": 3})
+    browser.ask(driver, ui_server.url + "ui", "Who designed the zorblax protocol?", fields={"top_k": 3})
     page = shown(driver)
     assert page["xss"] == "undefined" and page["elements"] == 0
     first = page["retrieved"][0]
