@@ -53,9 +53,11 @@ HIT_RATES = (0.0, 0.4, 0.8)
 
 
 def server(env: dict, cpus: int, log_path: Path, **extra: str) -> FunctionServer:
-    """The function as the image runs it, on ``cpus`` CPUs (``taskset``)."""
+    """The function as the image runs it, on ``cpus`` CPUs (``taskset``). The corpus generation is read once,
+    at warm-up: it costs a read per instance per ``QA_CORPUS_CHECK_S``, not per question (docs/cost.md)."""
     return FunctionServer({**env, "QA_EAGER_LOAD": "1", "WORKERS": "1", "THREADS": "8", "MALLOC_ARENA_MAX": "2",
-                           "QA_PASSAGE_CACHE_BYTES": "0", **extra}, log_path, source=MAIN, cpus=cpus)
+                           "QA_PASSAGE_CACHE_BYTES": "0", "QA_CORPUS_CHECK_S": "86400", **extra}, log_path,
+                          source=MAIN, cpus=cpus)
 
 
 def store_ops(srv: FunctionServer) -> dict:

@@ -54,6 +54,10 @@ VARIABLES: tuple[Variable, ...] = (
              "separated by commas (`context`, `passage_ids`, `retrieval`). A shared read and write cost more than "
              "the model run they save for `context` and `passage_ids` (docs/cost.md)."),
     Variable("QA_CACHE_TTL_S", "604800", "Lifetime of a shared cached answer (its `expires_at` field)."),
+    Variable("QA_CORPUS_CHECK_S", "1", "How long an instance keeps the store's corpus generation before reading "
+             "it again (seconds; a Firestore read): answers and passages cached before an ingestion that changed "
+             "passages are served for at most this long after it; 0: read for every request by passage id or "
+             "question alone."),
     Variable("QA_PASSAGE_CACHE_BYTES", "33554432", "Bytes of recently used passages kept in memory."),
     Variable("QA_EAGER_LOAD", "0", "Load the tokenizer, model and store at start-up instead of on "
              "the first request (for minimum instances)."),
@@ -177,6 +181,7 @@ class Settings:
     ui: bool  # GET /ui serves the question page
     index_uri: str = ""  # a Lance table for retrieval; "": the store's own index
     index_refresh_s: float = 10.0
+    corpus_check_s: float = 1.0  # how long the corpus generation read last is used (cache.CorpusGeneration)
     index_encoder: str = ""  # a sentence-encoder folder: hybrid retrieval in the Lance table; "": BM25 alone
     max_filter_values: int = 100  # most documents, and most tags, in one question's filter
     max_filter_chars: int = 512  # longest filter value
@@ -197,13 +202,13 @@ class Settings:
                 raise ConfigError(f"{name} must be >= {low}, got {value}")
             return value
 
-        def number(name: str) -> float:
+        def number(name: str, zero: bool = False) -> float:
             try:
                 value = float(raw(name))
             except ValueError:
                 raise ConfigError(f"{name} must be a number, got {raw(name)!r}") from None
-            if value <= 0:
-                raise ConfigError(f"{name} must be > 0, got {value}")
+            if value < 0 or (value == 0 and not zero):
+                raise ConfigError(f"{name} must be {'>= 0' if zero else '> 0'}, got {value}")
             return value
 
         def flag(name: str) -> bool:
@@ -263,6 +268,7 @@ class Settings:
             project=project,
             index_uri=env.get("QA_INDEX_URI", "").strip(),
             index_refresh_s=number("QA_INDEX_REFRESH_S"),
+            corpus_check_s=number("QA_CORPUS_CHECK_S", zero=True),
             index_encoder=index_encoder(env.get("QA_INDEX_ENCODER", "").strip(), env.get("QA_INDEX_URI", "").strip()),
         )
 

@@ -384,6 +384,11 @@ def test_a_lance_table_from_before_sources_and_tags_is_read_and_filled_in(tmp_pa
     assert [h.passage_id for h in index.search(TERMS, 5, PassageFilter(tags=("beta",)))] == ["b00"]
     assert [h.passage_id for h in index.search(TERMS, 5, PassageFilter(source_prefix="docs/b"))] == ["b00"]
     assert sorted(h.passage_id for h in index.search(TERMS, 5)) == ["a19", "b00"]  # the old row is still there
+    index.optimize()  # the end of an ingestion: the filters' indexes are made
+    indexed = {field for ix in lance.dataset(uri).list_indices() for field in ix["fields"]}
+    assert {"doc_id", "source", "tags"} <= indexed
+    assert [h.passage_id for h in index.search(TERMS, 5, PassageFilter(source_prefix="docs/b"))] == ["b00"]
+    assert [h.passage_id for h in index.search(TERMS, 5, PassageFilter(documents=("A",)))] == ["a19"]
     index.close()
 
 

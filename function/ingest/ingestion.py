@@ -44,6 +44,10 @@ class Ingestion:
     the passages match it, so a document is never skipped with stale passages. Deleting a document goes
     the other way: the record first, then its passages, so a crash between leaves passages without a
     record, which the next ``--delete`` (or re-ingestion) finds by doc id.
+
+    Every passage write and deletion gives the store's corpus a new generation (``store.generation``), which
+    keys the answer caches; with a separate index, written after the store, a second one follows that write,
+    so that no answer computed between the two (new passages, the index's old rows) is served after it.
     """
 
     def __init__(self, store, tokenizer, batch_size: int = 256, counts: Counts | None = None, force: bool = False,
@@ -111,6 +115,7 @@ class Ingestion:
             self.store.upsert_many(written)
             if self.index is not None:
                 self.index.write(written)
+                self.store.new_generation()  # answers cached from the index's old rows: unreachable too
         stale = [pid for u in done for pid in self._stale_passages(u, {p.id for p in passages[u.doc_id]})]
         if stale:  # 2. what each document no longer has
             self._delete_passages(stale)

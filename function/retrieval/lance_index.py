@@ -97,6 +97,12 @@ ANN_NPROBES = 10
 
 
 FILTER_COLUMNS = ("source", "tags")  # columns added after the first release (``_add_filter_columns``)
+# The table's scalar indexes (column, type, options): the inverted index that searches ``terms``, a B-tree on ``id``
+# that upserts match rows by, and those a filter's prefilter reads instead of scanning its columns (at 10^5 rows
+# they took a filtered search from 1.6-3.1x an unfiltered one's p50 to 0.8-1.3x: docs/retrieval.md, "Filters").
+# ``optimize`` creates any a table lacks, so older tables get them at their next ingestion.
+INDEXES = (("terms", "INVERTED", TOKENIZER), ("id", "BTREE", {}), ("doc_id", "BTREE", {}), ("source", "BTREE", {}),
+           ("tags", "LABEL_LIST", {}))
 
 
 @dataclass(frozen=True)
@@ -415,9 +421,11 @@ class LanceIndex(Searcher):
             self._retrying("index", lambda: self._create_index(ds))
         return self._open()
 
-    def _create_index(self, ds) -> None:
-        """The inverted index that searches ``terms``, and a B-tree on ``id`` that upserts match rows by."""
-        for column, kind, options in (("terms", "INVERTED", TOKENIZER), ("id", "BTREE", {})):
+    def _create_index(self, ds, columns: list[str] | None = None) -> None:
+        """The ``INDEXES`` over ``columns`` (default: all of them)."""
+        for column, kind, options in INDEXES:
+            if columns is not None and column not in columns:
+                continue
             try:
                 ds.create_scalar_index(column, index_type=kind, **options)
             except (OSError, ValueError) as e:  # a concurrent writer created it
@@ -455,8 +463,9 @@ class LanceIndex(Searcher):
         if ds is None:
             return
         indexed = {field for index in ds.list_indices() for field in index.get("fields", [])}
-        if not {"terms", "id"} <= indexed:
-            self._create_index(ds)  # a table whose creator died before indexing it
+        missing = [column for column, _, _ in INDEXES if column not in indexed and column in ds.schema.names]
+        if missing:  # a table whose creator died before indexing it, or made before the filters' indexes
+            self._create_index(ds, missing)
         if self.dim is not None and "vector" not in indexed:
             self._create_vector_index()  # later folds extend it
         self._fold()

@@ -9,6 +9,7 @@ import time
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -80,6 +81,59 @@ def answer_key(artifact_hash: str, question: str, source: dict, params: dict) ->
     blob = json.dumps({"a": artifact_hash, "q": question, "s": source, "p": params, "v": REPLY_VERSION},
                       sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class CorpusGeneration:
+    """The store's corpus generation (``PassageStore.generation``) as this instance last read it.
+
+    The answer cache's keys for stored passages include it, and the passage cache's keys too: the store
+    replaces it in the same transaction or batch as every passage write and deletion, so an ingestion that
+    changes passages makes whatever was cached before it unreachable, in this process and in the shared
+    tier, on every instance. Reading it is a store round trip (a Firestore read), so a value is used for
+    ``max_age_s`` after its read began: an instance serves answers cached before an ingestion for at most
+    ``max_age_s`` after the ingestion's write is committed; with 0 every request reads it. While a value is
+    read, the requests that need a fresh one wait for that read rather than start their own, and share its
+    outcome: a store that fails fails them all at once, not one after the other. ``on_change`` runs when a
+    read finds a value other than the last one, before any request is given the new value.
+    """
+
+    def __init__(self, read: Callable[[], str], max_age_s: float, on_change: Callable[[], None] = lambda: None,
+                 clock: Callable[[], float] = time.monotonic):
+        self._read, self.max_age_s, self._on_change, self._clock = read, max_age_s, on_change, clock
+        self._lock = threading.Lock()
+        self._value: str | None = None
+        self._read_at = float("-inf")
+        self._reading: Future | None = None
+
+    def current(self) -> str:
+        """The generation: the one in hand while it is younger than ``max_age_s``, else read now."""
+        with self._lock:
+            if self._value is not None and self._clock() - self._read_at < self.max_age_s:
+                return self._value
+            reading, leads = self._reading, self._reading is None or self.max_age_s <= 0
+            if leads:
+                reading = Future()
+                if self.max_age_s > 0:
+                    self._reading = reading
+        if not leads:
+            return reading.result()
+        started = self._clock()
+        try:
+            value = self._read()
+            with self._lock:
+                if self._value is not None and value != self._value:
+                    self._on_change()
+                if started >= self._read_at:  # a read begun later may have finished first
+                    self._value, self._read_at = value, started
+            reading.set_result(value)
+        except BaseException as e:
+            reading.set_exception(e)
+            raise
+        finally:
+            with self._lock:
+                if self._reading is reading:
+                    self._reading = None
+        return value
 
 
 class AnswerCache:

@@ -1,8 +1,11 @@
 """The answer pipeline: cache -> tokenize -> [retrieve] -> fetch passages -> one model run -> spans.
 
 The answer cache is consulted before anything is loaded: its key needs only
-the manifest (cheap), so a cached answer is served even by an instance whose
-model is not loaded yet. A question with neither ``context`` nor
+the manifest (cheap) and, for stored passages, the store's corpus generation
+(read at most every ``QA_CORPUS_CHECK_S``: ``cache.CorpusGeneration``), so a
+cached answer is served even by an instance whose model is not loaded yet, and
+none cached before an ingestion changed the passages is served once the
+generation read is newer than it. A question with neither ``context`` nor
 ``passage_ids`` first retrieves the passages with the best BM25 scores from the
 store's index, then reads them all in the same single model run.
 """
@@ -19,7 +22,7 @@ from function.logs import log
 from function.retrieval.bm25 import Hit
 from function.retrieval.filters import PassageFilter
 from function.retrieval.terms import query_terms
-from function.service.cache import LRU, AnswerCache, answer_key, normalize_question
+from function.service.cache import LRU, AnswerCache, CorpusGeneration, answer_key, normalize_question
 from function.service.qa_request import QARequest
 from function.service.runtime import Runtime
 from function.service.snippet import snippet
@@ -134,8 +137,11 @@ class QAService:
     def __init__(self, runtime: Runtime):
         self.rt = runtime
         s = runtime.settings
+        # keyed by (corpus generation, passage id): a passage read before an ingestion is not read after it
         self.passage_cache = LRU(max_bytes=s.passage_cache_bytes, sizeof=lambda p: p.nbytes)
         self._answers: AnswerCache | None = None
+        self._generation = CorpusGeneration(lambda: self.rt.store().generation(), s.corpus_check_s,
+                                            on_change=self.rt.corpus_changed)
 
     def answer_cache(self) -> AnswerCache | None:
         s = self.rt.settings
@@ -152,14 +158,21 @@ class QAService:
                                         on_error=lambda m: log("WARNING", m))
         return self._answers
 
-    def _key(self, req: QARequest) -> str:
+    def _corpus(self, req: QARequest, cache: AnswerCache | None) -> str | None:
+        """The corpus generation a request for stored passages is answered from, if anything is cached:
+        part of its answer's and its passages' cache keys (``CorpusGeneration``). None for a ``context``."""
+        if req.context is not None or (cache is None and not self.rt.settings.passage_cache_bytes):
+            return None
+        return self._generation.current()
+
+    def _key(self, req: QARequest, corpus: str | None) -> str:
         manifest = self.rt.manifest()
         if req.context is not None:
             source = {"context_sha256": hashlib.sha256(req.context.encode("utf-8")).hexdigest()}
         elif req.passage_ids is not None:
-            source = {"passage_ids": sorted(req.passage_ids)}
+            source = {"passage_ids": sorted(req.passage_ids), "corpus": corpus}
         else:
-            source = {"retrieve": "bm25", "top_k_passages": req.top_k_passages}
+            source = {"retrieve": "bm25", "top_k_passages": req.top_k_passages, "corpus": corpus}
             if req.where:
                 source["filter"] = req.where.key()
         question = normalize_question(req.question, manifest.lowercase)
@@ -189,11 +202,12 @@ class QAService:
                                  "or ingest passages with `python -m function.ingest`", {"terms": terms})
         return hits
 
-    def _fetch(self, ids: tuple[str, ...], fingerprint: str, missing_ok: bool = False) -> list[Passage]:
+    def _fetch(self, ids: tuple[str, ...], fingerprint: str, missing_ok: bool = False,
+               corpus: str | None = None) -> list[Passage]:
         found = {}
         missing = []
         for pid in ids:
-            p = self.passage_cache.get(pid)
+            p = self.passage_cache.get((corpus, pid))
             if p is None:
                 missing.append(pid)
             else:
@@ -201,7 +215,7 @@ class QAService:
         if missing:
             fetched = self.rt.store().get_many(missing)
             for pid, p in fetched.items():
-                self.passage_cache.put(pid, p)
+                self.passage_cache.put((corpus, pid), p)
             found.update(fetched)
         unknown = [pid for pid in ids if pid not in found]
         if missing_ok:  # retrieved while an ingestion was writing: read the others
@@ -223,7 +237,8 @@ class QAService:
         """The cached answer, else: the question, the passages it is asked about, one model run, the spans."""
         started = time.perf_counter()
         cache = self.answer_cache()
-        key = self._key(req) if cache is not None else None
+        corpus = self._corpus(req, cache)
+        key = self._key(req, corpus) if cache is not None else None
         shared = req.kind in self.rt.settings.cache_shared
         hit = cache.get(key, shared)[0] if cache is not None else None
         if hit is not None:
@@ -233,7 +248,7 @@ class QAService:
         timer = Timer.of(req)
         question = self._question_ids(req.question, model)
         try:
-            reading = self._read_passages(req, len(question), model, timer)
+            reading = self._read_passages(req, len(question), model, timer, corpus)
         except NothingMatched as e:  # an ordinary outcome for a question asked alone: "no answer"
             timer.lap("retrieve")
             return Result(_unmatched(model, e), "miss", self._totals(timer, started))
@@ -260,19 +275,21 @@ class QAService:
                                   f"{model.spec.max_query_tokens}")
         return ids
 
-    def _read_passages(self, req: QARequest, n_question: int, model: Model, timer: Timer) -> Reading:
-        """The request's own ``context``, tokenised now; else its stored ``passage_ids``, or retrieved ones."""
+    def _read_passages(self, req: QARequest, n_question: int, model: Model, timer: Timer,
+                       corpus: str | None = None) -> Reading:
+        """The request's own ``context``, tokenised now; else its stored ``passage_ids``, or retrieved ones
+        (``corpus``: the generation their cached copies must belong to)."""
         if req.context is not None:
             reading = self._context(req.context, model)
             timer.lap("tokenize")
             return reading
         timer.lap("tokenize")
         if req.passage_ids is not None:
-            reading = Reading.of_stored(self._fetch(req.passage_ids, model.tokenizer.fingerprint))
+            reading = Reading.of_stored(self._fetch(req.passage_ids, model.tokenizer.fingerprint, corpus=corpus))
         else:
             hits = self.retrieve(req.question, req.top_k_passages, req.where)
             timer.lap("retrieve")
-            stored, retrieved, bias = self._read_retrieved(hits, n_question, model, req.passages)
+            stored, retrieved, bias = self._read_retrieved(hits, n_question, model, req.passages, corpus)
             reading = Reading.of_stored(stored, retrieved, bias)
         timer.lap("fetch")
         return reading
@@ -321,15 +338,16 @@ class QAService:
             payload["retrieved"] = reading.retrieved
         return payload
 
-    def _read_retrieved(self, hits: list[Hit], n_question: int, model: Model,
-                        with_texts: bool = False) -> tuple[list[Passage], list[dict], np.ndarray]:
+    def _read_retrieved(self, hits: list[Hit], n_question: int, model: Model, with_texts: bool = False,
+                        corpus: str | None = None) -> tuple[list[Passage], list[dict], np.ndarray]:
         """The retrieved passages, best first, as many as fit one model run (QA_MAX_WINDOWS; at least
         one), what the reply says about them (``with_texts``: also their texts and documents, for a client
         that shows them), and their spans' bias (``function.retrieval.span_bias``)."""
         from function.model.windows import window_starts
         from function.retrieval.span_bias import passage_bias
 
-        stored = self._fetch(tuple(h.passage_id for h in hits), model.tokenizer.fingerprint, missing_ok=True)
+        stored = self._fetch(tuple(h.passage_id for h in hits), model.tokenizer.fingerprint, missing_ok=True,
+                             corpus=corpus)
         if len(stored) < len(hits):  # the index is ahead of the store (or the store behind it): read the others
             found = {p.id for p in stored}
             log("WARNING", "retrieved passages missing from the store were skipped",

@@ -121,6 +121,13 @@ class Runtime:
             return self._index
         return self.store().index
 
+    def corpus_changed(self) -> None:
+        """An ingestion changed the passages (``cache.CorpusGeneration``): the separate retrieval index, if
+        open, looks for its newest version on its next search, not up to ``QA_INDEX_REFRESH_S`` later."""
+        index = self._index
+        if index is not None:
+            index.corpus_changed()
+
     def _open_store(self) -> Store:
         from function.store import open_store
 
