@@ -78,9 +78,7 @@ def from_text(reply: dict, text: str) -> bool:
 def test_the_texts_share_no_span():
     """What the tests below rely on: an answer read from one text cannot be read at the same offsets in the
     other, so an answer from the old text is never mistaken for one from the new."""
-    assert all(a == b for a, b in zip(OLD, NEW)) is False
-    letters = [i for i, (a, b) in enumerate(zip(OLD, NEW)) if a == b and a.isalnum()]
-    assert letters == []
+    assert [i for i, (a, b) in enumerate(zip(OLD, NEW)) if a == b and a.isalnum()] == []
 
 
 def test_a_changed_document_is_answered_from_its_new_text(kind, docs):
@@ -190,19 +188,17 @@ def test_ingestion_gives_a_new_generation_after_writing_a_separate_index(tiny_ar
     from function.model.tokenizer import QATokenizer
     from function.store.sqlite import SqliteStore
 
-    store = SqliteStore(tmp_path / "p.sqlite")
+    store, seen = SqliteStore(tmp_path / "p.sqlite"), []
 
-    class Index:  # what the ingestion writes to a separate index, and the generation at that moment
-        seen: list[str] = []
-
+    class Index:  # a separate index: notes the store's generation when the ingestion writes to it
         def write(self, passages):
-            self.seen.append(store.generation())
+            seen.append(store.generation())
 
     tokenizer = QATokenizer(load_manifest(tiny_artifact.folder).tokenizer_path)
     records = list(parse_text("z.jsonl", json.dumps({"id": "z", "title": "Z", "text": OLD})))
     job = Ingestion(store, tokenizer, index=Index())
     job.add_and_flush(from_records("z.jsonl", records, Recipe(tokenizer.fingerprint, 0, 0, 20000)))
-    assert len(Index.seen) == 1 and "" != Index.seen[0] != store.generation() != ""
+    assert len(seen) == 1 and "" != seen[0] != store.generation() != ""
     store.close()
 
 
