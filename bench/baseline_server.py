@@ -63,6 +63,10 @@ def _load() -> dict:
         from bench import baseline_qa
 
         started = time.perf_counter()
+        # numpy before the store's thread starts: the store's modules and the model's (onnxruntime) both import it,
+        # and two threads importing numpy at once can fail ("cannot load module more than once per process")
+        import numpy  # noqa: F401
+
         store: dict = {}
 
         def open_store() -> None:
