@@ -230,6 +230,19 @@ def test_a_megabyte_value_is_refused_before_it_is_read():
         read_body(io.BytesIO(body), len(body), S.max_body_bytes)
 
 
+def test_over_http_a_bad_filter_is_a_400_and_one_nothing_matches_a_200_no_answer(local_service):
+    import requests
+
+    too_many = requests.post(local_service, json={"question": "Where is Normandy?", "tags": ["t"] * 101}, timeout=60)
+    assert too_many.status_code == 400
+    assert "'tags' has 101 values; the limit is 100" in too_many.json()["error"]["message"]
+    hostile = {"question": "Where is Normandy?", "documents": ["' OR 1=1 --"], "source_prefix": '"NEAR*^:',
+               "tags": ["ü", "it's"]}
+    reply = requests.post(local_service, json=hostile, timeout=60)
+    assert reply.status_code == 200 and reply.json()["answers"] == []
+    assert "no stored passage within the filter" in reply.json()["no_answer"]["reason"]
+
+
 def test_limits_are_settings():
     tight = Settings.from_env({"QA_MAX_FILTER_VALUES": "2", "QA_MAX_FILTER_CHARS": "3"})
     with pytest.raises(BadRequest, match="3 values; the limit is 2"):
