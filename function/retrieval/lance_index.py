@@ -133,7 +133,7 @@ def where_clause(where: PassageFilter) -> str:
 
 def index_rows(passages) -> list[IndexRow]:
     """The index's rows of passages: id, doc id, analysed title and text terms, and the source and tags of those
-    that have them (stored passages do; a benchmark's corpus, ``bench.scale_corpus.Passage``, does not)."""
+    that have them (stored passages do; a benchmark's synthetic corpus does not)."""
     from function.retrieval.terms import terms
 
     return [IndexRow(p.id, p.doc_id, " ".join(terms(p.title) + terms(p.text)), getattr(p, "source", ""),
