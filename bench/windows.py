@@ -20,8 +20,11 @@ It reports, per path and strategy: server time (the reply's ``total``) and the
 model's share (``inference``) as p50 / p95 / mean, the median of each
 request's time over the padded run's, the windows and the tokens run against
 the padded ones, whether the answer (text, passage, abstention) is the padded
-run's, and EM / F1 against the dev answers. Writes ``windows.json`` and
-``windows.md`` into ``--out``.
+run's, and EM / F1 against the dev answers. And what one window gains from a
+second intra-op thread (``speedup``: one window of each length on the
+function's every-CPU session and on its 1-thread session, in turn), the figure
+behind ``function.service.inference.INTRA_OP_EFFICIENCY``. Writes
+``windows.json`` and ``windows.md`` into ``--out``.
 """
 
 from __future__ import annotations
@@ -189,6 +192,33 @@ def ask_all(by_name: dict, questions: list[dict], texts: dict, top_k_passages: i
     return rows
 
 
+def speedup(service, text: str, question: str, lengths=(128, 256, 384), runs: int = 30) -> list[dict]:
+    """One window of each length on the every-CPU session and on the 1-thread one, in turn: median times and
+    their ratio (``adaptive`` mode with more than one CPU; empty otherwise)."""
+    from function.model.reader import PassageTokens, prepare
+
+    model, narrow = service.rt.model(), service.rt.inference._narrow
+    if narrow is None:
+        return []
+    q = model.tokenizer.encode(question).ids
+    enc = model.tokenizer.encode(text)
+    out = []
+    for length in lengths:
+        n = max(1, min(len(enc.ids), length - len(q) - model.spec.special_tokens))
+        batch = prepare(q, [PassageTokens(enc.ids[:n], enc.offsets[:n])], model.spec)
+        times: dict = {"wide": [], "narrow": []}
+        for i in range(runs + 2):
+            for name in (("wide", "narrow") if i % 2 else ("narrow", "wide")):
+                t0 = time.perf_counter()
+                (model.infer if name == "wide" else narrow)(batch)
+                if i >= 2:
+                    times[name].append((time.perf_counter() - t0) * 1000)
+        wide, one = statistics.median(times["wide"]), statistics.median(times["narrow"])
+        out.append({"window_tokens": int(batch.input_ids.shape[1]), "threads": service.rt.inference.threads,
+                    "ms": round(wide, 2), "one_thread_ms": round(one, 2), "speedup": round(one / wide, 3)})
+    return out
+
+
 def summarise(rows: dict, questions: list[dict], names: list[str]) -> dict:
     from build_model.evaluation.metrics import squad_scores
 
@@ -250,6 +280,12 @@ def markdown(result: dict) -> str:
               "window. Server / padded: the median over requests of each request's server time over the padded "
               "run's for the same request. Same answer: the top answer's text and passage, and whether it abstained.",
               ""]
+    if result.get("speedup"):
+        lines += ["One window on the every-CPU session against the 1-thread session (medians of 30 in turn):", "",
+                  "| Window tokens | Threads | ms | 1 thread, ms | Speedup |", "|---|---|---|---|---|"]
+        lines += [f"| {g['window_tokens']} | {g['threads']} | {g['ms']} | {g['one_thread_ms']} | {g['speedup']} |"
+                  for g in result["speedup"]]
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -275,6 +311,8 @@ def main(argv=None) -> int:
         log(f"{len(records)} paragraphs ingested in {seconds:.1f} s; {len(dev)} questions x {len(PATHS)} paths x "
             f"{len(names)} strategies")
         rows = ask_all(by_name, dev, texts, args.top_k_passages, args.warmup)
+        longest = max(records, key=lambda r: len(r.text)).text
+        gains = speedup(by_name["unpadded"], longest, dev[0]["question"]) if "unpadded" in by_name else []
         runs = {name: {k: getattr(s.rt.inference, k) for k in ("wide_runs", "narrow_runs", "spread_runs", "runs")
                        if hasattr(s.rt.inference, k)} for name, s in by_name.items()}
     result = {"command": "python -m bench windows " + shlex.join(argv),
@@ -283,7 +321,7 @@ def main(argv=None) -> int:
                            "artifact_hash": manifest.artifact_hash},
               "machine": described, "threads": args.threads, "corpus_paragraphs": len(records),
               "questions": len(dev) - args.warmup, "top_k_passages": args.top_k_passages, "run_cost": args.run_cost,
-              "runs": runs, "paths": summarise(rows, dev, names), "requests": rows}
+              "runs": runs, "speedup": gains, "paths": summarise(rows, dev, names), "requests": rows}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "windows.json").write_text(json.dumps(result, indent=1) + "\n")
     (args.out / "windows.md").write_text(markdown(result))
