@@ -126,7 +126,7 @@ class Inference:
         with self._lock:
             alone = self._active == 0 or self._narrow is None
             spread = (alone and not self.padded and self._narrow is not None
-                      and spreads(batch, self.runs_at_a_time, max(1.0, self.threads * INTRA_OP_EFFICIENCY)))
+                      and spreads(batch, self.threads, max(1.0, self.threads * INTRA_OP_EFFICIENCY)))
             self._active += 1
             if spread:
                 self.spread_runs += 1
@@ -143,11 +143,12 @@ class Inference:
                 self._active -= 1
 
     def _spread_windows(self, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
-        """A lone request's windows across the cores: one worker per run slot, each on the 1-thread session."""
+        """A lone request's windows across the cores its wide run would use: a worker per intra-op thread of that
+        run, each on the 1-thread session."""
         from function.model.unpadded import run_unpadded
 
         if self._spread is None:
             with self._lock:
                 if self._spread is None:
-                    self._spread = ThreadPoolExecutor(self.runs_at_a_time, thread_name_prefix="window")
+                    self._spread = ThreadPoolExecutor(self.threads, thread_name_prefix="window")
         return run_unpadded(self._narrow, batch, self._spread.map)
