@@ -4,7 +4,10 @@ Ingests every paragraph of ``train.json`` and ``dev.json`` (``--data``) into a
 temporary SQLite store and asks ``--questions`` dev questions (a seeded sample)
 through the function's own code in this process (``QAService``), each on the
 three paths: its paragraph as ``context``, its paragraph's ``passage_ids``,
-and alone (the ``--top-k-passages`` passages BM25 retrieves). Every request is
+and alone (the ``--top-k-passages`` passages BM25 retrieves); and a fourth,
+``long_context``: its paragraph and the two after it in its article as one
+``context`` (several windows, all full but the last, where SQuAD's paragraphs
+mostly fit one). Every request is
 answered by every strategy in turn, the order rotating from one question to
 the next, so that a slow spell of the machine hits them all:
 
@@ -47,7 +50,7 @@ from bench.stats import latency_summary
 from harness.paths import REPO, SQUAD, default_artifact
 
 STRATEGIES = ("padded", "unpadded", "sequential", "buckets")
-PATHS = ("context", "passage_ids", "alone")
+PATHS = ("context", "passage_ids", "alone", "long_context")
 RESULTS = REPO / "records" / "bench" / "windows"
 
 
@@ -137,13 +140,19 @@ def services(env: dict, strategies: list[str], run_cost: int) -> dict:
     return out
 
 
-def requests_of(question: dict, gold_text: str, top_k_passages: int, max_tokens: int) -> dict:
+def requests_of(question: dict, texts: dict, top_k_passages: int, max_tokens: int) -> dict:
+    """The question's request on each path (``texts``: paragraph id -> text, in the articles' order)."""
     from function.service.qa_request import QARequest
 
-    q = question["question"]
-    return {"context": QARequest(q, gold_text, None, 1, max_tokens),
-            "passage_ids": QARequest(q, None, (question["gold"],), 1, max_tokens),
-            "alone": QARequest(q, None, None, 1, max_tokens, top_k_passages)}
+    q, gold = question["question"], question["gold"]
+    ids = list(texts)
+    at = ids.index(gold)
+    article = gold.rsplit("-", 1)[0]
+    following = [texts[i] for i in ids[at: at + 3] if i.rsplit("-", 1)[0] == article]
+    return {"context": QARequest(q, texts[gold], None, 1, max_tokens),
+            "passage_ids": QARequest(q, None, (gold,), 1, max_tokens),
+            "alone": QARequest(q, None, None, 1, max_tokens, top_k_passages),
+            "long_context": QARequest(q, "\n\n".join(following), None, 1, max_tokens)}
 
 
 def recording_shapes(service) -> list[dict]:
@@ -170,7 +179,7 @@ def ask_all(by_name: dict, questions: list[dict], texts: dict, top_k_passages: i
     rows = {path: [] for path in PATHS}
     started = time.perf_counter()
     for i, q in enumerate(questions):
-        reqs = requests_of(q, texts[q["gold"]], top_k_passages, max_tokens)
+        reqs = requests_of(q, texts, top_k_passages, max_tokens)
         for path, req in reqs.items():
             turn = names[i % len(names):] + names[: i % len(names)]
             row = {"id": q["id"], "by": {}}
