@@ -16,7 +16,7 @@ from function.model.artifact import load_manifest
 from function.model.load import load_model
 from function.model.reader import PassageTokens, prepare
 from function.model.unpadded import gather, longest_first, run_unpadded, spreads, window_batches
-from function.model.windows import WindowSpec, build_batch
+from function.model.windows import Batch, WindowSpec, build_batch
 from tests.support.tiny import SAMPLE
 
 SPEC = WindowSpec(max_seq_len=16, stride=3, max_query_tokens=5, cls_id=101, sep_id=102, pad_id=0)
@@ -53,6 +53,20 @@ def test_windows_go_longest_first_and_come_back_in_their_order():
     for w in range(len(b)):
         width = b.context_start + int(b.context_len[w]) + 1
         assert start[w, :width].tolist() == b.input_ids[w, :width].tolist()
+
+
+def test_a_window_cut_out_of_a_wider_batch_runs_at_its_own_width():
+    b = build_batch([11, 12], [np.arange(1000, 1025), np.array([7, 8])], SPEC)
+    last = Batch(b.input_ids[3:], b.attention_mask[3:], b.token_type_ids[3:], b.passage_index[3:],
+                 b.token_start[3:], b.context_len[3:], b.context_start)  # 2 passage tokens in 16 positions
+    widths = []
+
+    def infer(batch):
+        widths.append(batch.input_ids.shape[1])
+        return batch.input_ids.astype(np.float32), batch.input_ids.astype(np.float32)
+
+    start, _ = run_unpadded(infer, last)
+    assert widths == [7] and start.shape == (1, 16) and start[0, :7].tolist() == b.input_ids[3, :7].tolist()
 
 
 def test_a_spread_is_chosen_only_where_it_finishes_before_the_windows_one_after_another():

@@ -87,7 +87,7 @@ def spreads(batch: Batch, workers: int, speedup: float) -> bool:
 def run_unpadded(infer: Callable[[Batch], Logits], batch: Batch, mapper: Mapper = map) -> Logits:
     """``infer`` on each window alone, longest first, through ``mapper`` (the builtin ``map``: one after
     another; an executor's: concurrently); the logits in ``batch``'s layout, as one padded run gives them."""
-    if len(batch) == 1:
+    if len(batch) == 1 and batch.input_ids.shape[1] == window_width(batch, 0):  # nothing to take away
         return infer(batch)
     windows = window_batches(batch)
     order = longest_first(batch)
