@@ -27,6 +27,11 @@ COMMANDS = {
                                      "code: recall@5, EM/F1 next to the paragraph corpus, split speed"),
     "docs": ("bench.docs", "hand-written questions about real documentation sets (Sphinx, Markdown, ...) fetched by "
                            "pinned package: EM/F1 asked alone, F1 with the right passage, recall@5, \"no answer\""),
+    "cascade": ("bench.cascade", "questions asked alone: the first passage read first (QA_CASCADE) against all at "
+                                 "once, and the span rankings of several passages: F1, gap, passages read, time"),
+    "evaluate": ("function.evaluate.cli", "your own questions (JSON Lines or SQuAD) about your documents, in "
+                                          "process or --url of a running function: EM/F1, recall@k, \"no answer\", "
+                                          "latency"),
     "windows": ("bench.windows", "a request's windows padded to the longest against run at their own lengths, per "
                                  "path (context, passage ids, alone): server time, answers, EM/F1"),
     "memory": ("bench.memory_steps", "resident memory after each step of a cold start, in one process"),

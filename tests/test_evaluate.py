@@ -1,16 +1,22 @@
 """``python -m function.evaluate``: your questions asked alone through the function in process, with the shipped
-model, on a folder of three documents; the figures, the rows, the file formats and the errors that name a record."""
+model, on a folder of three documents, and over HTTP of that folder served; the figures, the rows, the file formats
+and the errors that name a record; ``python -m bench evaluate`` runs the same command."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from function.evaluate.cli import main
 from function.evaluate.questions import QuestionsError, load_questions
 from function.evaluate.scoring import figures, percentile
-from harness.paths import ARTIFACT
+from harness.launch import FunctionServer, free_port
+from harness.paths import ARTIFACT, REPO
 
 INSTALL = """# Installing Quillpad
 
@@ -45,14 +51,33 @@ def shipped_model(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
-@pytest.fixture
-def docs(tmp_path):
-    root = tmp_path / "docs"
+def write_docs(root):
     (root / "guide").mkdir(parents=True)
     (root / "guide" / "install.md").write_text(INSTALL)
     (root / "faq.txt").write_text(FAQ)
     (root / "about.html").write_text(ABOUT)
     return root
+
+
+@pytest.fixture
+def docs(tmp_path):
+    return write_docs(tmp_path / "docs")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """(the server, its store): the three documents ingested into a SQLite store and served by functions-framework
+    on a free port with the shipped model, its answer cache on as ``make run`` serves, and at most 8 passages a
+    question (``QA_MAX_TOP_K_PASSAGES``)."""
+    from function.ingest.cli import main as ingest
+
+    folder = tmp_path_factory.mktemp("served")
+    store = folder / "passages.sqlite"
+    assert ingest([str(write_docs(folder / "docs")), "--sqlite-path", str(store), "--quiet"]) == 0
+    env = {"QA_ARTIFACT_DIR": str(ARTIFACT), "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(store),
+           "QA_MAX_TOP_K_PASSAGES": "8", "QA_INDEX_URI": None, "QA_INDEX_ENCODER": None, "QA_TOP_K_PASSAGES": None}
+    with FunctionServer(env, folder / "server.log") as server:
+        yield server, store
 
 
 def write_jsonl(path, records) -> str:
@@ -194,4 +219,142 @@ def test_figures_count_each_rate_over_its_own_questions():
     assert f["no_answer_answerable"] == 50.0 and f["no_answer_unanswerable"] == 50.0
     assert f["server_ms_p50"] == 20.0 and f["server_ms_p90"] == 36.0
     assert figures([row(answerable=False)], 5)["exact_match"] is None
+    over_http = [{**row(ms=10.0), "client_ms": 12.0, "cache": "hit"}, {**row(ms=20.0), "client_ms": 25.0},
+                 {**row(ms=None, error="'question' has 1200 characters"), "client_ms": 3.0}]
+    f = figures(over_http, 5)
+    assert (f["client_ms_p50"], f["client_ms_p90"], f["cache_hits"]) == (18.5, 23.7, 1)  # not the refused one's
+    assert figures(rows, 3)["client_ms_p50"] is None  # asked in process: no round trip
     assert percentile([], 50) is None and percentile([7.0], 90) == 7.0
+
+
+TOO_LONG = {"question": "Who wrote Quillpad? " * 60, "answers": ["Marta Kowalski"], "document_id": "faq.txt"}
+TIMES = ("server_ms_p50", "server_ms_p90", "client_ms_p50", "client_ms_p90")
+SCORED = ("id", "answer", "answer_document_id", "em", "f1", "no_answer", "document_retrieved", "retrieved", "error")
+
+
+def test_over_http_the_same_figures_and_rows_as_in_process(served, tmp_path, capsys):
+    server, store = served
+    questions = write_jsonl(tmp_path / "q.jsonl", [*QUESTIONS, TOO_LONG])
+    assert main([questions, "--sqlite-path", str(store), "--out", str(tmp_path / "local.json")]) == 0
+    assert main([questions, "--url", server.url, "--show", "--out", str(tmp_path / "http.json"),
+                 "--md", str(tmp_path / "http.md")]) == 0
+    printed = capsys.readouterr().out
+    local, remote = (json.loads((tmp_path / name).read_text()) for name in ("local.json", "http.json"))
+    f = remote["figures"]
+    assert {k: v for k, v in f.items() if k not in TIMES} == {k: v for k, v in local["figures"].items()
+                                                              if k not in TIMES}
+    assert f["exact_match"] == pytest.approx(50.0) and f["recall_at_k"] == pytest.approx(2 / 3, abs=1e-4)
+    assert (f["errors"], f["cache_hits"]) == (1, 0)  # the model was loaded by a request no question repeats
+    assert [{k: r[k] for k in SCORED} for r in remote["rows"]] == [{k: r[k] for k in SCORED} for r in local["rows"]]
+    assert remote["rows"][0]["answer"] == "Marta Kowalski" and "'question'" in remote["rows"][4]["error"]
+    answered = [r for r in remote["rows"] if r["error"] is None]
+    assert all(r["cache"] == "miss" and r["client_ms"] >= r["server_ms"] > 0 for r in answered)  # the round trip
+    assert f["client_ms_p50"] >= f["server_ms_p50"] and local["figures"]["client_ms_p50"] is None
+    assert remote["url"] == server.url and remote["store"] == f"the function at {server.url} (sqlite:{store})"
+    assert remote["model"] == local["model"] and remote["passages"] is None
+    markdown = (tmp_path / "http.md").read_text()
+    assert "| EM, answerable questions | 50.0 |" in markdown and "| round trip p50 / p90 (this client) |" in markdown
+    assert "| author | 100 | 100 | no | yes |" in markdown and f"`python -m function.evaluate {questions}" in markdown
+    assert "| round trip ms |" in printed and "| round trip ms |" in markdown
+
+
+def test_over_http_answers_from_the_function_cache_are_counted(served, tmp_path, capsys):
+    server, _ = served
+    questions = write_jsonl(tmp_path / "q.jsonl", [{"question": "How often does Quillpad save your notes?",
+                                                    "answers": ["every 30 seconds"]}])
+    out = tmp_path / "a.json"
+    hits = []
+    for _ in range(2):
+        assert main([questions, "--url", server.url, "--out", str(out)]) == 0
+        hits.append(json.loads(out.read_text())["figures"]["cache_hits"])
+    assert hits == [0, 1]
+    assert "1 of 1 answers came from the function's answer cache" in capsys.readouterr().out
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+def test_a_url_nothing_answers_on_is_one_line(tmp_path, capsys):
+    url = f"http://127.0.0.1:{free_port()}/"
+    assert main([write_jsonl(tmp_path / "q.jsonl", QUESTIONS), "--url", url]) == 1
+    assert one_line_error(capsys).startswith(f"python -m function.evaluate: --url {url}: cannot reach it: ")
+
+
+def test_a_url_that_is_not_the_function_is_one_line(served, tmp_path, capsys):
+    server, _ = served
+    url = server.url + "nowhere"
+    assert main([write_jsonl(tmp_path / "q.jsonl", QUESTIONS), "--url", url]) == 1
+    err = one_line_error(capsys)
+    assert err.startswith(f"python -m function.evaluate: --url {url}: GET answered HTTP 404, not the function's ")
+    assert "no such path '/nowhere'" in err
+
+
+def test_a_question_the_function_answers_with_a_4xx_names_its_record(served, tmp_path, capsys):
+    server, _ = served
+    questions = write_jsonl(tmp_path / "q.jsonl", QUESTIONS)
+    assert main([questions, "--url", server.url, "--top-k-passages", "10"]) == 1  # the server allows 8
+    assert one_line_error(capsys) == (f"python -m function.evaluate: --url {server.url}: {questions}: question "
+                                      "author: HTTP 400: 'top_k_passages' must be between 1 and 8, got 10")
+
+
+class NotJson(BaseHTTPRequestHandler):
+    """Health and the model's warm-up as the function answers them; a question, a proxy's HTML error page."""
+
+    def do_GET(self):
+        self.reply(200, {"model": {"name": "m"}, "store": {"kind": "sqlite", "path": "p"}})
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if "context" in body:
+            self.reply(200, {"answers": []})
+        else:
+            self.reply(502, "<html><body>Bad gateway</body></html>")
+
+    def reply(self, status: int, body) -> None:
+        data = (json.dumps(body) if isinstance(body, dict) else body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json" if isinstance(body, dict) else "text/html")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):  # no access log on the test's stderr
+        pass
+
+
+def test_a_reply_that_is_not_json_names_the_question(tmp_path, capsys):
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), NotJson)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/"
+        questions = write_jsonl(tmp_path / "q.jsonl", QUESTIONS)
+        assert main([questions, "--url", url]) == 1
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert one_line_error(capsys) == (f"python -m function.evaluate: --url {url}: {questions}: question author: "
+                                      "HTTP 502: not JSON: '<html><body>Bad gateway</body></html>'")
+
+
+@pytest.mark.parametrize("extra, why", [
+    (["--url", "localhost:8080"], "--url localhost:8080: expected http://HOST[:PORT]/"),
+    (["--url", "http://127.0.0.1:8080/", "--sqlite-path", "p.sqlite"], "--sqlite-path is for asking in process"),
+    (["--url", "http://127.0.0.1:8080/", "--docs", "docs"], "argument --docs: not allowed with argument --url"),
+])
+def test_url_options_that_do_not_go_together_are_refused(tmp_path, capsys, extra, why):
+    with pytest.raises(SystemExit) as exit_:
+        main([write_jsonl(tmp_path / "q.jsonl", QUESTIONS), *extra])
+    assert exit_.value.code == 2 and why in capsys.readouterr().err
+
+
+def test_python_m_bench_evaluate_is_this_command(tmp_path, capsys):
+    from bench.cli import main as bench
+
+    assert bench(["evaluate", write_jsonl(tmp_path / "q.jsonl", QUESTIONS), "--docs", str(tmp_path / "no")]) == 2
+    assert one_line_error(capsys).endswith(f"--docs {tmp_path / 'no'}: no such folder")
+    done = subprocess.run([sys.executable, "-m", "bench", "evaluate", "--help"], cwd=REPO, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0 and "--url URL" in done.stdout and "--md FILE" in done.stdout

@@ -2,22 +2,28 @@
 
     python -m function.evaluate my-questions.jsonl --docs ~/my-docs          # that folder, ingested for the run
     python -m function.evaluate my-questions.jsonl                           # the store QA_* names, as served
-    python -m function.evaluate my-questions.jsonl --docs ~/my-docs --show --out figures.json
+    python -m function.evaluate my-questions.jsonl --url http://localhost:8080/   # a function already running
+    python -m function.evaluate my-questions.jsonl --docs ~/my-docs --show --out figures.json --md figures.md
 
-Every question is asked alone (no passage ids), one at a time, through the function's own request parsing and
-answer pipeline in this process, with the answer cache off, and scored (``function.evaluate.scoring``): EM/F1
-over the answerable questions (SQuAD normalisation, best over the acceptable answers, "no answer" scoring 0),
+Every question is asked alone (no passage ids), one at a time, with the same body
+(``{"question", "top_k_passages", "passages": true}``: the retrieved passages' documents, for recall): through
+the function's own request parsing and answer pipeline in this process, with the answer cache off, or with
+``--url`` as ``POST`` to a running function. Each reply is scored (``function.evaluate.scoring``): EM/F1 over
+the answerable questions (SQuAD normalisation, best over the acceptable answers, "no answer" scoring 0),
 recall@k of the answer's document (a passage the reply retrieved is from the question's ``document_id``; k is
 ``top_k_passages``), the "no answer" rate on answerable and on unanswerable questions, and the server time
-(``timings_ms.total``) p50 and p90 with the model already loaded. ``--show`` adds a row per question;
-``--out`` writes the figures and every row as JSON. The questions file's format is in
-``function/evaluate/questions.py`` (JSON Lines, a JSON array or SQuAD JSON).
+(``timings_ms.total``) p50 and p90 with the model already loaded; with ``--url`` the client's round trip p50
+and p90 too, and how many answers came from the function's answer cache. ``--show`` prints a row per
+question; ``--out`` writes the figures and every row as JSON, ``--md`` the figures and the rows as Markdown.
+The questions file's format is in ``function/evaluate/questions.py`` (JSON Lines, a JSON array or SQuAD JSON).
 
 ``--docs FOLDER`` ingests the folder, as ``python -m function.ingest FOLDER`` would, into a temporary SQLite
 store that the run alone uses (the store's own BM25 index; ``QA_INDEX_URI`` is not used). Without it, the
 store and index are those the ``QA_*`` variables name (``--sqlite-path`` overrides ``QA_SQLITE_PATH``: for
 ``make run DOCS=FOLDER``'s store, the path that command prints). Needs requirements.txt and, with ``--docs``,
-requirements-ingest.txt; nothing else. Exit status 2 for a bad questions file, folder or setting.
+requirements-ingest.txt; nothing else. Exit status 2 for a bad questions file, folder or setting; 1 when the
+model or the store cannot be read, or the ``--url`` cannot be reached or answers what is not the function's
+reply (a question the function refuses, one too long for the model, is a row with its error, as in process).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from pathlib import Path
 
 from function.config import ConfigError, Settings
 from function.evaluate.questions import Question, QuestionsError, load_questions
+from function.evaluate.remote import Remote, RemoteError, check_url, describe_store
 from function.evaluate.scoring import answer_text, figures, said_no_answer, score
 
 PROG = "python -m function.evaluate"
@@ -46,13 +53,23 @@ class EvaluationError(Exception):
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("questions", type=Path, help="your questions: JSON Lines, a JSON array or SQuAD JSON")
-    p.add_argument("--docs", type=Path, metavar="FOLDER", help="ingest this folder into a store of the run's own")
-    p.add_argument("--sqlite-path", help="overrides QA_SQLITE_PATH (without --docs)")
-    p.add_argument("--artifact", help="overrides QA_ARTIFACT_DIR")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--docs", type=Path, metavar="FOLDER", help="ingest this folder into a store of the run's own")
+    where.add_argument("--url", help="ask a running function over HTTP (POST URL) instead of asking in process")
+    p.add_argument("--sqlite-path", help="overrides QA_SQLITE_PATH (in process, without --docs)")
+    p.add_argument("--artifact", help="overrides QA_ARTIFACT_DIR (in process)")
     p.add_argument("--top-k-passages", type=int, help="passages retrieved per question (default QA_TOP_K_PASSAGES)")
     p.add_argument("--show", action="store_true", help="print a row per question too")
     p.add_argument("--out", type=Path, metavar="FILE", help="write the figures and every row as JSON")
-    return p.parse_args(argv)
+    p.add_argument("--md", type=Path, metavar="FILE", help="write the figures and a row per question as Markdown")
+    args = p.parse_args(argv)
+    if args.url is not None:
+        if why := check_url(args.url):
+            p.error(why)
+        for option, value in (("--sqlite-path", args.sqlite_path), ("--artifact", args.artifact)):
+            if value:
+                p.error(f"{option} is for asking in process; --url asks the function at that address")
+    return args
 
 
 def _settings(args) -> Settings:
@@ -100,32 +117,66 @@ def check_documents(questions: list[Question], store, name: str) -> None:
                                   "a file's path relative to the folder ingested)")
 
 
+def request_body(q: Question, k: int) -> dict:
+    """What a question is asked with, in process and over HTTP: alone, ``k`` passages, and the retrieved
+    passages' documents in the reply (``passages``), where recall looks for the question's document."""
+    return {"question": q.question, "top_k_passages": k, "passages": True}
+
+
+def _row(q: Question) -> dict:
+    return {"id": q.id, "question": q.question, "answers": list(q.answers), "answerable": q.answerable,
+            "document_id": q.document_id}
+
+
+def refused(q: Question, message: str, client_ms: float | None = None) -> dict:
+    """The row of a question the function refused (too long for the model, ...): no answer, its reason."""
+    return {**_row(q), "answer": "", "answer_document_id": None, "em": 0.0, "f1": 0.0, "no_answer": True,
+            "document_retrieved": False if q.document_id else None, "retrieved": [], "server_ms": None,
+            "client_ms": client_ms, "cache": None, "error": message}
+
+
+def scored(q: Question, payload: dict, server_ms: float | None, cache: str | None,
+           client_ms: float | None = None) -> dict:
+    """The row of a reply: its answer scored against the question's, and whether it retrieved the document."""
+    text = answer_text(payload)
+    em, f1 = score(text, q.answers) if q.answerable else (0.0, 0.0)
+    retrieved = payload.get("retrieved") or ()
+    hit = any(r.get("document_id") == q.document_id for r in retrieved) if q.document_id else None
+    top = payload["answers"][0] if payload.get("answers") else {}
+    return {**_row(q), "answer": text, "answer_document_id": top.get("document_id"), "em": em, "f1": f1,
+            "no_answer": said_no_answer(payload), "document_retrieved": hit,
+            "retrieved": [r["passage_id"] for r in retrieved], "server_ms": server_ms, "client_ms": client_ms,
+            "cache": cache, "error": None}
+
+
 def ask(service, settings: Settings, max_answer_tokens: int, q: Question) -> dict:
-    """One question asked alone, as ``POST /`` with ``{"question": ...}`` is answered, and its row."""
+    """One question asked in process, as ``POST /`` with ``request_body`` is answered, and its row."""
     from function.errors import QAError
     from function.http.parse import parse
 
-    row = {"id": q.id, "question": q.question, "answers": list(q.answers), "answerable": q.answerable,
-           "document_id": q.document_id}
     try:
-        req = parse(json.dumps({"question": q.question}).encode(), settings, max_answer_tokens)
+        req = parse(json.dumps(request_body(q, settings.top_k_passages)).encode(), settings, max_answer_tokens)
         result = service.answer(req)
-    except QAError as e:  # refused (a question too long for the model, ...): no answer, reported
-        return {**row, "answer": "", "answer_document_id": None, "em": 0.0, "f1": 0.0, "no_answer": True,
-                "document_retrieved": False if q.document_id else None, "retrieved": [], "server_ms": None,
-                "error": e.message}
-    payload = result.payload
-    text = answer_text(payload)
-    em, f1 = score(text, q.answers) if q.answerable else (0.0, 0.0)
-    retrieved = [r["passage_id"] for r in payload.get("retrieved") or ()]
-    hit = None
-    if q.document_id:
-        passages = service.rt.store().get_many(retrieved) if retrieved else {}
-        hit = any(p.doc_id == q.document_id for p in passages.values())
-    top = payload["answers"][0] if payload.get("answers") else {}
-    return {**row, "answer": text, "answer_document_id": top.get("document_id"), "em": em, "f1": f1,
-            "no_answer": said_no_answer(payload), "document_retrieved": hit, "retrieved": retrieved,
-            "server_ms": result.timings_ms.get("total"), "error": None}
+    except QAError as e:
+        return refused(q, e.message)
+    return scored(q, result.payload, result.timings_ms.get("total"), result.cache)
+
+
+def ask_remote(remote: Remote, k: int, q: Question, name: str) -> dict:
+    """One question asked over HTTP, and its row. A 400 or 413 about the question is the function refusing it
+    (a row, as in process); any other reply that is not a 200 with the function's JSON stops the run."""
+    try:
+        reply = remote.call("POST", request_body(q, k))
+    except RemoteError as e:
+        raise RemoteError(f"{name}: question {q.id}: {e}") from None
+    if reply.status == 200 and reply.body is not None and isinstance(reply.body.get("answers"), list):
+        return scored(q, reply.body, (reply.body.get("timings_ms") or {}).get("total"), reply.body.get("cache"),
+                      round(reply.ms, 2))
+    message = reply.error()
+    if reply.status in (400, 413) and reply.body is not None and message.startswith("'question'"):
+        return refused(q, message, round(reply.ms, 2))
+    what = "not the function's reply" if reply.status == 200 else f"HTTP {reply.status}"
+    raise RemoteError(f"{name}: question {q.id}: {what}: {message}")
 
 
 def _cell(text, width: int = 60) -> str:
@@ -138,16 +189,20 @@ def _n(x, fmt: str = "{:.1f}") -> str:
 
 
 def table(rows: list[dict]) -> str:
-    """A row per question (Markdown)."""
-    lines = ["| id | EM | F1 | no answer | document retrieved | server ms | answer | expected | question |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    """A row per question (Markdown); the client's round trip too when the questions went over HTTP."""
+    remote = any(r.get("client_ms") is not None for r in rows)
+    columns = ["id", "EM", "F1", "no answer", "document retrieved", "server ms",
+               *(["round trip ms"] if remote else []), "answer", "expected", "question"]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for r in rows:
         expected = " / ".join(r["answers"]) if r["answerable"] else "(no answer)"
         answer = f"error: {r['error']}" if r["error"] else r["answer"]
         doc = "-" if r["document_retrieved"] is None else "yes" if r["document_retrieved"] else "no"
         scores = ("-", "-") if not r["answerable"] else (_n(100 * r["em"], "{:.0f}"), _n(100 * r["f1"], "{:.0f}"))
+        trip = f"{_n(r.get('client_ms'))} | " if remote else ""
         lines.append(f"| {_cell(r['id'], 20)} | {scores[0]} | {scores[1]} | {'yes' if r['no_answer'] else 'no'} "
-                     f"| {doc} | {_n(r['server_ms'])} | {_cell(answer)} | {_cell(expected)} | {_cell(r['question'])} |")
+                     f"| {doc} | {_n(r['server_ms'])} | {trip}{_cell(answer)} | {_cell(expected)} "
+                     f"| {_cell(r['question'])} |")
     return "\n".join(lines)
 
 
@@ -170,7 +225,17 @@ def summary(result: dict) -> str:
              f"| \"no answer\", unanswerable questions (right) "
              f"| {share(f['no_answer_unanswerable'], f['unanswerable'])} |",
              f"| server time p50 / p90 | {_n(f['server_ms_p50'])} / {_n(f['server_ms_p90'])} ms |"]
+    if result.get("url"):
+        lines.append(f"| round trip p50 / p90 (this client) | {_n(f['client_ms_p50'])} / {_n(f['client_ms_p90'])} ms |")
+    if f["cache_hits"]:
+        lines.append(f"\n{f['cache_hits']} of {f['questions']} answers came from the function's answer cache: "
+                     "their server times are not the model's (serve with QA_CACHE=0 to time every question)")
     return "\n".join(lines)
+
+
+def markdown(result: dict) -> str:
+    """What ``--md`` writes: the figures, a row per question, and the command and date of the run."""
+    return f"{summary(result)}\n\n{table(result['rows'])}\n\n`{result['command']}`, {result['date']}\n"
 
 
 def evaluate(args, settings: Settings, questions: list[Question], command: str) -> dict:
@@ -191,7 +256,7 @@ def evaluate(args, settings: Settings, questions: list[Question], command: str) 
     result = {
         "command": command,
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "questions_file": str(args.questions), "docs": None if args.docs is None else str(args.docs),
+        "questions_file": str(args.questions), "docs": None if args.docs is None else str(args.docs), "url": None,
         "store": store.description if args.docs is None else f"a temporary SQLite store of {args.docs}",
         "passages": store.count(), "documents": store.document_count(),
         "model": manifest.summary(),
@@ -201,8 +266,33 @@ def evaluate(args, settings: Settings, questions: list[Question], command: str) 
     return result
 
 
+def evaluate_remote(args, settings: Settings, questions: list[Question], command: str) -> dict:
+    """Every question asked over HTTP of the function at ``--url`` and scored; the result ``--out`` writes. The
+    documents the questions name are not checked there: one the function's store lacks is a miss for recall."""
+    remote = Remote(args.url)
+    try:
+        health = remote.health()
+        remote.warm_up()
+    except RemoteError as e:
+        raise RemoteError(f"--url {args.url}: {e}") from None
+    name = f"--url {args.url}: {args.questions}"
+    rows = [ask_remote(remote, settings.top_k_passages, q, name) for q in questions]
+    return {
+        "command": command,
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "questions_file": str(args.questions), "docs": None, "url": args.url,
+        "store": f"the function at {args.url} ({describe_store(health.get('store') or {})})",
+        "passages": None, "documents": None,
+        "model": health["model"], "answer_cache": health.get("answer_cache"),
+        "figures": figures(rows, settings.top_k_passages), "rows": rows,
+    }
+
+
 def run(args, settings: Settings, questions: list[Question], command: str) -> dict:
-    """``evaluate`` against the store the settings name, or with ``--docs`` a temporary one holding the folder."""
+    """``evaluate`` against the store the settings name, or with ``--docs`` a temporary one holding the folder;
+    with ``--url``, ``evaluate_remote``."""
+    if args.url is not None:
+        return evaluate_remote(args, settings, questions, command)
     if args.docs is None:
         return evaluate(args, settings, questions, command)
     with tempfile.TemporaryDirectory(prefix="qa-evaluate-") as tmp:
@@ -232,10 +322,15 @@ def main(argv=None) -> int:
     except QAError as e:  # the artifact or the store
         print(f"{PROG}: {e.message}", file=sys.stderr)
         return 1
+    except RemoteError as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 1
     if args.show:
         print(table(result["rows"]) + "\n")
     print(summary(result))
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    for path, text in ((args.out, json.dumps(result, indent=1, ensure_ascii=False) + "\n"),
+                       (args.md, markdown(result))):
+        if path:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
     return 0

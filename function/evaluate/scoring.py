@@ -45,14 +45,18 @@ def percentile(values: list[float], q: int) -> float | None:
 
 def figures(rows: list[dict], k: int) -> dict:
     """The figures of a run: EM/F1 over the answerable questions, recall@k of the answer's document over those
-    that name it, the "no answer" rate of answerable and of unanswerable questions, server time p50/p90.
+    that name it, the "no answer" rate of answerable and of unanswerable questions, server time p50/p90, and
+    for questions asked over HTTP the client's round trip p50/p90 (of the same replies as the server time: not
+    of refused questions) and the answers the function's cache gave.
 
     Each row: ``answerable``, ``em``, ``f1``, ``no_answer``, ``document_retrieved`` (None when the question names
-    no document), ``server_ms`` (None for a question the function refused) and ``error``."""
+    no document), ``server_ms`` (None for a question the function refused), ``error``, and optionally
+    ``client_ms`` (the round trip over HTTP) and ``cache`` (the reply's: "hit" or "miss")."""
     answerable = [r for r in rows if r["answerable"]]
     unanswerable = [r for r in rows if not r["answerable"]]
     named = [r for r in answerable if r["document_retrieved"] is not None]
     times = [r["server_ms"] for r in rows if r["server_ms"] is not None]
+    trips = [r["client_ms"] for r in rows if r["server_ms"] is not None and r.get("client_ms") is not None]
     return {
         "questions": len(rows), "answerable": len(answerable), "unanswerable": len(unanswerable),
         "exact_match": percent([r["em"] for r in answerable]), "f1": percent([r["f1"] for r in answerable]),
@@ -61,5 +65,7 @@ def figures(rows: list[dict], k: int) -> dict:
         "no_answer_answerable": percent([r["no_answer"] for r in answerable]),
         "no_answer_unanswerable": percent([r["no_answer"] for r in unanswerable]),
         "server_ms_p50": percentile(times, 50), "server_ms_p90": percentile(times, 90),
+        "client_ms_p50": percentile(trips, 50), "client_ms_p90": percentile(trips, 90),
+        "cache_hits": sum(r.get("cache") == "hit" for r in rows),
         "errors": sum(r["error"] is not None for r in rows),
     }
