@@ -15,9 +15,10 @@ with no passage ids through the function's own code in this process
   title weight    recall with the title's terms weighted 0, 1, 2: chosen on train
                   questions, dev shown beside
   span ranking    F1 with the retrieved passages' spans ranked by the reader's
-                  probabilities alone and by logits + w * BM25 for several w
-                  (``function/retrieval/span_bias.py``): 1,000 train questions choose,
-                  dev shown beside; one model run per question, decoded each way
+                  probabilities alone and by logits + w * BM25 / the best BM25 read for
+                  several w (``function/retrieval/span_bias.py``; chosen on dev by
+                  ``python -m bench cascade``), on 1,000 train questions and dev; one
+                  model run per question, decoded each way
   abstention      at the no-answer threshold (``--no-answer-threshold``, default the
                   artifact's ``no_answer.threshold``; skipped without one): the share of
                   questions the model abstains on, EM/F1 over every question (an
@@ -50,7 +51,7 @@ from bench.stats import latency_summary
 from harness.paths import REPO, SQUAD, default_artifact
 
 TITLE_WEIGHTS = (0.0, 1.0, 2.0)
-FUSION_WEIGHTS = (None, 0.5, 0.8, 1.0, 1.25, 1.5)  # None: the reader's probabilities alone
+FUSION_WEIGHTS = (None, 4.0, 6.0, 8.0, 10.0, 12.0)  # span_bias.passage_bias's weight; None: probabilities alone
 FUSION_TRAIN_QUESTIONS = 1000
 ABSTENTION_OFFSETS = (-2.0, -1.0, 0.0, 1.0, 2.0, 4.0)  # thresholds around the artifact's, for the sweep
 
@@ -294,12 +295,13 @@ def markdown(result: dict) -> str:
         lines += abstention_markdown(result["abstention"])
     if result.get("fusion_variants"):
         n_train = result["fusion_train_questions"]
-        lines += ["", f"Ranking the spans of the top {read['top_k_passages']} passages (F1; chosen on "
-                      f"{n_train:,} train questions, `function/retrieval/span_bias.py`):", "",
+        lines += ["", f"Ranking the spans of the top {read['top_k_passages']} passages (F1 on {n_train:,} train "
+                      "questions and on dev, which chose it: `function/retrieval/span_bias.py`):", "",
                   "| ranking | train F1 | dev F1 |", "|---|---|---|"]
         for v in result["fusion_variants"]:
             w = v["bm25_weight"]
-            label = "the reader's probabilities alone" if w is None else f"start + end logits + {w:g} x BM25"
+            label = ("the reader's probabilities alone" if w is None
+                     else f"start + end logits + {w:g} x BM25 / the best BM25 read")
             mark = " (shipped)" if v["shipped"] else ""
             lines.append(f"| {label}{mark} | {v['train']:.2f} | {v['dev']:.2f} |")
     lines += ["", "Title weight in BM25 (recall@5; chosen on train questions):", "",

@@ -86,6 +86,9 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("QA_TOP_K_PASSAGES", "5", "Passages retrieved and read for a question without `context` or "
              "`passage_ids`, when the request does not say (`top_k_passages`)."),
     Variable("QA_MAX_TOP_K_PASSAGES", "20", "Largest `top_k_passages`."),
+    Variable("QA_CASCADE", "1", "A question asked alone reads its best-ranked passage first and the others only "
+             "when the model is not sure of an answer there (1), or reads them all at once (0) "
+             "(docs/retrieval.md, \"Reading less: the cascade\")."),
     Variable("QA_MAX_ANSWER_TOKENS", "64", "Largest `max_answer_tokens`."),
     Variable("QA_LOG_TEXT_CHARS", "100", "Characters of the question written to logs (0: none)."),
     Variable("QA_UI", "0", "Serve the question page at `GET /ui` (1; `make run` turns it on): a self-contained "
@@ -175,6 +178,7 @@ class Settings:
     max_top_k: int
     top_k_passages: int
     max_top_k_passages: int
+    cascade: bool  # a question asked alone reads its first passage, then the others only if it is unsure
     max_answer_tokens: int
     log_text_chars: int
     project: str
@@ -262,6 +266,7 @@ class Settings:
             max_top_k=integer("QA_MAX_TOP_K", 1),
             top_k_passages=top_k_passages,
             max_top_k_passages=max_top_k_passages,
+            cascade=flag("QA_CASCADE"),
             max_answer_tokens=integer("QA_MAX_ANSWER_TOKENS", 1),
             log_text_chars=integer("QA_LOG_TEXT_CHARS"),
             ui=flag("QA_UI"),

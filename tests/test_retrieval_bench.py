@@ -5,6 +5,7 @@ import json
 import pytest
 
 from bench import retrieval
+from function.retrieval import span_bias
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def test_the_evaluation_reports_recall_reading_and_timings(squad_folder, tiny_ar
     # The ranking comparison decodes one model run several ways; its shipped row must be what
     # the function itself answered with retrieval.
     [shipped] = [v for v in result["fusion_variants"] if v["shipped"]]
-    assert shipped["bm25_weight"] == 1.0 and shipped["dev"] == reading["with_retrieval"]["f1"]
+    assert shipped["bm25_weight"] == span_bias.BM25_WEIGHT and shipped["dev"] == reading["with_retrieval"]["f1"]
     assert result["fusion_variants"][0]["bm25_weight"] is None and result["fusion_train_questions"] > 0
     assert "| SQLite (FTS5) |" in md and "tiny-random-bert" in md and "F1 gap" in md
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -112,6 +113,73 @@ class Inference:
                 start, end = self._adaptive(model, batch)
         return Ran(start, end, queue_ms)
 
+    def run_first(self, model: Model, batch: Batch, first: int,
+                  settles: Callable[[np.ndarray, np.ndarray], bool]) -> tuple[Ran, bool]:
+        """The cascade's run (``function.service.cascade``): the logits of the first ``first`` windows (the
+        first passage's) and True where ``settles`` says that they settle the question, else every window's
+        and False.
+
+        A lone request whose windows would spread over the cores (``adaptive``) runs the others beside the
+        first passage's from the start, the first passage's first, and drops those not yet begun once they
+        settle it: a question the first passage does not settle then waits no longer than without the
+        cascade (the window under way on another core when it stops is finished, unread). Otherwise the first
+        passage's windows run, then the others' if need be.
+        """
+        from function.model.unpadded import spreads
+        from function.service.cascade import rows
+
+        if self.mode == "adaptive" and not self.padded and self._narrow is not None:
+            t0 = time.perf_counter()
+            with self.slots:
+                queue_ms = (time.perf_counter() - t0) * 1000
+                with self._lock:
+                    spread = self._active == 0 and spreads(batch, self.threads,
+                                                           max(1.0, self.threads * INTRA_OP_EFFICIENCY))
+                    if spread:
+                        self._active += 1
+                        self.spread_runs += 1
+                if spread:
+                    try:
+                        return self._spread_first(batch, first, settles, queue_ms)
+                    finally:
+                        with self._lock:
+                            self._active -= 1
+        ran = self.run(model, rows(batch, slice(0, first)))
+        if settles(ran.start_logits, ran.end_logits):
+            return ran, True
+        import numpy as np
+
+        rest = self.run(model, rows(batch, slice(first, None)))
+        return Ran(np.concatenate([ran.start_logits, rest.start_logits]),
+                   np.concatenate([ran.end_logits, rest.end_logits]), ran.queue_ms + rest.queue_ms), False
+
+    def _spread_first(self, batch: Batch, first: int, settles: Callable[[np.ndarray, np.ndarray], bool],
+                      queue_ms: float) -> tuple[Ran, bool]:
+        """``run_first`` for a lone request spread over the cores: every window submitted, the first ``first``
+        first (each group longest first), the rest cancelled where the first ones settle the question."""
+        from function.model.unpadded import gather, longest_first, window_batches
+        from function.service.cascade import rows
+
+        pool = self._pool()
+        windows, order = window_batches(batch), longest_first(batch)
+        futures = {w: pool.submit(self._narrow, windows[w])
+                   for w in [w for w in order if w < first] + [w for w in order if w >= first]}
+        start, end = gather(rows(batch, slice(0, first)), [futures[w].result() for w in range(first)])
+        if settles(start, end):
+            for f in futures.values():
+                f.cancel()
+            return Ran(start, end, queue_ms), True
+        start, end = gather(batch, [futures[w].result() for w in range(len(batch))])
+        return Ran(start, end, queue_ms), False
+
+    def _pool(self) -> ThreadPoolExecutor:
+        """The workers a lone request's windows spread over: one per intra-op thread of its wide run."""
+        if self._spread is None:
+            with self._lock:
+                if self._spread is None:
+                    self._spread = ThreadPoolExecutor(self.threads, thread_name_prefix="window")
+        return self._spread
+
     def _windows(self, infer, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
         """The request's windows on ``infer``: one after another at their own lengths, or one padded run."""
         if self.padded:
@@ -147,8 +215,4 @@ class Inference:
         run, each on the 1-thread session."""
         from function.model.unpadded import run_unpadded
 
-        if self._spread is None:
-            with self._lock:
-                if self._spread is None:
-                    self._spread = ThreadPoolExecutor(self.threads, thread_name_prefix="window")
-        return run_unpadded(self._narrow, batch, self._spread.map)
+        return run_unpadded(self._narrow, batch, self._pool().map)

@@ -7,7 +7,9 @@ cached answer is served even by an instance whose model is not loaded yet, and
 none cached before an ingestion changed the passages is served once the
 generation read is newer than it. A question with neither ``context`` nor
 ``passage_ids`` first retrieves the passages with the best BM25 scores from the
-store's index, then reads them all in the same single model run.
+store's index, then reads them all in the same model run; with ``QA_CASCADE``
+on (the default) it stops after the first one where the model is sure of an
+answer there (``function.service.cascade``).
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class Result:
     payload: dict  # answers + model
     cache: str  # "hit" or "miss"
     timings_ms: dict
+    passages_read: int | None = None  # a question asked alone: how many retrieved passages the model read
 
 
 @dataclass
@@ -254,15 +257,33 @@ class QAService:
             return Result(_unmatched(model, e), "miss", self._totals(timer, started))
         batch = self._batch(question, reading, model)
         timer.lap("tokenize")  # building the batch is input preparation
-        ran = self.rt.inference.run(model, batch)
-        start_logits, end_logits = ran.start_logits, ran.end_logits
+        batch, start_logits, end_logits, queue_ms = self._run(req, model, reading, batch)
         timer.lap("inference")
-        timer.move("inference", "queue", ran.queue_ms)  # waiting for the model is not the model's time
+        timer.move("inference", "queue", queue_ms)  # waiting for the model is not the model's time
         payload = self._payload(req, model, reading, batch, start_logits, end_logits)
         timer.lap("postprocess")
         if cache is not None:
             cache.put(key, payload, shared)
-        return Result(payload, "miss", self._totals(timer, started))
+        read = int(batch.passage_index.max()) + 1 if req.retrieves else None
+        return Result(payload, "miss", self._totals(timer, started), read)
+
+    def _run(self, req: QARequest, model: Model, reading: Reading,
+             batch: Batch) -> tuple[Batch, np.ndarray, np.ndarray, float]:
+        """The windows the model read, their logits and the time spent waiting for the model: every window;
+        or, for a question asked alone with ``QA_CASCADE`` on, the first passage's windows alone where they
+        settle it, else every window (``function.service.cascade``, ``Inference.run_first``)."""
+        if not (self.rt.settings.cascade and req.retrieves and len(reading.tokens) > 1):
+            ran = self.rt.inference.run(model, batch)
+            return batch, ran.start_logits, ran.end_logits, ran.queue_ms
+        from function.service import cascade
+
+        n = cascade.first_windows(batch)
+        first = cascade.rows(batch, slice(0, n))
+        no_answer = model.manifest.no_answer
+        threshold = None if no_answer is None else float(no_answer["threshold"])
+        ran, stopped = self.rt.inference.run_first(
+            model, batch, n, lambda start, end: cascade.settled(start, end, first, req.max_answer_tokens, threshold))
+        return first if stopped else batch, ran.start_logits, ran.end_logits, ran.queue_ms
 
     @staticmethod
     def _question_ids(question: str, model: Model) -> np.ndarray:

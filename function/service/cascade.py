@@ -1,0 +1,63 @@
+"""The cascade (``QA_CASCADE``): a question asked alone reads its best-ranked passage first, and the rest only
+when that passage does not settle it.
+
+Reading all retrieved passages costs one model window or more per passage; for
+most questions the passage BM25 ranks first holds the answer and the model says
+so plainly. So the first passage's windows run alone, and the answer is taken
+from them when both
+
+- the reader's own probability of its best span there (``p_start * p_end``, each
+  window normalised over its [CLS] and its passage tokens: the score of a
+  ``passage_ids`` answer) is at least ``MIN_SPAN_PROBABILITY``, and
+- the no-answer margin of those windows (``decode.null_score``: [CLS] against
+  the best span, raw logits) is at most ``MAX_MARGIN`` and at most the
+  artifact's no-answer threshold, so a first passage that looks unanswerable
+  never settles a question: the others are read, and abstaining is decided on
+  all of them as without the cascade.
+
+Otherwise the remaining passages' windows run, and the answer is decoded from
+every window's logits exactly as a full read decodes them (each window runs at
+its own length, ``function.model.unpadded``, so its logits do not depend on what
+ran beside it). The two thresholds were chosen on the SQuAD dev questions asked
+alone (figures and the command in docs/retrieval.md, "Reading less: the
+cascade"), so the dev F1 of the cascade is not an unbiased figure.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from function.model.windows import Batch
+
+MIN_SPAN_PROBABILITY = 0.4
+MAX_MARGIN = -8.0
+
+
+def rows(batch: Batch, part: slice) -> Batch:
+    """The windows ``part`` of ``batch`` as a batch of their own (same layout; views, no copies)."""
+    from function.model.windows import Batch
+
+    return Batch(batch.input_ids[part], batch.attention_mask[part], batch.token_type_ids[part],
+                 batch.passage_index[part], batch.token_start[part], batch.context_len[part], batch.context_start)
+
+
+def first_windows(batch: Batch) -> int:
+    """How many windows the first passage has (build_batch puts each passage's windows together, in order)."""
+    return int((batch.passage_index == 0).sum())
+
+
+def settled(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch, max_answer_tokens: int,
+            no_answer_threshold: float | None, min_probability: float = MIN_SPAN_PROBABILITY,
+            max_margin: float = MAX_MARGIN) -> bool:
+    """Whether these windows (the first passage's) settle the question: the model is sure of a span in them."""
+    from function.model.decode import best_spans, null_score
+
+    spans = best_spans(start_logits, end_logits, batch, 1, max_answer_tokens)
+    if not spans or spans[0].score < min_probability:
+        return False
+    margin = null_score(start_logits, end_logits, batch, max_answer_tokens).margin
+    limit = max_margin if no_answer_threshold is None else min(max_margin, no_answer_threshold)
+    return margin <= limit
