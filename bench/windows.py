@@ -9,7 +9,10 @@ and alone (the ``--top-k-passages`` passages BM25 retrieves); and a fourth,
 ``context`` (several windows, all full but the last, where SQuAD's paragraphs
 mostly fit one). Every request is
 answered by every strategy in turn, the order rotating from one question to
-the next, so that a slow spell of the machine hits them all:
+the next, so that a slow spell of the machine hits them all. The cascade is
+off (``QA_CASCADE=0``): a question asked alone reads all its passages at once,
+the padded batch it is measured against (``python -m bench cascade`` measures
+the cascade on top of these runs).
 
   padded      all windows as one batch padded to the longest (as before; ``Inference(padded=True)``)
   unpadded    the function's default: each window at its own length, across the cores for a lone
@@ -269,7 +272,7 @@ def markdown(result: dict) -> str:
              f"`{result['command']}`", "",
              f"Model `{result['artifact']['name']}` ({result['artifact']['artifact_hash'][:12]}), "
              f"{result['corpus_paragraphs']} paragraphs (train.json + dev.json) in SQLite, {result['questions']} "
-             f"dev questions on each path, answer cache off; {m['cpu']}, {m['available_cpus']} CPUs, "
+             f"dev questions on each path, answer cache and cascade off; {m['cpu']}, {m['available_cpus']} CPUs, "
              f"QA_THREADS={result['threads'] or 'all'}; load average at start {m['load_average_at_start']}.", ""]
     if not m["quiet"]:
         lines += ["**Not a quiet machine**: other work was running (" + "; ".join(m["competing_processes"])[:200]
@@ -314,7 +317,7 @@ def main(argv=None) -> int:
     names = list(dict.fromkeys(args.strategies))
     with tempfile.TemporaryDirectory() as tmp:
         env = {"QA_ARTIFACT_DIR": str(artifact), "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(Path(tmp) / "p.sqlite"),
-               "QA_CACHE": "0", "QA_THREADS": str(args.threads)}
+               "QA_CACHE": "0", "QA_THREADS": str(args.threads), "QA_CASCADE": "0"}
         by_name = services(env, names, args.run_cost)
         seconds = ingest_into(next(iter(by_name.values())), records)
         log(f"{len(records)} paragraphs ingested in {seconds:.1f} s; {len(dev)} questions x {len(PATHS)} paths x "
