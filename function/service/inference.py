@@ -21,8 +21,7 @@ session its run was given, except where a request runs alone in ``adaptive``
 mode and its windows finish sooner spread over the cores, one per core on the
 1-thread session (``unpadded.spreads``). ``batch`` mode still stacks whole
 requests into one padded run. ``padded=True`` runs each request's windows as
-one padded batch instead, as before: for measuring against it
-(``python -m bench windows``).
+one padded batch instead, as before: for measuring against it.
 
 ``Inference.run`` returns the logits and the time the request waited before
 its run started (``queue``, its own stage in the reply's timings).
