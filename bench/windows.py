@@ -335,7 +335,7 @@ def main(argv=None) -> int:
               "questions": len(dev) - args.warmup, "top_k_passages": args.top_k_passages, "run_cost": args.run_cost,
               "runs": runs, "speedup": gains, "paths": summarise(rows, dev, names), "requests": rows}
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "windows.json").write_text(json.dumps(result, indent=1) + "\n")
+    (args.out / "windows.json").write_text(json.dumps(result, separators=(",", ":")) + "\n")  # a row per request
     (args.out / "windows.md").write_text(markdown(result))
     print(markdown(result))
     return 0

@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING
 
 from function.config import Settings
 
-# One window on n intra-op threads runs about n times this as fast as on one (measured with 2 on this project's
-# 2-CPU sandbox, docs/benchmarks.md#windows-without-padding): what ``unpadded.spreads`` weighs a spread against.
+# One window on n intra-op threads is taken to run about n times this as fast as on one: what ``unpadded.spreads``
+# weighs a spread against (docs/benchmarks.md#windows-without-padding says what measured it).
 INTRA_OP_EFFICIENCY = 0.85
 
 if TYPE_CHECKING:
