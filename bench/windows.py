@@ -273,7 +273,8 @@ def markdown(result: dict) -> str:
              f"Model `{result['artifact']['name']}` ({result['artifact']['artifact_hash'][:12]}), "
              f"{result['corpus_paragraphs']} paragraphs (train.json + dev.json) in SQLite, {result['questions']} "
              f"dev questions on each path, answer cache and cascade off; {m['cpu']}, {m['available_cpus']} CPUs, "
-             f"QA_THREADS={result['threads'] or 'all'}; load average at start {m['load_average_at_start']}.", ""]
+             f"QA_THREADS={result['threads'] or 'all'}; load average at start {m['load_average_at_start']}, at the end "
+             f"{result.get('load_average_at_end')} (other work than a training job shows here only).", ""]
     if not m["quiet"]:
         lines += ["**Not a quiet machine**: other work was running (" + "; ".join(m["competing_processes"])[:200]
                   + "): compare the strategies with each other (they ran in turn), not with other records.", ""]
@@ -331,7 +332,8 @@ def main(argv=None) -> int:
               "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
               "artifact": {"path": os.path.relpath(artifact, REPO), "name": manifest.name,
                            "artifact_hash": manifest.artifact_hash},
-              "machine": described, "threads": args.threads, "corpus_paragraphs": len(records),
+              "machine": described, "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+              "threads": args.threads, "corpus_paragraphs": len(records),
               "questions": len(dev) - args.warmup, "top_k_passages": args.top_k_passages, "run_cost": args.run_cost,
               "runs": runs, "speedup": gains, "paths": summarise(rows, dev, names), "requests": rows}
     args.out.mkdir(parents=True, exist_ok=True)
