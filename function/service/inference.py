@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING
 from function.config import Settings
 
 # One window on n intra-op threads is taken to run about n times this as fast as on one: what ``unpadded.spreads``
-# weighs a spread against (docs/benchmarks.md#windows-without-padding says what measured it).
+# weighs a spread against. An assumption: this sandbox, never quiet when it was measured, gave 2 threads no gain
+# at all (docs/benchmarks.md#windows-without-padding); a lower value would spread more often.
 INTRA_OP_EFFICIENCY = 0.85
 
 if TYPE_CHECKING:
