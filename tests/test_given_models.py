@@ -187,7 +187,7 @@ def serve(artifact: Path, tmp_path: Path) -> QAService:
     return QAService(Runtime(settings))
 
 
-def compare_with_reference(service: QAService, built: Built, logits, segments: bool, batch_windows: bool) -> int:
+def compare_with_reference(service: QAService, built: Built, logits, segments: bool) -> int:
     """Every question's served answer equals the reference's; returns how many passages took several windows.
 
     Where two spans tie (an int8 graph's logits take few distinct values) either is accepted: which one
@@ -200,7 +200,7 @@ def compare_with_reference(service: QAService, built: Built, logits, segments: b
                                        abstain=False))
         [a] = got.payload["answers"]
         spans = reference_spans(built.hf_tok, logits, question, context, SEQUENCE["max_seq_len"],
-                                SEQUENCE["stride"], MAX_ANSWER_TOKENS, segments=segments, batch_windows=batch_windows)
+                                SEQUENCE["stride"], MAX_ANSWER_TOKENS, segments=segments)
         start, end, score = spans[0]
         tied = {(s, e): p for s, e, p in spans if p >= score * (1 - TIE)}
         where = f"{built.folder.name}: {question!r} on {context[:40]!r}..."
@@ -250,7 +250,7 @@ def test_given_command_artifact_serves_the_reference_answers(arch, given_models,
     # the reference runs the shipped int8 graph itself, on transformers' windows, each at its own length as the
     # function runs them (function.model.unpadded: an int8 graph's activation scale is taken over a whole run)
     logits, segments = onnx_logits(out / manifest["model_file"])
-    multi_window = compare_with_reference(serve(out, tmp_path), built, logits, segments, batch_windows=False)
+    multi_window = compare_with_reference(serve(out, tmp_path), built, logits, segments)
     assert multi_window >= 3  # passages of several windows were compared
 
 
@@ -263,6 +263,5 @@ def test_fp32_export_serves_the_pytorch_models_answers(arch, given_models, tmp_p
     check_graph_inputs(out, manifest, built)
     assert not built.model.training  # exporting must not switch dropout back on
 
-    multi_window = compare_with_reference(serve(out, tmp_path), built, built.model, reads_segments(built.model),
-                                          batch_windows=False)
+    multi_window = compare_with_reference(serve(out, tmp_path), built, built.model, reads_segments(built.model))
     assert multi_window >= 3

@@ -88,8 +88,7 @@ def encode_windows(hf_tok, question: str, context: str, max_seq_len: int, stride
 
 
 def reference_answer(hf_tok, model, question: str, context: str, max_seq_len: int, stride: int,
-                     max_answer_tokens: int, *, segments: bool | None = None,
-                     batch_windows: bool = False) -> tuple[int, int, float]:
+                     max_answer_tokens: int, *, segments: bool | None = None) -> tuple[int, int, float]:
     """The best span of ``context`` for ``question``: ``(start_char, end_char, score)``; ``(-1, -1, -1.0)`` if none.
 
     ``model``: a PyTorch ``*ForQuestionAnswering`` model, or a ``Logits`` callable (then say whether it
@@ -99,19 +98,17 @@ def reference_answer(hf_tok, model, question: str, context: str, max_seq_len: in
     tie: earlier window, earlier start, shorter span). Offsets are stripped of white space
     (``strip_span``) and a span of white space only is no answer.
 
-    ``batch_windows``: run all windows as one batch padded with the tokenizer's pad token to the longest
-    window, as the function does, instead of one at a time. Needed for an int8 graph with dynamic
-    quantisation: its activation scales are computed over the whole input tensor, so its logits depend on
-    what else is in the batch; for a float model both ways agree to rounding.
+    Each window runs alone at its own length, as the function runs them (``function.model.unpadded``): an
+    int8 graph with dynamic quantisation takes its activation scales over its whole input, so its logits
+    would depend on what else ran beside a window.
     """
     spans = reference_spans(hf_tok, model, question, context, max_seq_len, stride, max_answer_tokens,
-                            segments=segments, batch_windows=batch_windows)
+                            segments=segments)
     return spans[0] if spans else (-1, -1, -1.0)
 
 
 def reference_spans(hf_tok, model, question: str, context: str, max_seq_len: int, stride: int,
-                    max_answer_tokens: int, *, segments: bool | None = None,
-                    batch_windows: bool = False) -> list[tuple[int, int, float]]:
+                    max_answer_tokens: int, *, segments: bool | None = None) -> list[tuple[int, int, float]]:
     """Every distinct answer ``(start_char, end_char, score)``, best first, each with its best score over the
     windows (``reference_answer``'s rules): what a test needs to accept either of two spans that tie exactly,
     as int8 logits can."""
@@ -128,23 +125,10 @@ def reference_spans(hf_tok, model, question: str, context: str, max_seq_len: int
     types = [np.asarray(enc["token_type_ids"][w], dtype=np.int64) for w in range(rows)] if segments else None
 
     logits: list[tuple[np.ndarray, np.ndarray]] = []
-    if batch_windows:
-        width = max(len(ids) for ids in windows)
-        ids = np.full((rows, width), hf_tok.pad_token_id, dtype=np.int64)
-        mask = np.zeros((rows, width), dtype=np.int64)
-        tt = np.zeros((rows, width), dtype=np.int64) if types is not None else None
-        for w, row in enumerate(windows):
-            ids[w, : len(row)] = row
-            mask[w, : len(row)] = 1
-            if tt is not None:
-                tt[w, : len(row)] = types[w]
-        start, end = run(ids, mask, tt)
-        logits = [(start[w, : len(windows[w])], end[w, : len(windows[w])]) for w in range(rows)]
-    else:
-        for w, row in enumerate(windows):
-            start, end = run(row[None, :], np.ones((1, len(row)), dtype=np.int64),
-                             None if types is None else types[w][None, :])
-            logits.append((start[0], end[0]))
+    for w, row in enumerate(windows):
+        start, end = run(row[None, :], np.ones((1, len(row)), dtype=np.int64),
+                         None if types is None else types[w][None, :])
+        logits.append((start[0], end[0]))
 
     best: dict[tuple[int, int], float] = {}  # in the order found: window, start, end
     for w, (start, end) in enumerate(logits):
