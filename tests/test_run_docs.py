@@ -197,8 +197,9 @@ def test_a_folder_it_cannot_serve_stops_with_one_line_naming_it(tmp_path, make, 
 def test_make_run_installs_serving_and_ingestion_only_and_passes_the_folder(tmp_path):
     def dry(*extra: str) -> str:
         venv = tmp_path / "venv"  # no venv there: make lists every step it would take
-        return subprocess.run(["make", "-n", "run", f"VENV={venv}", *extra], cwd=REPO, capture_output=True,
-                              text=True, check=True).stdout
+        # --no-print-directory: under `make test` this make is a sub-make, which would print where it runs
+        return subprocess.run(["make", "--no-print-directory", "-n", "run", f"VENV={venv}", *extra], cwd=REPO,
+                              capture_output=True, text=True, check=True).stdout
 
     with_docs = dry("DOCS=~/my docs")
     assert "-r requirements.txt" in with_docs and "-r requirements-ingest.txt" in with_docs
