@@ -421,7 +421,8 @@ def demo(out: Path, artifact: Path, store: dict | None = None) -> Path:
         # the corpus generation is read once, by the first request that needs it: the requests' store reads
         # are then the same on every run, however long each takes (QA_CORPUS_CHECK_S, docs/reliability.md)
         env = {"QA_ARTIFACT_DIR": str(artifact.resolve()), "QA_EAGER_LOAD": None, "PYTHONPATH": None,
-               "QA_CORPUS_CHECK_S": "3600", **(store or {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(Path(scratch) / "passages.sqlite")})}
+               "QA_CORPUS_CHECK_S": "3600",
+               **(store or {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(Path(scratch) / "passages.sqlite")})}
         ingest(env, str(SAMPLE), "--quiet", check=True)
         with FunctionServer(env, log_path) as server:
             server.health()
