@@ -9,15 +9,12 @@ import numpy as np
 import pytest
 
 from bench.in_process import ingest_into, open_service
-from build_model.packaging.writer import update_manifest
 from function.config import Settings
 from function.http.parse import parse
-from function.ingest.json_input import Record, parse_text
-from function.model.artifact import load_manifest
 from function.model.windows import WindowSpec, build_batch
 from function.service import cascade
 from function.service.inference import Ran
-from tests.support.tiny import SAMPLE
+from tests.support.tiny import SAMPLE, sample_records, set_no_answer
 
 SPEC = WindowSpec(max_seq_len=16, stride=3, max_query_tokens=5, cls_id=101, sep_id=102, pad_id=0)
 THRESHOLD = 0.0  # the test artifact's no-answer threshold
@@ -30,15 +27,12 @@ def artifact(tiny_artifact, tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("cascade") / "artifact"
     shutil.copytree(tiny_artifact.folder, folder)
-    raw = dict(load_manifest(folder).raw)
-    raw["no_answer"] = {"supported": True, "default": True, "threshold": THRESHOLD}
-    update_manifest(folder, raw)
-    return folder
+    return set_no_answer(folder, THRESHOLD)
 
 
 @pytest.fixture(scope="module")
 def records():
-    return [r for r in parse_text(SAMPLE.name, SAMPLE.read_text(encoding="utf-8")) if isinstance(r, Record)]
+    return sample_records()
 
 
 @pytest.fixture(scope="module")

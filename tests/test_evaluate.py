@@ -17,25 +17,8 @@ from function.evaluate.questions import QuestionsError, load_questions
 from function.evaluate.scoring import figures, percentile
 from harness.launch import FunctionServer, free_port
 from harness.paths import ARTIFACT, REPO
+from tests.support.quillpad import write_docs
 
-INSTALL = """# Installing Quillpad
-
-Quillpad needs Python 3.12 or later. Install it with pipx by running `pipx install quillpad`.
-
-## Configuration
-
-The configuration file lives in ~/.config/quillpad/settings.toml. The default theme is Solarized.
-"""
-FAQ = """Frequently asked questions
-
-Quillpad was written by Marta Kowalski in 2019. It is released under the MIT license.
-
-Quillpad saves your notes every 30 seconds.
-"""
-ABOUT = """<html><head><title>About Quillpad</title></head><body><article><h1>About Quillpad</h1>
-<p>Quillpad is a note-taking program for the terminal. Its notes are stored as Markdown files in a folder
-called vault.</p></article></body></html>
-"""
 QUESTIONS = [
     {"question": "Who wrote Quillpad?", "answers": ["Marta Kowalski"], "document_id": "faq.txt", "id": "author"},
     {"question": "Which tool installs Quillpad?", "answers": ["pipx"], "document_id": "guide/install.md"},
@@ -49,14 +32,6 @@ def shipped_model(monkeypatch):
     monkeypatch.setenv("QA_ARTIFACT_DIR", str(ARTIFACT))
     for name in ("QA_INDEX_URI", "QA_INDEX_ENCODER", "QA_TOP_K_PASSAGES", "QA_STORE"):
         monkeypatch.delenv(name, raising=False)
-
-
-def write_docs(root):
-    (root / "guide").mkdir(parents=True)
-    (root / "guide" / "install.md").write_text(INSTALL)
-    (root / "faq.txt").write_text(FAQ)
-    (root / "about.html").write_text(ABOUT)
-    return root
 
 
 @pytest.fixture

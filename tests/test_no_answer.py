@@ -30,6 +30,7 @@ from function.model.decode import best_spans, no_answer_probability, null_score,
 from function.model.reader import PassageTokens, answers_from_logits, no_answer_verdict
 from function.model.windows import WindowSpec, build_batch
 from function.service.pipeline import abstains
+from tests.support.tiny import set_no_answer
 
 SPEC = WindowSpec(max_seq_len=16, stride=3, max_query_tokens=5, cls_id=101, sep_id=102, pad_id=0)
 
@@ -353,8 +354,6 @@ def response_validator(repo):
 
 
 def test_a_model_that_abstains_says_no_answer_and_abstain_false_returns_the_span(artifact_copy, repo, tmp_path):
-    from build_model.packaging.writer import update_manifest
-    from function.model.artifact import load_manifest
     from harness.launch import FunctionServer
 
     question = "Who ruled the duchy of Normandy?"
@@ -366,9 +365,7 @@ def test_a_model_that_abstains_says_no_answer_and_abstain_false_returns_the_span
     low, high = contexts[order[0]], contexts[order[-1]]
     assert margins[order[-1]] > margins[order[0]]
     threshold = (margins[order[0]] + margins[order[-1]]) / 2
-    raw = dict(load_manifest(artifact_copy).raw)
-    raw["no_answer"] = {"supported": True, "default": True, "threshold": threshold}
-    update_manifest(artifact_copy, raw)
+    set_no_answer(artifact_copy, threshold)
 
     validate = response_validator(repo).validate
     srv = FunctionServer({"QA_ARTIFACT_DIR": str(artifact_copy), "QA_STORE": "sqlite",

@@ -21,35 +21,12 @@ from harness.client import get, post
 from harness.launch import free_port
 from harness.paths import REPO
 from scripts.serve_local import docs_store
-
-INSTALL = """# Installing Quillpad
-
-Quillpad needs Python 3.12 or later. Install it with pipx by running `pipx install quillpad`.
-
-## Configuration
-
-The configuration file lives in ~/.config/quillpad/settings.toml. The default theme is Solarized.
-"""
-FAQ = """Frequently asked questions
-
-Quillpad was written by Marta Kowalski in 2019. It is released under the MIT license.
-
-Quillpad saves your notes every 30 seconds.
-"""
-ABOUT = """<html><head><title>About Quillpad</title></head><body><article><h1>About Quillpad</h1>
-<p>Quillpad is a note-taking program for the terminal. Its notes are stored as Markdown files in a folder
-called vault.</p></article></body></html>
-"""
+from tests.support.quillpad import FAQ, write_docs
 
 
 @pytest.fixture
 def docs(tmp_path):
-    root = tmp_path / "my docs"  # a space: the path travels quoted
-    (root / "guide").mkdir(parents=True)
-    (root / "guide" / "install.md").write_text(INSTALL)
-    (root / "faq.txt").write_text(FAQ)
-    (root / "about.html").write_text(ABOUT)
-    return root
+    return write_docs(tmp_path / "my docs")  # a space: the path travels quoted
 
 
 def command(folder, data, *extra: str) -> list[str]:

@@ -9,15 +9,13 @@ import numpy as np
 import pytest
 
 from bench.in_process import ingest_into, open_service
-from build_model.packaging.writer import update_manifest
 from function.http.parse import parse
-from function.ingest.json_input import Record, parse_text
 from function.model.artifact import load_manifest
 from function.model.load import load_model
 from function.model.reader import PassageTokens, prepare
 from function.model.unpadded import gather, longest_first, run_unpadded, spreads, window_batches
 from function.model.windows import Batch, WindowSpec, build_batch
-from tests.support.tiny import SAMPLE
+from tests.support.tiny import SAMPLE, sample_records, set_no_answer
 
 SPEC = WindowSpec(max_seq_len=16, stride=3, max_query_tokens=5, cls_id=101, sep_id=102, pad_id=0)
 
@@ -106,15 +104,12 @@ def abstaining_artifact(tiny_artifact, tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("abstaining") / "artifact"
     shutil.copytree(tiny_artifact.folder, folder)
-    raw = dict(load_manifest(folder).raw)
-    raw["no_answer"] = {"supported": True, "default": True, "threshold": 0.0}
-    update_manifest(folder, raw)
-    return folder
+    return set_no_answer(folder, 0.0)
 
 
 @pytest.fixture(scope="module")
 def records():
-    return [r for r in parse_text(SAMPLE.name, SAMPLE.read_text(encoding="utf-8")) if isinstance(r, Record)]
+    return sample_records()
 
 
 @pytest.fixture(scope="module")

@@ -71,3 +71,21 @@ def make_tiny_artifact(out: Path, optimize: bool = True) -> TinyArtifact:
     write_artifact(out, onnx_path, tokenizer_json, "tiny-random-bert", SEQUENCE,
                    extra={"onnx": {"opset": 17, "optimized": optimize}})
     return TinyArtifact(out, model, out / "tokenizer.json")
+
+
+def sample_records() -> list:
+    """The sample corpus's paragraphs as ingestion's records."""
+    from function.ingest.json_input import Record, parse_text
+
+    return [r for r in parse_text(SAMPLE.name, SAMPLE.read_text(encoding="utf-8")) if isinstance(r, Record)]
+
+
+def set_no_answer(artifact: Path, threshold: float) -> Path:
+    """Make ``artifact`` (a copy) abstain by default at ``threshold``, its manifest re-described."""
+    from build_model.packaging.writer import update_manifest
+    from function.model.artifact import load_manifest
+
+    raw = dict(load_manifest(artifact).raw)
+    raw["no_answer"] = {"supported": True, "default": True, "threshold": threshold}
+    update_manifest(artifact, raw)
+    return artifact
