@@ -22,7 +22,7 @@ COMMANDS = {
     "scale": ("bench.scale", "the retrieval step from 10^4 to 10^6 passages per backend (Lance, SQLite FTS5): "
                              "ingestion rows/s, index size, cold and warm search, recall@5, memory"),
     "filters": ("bench.filters", "questions asked alone within documents, a source prefix or tags against unfiltered "
-                                 "ones on a Lance index: search p50/p95 and recall@5"),
+                                 "ones on a Lance index: search and whole-question p50/p95, recall@5, F1"),
     "documents": ("bench.documents", "SQuAD articles as whole .txt/.md/.html/.pdf documents, split by the ingestion "
                                      "code: recall@5, EM/F1 next to the paragraph corpus, split speed"),
     "docs": ("bench.docs", "hand-written questions about real documentation sets (Sphinx, Markdown, ...) fetched by "
