@@ -21,12 +21,24 @@ below is counted or timed in this run:
 3. *Busy*: ``--clients`` concurrent clients for ``--busy-seconds`` per kind,
    answer cache off (misses), then answer cache on with the questions already
    cached (hits): instance seconds per request = seconds / requests answered.
+4. *A stream* (``--stream N``): every paragraph of ``--data``'s ``dev.json`` and
+   ``train.json`` in collections of their own, and ``N`` distinct dev questions
+   asked alone, in a seeded random order, one at a time, each on one warm
+   instance per setting of what it keeps of the store in memory: nothing (as
+   1.), passages (``QA_PASSAGE_CACHE_BYTES``), index documents
+   (``QA_TERM_CACHE_BYTES``), both (the defaults). Answer cache as deployed
+   (every question a miss): Firestore operations per question, over the stream
+   and by its hundreds, and the server's time.
+
+Steps 1-3 keep nothing of the store in memory (every question reads its terms
+and passages, as on a new instance); step 4 is what a warm instance reads.
 
 ``bench.cost_model`` turns these into dollars per million questions at
 ``bench.prices``' list prices for answer-cache hit rates of 0%, 40% and 80%,
 billed *alone* (every request rounded up to 100 ms on an idle instance) and
 *busy* (requests sharing a busy instance), beside one always-on instance and
-what a cold start costs. Writes ``cost.json`` and ``cost.md`` into ``--out``.
+what a cold start costs; the stream's questions at its own reads and server
+time (busy: step 3's instance time). Writes ``cost.json`` and ``cost.md`` into ``--out``.
 """
 
 from __future__ import annotations
@@ -35,6 +47,7 @@ import argparse
 import contextlib
 import json
 import os
+import random
 import shlex
 import statistics
 import sys
@@ -46,18 +59,31 @@ from bench import cost_model, machine, prices
 from bench.questions import mix, payload, sample_questions
 from harness import client
 from harness.launch import FunctionServer, ingest
-from harness.paths import ARTIFACT, MAIN, REPO, SAMPLE
+from harness.paths import ARTIFACT, MAIN, REPO, SAMPLE, SQUAD
 
 KINDS = {"context": "context", "passage": "passage_ids", "retrieval": "retrieval"}  # bench.questions' -> the log's
 HIT_RATES = (0.0, 0.4, 0.8)
+# What the stream's instance keeps of the store in memory: (passages, index documents).
+STREAM_CACHES = {"none": (False, False), "passages": (True, False), "terms": (False, True), "both": (True, True)}
 
 
 def server(env: dict, cpus: int, log_path: Path, **extra: str) -> FunctionServer:
-    """The function as the image runs it, on ``cpus`` CPUs (``taskset``). The corpus generation is read once,
-    at warm-up: it costs a read per instance per ``QA_CORPUS_CHECK_S``, not per question (docs/cost.md)."""
+    """The function as the image runs it, on ``cpus`` CPUs (``taskset``), keeping nothing of the store in memory
+    unless ``extra`` says (``kept_of_the_store``). The corpus generation is read once, at warm-up: it costs a
+    read per instance per ``QA_CORPUS_CHECK_S``, not per question (docs/cost.md)."""
     return FunctionServer({**env, "QA_EAGER_LOAD": "1", "WORKERS": "1", "THREADS": "8", "MALLOC_ARENA_MAX": "2",
-                           "QA_PASSAGE_CACHE_BYTES": "0", "QA_CORPUS_CHECK_S": "86400", **extra}, log_path,
+                           **kept_of_the_store(), "QA_CORPUS_CHECK_S": "86400", **extra}, log_path,
                           source=MAIN, cpus=cpus)
+
+
+def kept_of_the_store(passages: bool = False, terms: bool = False) -> dict:
+    """The environment of an instance that keeps passages and/or index documents in memory (the function's
+    defaults), or nothing (0 bytes)."""
+    from function.config import VARIABLES
+
+    default = {v.name: v.default for v in VARIABLES}
+    return {name: default[name] if kept else "0"
+            for name, kept in (("QA_PASSAGE_CACHE_BYTES", passages), ("QA_TERM_CACHE_BYTES", terms))}
 
 
 def store_ops(srv: FunctionServer) -> dict:
@@ -107,6 +133,51 @@ def busy(srv: FunctionServer, kind: str, questions: list[dict], clients: int, se
             "billed_busy_s": round(cost_model.billed_busy_s(elapsed, ok), 5),
             "hits": sum(s.body.get("cache") == "hit" for s in sent),
             "reads": (after["reads"] - before["reads"]) / ok, "writes": (after["writes"] - before["writes"]) / ok}
+
+
+def stream(srv: FunctionServer, questions: list[dict], window: int = 100) -> dict:
+    """Each question alone once, in turn, on one instance: Firestore operations per question (over all, and per
+    ``window`` questions from the request log lines' own tallies: how the instance's caches warm), server time."""
+    before, lines_before = settled_ops(srv), len(srv.logs())
+    for q in questions:
+        reply = client.checked(client.post(srv.url, payload("retrieval", q)))
+        if reply.body["cache"] != "miss":
+            raise RuntimeError(f"the stream's questions are distinct, yet one was a cache {reply.body['cache']}")
+    after = settled_ops(srv)
+    lines = [x for x in srv.logs()[lines_before:] if x.get("kind") == KINDS["retrieval"]]
+    n = len(questions)
+    server_ms = [x["latency_ms"] for x in lines]
+    own = [x["store_ops"]["reads"] for x in lines]
+    return {"requests": n, "server_ms_p50": round(statistics.median(server_ms), 2),
+            "server_ms_p90": round(statistics.quantiles(server_ms, n=10)[-1], 2) if n > 1 else server_ms[0],
+            "billed_alone_s": round(statistics.mean(cost_model.billed_alone_s(ms) for ms in server_ms), 4),
+            "reads": (after["reads"] - before["reads"]) / n, "writes": (after["writes"] - before["writes"]) / n,
+            "reads_by_window": [round(statistics.mean(own[i : i + window]), 3) for i in range(0, n, window)]}
+
+
+def stream_questions(data: Path, n: int) -> list[dict]:
+    """``n`` distinct questions of ``data``'s dev.json (by their text as the answer cache keys it), seeded order."""
+    from function.service.cache import normalize_question
+
+    distinct = {normalize_question(q["question"], True): q for q in sample_questions(data / "dev.json")}
+    return random.Random(0).sample(list(distinct.values()), min(n, len(distinct)))
+
+
+def measure_stream(env: dict, args, work: Path, log=print) -> dict:
+    """Step 4 of the module's text: dev+train paragraphs in their own collections, one warm instance per setting."""
+    env = {**env, "QA_PASSAGES_COLLECTION": "stream_passages"}
+    log(f"  the stream's corpus: {args.data / 'dev.json'}, {args.data / 'train.json'}")
+    ingest(env, str(args.data / "dev.json"), str(args.data / "train.json"), "--quiet", "--artifact",
+           str(args.artifact), check=True, timeout_s=3600)
+    questions = stream_questions(args.data, args.stream)
+    out: dict = {"questions": len(questions), "data": str(args.data)}
+    for name, (passages, terms) in STREAM_CACHES.items():
+        log(f"  a stream of {len(questions)} questions alone, one warm instance keeping {name}")
+        # each instance its own shared answers: none of the others' is found there
+        with warmed(env, args.cpus, work / f"stream-{name}.log", None, QA_CACHE_SHARED="retrieval",
+                    QA_ANSWERS_COLLECTION=f"stream_answers_{name}", **kept_of_the_store(passages, terms)) as srv:
+            out[name] = stream(srv, questions)
+    return out
 
 
 @contextlib.contextmanager
@@ -181,6 +252,8 @@ def bill(measured: dict, vcpus: float, memory_gib: float) -> dict:
                              "gib_s": round(units.instance_s * memory_gib, 5), "reads": round(units.reads, 3),
                              "writes": round(units.writes, 3),
                              "dollars_per_million": cost_model.per_million(units, vcpus, memory_gib)})
+    if "stream" in measured:
+        rows += stream_rows(measured, vcpus, memory_gib)
     always_on = cost_model.always_on_per_month(vcpus, memory_gib)
     capacity = {k: round(measured["busy_miss"][k]["requests_per_s"] * prices.SECONDS_PER_MONTH / 1e6, 1)
                 for k in KINDS}
@@ -189,6 +262,52 @@ def bill(measured: dict, vcpus: float, memory_gib: float) -> dict:
     return {"rows": rows, "always_on_per_month": always_on, "always_on_capacity_millions": capacity,
             "startup_s": round(startup_s, 3),
             "per_1000_cold_starts": round(1000 * cost_model.per_cold_start(startup_s, vcpus, memory_gib), 4)}
+
+
+def stream_rows(measured: dict, vcpus: float, memory_gib: float) -> list[dict]:
+    """The stream's questions (step 4) per setting of what the instance keeps: a miss at the stream's reads,
+    writes and (alone) server time; busy, step 3's instance time of a question alone; a hit from the shared tier."""
+    hit, rows = measured["shared_hit"]["retrieval"], []
+    busy_miss_s, busy_hit_s = (measured[k]["retrieval"]["billed_busy_s"] for k in ("busy_miss", "busy_hit"))
+    for name in STREAM_CACHES:
+        miss = measured["stream"][name]
+        ways = {
+            "alone": (cost_model.Units(miss["billed_alone_s"], miss["reads"], miss["writes"]),
+                      cost_model.Units(hit["billed_alone_s"], hit["reads"], hit["writes"])),
+            "busy": (cost_model.Units(busy_miss_s, miss["reads"], miss["writes"]),
+                     cost_model.Units(busy_hit_s, hit["reads"], hit["writes"])),
+        }
+        for way, (m, h) in ways.items():
+            for rate in HIT_RATES:
+                units = m.mixed(h, rate)
+                rows.append({"cache": "shared", "kind": "retrieval", "stream": name, "billed": way, "hit_rate": rate,
+                             "instance_s": round(units.instance_s, 5), "reads": round(units.reads, 3),
+                             "writes": round(units.writes, 3),
+                             "dollars_per_million": cost_model.per_million(units, vcpus, memory_gib)})
+    return rows
+
+
+def stream_markdown(result: dict) -> list[str]:
+    """The stream's table: operations and time per question, and dollars, per setting of what is kept."""
+    st = result["measured"]["stream"]
+    total = {(r["stream"], r["billed"], r["hit_rate"]): r["dollars_per_million"]
+             for r in result["bill"]["rows"] if "stream" in r}
+    lines = ["", f"A stream of {st['questions']} distinct dev questions asked alone (seeded random order, one at a "
+                 f"time; every paragraph of dev.json and train.json stored), each setting on one warm instance; "
+                 "answer cache as deployed (every question a miss: the shared tier's read and write included). "
+                 "Busy: the instance time of step 3 (sample corpus, nothing kept):", "",
+             "| kept in memory | Firestore reads / question | writes | reads per question, by 100 questions | "
+             "server ms p50 / p90 | Firestore $, 0% | **$ per million, 0%: alone / busy** | 40% | 80% |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for name in STREAM_CACHES:
+        m = st[name]
+        windows = " ".join(f"{r:.2f}" for r in m["reads_by_window"])
+        lines.append(f"| {name} | {m['reads']:.2f} | {m['writes']:.2f} | {windows} | {m['server_ms_p50']} / "
+                     f"{m['server_ms_p90']} | {total[(name, 'alone', 0.0)]['firestore']:.2f} | "
+                     f"**{total[(name, 'alone', 0.0)]['total']:.2f} / {total[(name, 'busy', 0.0)]['total']:.2f}** | "
+                     + " | ".join(f"{total[(name, 'alone', h)]['total']:.2f} / {total[(name, 'busy', h)]['total']:.2f}"
+                                  for h in HIT_RATES[1:]) + " |")
+    return lines
 
 
 def markdown(result: dict) -> str:
@@ -206,13 +325,14 @@ def markdown(result: dict) -> str:
              "CPU $ | memory $ | requests $ | Firestore $ | **$ per million** |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     order = list(KINDS)
-    chosen = [r for r in b["rows"] if r["cache"] == DEFAULT_TIER[r["kind"]]]
+    chosen = [r for r in b["rows"] if r["cache"] == DEFAULT_TIER[r["kind"]] and "stream" not in r]
     for r in sorted(chosen, key=lambda r: order.index(r["kind"])):
         d = r["dollars_per_million"]
         lines.append(f"| {r['kind']} | {r['cache']} | {r['billed']} | {r['hit_rate']:.0%} | {r['instance_s']:.4f} | "
                      f"{r['reads']:.2f} | {r['writes']:.2f} | {d['cpu']:.2f} | {d['memory']:.2f} | "
                      f"{d['requests']:.2f} | {d['firestore']:.2f} | **{d['total']:.2f}** |")
-    total = {(r["cache"], r["kind"], r["billed"], r["hit_rate"]): r["dollars_per_million"]["total"] for r in b["rows"]}
+    total = {(r["cache"], r["kind"], r["billed"], r["hit_rate"]): r["dollars_per_million"]["total"] for r in b["rows"]
+             if "stream" not in r}
     lines += ["", "Total $ per million with the shared (Firestore) answer-cache tier (`QA_CACHE_SHARED=1`) and with "
                   "the in-process tier only (`QA_CACHE_SHARED=0`), at the same hit rate:", "",
               "| kind | billed | " + " | ".join(f"{h:.0%} hits: shared / in-process" for h in HIT_RATES) + " |",
@@ -235,6 +355,8 @@ def markdown(result: dict) -> str:
               f"A cold start: {b['startup_s']} s from process start to a loaded model here, "
               f"${b['per_1000_cold_starts']:.4f} per 1,000 cold starts at the deployed size "
               "(plus Cloud Run's container start; startup CPU boost bills the boosted CPUs for it)."]
+    if "stream" in meas:
+        lines += stream_markdown(result)
     return "\n".join(lines) + "\n"
 
 
@@ -251,6 +373,9 @@ def main(argv=None) -> int:
     p.add_argument("--cpus", type=int, default=1, help="CPUs the server may use (the deployed vCPUs)")
     p.add_argument("--vcpus", type=float, default=1.0, help="billed vCPUs (infra/deploy.sh CPU)")
     p.add_argument("--memory-gib", type=float, default=0.5, help="billed memory (infra/deploy.sh MEMORY)")
+    p.add_argument("--stream", type=int, default=0, metavar="N",
+                   help="also N distinct dev questions alone on one warm instance (step 4; 0: not)")
+    p.add_argument("--data", type=Path, default=SQUAD, help="the stream's corpus: train.json and dev.json")
     p.add_argument("--out", type=Path, default=REPO / "records" / "bench")
     args = p.parse_args(argv)
 
@@ -263,6 +388,8 @@ def main(argv=None) -> int:
         env = {**emulator, "QA_ARTIFACT_DIR": str(args.artifact.resolve())}
         ingest(env, str(SAMPLE), "--quiet", "--artifact", str(args.artifact), check=True)
         measured = measure(env, questions, args, Path(tmp))
+        if args.stream > 0:
+            measured["stream"] = measure_stream(env, args, Path(tmp))
     result = {"command": "python -m bench cost " + shlex.join(argv if argv is not None else sys.argv[1:]),
               "artifact": str(args.artifact), "questions": args.questions, "cpus": args.cpus, "vcpus": args.vcpus,
               "memory_gib": args.memory_gib, "machine": machine.describe(), "prices_consulted": prices.CONSULTED,

@@ -59,6 +59,9 @@ VARIABLES: tuple[Variable, ...] = (
              "passages are served for at most this long after it; 0: read for every request by passage id or "
              "question alone."),
     Variable("QA_PASSAGE_CACHE_BYTES", "33554432", "Bytes of recently used passages kept in memory."),
+    Variable("QA_TERM_CACHE_BYTES", "16777216", "Bytes of recently read Firestore index documents (terms' postings "
+             "and the corpus totals) kept in memory, keyed by the corpus generation like the passage cache: a warm "
+             "instance does not read a frequent term again (docs/cost.md). 0: read them for every question."),
     Variable("QA_EAGER_LOAD", "0", "Load the tokenizer, model and store at start-up instead of on "
              "the first request (for minimum instances)."),
     Variable("QA_THREADS", "0", "ONNX Runtime intra-op threads (0: the CPUs this container may use)."),
@@ -189,6 +192,7 @@ class Settings:
     index_encoder: str = ""  # a sentence-encoder folder: hybrid retrieval in the Lance table; "": BM25 alone
     max_filter_values: int = 100  # most documents, and most tags, in one question's filter
     max_filter_chars: int = 512  # longest filter value
+    term_cache_bytes: int = 16 * 1024 * 1024  # Firestore's term documents kept in memory (firestore_terms.TermIndex)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -250,6 +254,7 @@ class Settings:
             cache_shared=parse_kinds("QA_CACHE_SHARED", raw("QA_CACHE_SHARED")),
             cache_ttl_s=integer("QA_CACHE_TTL_S", 1),
             passage_cache_bytes=integer("QA_PASSAGE_CACHE_BYTES"),
+            term_cache_bytes=integer("QA_TERM_CACHE_BYTES"),
             eager_load=flag("QA_EAGER_LOAD"),
             threads=integer("QA_THREADS"),
             inference_concurrency=integer("QA_INFERENCE_CONCURRENCY"),

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from bench import cost, cost_model, prices
+from harness.paths import SAMPLE
 
 
 def test_a_request_alone_is_billed_in_whole_100_ms_steps():
@@ -38,8 +39,13 @@ def test_an_always_on_instance_costs_the_month_at_instance_prices():
 
 @pytest.mark.firestore
 def test_the_cost_run_counts_what_each_kind_of_question_costs(tiny_artifact, tmp_path):
+    data = tmp_path / "squad"  # the stream's corpus: the sample's two articles, one a split
+    data.mkdir()
+    sample = json.loads(SAMPLE.read_text())
+    for split, article in zip(("dev", "train"), sample["data"], strict=True):
+        (data / f"{split}.json").write_text(json.dumps({**sample, "data": [article]}))
     assert cost.main(["--artifact", str(tiny_artifact.folder), "--questions", "2", "--busy-seconds", "0.5",
-                      "--clients", "2", "--out", str(tmp_path)]) == 0
+                      "--clients", "2", "--stream", "30", "--data", str(data), "--out", str(tmp_path)]) == 0
     result = json.loads((tmp_path / "cost.json").read_text())
     m = result["measured"]
     # A miss reads the shared answer cache, then its passages (none for a context), and caches its answer.
@@ -53,9 +59,22 @@ def test_the_cost_run_counts_what_each_kind_of_question_costs(tiny_artifact, tmp
     for kind in cost.KINDS:  # the shared tier off: no cache reads or writes, hits cost nothing in Firestore
         assert m["local_miss"][kind]["reads"] == m["miss"][kind]["reads"] - 1 and m["local_miss"][kind]["writes"] == 0
         assert (m["local_hit"][kind]["reads"], m["local_hit"][kind]["writes"]) == (0, 0)
-    rows = result["bill"]["rows"]
+    rows = [r for r in result["bill"]["rows"] if "stream" not in r]
     assert len(rows) == len(cost.TIERS) * len(cost.KINDS) * 2 * len(cost.HIT_RATES)
     by = {(r["cache"], r["kind"], r["billed"], r["hit_rate"]): r for r in rows}
     assert by[("shared", "passage", "alone", 0.8)]["reads"] == pytest.approx(0.2 * 2 + 0.8 * 1)
     assert by[("local", "passage", "alone", 0.8)]["reads"] == pytest.approx(0.2 * 1)
     assert "$ per million" in (tmp_path / "cost.md").read_text()
+    # The stream: every question a miss (one shared-cache write each); what the instance keeps is not read again
+    stream = m["stream"]
+    assert stream["questions"] == 30 and all(stream[k]["requests"] == 30 for k in cost.STREAM_CACHES)
+    assert all(stream[k]["writes"] == 1 for k in cost.STREAM_CACHES)
+    reads = {k: stream[k]["reads"] for k in cost.STREAM_CACHES}
+    assert reads["both"] < min(reads["passages"], reads["terms"]) <= max(reads["passages"], reads["terms"]) < reads[
+        "none"]
+    assert len(stream["none"]["reads_by_window"]) == 1
+    assert by[("shared", "retrieval", "alone", 0.0)]["reads"] == m["miss"]["retrieval"]["reads"]  # nothing kept
+    streamed = {(r["stream"], r["billed"], r["hit_rate"]): r for r in result["bill"]["rows"] if "stream" in r}
+    assert len(streamed) == len(cost.STREAM_CACHES) * 2 * len(cost.HIT_RATES)
+    assert streamed[("both", "busy", 0.0)]["reads"] == reads["both"]
+    assert "A stream of 30 distinct dev questions" in (tmp_path / "cost.md").read_text()

@@ -25,6 +25,17 @@ of thousands of passages have them): the cost follows the question's terms,
 not the size of the corpus. If a part's ``gen`` differs from its ``#0`` (a
 rewrite landed between the two reads) the term is read again.
 
+A warm instance does not read the same documents again: ``cache_bytes`` of
+what it read (``#corpus``, each term's parts, and that a term is absent) are
+kept in an LRU keyed by the corpus generation the request is answered from
+(``at(generation)``, from ``function.service.cache.CorpusGeneration``). Every
+passage write replaces that token in the batch that also writes ``#corpus``,
+after step 1 below has rewritten the postings: a document read under a
+generation is at least as new as that generation, and whatever was kept under
+it is unreachable once an instance reads the next one (within
+``QA_CORPUS_CHECK_S``, as cached answers and passages). A search without a
+generation (``at`` not called) reads everything, as before.
+
 A filtered question (``filters.PassageFilter``) scores the same candidates,
 then keeps the best ``k`` within the filter, which the postings cannot tell:
 each part of the filter (its documents, its source prefix, its tags) is first
@@ -61,6 +72,7 @@ ingest in large batches; one term's postings must fit in one transaction
 
 from __future__ import annotations
 
+import copy
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -71,10 +83,12 @@ from function.retrieval import bm25
 from function.retrieval.bm25 import Hit, PassageTerms
 from function.retrieval.filters import PassageFilter
 from function.retrieval.searcher import Searcher
+from function.service.cache import LRU
 from function.store import ops
 
 POSTING = np.dtype([("length", "<u4"), ("title", "<u2"), ("text", "<u2")])
 CORPUS_ID = "#corpus"
+_ENTRY_BYTES = 256  # what a kept document costs beside its ids and postings (dict, key, small fields), about
 _TF_MAX = np.iinfo(np.uint16).max
 
 
@@ -113,6 +127,12 @@ class Postings:
         return {"ids": "\x00".join(ids).encode("utf-8"), "postings": np.array(rows, dtype=POSTING).tobytes()}
 
 
+def _kept_bytes(value: dict | tuple[dict, ...]) -> int:
+    """About what a kept ``#corpus`` (a dict) or a term's parts (a tuple of dicts) holds in memory."""
+    parts = (value,) if isinstance(value, dict) else value
+    return _ENTRY_BYTES + sum(_ENTRY_BYTES + len(p.get("ids", b"")) + len(p.get("postings", b"")) for p in parts)
+
+
 def passage_postings(pid: str, analysed: PassageTerms) -> dict[str, tuple[str, tuple[int, int, int]]]:
     """term -> (passage id, posting) for one passage."""
     return {t: (pid, (analysed.length, min(title, _TF_MAX), min(text, _TF_MAX)))
@@ -133,7 +153,7 @@ class TermIndex(Searcher):
 
     def __init__(self, client, collection: str, timeout_s: float, description: str = "",
                  errors: tuple[type[Exception], ...] = (), failed: Callable[[str, Exception], Exception] | None = None,
-                 passages=None):
+                 passages=None, cache_bytes: int = 0):
         from google.cloud import firestore
 
         self._firestore = firestore
@@ -144,6 +164,18 @@ class TermIndex(Searcher):
         self.description = description or f"firestore:{client.project}/{collection}"
         self._errors, self._failed = errors, failed
         self.passages = passages  # the passage documents' collection, which filtered searches query
+        # (generation, "#corpus" or a term) -> its fields, or a term's parts (() where absent); see the module text
+        self.cache = LRU(max_bytes=cache_bytes, sizeof=_kept_bytes) if cache_bytes > 0 else None
+        self.generation: str | None = None  # what ``at`` gave: the key of what this view keeps
+
+    def at(self, generation: str | None) -> TermIndex:
+        """This index as of the corpus generation ``generation``: a view sharing the client and the cache,
+        whose reads are kept and looked up under that generation (None, or no cache: this index itself)."""
+        if generation is None or self.cache is None:
+            return self
+        view = copy.copy(self)
+        view.generation = generation
+        return view
 
     def _ref(self, term: str, part: int):
         return self.terms.document(f"{term}#{part}")
@@ -159,9 +191,27 @@ class TermIndex(Searcher):
         return got
 
     def _read_terms(self, terms: list[str]) -> tuple[dict, dict[str, list[dict]]]:
-        """(#corpus fields, term -> its parts' fields), each term's parts from one rewrite."""
-        snaps = self._get([self.corpus] + [self._ref(t, 0) for t in terms])
-        corpus = snaps[CORPUS_ID].to_dict() if snaps[CORPUS_ID].exists else {}
+        """(#corpus fields, term -> its parts' fields), each term's parts from one rewrite; what this view's
+        generation has kept is not read again, and what is read is kept (see the module docstring)."""
+        keeps = self.cache is not None and self.generation is not None
+        kept = {name: self.cache.get((self.generation, name)) for name in (CORPUS_ID, *terms)} if keeps else {}
+        corpus = kept.get(CORPUS_ID)
+        unread = [t for t in terms if kept.get(t) is None]
+        corpus_read, found = self._read_unkept(unread, corpus is None)
+        if keeps:
+            if corpus is None:
+                self.cache.put((self.generation, CORPUS_ID), corpus_read)
+            for t in unread:
+                self.cache.put((self.generation, t), tuple(found.get(t, ())))
+        found.update((t, list(kept[t])) for t in terms if t not in unread and kept[t])
+        return corpus_read if corpus is None else corpus, found
+
+    def _read_unkept(self, terms: list[str], with_corpus: bool) -> tuple[dict, dict[str, list[dict]]]:
+        """(#corpus fields if ``with_corpus``, term -> its parts' fields) as stored now."""
+        if not terms and not with_corpus:
+            return {}, {}
+        snaps = self._get(([self.corpus] if with_corpus else []) + [self._ref(t, 0) for t in terms])
+        corpus = snaps[CORPUS_ID].to_dict() if with_corpus and snaps[CORPUS_ID].exists else {}
         heads = {t: snaps[f"{t}#0"].to_dict() for t in terms if snaps[f"{t}#0"].exists}
         found: dict[str, list[dict]] = {}
         for _attempt in range(3):

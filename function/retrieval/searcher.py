@@ -40,6 +40,12 @@ class Searcher(Protocol):
         ``where``: by BM25 alone unless the index also ranks by the question's meaning (``HybridIndex``)."""
         return self.search(terms, k, where)
 
+    def at(self, generation: str | None) -> Searcher:
+        """This index as of the store's corpus generation ``generation`` (None: not known): an index that keeps
+        what it reads in memory (Firestore's ``TermIndex``) keeps and looks it up under that generation, so
+        nothing read before an ingestion is used after it; the others answer as they are."""
+        return self
+
     def corpus_changed(self) -> None:
         """The store's corpus generation changed: an index that keeps a view of itself (Lance) looks for its
         newest version on its next search. The indexes written with the passages have nothing to do."""

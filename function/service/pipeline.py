@@ -163,8 +163,10 @@ class QAService:
 
     def _corpus(self, req: QARequest, cache: AnswerCache | None) -> str | None:
         """The corpus generation a request for stored passages is answered from, if anything is cached:
-        part of its answer's and its passages' cache keys (``CorpusGeneration``). None for a ``context``."""
-        if req.context is not None or (cache is None and not self.rt.settings.passage_cache_bytes):
+        part of the keys of its answer, its passages and the index documents it reads (``CorpusGeneration``).
+        None for a ``context``."""
+        s = self.rt.settings
+        if req.context is not None or (cache is None and not s.passage_cache_bytes and not s.term_cache_bytes):
             return None
         return self._generation.current()
 
@@ -187,15 +189,17 @@ class QAService:
             params["passages"] = True
         return answer_key(manifest.artifact_hash, question, source, params)
 
-    def retrieve(self, question: str, k: int, where: PassageFilter | None = None) -> list[Hit]:
+    def retrieve(self, question: str, k: int, where: PassageFilter | None = None,
+                 corpus: str | None = None) -> list[Hit]:
         """The ``k`` stored passages with the best BM25 scores for ``question``, best first; with ``where``, the
-        best ``k`` of the passages within it (each index filters inside its search)."""
+        best ``k`` of the passages within it (each index filters inside its search); ``corpus``: the generation
+        what the index keeps in memory must belong to (``Searcher.at``)."""
         terms = query_terms(question)
         if not terms:
             raise NothingMatched("the question has no words to search the passages for (only stop-words); "
                                  "ask with more words, or give 'passage_ids' or a 'context'", {"terms": []})
         # a hybrid index (QA_INDEX_ENCODER) also embeds the question; the others search its terms alone
-        hits = self.rt.searcher().search_question(question, terms, k, where)
+        hits = self.rt.searcher().at(corpus).search_question(question, terms, k, where)
         if not hits and where:
             raise NothingMatched(f"no stored passage within the filter ({where.describe()}) holds any of the "
                                  "question's words: check the document ids, source prefix or tags, or ask without "
@@ -308,7 +312,7 @@ class QAService:
         if req.passage_ids is not None:
             reading = Reading.of_stored(self._fetch(req.passage_ids, model.tokenizer.fingerprint, corpus=corpus))
         else:
-            hits = self.retrieve(req.question, req.top_k_passages, req.where)
+            hits = self.retrieve(req.question, req.top_k_passages, req.where, corpus)
             timer.lap("retrieve")
             stored, retrieved, bias = self._read_retrieved(hits, n_question, model, req.passages, corpus)
             reading = Reading.of_stored(stored, retrieved, bias)

@@ -24,4 +24,5 @@ def open_store(settings: Settings) -> Store:
         answers=settings.answers_collection,
         timeout_s=settings.store_timeout_s,
         term_index=not settings.index_uri,  # a separate retrieval index (Lance): no term documents to keep
+        term_cache_bytes=settings.term_cache_bytes,
     )

@@ -83,7 +83,7 @@ def _unavailable(what: str, error: Exception) -> StoreUnavailable:
 
 class FirestoreStore:
     def __init__(self, project: str | None, database: str, passages: str, answers: str,
-                 timeout_s: float = 3.0, term_index: bool = True):
+                 timeout_s: float = 3.0, term_index: bool = True, term_cache_bytes: int = 0):
         from google.api_core import exceptions as gexc
         from google.cloud import firestore
 
@@ -101,7 +101,8 @@ class FirestoreStore:
         self.description = f"firestore:{self.client.project}/{database}/{passages}"
         # None: retrieval has an index of its own (QA_INDEX_URI), this one is neither written nor read
         self.index = TermIndex(self.client, f"{passages}_terms", timeout_s, f"{self.description}_terms",
-                               self._errors, self._failed, passages=self.passages) if term_index else None
+                               self._errors, self._failed, passages=self.passages,
+                               cache_bytes=term_cache_bytes) if term_index else None
 
     def _failed(self, what: str, error: Exception) -> StoreUnavailable:
         """The 503 for a failed call; a connection failure also drops the channel (see the module docstring)."""
