@@ -44,6 +44,8 @@ from harness.paths import REPO, SQUAD, default_artifact
 
 RAW_WEIGHTS = (0.0, 0.125, 0.25, 0.375, 0.5, 0.75, 1.0, 1.5, 2.0)  # logits + w x BM25
 NORMALISED_WEIGHTS = (4.0, 6.0, 7.0, 8.0, 10.0, 12.0)  # logits + w x BM25 / the first hit's BM25
+# logits - a x the window's [CLS] score (its start + end logit at [CLS]) + w x BM25 / best BM25, for (a, w)
+NULL_RELATIVE = tuple((a, w) for a in (0.25, 0.5, 1.0) for w in (0.0, 4.0, 8.0))
 PROBABILITIES = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)  # cascade: least span probability in the first passage
 MARGINS = (math.inf, -4.0, -8.0, -10.0, -12.0, -14.0)  # cascade: largest no-answer margin there (inf: the threshold)
 
@@ -119,6 +121,10 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
         row["normalised"] = {w: f1_of(text(reading, batch, start, end, w * scores / scores.max()), q["answers"])
                              for w in NORMALISED_WEIGHTS}
         row["shipped"] = f1_of(text(reading, batch, start, end, passage_bias(scores)), q["answers"])
+        null = (start[:, 0] + end[:, 0])[:, None]  # each window's [CLS] score
+        row["null_relative"] = {f"{a:g},{w:g}": f1_of(text(reading, batch, start - a * null, end,
+                                                             passage_bias(scores, w)), q["answers"])
+                                for a, w in NULL_RELATIVE}
         row["alone"] = f1_of(text(reading, batch, start, end, None), q["answers"])  # the reader's probabilities
         n = cascade.first_windows(batch)
         first = cascade.rows(batch, slice(0, n))
@@ -148,11 +154,14 @@ def summarise(rows: list[dict], threshold: float | None) -> dict:
                  "f1": mean(r["raw"][w] for r in read)} for w in RAW_WEIGHTS]
     ranking += [{"ranking": f"logits + {w:g} x BM25 / best BM25 read", "weight": w, "normalised": True,
                  "f1": mean(r["normalised"][w] for r in read)} for w in NORMALISED_WEIGHTS]
+    ranking += [{"ranking": f"logits - {a:g} x [CLS] score + {w:g} x BM25 / best BM25 read", "key": f"{a:g},{w:g}",
+                 "f1": mean(r["null_relative"][f"{a:g},{w:g}"] for r in read)} for a, w in NULL_RELATIVE]
     shipped = [r["shipped"] for r in read]
     for v in ranking:
         v["gap"] = round(gold - v["f1"], 2)
-        if "weight" in v:  # paired against the shipped ranking: the mean difference and its standard error
-            ours = [r["normalised" if v["normalised"] else "raw"][v["weight"]] for r in read]
+        if "weight" in v or "key" in v:  # paired against the shipped ranking: the mean difference and its s.e.
+            ours = ([r["null_relative"][v["key"]] for r in read] if "key" in v
+                    else [r["normalised" if v["normalised"] else "raw"][v["weight"]] for r in read])
             diff = [a - b for a, b in zip(ours, shipped)]
             mean_diff = sum(diff) / n
             se = (sum((d - mean_diff) ** 2 for d in diff) / (n - 1) / n) ** 0.5 if n > 1 else 0.0
