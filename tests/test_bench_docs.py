@@ -253,9 +253,9 @@ def test_title_weight_and_env_reach_the_function(cache, tmp_path, tiny_artifact,
     weights = []
     retrieve = QAService.retrieve
 
-    def spy(self, question, k, where=None):
+    def spy(self, question, k, where=None, corpus=None):
         weights.append(bm25.TITLE_WEIGHT)
-        return retrieve(self, question, k, where)
+        return retrieve(self, question, k, where, corpus)
 
     monkeypatch.setattr(QAService, "retrieve", spy)
     shipped = bm25.TITLE_WEIGHT
