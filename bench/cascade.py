@@ -85,7 +85,7 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
     from function.errors import NotFound
     from function.model.decode import best_spans, null_score
     from function.model.reader import answers_from_logits
-    from function.retrieval.span_bias import passage_bias
+    from function.retrieval.span_bias import NULL_WEIGHT, passage_bias
     from function.service import cascade
     from function.service.pipeline import Reading
 
@@ -95,8 +95,9 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
     rows = []
     started = time.perf_counter()
 
-    def text(reading, batch, start, end, bias) -> str:
-        found = answers_from_logits(start, end, batch, reading.tokens, 1, max_tokens, bias, texts=reading.texts)
+    def text(reading, batch, start, end, bias, null_weight: float = 0.0) -> str:
+        found = answers_from_logits(start, end, batch, reading.tokens, 1, max_tokens, bias, texts=reading.texts,
+                                    null_weight=null_weight)
         return reading.texts[found[0].passage][found[0].start:found[0].end] if found else ""
 
     for i, q in enumerate(questions, 1):
@@ -120,8 +121,8 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
         row["raw"] = {w: f1_of(text(reading, batch, start, end, w * scores), q["answers"]) for w in RAW_WEIGHTS}
         row["normalised"] = {w: f1_of(text(reading, batch, start, end, w * scores / scores.max()), q["answers"])
                              for w in NORMALISED_WEIGHTS}
-        row["shipped"] = f1_of(text(reading, batch, start, end, passage_bias(scores)), q["answers"])
-        null = (start[:, 0] + end[:, 0])[:, None]  # each window's [CLS] score
+        row["shipped"] = f1_of(text(reading, batch, start, end, passage_bias(scores), NULL_WEIGHT), q["answers"])
+        null = (start[:, 0] + end[:, 0])[:, None]  # each window's [CLS] score (a x it: the rows below)
         row["null_relative"] = {f"{a:g},{w:g}": f1_of(text(reading, batch, start - a * null, end,
                                                              passage_bias(scores, w)), q["answers"])
                                 for a, w in NULL_RELATIVE}
@@ -132,7 +133,7 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
         spans = best_spans(s1, e1, first, 1, max_tokens)
         row["first"] = {"probability": spans[0].score if spans else 0.0,
                         "margin": null_score(s1, e1, first, max_tokens).margin,
-                        "f1": f1_of(text(reading, first, s1, e1, passage_bias(scores)), q["answers"]),
+                        "f1": f1_of(text(reading, first, s1, e1, passage_bias(scores), NULL_WEIGHT), q["answers"]),
                         "several": len(stored) > 1, "gold_first": stored[0].id == q["gold"]}
         rows.append(row)
         if i % 100 == 0:
@@ -148,7 +149,8 @@ def summarise(rows: list[dict], threshold: float | None) -> dict:
     def mean(values) -> float:
         return round(sum(values) / n, 2)  # a question with nothing retrieved scores 0
 
-    ranking = [{"ranking": "as shipped (`span_bias.passage_bias`)", "f1": mean(r["shipped"] for r in read)},
+    ranking = [{"ranking": "as shipped (`span_bias`: logits + 8 x BM25 / best - 0.5 x [CLS])",
+                "f1": mean(r["shipped"] for r in read)},
                {"ranking": "probabilities alone", "f1": mean(r["alone"] for r in read)}]
     ranking += [{"ranking": f"logits + {w:g} x BM25", "weight": w, "normalised": False,
                  "f1": mean(r["raw"][w] for r in read)} for w in RAW_WEIGHTS]
@@ -172,7 +174,9 @@ def summarise(rows: list[dict], threshold: float | None) -> dict:
         halves[name] = {**{f"raw {w:g}": round(sum(r["raw"][w] for r in part) / max(1, len(part)), 2)
                            for w in RAW_WEIGHTS},
                         **{f"normalised {w:g}": round(sum(r["normalised"][w] for r in part) / max(1, len(part)), 2)
-                           for w in NORMALISED_WEIGHTS}}
+                           for w in NORMALISED_WEIGHTS},
+                        **{f"null-relative {k}": round(sum(r["null_relative"][k] for r in part) / max(1, len(part)), 2)
+                           for k in (f"{a:g},{w:g}" for a, w in NULL_RELATIVE)}}
     full = shipped
     grid = []
     for p in PROBABILITIES:

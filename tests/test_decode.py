@@ -114,6 +114,23 @@ def test_with_a_passage_bias_raw_logits_rank_passages_not_each_windows_probabili
     assert (biased.passage, biased.token_start, biased.token_end) == (0, 1, 2)
 
 
+def test_null_weight_ranks_down_the_spans_of_a_window_whose_cls_says_not_here():
+    # The same logits as above: passage 1's span has the higher raw logits, but its window's [CLS]
+    # (9 + 9) says the answer is not there; passage 0's [CLS] is 0. Half of it (18 x 0.5 = 9) is more
+    # than the 4-point lead of passage 1's span (12 against 8).
+    b = build_batch([11, 12], [np.arange(100, 106), np.arange(200, 206)], SPEC)
+    cs = b.context_start
+    start, end = logits_for(b, {(0, cs + 1): 4.0, (1, cs + 2): 6.0, (1, 0): 9.0},
+                            {(0, cs + 2): 4.0, (1, cs + 3): 6.0, (1, 0): 9.0})
+    [plain] = best_spans(start, end, b, top_k=1, passage_bias=np.zeros(2))
+    assert plain.passage == 1
+    [weighed] = best_spans(start, end, b, top_k=1, passage_bias=np.zeros(2), null_weight=0.5)
+    assert (weighed.passage, weighed.token_start, weighed.token_end) == (0, 1, 2)
+    # a smaller weight (18 x 0.2 = 3.6 < 4) leaves the ranking as it was
+    [light] = best_spans(start, end, b, top_k=1, passage_bias=np.zeros(2), null_weight=0.2)
+    assert light.passage == 1
+
+
 def test_with_a_passage_bias_scores_are_a_softmax_over_every_candidate_span():
     b = build_batch([11, 12], [np.arange(100, 106), np.arange(200, 204)], SPEC)
     rng = np.random.default_rng(0)

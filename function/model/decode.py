@@ -17,8 +17,10 @@ raw start + end logits plus its passage's bias, turned into a probability by a
 softmax over every candidate span of the batch. The per-window normalisation
 above ranks spans from passages the model has never seen the answer in too
 high (a SQuAD model rarely meets a window without the answer in training);
-the raw logits plus the retrieval score rank them better
-(``function/retrieval/span_bias.py`` has the measurements).
+the raw logits plus the retrieval score rank them better, and less ``null_weight``
+times each window's own [CLS] score (its start + end logits at [CLS]): a model
+trained with unanswerable pairs raises it in a window that does not hold the
+answer (``function/retrieval/span_bias.py`` has the measurements).
 
 Whether the passages hold an answer at all is a separate score
 (``null_score``): in each window, the [CLS] score against the window's own best
@@ -76,9 +78,11 @@ def best_spans(
     max_answer_tokens: int = 30,
     passage_bias: np.ndarray | None = None,
     windows: np.ndarray | None = None,
+    null_weight: float = 0.0,
 ) -> list[Span]:
     """The ``top_k`` highest-scoring distinct passage spans, best first; ``windows`` (one bool per
-    window) keeps the spans of the windows marked True only."""
+    window) keeps the spans of the windows marked True only; ``null_weight`` (with ``passage_bias``
+    only): each window's spans less that times its [CLS] score."""
     if top_k < 1 or max_answer_tokens < 1:
         raise ValueError("top_k and max_answer_tokens must be >= 1")
     if passage_bias is None:
@@ -86,6 +90,9 @@ def best_spans(
         le = _context_log_probs(np.asarray(end_logits), batch)
     else:
         bias = np.asarray(passage_bias, dtype=np.float64)[batch.passage_index]
+        if null_weight:
+            start, end = np.asarray(start_logits, dtype=np.float64), np.asarray(end_logits, dtype=np.float64)
+            bias = bias - null_weight * (start[:, 0] + end[:, 0])
         ls = _context_logits(np.asarray(start_logits), batch) + bias[:, None]
         le = _context_logits(np.asarray(end_logits), batch)
     if windows is not None:

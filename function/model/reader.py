@@ -61,6 +61,7 @@ def answers_from_logits(
     passage_bias: np.ndarray | None = None,
     texts: Sequence[str] | None = None,
     windows: np.ndarray | None = None,
+    null_weight: float = 0.0,
 ) -> list[Answer]:
     """Best spans mapped to character offsets in their passage's text (``passage_bias``: see
     ``function.model.decode``), from the ``windows`` marked True only (default: all; a
@@ -71,7 +72,8 @@ def answers_from_logits(
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
-    spans = best_spans(start_logits, end_logits, batch, top_k + spare, max_answer_tokens, passage_bias, windows)
+    spans = best_spans(start_logits, end_logits, batch, top_k + spare, max_answer_tokens, passage_bias, windows,
+                       null_weight)
     out: list[Answer] = []
     for s in spans:
         if len(out) == top_k:

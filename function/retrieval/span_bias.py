@@ -6,6 +6,7 @@ passage's spans, whichever index retrieved them.)
 The retrieved passages' spans are ranked by
 
     start logit + end logit + BM25_WEIGHT * the passage's BM25 score / the best BM25 score read
+        - NULL_WEIGHT * the window's [CLS] score (its start + end logits at [CLS])
 
 (raw logits, as in BERTserini, Yang et al. 2019), with ``score`` the softmax of
 that sum over every candidate span read. Ranking the spans by the reader's
@@ -16,10 +17,14 @@ reader's confidence comparable across windows, and the passage's BM25 score
 adds the retriever's evidence that the passage holds the answer, which the
 reader alone does not weigh. Divided by the best score among the passages read,
 it says how far a passage is behind the best one whatever the question's
-length or the corpus's statistics, which set the raw scores' scale.
+length or the corpus's statistics, which set the raw scores' scale. The
+[CLS] term is the reader's own evidence that a window does not hold the answer:
+a model trained with unanswerable pairs raises it there (``function.model.decode``
+subtracts it per window, ``null_weight``).
 
 BM25_WEIGHT and the division were chosen for the 6-layer abstention-trained
-artifact on the SQuAD dev questions asked alone, so dev F1 asked alone is no
+artifact on the SQuAD dev questions asked alone, NULL_WEIGHT for the model trained
+on documentation too on the odd half of them and checked on the even half, so dev F1 asked alone is no
 longer an unbiased figure for them; the documentation questions' dev part
 checked that they do not hurt there. The F1 of each ranking and the commands
 are in docs/retrieval.md ("Ranking the answers of several passages").
@@ -32,6 +37,7 @@ from collections.abc import Sequence
 import numpy as np
 
 BM25_WEIGHT = 8.0
+NULL_WEIGHT = 0.5
 
 
 def passage_bias(bm25_scores: Sequence[float], weight: float = BM25_WEIGHT) -> np.ndarray:

@@ -343,13 +343,14 @@ class QAService:
                  start_logits: np.ndarray, end_logits: np.ndarray) -> dict:
         """The reply: the best spans as text with their offsets and passages, the model, what was retrieved."""
         from function.model.reader import answers_from_logits
+        from function.retrieval.span_bias import NULL_WEIGHT
 
         no_answer = model.manifest.no_answer
         verdict, windows = (None, None) if no_answer is None else _no_answer(req, no_answer, batch, start_logits,
                                                                            end_logits)
         found = [] if verdict is not None and verdict["abstained"] else answers_from_logits(
             start_logits, end_logits, batch, reading.tokens, req.top_k, req.max_answer_tokens, reading.bias,
-            texts=reading.texts, windows=windows)
+            texts=reading.texts, windows=windows, null_weight=NULL_WEIGHT if reading.bias is not None else 0.0)
         answers = [
             {"text": reading.texts[a.passage][a.start : a.end], "score": round(a.score, 6),
              "start": a.start, "end": a.end, "snippet": snippet(reading.texts[a.passage], a.start, a.end),
