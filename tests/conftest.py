@@ -28,6 +28,16 @@ def tiny_artifact(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def squad(tmp_path_factory):
+    """A SQuAD folder of train.json and dev.json cut from the sample (16 paragraphs, 4 of them dev), read only."""
+    from tests.support.tiny_build import tiny_squad
+
+    folder = tmp_path_factory.mktemp("squad")
+    tiny_squad(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
 

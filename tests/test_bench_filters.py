@@ -4,18 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
-from tests.support.tiny_build import tiny_squad
-
-
-@pytest.fixture(scope="module")
-def squad(tmp_path_factory):
-    """train.json and dev.json cut from the sample (16 paragraphs, 4 of them dev)."""
-    folder = tmp_path_factory.mktemp("squad")
-    tiny_squad(folder)
-    return folder
-
 
 def test_a_ways_fields_are_the_filter_the_http_api_parses_from_them(squad):
     from bench.filters import WAYS, asks, passage_filter

@@ -6,16 +6,6 @@ import json
 
 import pytest
 
-from tests.support.tiny_build import tiny_squad
-
-
-@pytest.fixture(scope="module")
-def squad(tmp_path_factory):
-    """A SQuAD folder of train.json and dev.json cut from the sample (16 paragraphs, 4 of them dev)."""
-    folder = tmp_path_factory.mktemp("squad")
-    tiny_squad(folder)
-    return folder
-
 
 def test_a_corpus_plants_the_dev_paragraphs_then_real_then_synthetic_distractors(squad):
     from bench.scale_corpus import corpus, squad_passages

@@ -14,15 +14,6 @@ from function.retrieval.lance_index import IndexRow, LanceIndex
 
 
 @pytest.fixture(scope="module")
-def squad(tmp_path_factory):
-    from tests.support.tiny_build import tiny_squad
-
-    folder = tmp_path_factory.mktemp("squad")
-    tiny_squad(folder)
-    return folder
-
-
-@pytest.fixture(scope="module")
 def encoder_folder(tmp_path_factory, squad):
     """A tiny random BERT exported by ``build_model.encoder_export`` (fused, int8, parity-checked)."""
     from build_model.encoder_export import main

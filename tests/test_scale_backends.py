@@ -6,15 +6,6 @@ import json
 
 import pytest
 
-from tests.support.tiny_build import tiny_squad
-
-
-@pytest.fixture(scope="module")
-def squad(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("squad")
-    tiny_squad(folder)
-    return folder
-
 
 def run(squad, tmp_path, *extra) -> dict:
     from bench.scale import main
