@@ -122,9 +122,8 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
         row["normalised"] = {w: f1_of(text(reading, batch, start, end, w * scores / scores.max()), q["answers"])
                              for w in NORMALISED_WEIGHTS}
         row["shipped"] = f1_of(text(reading, batch, start, end, passage_bias(scores), NULL_WEIGHT), q["answers"])
-        null = (start[:, 0] + end[:, 0])[:, None]  # each window's [CLS] score (a x it: the rows below)
-        row["null_relative"] = {f"{a:g},{w:g}": f1_of(text(reading, batch, start - a * null, end,
-                                                             passage_bias(scores, w)), q["answers"])
+        row["null_relative"] = {f"{a:g},{w:g}": f1_of(text(reading, batch, start, end, passage_bias(scores, w), a),
+                                                      q["answers"])
                                 for a, w in NULL_RELATIVE}
         row["alone"] = f1_of(text(reading, batch, start, end, None), q["answers"])  # the reader's probabilities
         n = cascade.first_windows(batch)

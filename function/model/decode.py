@@ -90,9 +90,9 @@ def best_spans(
         le = _context_log_probs(np.asarray(end_logits), batch)
     else:
         bias = np.asarray(passage_bias, dtype=np.float64)[batch.passage_index]
-        if null_weight:
-            start, end = np.asarray(start_logits, dtype=np.float64), np.asarray(end_logits, dtype=np.float64)
-            bias = bias - null_weight * (start[:, 0] + end[:, 0])
+        if null_weight:  # each window's [CLS] score: column 0 only, not a float64 copy of every logit
+            null = np.asarray(start_logits)[:, 0].astype(np.float64) + np.asarray(end_logits)[:, 0]
+            bias = bias - null_weight * null
         ls = _context_logits(np.asarray(start_logits), batch) + bias[:, None]
         le = _context_logits(np.asarray(end_logits), batch)
     if windows is not None:
