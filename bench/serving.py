@@ -2,6 +2,8 @@
 
 Contenders (all served by functions-framework the same way, see bench/README.md):
   ours      our function serving the int8 artifact (``--artifact``)
+  ours-other-session  the same with ``QA_SECOND_SESSION`` the other way round from its default (adaptive
+            mode's runs beside another on a second 1-thread session, or on the model's own)
   fp32      our function serving the fp32 ONNX graph of the same checkpoint
   pipeline  transformers + PyTorch with the same fine-tuned weights (``bench/baseline_server.py``)
   onnx-pipeline  the artifact's own int8 graph in ONNX Runtime inside transformers' QA pipeline steps,
@@ -31,7 +33,7 @@ from bench.contenders import Contender
 from harness.paths import ARTIFACT, REPO
 
 RESULTS = REPO / "records" / "bench"
-CONTENDERS = ("ours", "fp32", "pipeline", "onnx-pipeline")
+CONTENDERS = ("ours", "ours-other-session", "fp32", "pipeline", "onnx-pipeline")
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -44,7 +46,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--lengths", type=int, nargs="+", default=[128, 256, 384], help="window lengths (tokens)")
     p.add_argument("--clients", type=int, nargs="*", default=[1, 2, 4, 8], help="throughput concurrency levels")
     p.add_argument("--throughput-requests", type=int, default=200, help="requests per concurrency level")
-    p.add_argument("--contenders", nargs="+", choices=CONTENDERS, default=list(CONTENDERS))
+    p.add_argument("--contenders", nargs="+", choices=CONTENDERS,
+                   default=[c for c in CONTENDERS if c != "ours-other-session"])
     p.add_argument("--pytorch-model", type=Path, help="PyTorch checkpoint folder for the pipeline "
                    "(default: found in --build-dir from the artifact's manifest, else stand-in weights)")
     p.add_argument("--fp32-artifact", type=Path, help="artifact folder with the fp32 ONNX model "
@@ -71,6 +74,18 @@ def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dic
     described.append({"name": "ours", "label": "ours (int8 ONNX)", "short": "int8", "weights": "trained",
                       "description": f"this function serving `{manifest['name']}` "
                                      f"({manifest['artifact_hash'][:12]}) from {artifact}"})
+    if "ours-other-session" in args.contenders:  # adaptive mode's second session, the other way round
+        from function.config import VARIABLES
+
+        second = next(v.default for v in VARIABLES if v.name == "QA_SECOND_SESSION") != "1"
+        label = f"ours, {'two sessions' if second else 'one session'} (int8 ONNX)"
+        chosen.append(contenders.ours(artifact, "ours-other-session", label))
+        chosen[-1].env["QA_SECOND_SESSION"] = "1" if second else "0"
+        described.append({"name": "ours-other-session", "label": label, "short": "int8, other",
+                          "weights": "trained",
+                          "description": f"this function with `QA_SECOND_SESSION={int(second)}` (adaptive mode's "
+                                         f"runs beside another on {'a second, 1-thread' if second else 'the model'}'s "
+                                         f"session), the same artifact"})
     pytorch = None
     if "pipeline" in args.contenders or ("fp32" in args.contenders and not args.fp32_artifact):
         pytorch = (contender_models.Source(args.pytorch_model.resolve(), "given with --pytorch-model", True)

@@ -40,6 +40,9 @@ from harness.launch import FunctionServer
 from harness.paths import ARTIFACT, MAIN, REPO
 
 MODES = ("serial", "batch", "parallel", "adaptive")
+# adaptive mode with QA_SECOND_SESSION set either way (plain ``adaptive``: its default)
+VARIANTS = {"adaptive-one-session": {"QA_INFERENCE_MODE": "adaptive", "QA_SECOND_SESSION": "0"},
+            "adaptive-two-sessions": {"QA_INFERENCE_MODE": "adaptive", "QA_SECOND_SESSION": "1"}}
 
 
 def make_payloads(artifact: Path, lengths: list[int]) -> list[dict]:
@@ -56,7 +59,7 @@ def make_payloads(artifact: Path, lengths: list[int]) -> list[dict]:
 def server(mode: str, cpus: int, artifact: Path, db: Path, extra: dict) -> FunctionServer:
     env = {"QA_ARTIFACT_DIR": str(artifact), "QA_CACHE": "0", "QA_EAGER_LOAD": "1", "QA_STORE": "sqlite",
            "QA_SQLITE_PATH": str(db), "QA_INFERENCE_MODE": mode, "WORKERS": "1", "THREADS": "8",
-           "MALLOC_ARENA_MAX": "2", "PYTHONPATH": None, **extra}
+           "MALLOC_ARENA_MAX": "2", "PYTHONPATH": None, **VARIANTS.get(mode, {}), **extra}
     return FunctionServer(env, source=MAIN, cpus=cpus)
 
 
@@ -150,7 +153,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench throughput", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--artifact", type=Path, default=ARTIFACT)
-    p.add_argument("--modes", nargs="+", default=list(MODES), choices=(*MODES, "pool"))
+    p.add_argument("--modes", nargs="+", default=list(MODES), choices=(*MODES, "pool", *VARIANTS))
     p.add_argument("--cpus", type=int, nargs="+", default=[1, 2], help="CPUs the server may use (taskset)")
     p.add_argument("--clients", type=int, nargs="+", default=[1, 2, 4, 8])
     p.add_argument("--lengths", type=int, nargs="+", default=[128, 384], help="window lengths (tokens)")

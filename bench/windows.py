@@ -21,6 +21,9 @@ the cascade on top of these runs).
   buckets     windows grouped by length, each group padded to its longest, one run per group after
               another with every thread (``bucket_groups``: the grouping with the least padding plus a
               per-run cost of ``--run-cost`` tokens); measured here only, not in the function
+  other-session  ``unpadded`` with ``QA_SECOND_SESSION`` the other way round from its default: a lone
+              request's windows spread over a second, 1-thread session, or over the model's own (not run
+              unless named in ``--strategies``)
 
 It reports, per path and strategy: server time (the reply's ``total``) and the
 model's share (``inference``) as p50 / p95 / mean, the median of each
@@ -52,7 +55,7 @@ from bench.in_process import ingest_into, load_squad, open_service
 from bench.stats import latency_summary
 from harness.paths import REPO, SQUAD, default_artifact
 
-STRATEGIES = ("padded", "unpadded", "sequential", "buckets")
+STRATEGIES = ("padded", "unpadded", "sequential", "buckets", "other-session")
 PATHS = ("context", "passage_ids", "alone", "long_context")
 RESULTS = REPO / "records" / "bench" / "windows"
 
@@ -65,7 +68,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--questions", type=int, default=300, help="dev questions asked (a seeded sample)")
     p.add_argument("--top-k-passages", type=int, default=5)
     p.add_argument("--threads", type=int, default=0, help="QA_THREADS (0: the CPUs this process may use)")
-    p.add_argument("--strategies", nargs="+", choices=STRATEGIES, default=list(STRATEGIES))
+    p.add_argument("--strategies", nargs="+", choices=STRATEGIES, default=[s for s in STRATEGIES if s != "other-session"])
     p.add_argument("--run-cost", type=int, default=64, help="buckets: one more run's cost, in padded tokens")
     p.add_argument("--warmup", type=int, default=5, help="questions asked first and not recorded")
     p.add_argument("--out", type=Path, default=RESULTS)
@@ -134,7 +137,12 @@ def services(env: dict, strategies: list[str], run_cost: int) -> dict:
     out = {}
     for name in strategies:
         mode = "serial" if name in ("sequential", "buckets") else "adaptive"
-        service = open_service({**env, "QA_INFERENCE_MODE": mode})
+        other = {}
+        if name == "other-session":
+            from function.config import Settings
+
+            other = {"QA_SECOND_SESSION": "0" if Settings.from_env({}).second_session else "1"}
+        service = open_service({**env, "QA_INFERENCE_MODE": mode, **other})
         if name == "padded":
             service.rt.inference.padded = True
         elif name == "buckets":
@@ -205,13 +213,15 @@ def ask_all(by_name: dict, questions: list[dict], texts: dict, top_k_passages: i
 
 
 def speedup(service, text: str, question: str, lengths=(128, 256, 384), runs: int = 30) -> list[dict]:
-    """One window of each length on the every-CPU session and on the 1-thread one, in turn: median times and
-    their ratio (``adaptive`` mode with more than one CPU; empty otherwise)."""
+    """One window of each length on the every-CPU session and on a 1-thread one, in turn: median times and
+    their ratio (empty with one CPU)."""
+    from function.model.onnx_model import OnnxQAModel
     from function.model.reader import PassageTokens, prepare
 
-    model, narrow = service.rt.model(), service.rt.inference._narrow
-    if narrow is None:
+    model = service.rt.model()
+    if service.rt.inference.threads < 2:
         return []
+    narrow = OnnxQAModel(model.manifest.model_path, 1, optimized=model.manifest.graph_optimized)
     q = model.tokenizer.encode(question).ids
     enc = model.tokenizer.encode(text)
     out = []

@@ -73,6 +73,10 @@ VARIABLES: tuple[Variable, ...] = (
              "`QA_THREADS` says), `pool` (as `parallel`, one session per run: more memory) or `adaptive` (a request "
              "alone runs as in `serial`, with every CPU; while it runs, others run beside it as in `parallel`; "
              "docs/benchmarks.md#throughput-under-concurrency)."),
+    Variable("QA_SECOND_SESSION", "1", "`adaptive` mode with more than one CPU: run the requests beside another, "
+             "and a lone request's windows spread over the cores, on a second ONNX Runtime session with 1 "
+             "intra-op thread (`1`: the weights held twice, about 37 MB more) or on the model's own session "
+             "(`0`: its `run` is thread-safe; docs/benchmarks.md#one-session-or-two)."),
     Variable("QA_BATCH_MAX_WINDOWS", "64", "`batch` mode: most windows in one model run (a request with more "
              "still runs, alone)."),
     Variable("QA_BATCH_WAIT_MS", "0", "`batch` mode: how long a run waits for more requests before it starts "
@@ -171,6 +175,7 @@ class Settings:
     threads: int
     inference_concurrency: int
     inference_mode: str
+    second_session: bool  # adaptive: a 1-thread session beside the wide one
     batch_max_windows: int
     batch_wait_ms: float
     max_body_bytes: int
@@ -259,6 +264,7 @@ class Settings:
             threads=integer("QA_THREADS"),
             inference_concurrency=integer("QA_INFERENCE_CONCURRENCY"),
             inference_mode=mode,
+            second_session=flag("QA_SECOND_SESSION"),
             batch_max_windows=integer("QA_BATCH_MAX_WINDOWS", 1),
             batch_wait_ms=batch_wait_ms,
             max_body_bytes=integer("QA_MAX_BODY_BYTES", 1024),

@@ -177,14 +177,16 @@ def test_the_bounded_wait_collects_requests_and_ends_when_the_batch_is_full(mode
     assert batcher.runs == 1 and [r.batch_requests for r in results] == [2, 2]
 
 
-@pytest.mark.parametrize("mode", ["batch", "parallel", "pool", "adaptive"])
+@pytest.mark.parametrize("mode", ["batch", "parallel", "pool", "adaptive", "adaptive one session"])
 def test_every_mode_answers_concurrent_requests_as_serial_does(tiny_artifact, asks, mode):
     def service(extra):
         env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_CACHE": "0", "QA_INFERENCE_CONCURRENCY": "3",
                **extra}
         return QAService(Runtime(Settings.from_env(env)))
 
-    serial, other = service({"QA_INFERENCE_MODE": "serial"}), service({"QA_INFERENCE_MODE": mode})
+    second = {"QA_SECOND_SESSION": "0" if mode.endswith("one session") else "1"}
+    serial = service({"QA_INFERENCE_MODE": "serial"})
+    other = service({"QA_INFERENCE_MODE": mode.split()[0], **second})
     reqs = [parse(json.dumps({"question": q, "context": c, "top_k": 3}).encode(), serial.rt.settings, 30)
             for q, c in asks] * 2
     expected = [serial.answer(r).payload for r in reqs]
@@ -208,11 +210,15 @@ def test_every_mode_answers_concurrent_requests_as_serial_does(tiny_artifact, as
         assert len(other.rt.model().infer) == 3
 
 
-def test_adaptive_runs_a_lone_request_wide_and_one_beside_it_narrow(tiny_artifact, asks):
+@pytest.mark.parametrize("second", [True, False])
+def test_adaptive_runs_a_lone_request_wide_and_one_beside_it_narrow(tiny_artifact, asks, second):
     rt = Runtime(Settings.from_env({"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_INFERENCE_MODE": "adaptive",
-                                    "QA_INFERENCE_CONCURRENCY": "2", "QA_THREADS": "2"}))
+                                    "QA_INFERENCE_CONCURRENCY": "2", "QA_THREADS": "2",
+                                    "QA_SECOND_SESSION": "1" if second else "0"}))
     model, inference = rt.model(), rt.inference
-    assert inference._narrow is not None and inference.describe()["sessions"] == 2
+    assert inference.describe()["sessions"] == (2 if second else 1)
+    # QA_SECOND_SESSION=0: the run beside another goes on the model's own session, no weights loaded twice
+    assert inference._narrow is not None and (inference._narrow is model.infer) is not second
     b = batch_of(model, *asks[0])[0]
     inference.run(model, b)
     assert (inference.wide_runs, inference.narrow_runs) == (1, 0)  # alone: every thread
@@ -233,7 +239,7 @@ def test_adaptive_runs_a_lone_request_wide_and_one_beside_it_narrow(tiny_artifac
         first = threading.Thread(target=inference.run, args=(model, b))
         first.start()
         assert entered.wait(60)
-        beside = inference.run(model, b)  # while the wide run is held: the 1-thread session
+        beside = inference.run(model, b)  # while the wide run is held: the 1-thread session (or the wide one)
         release.set()
         first.join(60)
     finally:

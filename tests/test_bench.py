@@ -398,6 +398,19 @@ def test_whole_bench_end_to_end(tiny_artifact, tmp_path, monkeypatch):
     assert all((out / f"serving-{k}.png").stat().st_size > 0 for k in ("cold-start", "latency", "throughput"))
 
 
+def test_the_other_session_contender_serves_the_artifact_with_the_second_session_flipped(tiny_artifact, tmp_path):
+    from bench.serving import parse_args, resolve_contenders
+    from function.config import Settings
+
+    args = parse_args(["--artifact", str(tiny_artifact.folder), "--contenders", "ours", "ours-other-session"])
+    chosen, described, _ = resolve_contenders(args, tmp_path, print)
+    assert [c.name for c in chosen] == ["ours", "ours-other-session"] == [d["name"] for d in described]
+    ours, other = chosen
+    default = Settings.from_env({}).second_session
+    assert "QA_SECOND_SESSION" not in ours.env and other.env["QA_SECOND_SESSION"] == ("0" if default else "1")
+    assert other.env["QA_ARTIFACT_DIR"] == ours.env["QA_ARTIFACT_DIR"]
+
+
 def test_stand_in_architecture_is_read_from_the_graph(tiny_artifact):
     config, where = standin.architecture(tiny_artifact.folder)
     tiny = tiny_artifact.model.config

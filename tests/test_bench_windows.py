@@ -52,14 +52,16 @@ def test_a_whole_run_on_the_tiny_model_compares_every_strategy_on_every_path(tin
                                       "answers": [{"text": "The Loire", "answer_start": 0}]}]}]}]}))
     out = tmp_path / "out"
     assert main(["--artifact", str(tiny_artifact.folder), "--data", str(data), "--questions", "4", "--warmup", "1",
-                 "--threads", "2", "--out", str(out)]) == 0
+                 "--threads", "2", "--strategies", "padded", "unpadded", "sequential", "buckets", "other-session",
+                 "--out", str(out)]) == 0
     result = json.loads((out / "windows.json").read_text())
     assert set(result["paths"]) == {"context", "passage_ids", "alone", "long_context"}
     for path in result["paths"].values():
-        assert set(path["strategies"]) == {"padded", "unpadded", "sequential", "buckets"}
+        assert set(path["strategies"]) == {"padded", "unpadded", "sequential", "buckets", "other-session"}
         assert path["strategies"]["padded"]["same_answer_as_padded"] == 1.0
         assert path["strategies"]["unpadded"]["same_answer_as_padded"] == 1.0  # a float model: the same answers
         assert path["strategies"]["buckets"]["same_answer_as_padded"] == 1.0
+        assert path["strategies"]["other-session"]["same_answer_as_padded"] == 1.0  # QA_SECOND_SESSION flipped
     for path in ("alone", "long_context"):
         assert result["paths"][path]["windows_mean"] > 1 and result["paths"][path]["tokens_share_of_padded"] < 1
     assert result["runs"]["padded"]["spread_runs"] == 0 and result["runs"]["buckets"]["runs"] > 0

@@ -13,7 +13,10 @@
   today; one that arrives while others run goes on a second session with 1
   intra-op thread, as in ``parallel`` (up to one run per CPU in all). The CPUs
   are oversubscribed only while a wide run and narrow ones overlap. Costs a
-  second session (the weights twice).
+  second session (the weights twice) unless ``QA_SECOND_SESSION=0``: then the
+  runs beside another, and a lone request's spread windows, go on the wide
+  session too (its ``run`` is thread-safe; concurrent runs share its intra-op
+  threads).
 
 Whatever the mode, a request's windows run each at its own length, not padded
 to its longest (``function.model.unpadded``): one after another on the
@@ -69,19 +72,25 @@ class Inference:
         self._settings = settings
         self._batcher: MicroBatcher | None = None
         self._lock = threading.Lock()
-        self._narrow = None  # adaptive: the 1-thread session for runs beside another
+        self._narrow = None  # adaptive: the session for runs beside another (1 thread, or the wide one)
         self._active = 0  # adaptive: runs in progress
         self._spread: ThreadPoolExecutor | None = None  # adaptive: a lone request's windows, one per core
         self.wide_runs = self.narrow_runs = self.spread_runs = 0
 
     def describe(self) -> dict:
         return {"mode": self.mode, "runs_at_a_time": self.runs_at_a_time, "threads_per_run": self.threads,
-                "sessions": self.sessions + (self.mode == "adaptive" and self.runs_at_a_time > 1),
+                "sessions": self.sessions + self._second_session(),
                 "windows": "padded" if self.padded else "unpadded"}
+
+    def _second_session(self) -> bool:
+        return self.mode == "adaptive" and self.runs_at_a_time > 1 and self._settings.second_session
 
     def prepare(self, model: Model) -> dict:
         """What a mode needs beyond the model's own session (adaptive: the 1-thread one); its timings."""
         if self.mode != "adaptive" or self.runs_at_a_time == 1:  # one run at a time: always the wide one
+            return {}
+        if not self._second_session():  # runs beside another on the wide session
+            self._narrow = model.infer
             return {}
         from function.model.onnx_model import OnnxQAModel
 
