@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from function.model.decode import best_spans
+from function.model.decode import best_spans, paragraphs
 from function.model.windows import WindowSpec, build_batch
 
 SPEC = WindowSpec(max_seq_len=16, stride=3, max_query_tokens=5, cls_id=101, sep_id=102, pad_id=0)
@@ -21,7 +21,7 @@ def logits_for(batch, hot_start=None, hot_end=None, fill=0.0):
     return start, end
 
 
-def brute_force(start, end, batch, top_k, max_len):
+def brute_force(start, end, batch, top_k, max_len, blocks=None):
     """Every allowed span of every window, scored the documented way, best per passage span."""
     best = {}
     cs = batch.context_start
@@ -31,7 +31,8 @@ def brute_force(start, end, batch, top_k, max_len):
         ps = np.exp(start[w, allowed] - np.logaddexp.reduce(start[w, allowed].astype(np.float64)))
         pe = np.exp(end[w, allowed] - np.logaddexp.reduce(end[w, allowed].astype(np.float64)))
         for i, j in itertools.product(range(n), range(n)):
-            if i <= j < i + max_len:
+            p, t = int(batch.passage_index[w]), int(batch.token_start[w])
+            if i <= j < i + max_len and (blocks is None or blocks[p][t + i] == blocks[p][t + j]):
                 key = (int(batch.passage_index[w]), int(batch.token_start[w]) + i, int(batch.token_start[w]) + j)
                 best[key] = max(best.get(key, 0.0), ps[1 + i] * pe[1 + j])
     ranked = sorted(best.items(), key=lambda kv: -kv[1])
@@ -94,6 +95,42 @@ def test_matches_brute_force_on_random_logits(seed):
     want = brute_force(start, end, b, top_k, max_len)
     assert [(s.passage, s.token_start, s.token_end) for s in got] == [k for k, _ in want]
     assert np.allclose([s.score for s in got], [v for _, v in want], rtol=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_with_paragraphs_no_span_runs_across_a_blank_line_and_the_rest_rank_as_before(seed):
+    rng = np.random.default_rng(100 + seed)
+    passages = [np.arange(int(rng.integers(1, 30))) + 1000 for _ in range(int(rng.integers(1, 4)))]
+    blocks = [np.cumsum(rng.random(len(p)) < 0.2) for p in passages]  # a new paragraph at about one token in 5
+    b = build_batch([11, 12], passages, SPEC)
+    start = rng.normal(0, 3, b.input_ids.shape).astype(np.float32)
+    end = rng.normal(0, 3, b.input_ids.shape).astype(np.float32)
+    top_k, max_len = int(rng.integers(1, 6)), int(rng.integers(2, 8))
+    got = best_spans(start, end, b, top_k=top_k, max_answer_tokens=max_len, blocks=blocks)
+    want = brute_force(start, end, b, top_k, max_len, blocks)
+    assert [(s.passage, s.token_start, s.token_end) for s in got] == [k for k, _ in want]
+    assert all(blocks[s.passage][s.token_start] == blocks[s.passage][s.token_end] for s in got)
+
+
+def test_the_answer_stops_at_the_blank_line_it_would_have_run_across():
+    text = "Use 1.2.6 or later:\n\n- https://example.org/advisory"
+    words = [(m.start(), m.end()) for m in __import__("re").finditer(r"\S+", text)]
+    offsets = np.array(words)
+    assert paragraphs(text, offsets).tolist() == [0, 0, 0, 0, 1, 1]
+    b = build_batch([11], [np.arange(100, 100 + len(words))], SPEC)
+    cs = b.context_start  # the model likes "1.2.6" as a start and the URL as an end, "later:" a little less
+    start, end = logits_for(b, {(0, cs + 1): 9.0}, {(0, cs + 5): 9.0, (0, cs + 3): 6.0})
+    [free] = best_spans(start, end, b, top_k=1, max_answer_tokens=30)
+    [kept] = best_spans(start, end, b, top_k=1, max_answer_tokens=30, blocks=[paragraphs(text, offsets)])
+    assert (free.token_start, free.token_end) == (1, 5)
+    assert (kept.token_start, kept.token_end) == (1, 3)  # "1.2.6 or later:"
+
+
+def test_paragraphs_count_blank_lines_only():
+    text = "a b\nc\n \nd\n\n\ne"
+    offsets = np.array([(0, 1), (2, 3), (4, 5), (8, 9), (12, 13)])
+    assert paragraphs(text, offsets).tolist() == [0, 0, 0, 1, 2]  # one line break is not a paragraph's end
+    assert paragraphs("", np.zeros((0, 2), dtype=np.int64)).tolist() == []
 
 
 # -- retrieval: raw logits plus a per-passage bias ---------------------------

@@ -8,7 +8,9 @@ window gets a low probability, and ``p_start * p_end`` of different windows,
 and of different passages, can be ranked against each other.
 
 A span must start and end on passage tokens of one window, with
-``start <= end < start + max_answer_tokens``. The same passage span found in
+``start <= end < start + max_answer_tokens``, and, given each token's
+paragraph (``blocks``), within one paragraph: an answer never runs across a
+blank line ("1.2.6 or later:\n\n- https://..."). The same passage span found in
 two overlapping windows is reported once, with its higher score.
 
 Passages found by retrieval (``passage_bias``, one value per passage: the
@@ -35,11 +37,14 @@ here" does not supply the answer.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from function.model.windows import Batch
+
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,23 @@ def _context_log_probs(logits: np.ndarray, batch: Batch) -> np.ndarray:
     return ctx - norm[:, None]
 
 
+def paragraphs(text: str, offsets: np.ndarray) -> np.ndarray:
+    """Each token's paragraph in ``text``: how many blank lines come before it (ingestion joins a
+    document's blocks with one, ``function.ingest.extract.normalise_block``)."""
+    breaks = [m.start() for m in _BLANK_LINE.finditer(text)]
+    return np.searchsorted(np.asarray(breaks, dtype=np.int64), np.asarray(offsets)[:, 0], side="right") \
+        if len(offsets) else np.zeros(0, dtype=np.int64)
+
+
+def _window_blocks(blocks: list[np.ndarray], batch: Batch, width: int) -> np.ndarray:
+    """``blocks`` laid out as ``_context_logits``: [windows, width], each window's own tokens' paragraphs."""
+    out = np.full((len(batch), width), -1, dtype=np.int64)
+    for w in range(len(batch)):
+        s, n = int(batch.token_start[w]), int(batch.context_len[w])
+        out[w, :n] = blocks[int(batch.passage_index[w])][s : s + n]
+    return out
+
+
 def best_spans(
     start_logits: np.ndarray,
     end_logits: np.ndarray,
@@ -79,10 +101,12 @@ def best_spans(
     passage_bias: np.ndarray | None = None,
     windows: np.ndarray | None = None,
     null_weight: float = 0.0,
+    blocks: list[np.ndarray] | None = None,
 ) -> list[Span]:
     """The ``top_k`` highest-scoring distinct passage spans, best first; ``windows`` (one bool per
     window) keeps the spans of the windows marked True only; ``null_weight`` (with ``passage_bias``
-    only): each window's spans less that times its [CLS] score."""
+    only): each window's spans less that times its [CLS] score; ``blocks`` (one array per passage: each
+    token's paragraph number, ``paragraphs``): spans within one paragraph only."""
     if top_k < 1 or max_answer_tokens < 1:
         raise ValueError("top_k and max_answer_tokens must be >= 1")
     if passage_bias is None:
@@ -99,11 +123,14 @@ def best_spans(
         ls = np.where(np.asarray(windows, dtype=bool)[:, None], ls, -np.inf)
     rows, width = ls.shape
     depth = min(max_answer_tokens, width)
+    para = None if blocks is None else _window_blocks(blocks, batch, width)
 
     # band[w, d, i] = start score(i) + end score(i + d): every span of length d + 1.
     band = np.full((rows, depth, width), -np.inf, dtype=np.float64)
     for d in range(depth):
         band[:, d, : width - d] = ls[:, : width - d] + le[:, d:]
+        if para is not None and d:
+            band[:, d, : width - d][para[:, : width - d] != para[:, d:]] = -np.inf
 
     flat = band.reshape(-1)
     finite = int(np.isfinite(flat).sum())

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from function.model.decode import best_spans, deciding_window, no_answer_probability, null_score, window_margins
+from function.model.decode import (
+    best_spans,
+    deciding_window,
+    no_answer_probability,
+    null_score,
+    paragraphs,
+    window_margins,
+)
 from function.model.windows import Batch, WindowSpec, build_batch
 
 
@@ -67,13 +74,15 @@ def answers_from_logits(
     ``function.model.decode``), from the ``windows`` marked True only (default: all; a
     ``Verdict``'s ``answering``).
 
-    With the passages' ``texts``, offsets are trimmed of white space (``trim``) and a span of
-    white space only is dropped, so ``texts[p][start:end]`` is always a clean answer.
+    With the passages' ``texts``, offsets are trimmed of white space (``trim``), a span of
+    white space only is dropped, so ``texts[p][start:end]`` is always a clean answer, and no
+    span runs across a blank line (``decode.paragraphs``).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
+    blocks = None if texts is None else [paragraphs(t, p.offsets) for t, p in zip(texts, passages, strict=True)]
     spans = best_spans(start_logits, end_logits, batch, top_k + spare, max_answer_tokens, passage_bias, windows,
-                       null_weight)
+                       null_weight, blocks)
     out: list[Answer] = []
     for s in spans:
         if len(out) == top_k:
