@@ -173,9 +173,9 @@ def measure_stream(env: dict, args, work: Path, log=print) -> dict:
     out: dict = {"questions": len(questions), "data": str(args.data)}
     for name, (passages, terms) in STREAM_CACHES.items():
         log(f"  a stream of {len(questions)} questions alone, one warm instance keeping {name}")
-        # each instance its own shared answers: none of the others' is found there
-        with warmed(env, args.cpus, work / f"stream-{name}.log", None, QA_CACHE_SHARED="retrieval",
-                    QA_ANSWERS_COLLECTION=f"stream_answers_{name}", **kept_of_the_store(passages, terms)) as srv:
+        # the default answer cache (in-process): every distinct question a miss, nothing read or written for it
+        with warmed(env, args.cpus, work / f"stream-{name}.log", None, QA_CACHE_SHARED="0",
+                    **kept_of_the_store(passages, terms)) as srv:
             out[name] = stream(srv, questions)
     return out
 
@@ -223,8 +223,8 @@ def measure(env: dict, questions: list[dict], args, work: Path, log=print) -> di
     return out
 
 
-# The tier each kind uses by default (QA_CACHE_SHARED=retrieval): the shared one only for questions alone.
-DEFAULT_TIER = {"context": "local", "passage": "local", "retrieval": "shared"}
+# The tier each kind uses by default (QA_CACHE_SHARED=0): the in-process one.
+DEFAULT_TIER = {"context": "local", "passage": "local", "retrieval": "local"}
 # Answer-cache tiers: where a miss's and a hit's units come from in ``measure``'s output.
 TIERS = {
     "shared": {"miss": "miss", "hit": "shared_hit", "busy_hit": "busy_hit"},
@@ -266,9 +266,10 @@ def bill(measured: dict, vcpus: float, memory_gib: float) -> dict:
 
 def stream_rows(measured: dict, vcpus: float, memory_gib: float) -> list[dict]:
     """The stream's questions (step 4) per setting of what the instance keeps: a miss at the stream's reads,
-    writes and (alone) server time; busy, step 3's instance time of a question alone; a hit from the shared tier."""
-    hit, rows = measured["shared_hit"]["retrieval"], []
-    busy_miss_s, busy_hit_s = (measured[k]["retrieval"]["billed_busy_s"] for k in ("busy_miss", "busy_hit"))
+    writes and (alone) server time; busy, step 3's instance time of a question alone; a hit from the instance's own
+    cache (the default tier)."""
+    hit, rows = measured["local_hit"]["retrieval"], []
+    busy_miss_s, busy_hit_s = (measured[k]["retrieval"]["billed_busy_s"] for k in ("busy_miss", "busy_local_hit"))
     for name in STREAM_CACHES:
         miss = measured["stream"][name]
         ways = {
@@ -280,7 +281,7 @@ def stream_rows(measured: dict, vcpus: float, memory_gib: float) -> list[dict]:
         for way, (m, h) in ways.items():
             for rate in HIT_RATES:
                 units = m.mixed(h, rate)
-                rows.append({"cache": "shared", "kind": "retrieval", "stream": name, "billed": way, "hit_rate": rate,
+                rows.append({"cache": "local", "kind": "retrieval", "stream": name, "billed": way, "hit_rate": rate,
                              "instance_s": round(units.instance_s, 5), "reads": round(units.reads, 3),
                              "writes": round(units.writes, 3),
                              "dollars_per_million": cost_model.per_million(units, vcpus, memory_gib)})
@@ -294,7 +295,7 @@ def stream_markdown(result: dict) -> list[str]:
              for r in result["bill"]["rows"] if "stream" in r}
     lines = ["", f"A stream of {st['questions']} distinct dev questions asked alone (seeded random order, one at a "
                  f"time; every paragraph of dev.json and train.json stored), each setting on one warm instance; "
-                 "answer cache as deployed (every question a miss: the shared tier's read and write included). "
+                 "answer cache as deployed (in-process: every question a miss, no Firestore read or write for it). "
                  "Busy: the instance time of step 3 (sample corpus, nothing kept):", "",
              "| kept in memory | Firestore reads / question | writes | reads per question, by 100 questions | "
              "server ms p50 / p90 | Firestore $, 0% | **$ per million, 0%: alone / busy** | 40% | 80% |",
@@ -319,8 +320,7 @@ def markdown(result: dict) -> str:
              f"Load average at the start: {m['load_average_at_start']}"
              f"{'' if m['quiet'] else ', NOT quiet: ' + ', '.join(m['competing_processes'])}.", "",
              f"Reproduce: `{result['command']}`", "",
-             "With the default answer cache (`QA_CACHE_SHARED=retrieval`: the shared Firestore tier for questions "
-             "alone, the in-process tier for the other kinds):", "",
+             "With the default answer cache (`QA_CACHE_SHARED=0`: each instance's own, in-process tier):", "",
              "| kind | cache tier | billed | answer-cache hits | instance s / question | Firestore reads | writes | "
              "CPU $ | memory $ | requests $ | Firestore $ | **$ per million** |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]

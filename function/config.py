@@ -49,10 +49,11 @@ VARIABLES: tuple[Variable, ...] = (
              "added to the index (seconds)."),
     Variable("QA_CACHE", "1", "Answer cache on (1) or off (0)."),
     Variable("QA_CACHE_ENTRIES", "2048", "Answers kept in the in-process LRU."),
-    Variable("QA_CACHE_SHARED", "retrieval", "Which requests also keep their answers in the store's shared cache "
-             "(Firestore `answers`): `retrieval` (questions alone), `1` (every kind), `0` (none), or kinds "
-             "separated by commas (`context`, `passage_ids`, `retrieval`). A shared read and write cost more than "
-             "the model run they save for `context` and `passage_ids` (docs/cost.md)."),
+    Variable("QA_CACHE_SHARED", "0", "Which requests also keep their answers in the store's shared cache "
+             "(Firestore `answers`): `0` (none: each instance's own cache only), `retrieval` (questions alone), `1` "
+             "(every kind), or kinds separated by commas (`context`, `passage_ids`, `retrieval`). A shared read and "
+             "write per miss cost more than the model run they save unless the shared tier adds 36-60 points of "
+             "hit rate over the instances' own caches (docs/cost.md)."),
     Variable("QA_CACHE_TTL_S", "604800", "Lifetime of a shared cached answer (its `expires_at` field)."),
     Variable("QA_CORPUS_CHECK_S", "1", "How long an instance keeps the store's corpus generation before reading "
              "it again (seconds; a Firestore read): answers and passages cached before an ingestion that changed "

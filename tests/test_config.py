@@ -28,7 +28,7 @@ def test_inference_modes_size_runs_and_threads_by_the_cpus(mode, runs, threads):
 
 
 @pytest.mark.parametrize("value, kinds", [
-    (None, ("retrieval",)),  # the default: a shared read and write cost more than a model run on a context
+    (None, ()),  # the default: a shared read and write cost more than the model run they save (docs/cost.md)
     ("1", ("context", "passage_ids", "retrieval")), ("yes", ("context", "passage_ids", "retrieval")),
     ("0", ()), ("off", ()), ("retrieval, context", ("context", "retrieval")), ("PASSAGE_IDS", ("passage_ids",)),
 ])

@@ -65,15 +65,16 @@ def test_the_cost_run_counts_what_each_kind_of_question_costs(tiny_artifact, tmp
     assert by[("shared", "passage", "alone", 0.8)]["reads"] == pytest.approx(0.2 * 2 + 0.8 * 1)
     assert by[("local", "passage", "alone", 0.8)]["reads"] == pytest.approx(0.2 * 1)
     assert "$ per million" in (tmp_path / "cost.md").read_text()
-    # The stream: every question a miss (one shared-cache write each); what the instance keeps is not read again
+    # The stream: every question a miss (the default, in-process answer cache: no write); what the instance keeps
+    # is not read again
     stream = m["stream"]
     assert stream["questions"] == 30 and all(stream[k]["requests"] == 30 for k in cost.STREAM_CACHES)
-    assert all(stream[k]["writes"] == 1 for k in cost.STREAM_CACHES)
+    assert all(stream[k]["writes"] == 0 for k in cost.STREAM_CACHES)
     reads = {k: stream[k]["reads"] for k in cost.STREAM_CACHES}
     assert reads["both"] < min(reads["passages"], reads["terms"]) <= max(reads["passages"], reads["terms"]) < reads[
         "none"]
     assert len(stream["none"]["reads_by_window"]) == 1
-    assert by[("shared", "retrieval", "alone", 0.0)]["reads"] == m["miss"]["retrieval"]["reads"]  # nothing kept
+    assert by[("local", "retrieval", "alone", 0.0)]["reads"] == m["local_miss"]["retrieval"]["reads"]  # nothing kept
     streamed = {(r["stream"], r["billed"], r["hit_rate"]): r for r in result["bill"]["rows"] if "stream" in r}
     assert len(streamed) == len(cost.STREAM_CACHES) * 2 * len(cost.HIT_RATES)
     assert streamed[("both", "busy", 0.0)]["reads"] == reads["both"]

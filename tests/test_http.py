@@ -241,7 +241,8 @@ def test_cache_off_always_runs_the_model(sqlite_env, tmp_path):
 @pytest.mark.firestore
 def test_firestore_backed_answers_and_the_shared_answer_cache(tiny_artifact, firestore_env, repo, tmp_path):
     # the corpus generation is read by each instance's first request, and not again within the test
-    env = {**firestore_env, "QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_CORPUS_CHECK_S": "86400"}
+    env = {**firestore_env, "QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_CORPUS_CHECK_S": "86400",
+           "QA_CACHE_SHARED": "retrieval"}
     result = ingest(env, "samples/squad_sample.json", "--quiet")
     assert result.returncode == 0, result.stderr
     texts = sample_texts(repo)
@@ -262,7 +263,7 @@ def test_firestore_backed_answers_and_the_shared_answer_cache(tiny_artifact, fir
         first.stop()
     second = FunctionServer(env, tmp_path / "b.log").start()  # another instance
     try:
-        again = post(second, alone).json()  # retrieved answers are shared (QA_CACHE_SHARED=retrieval)
+        again = post(second, alone).json()  # retrieved answers are shared (QA_CACHE_SHARED=retrieval, as set)
         assert again["cache"] == "hit" and again["cold_start"] is True
         assert again["answers"] == retrieval["answers"]
         by_ids = post(second, q).json()  # answers by passage id are not: a model run costs less
