@@ -68,7 +68,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--questions", type=int, default=300, help="dev questions asked (a seeded sample)")
     p.add_argument("--top-k-passages", type=int, default=5)
     p.add_argument("--threads", type=int, default=0, help="QA_THREADS (0: the CPUs this process may use)")
-    p.add_argument("--strategies", nargs="+", choices=STRATEGIES, default=[s for s in STRATEGIES if s != "other-session"])
+    p.add_argument("--strategies", nargs="+", choices=STRATEGIES,
+                   default=[s for s in STRATEGIES if s != "other-session"])
     p.add_argument("--run-cost", type=int, default=64, help="buckets: one more run's cost, in padded tokens")
     p.add_argument("--warmup", type=int, default=5, help="questions asked first and not recorded")
     p.add_argument("--out", type=Path, default=RESULTS)

@@ -184,7 +184,7 @@ def test_concurrent_unpadded_requests_get_the_padded_answers_in_every_mode(absta
         assert_same_reply(g, want)
 
 
-def test_a_lone_request_spreads_its_windows_only_in_adaptive_mode_with_a_second_session(tiny_artifact):
+def test_a_lone_request_spreads_its_windows_only_in_adaptive_mode_with_runs_beside_it_allowed(tiny_artifact):
     env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_THREADS": "2"}
     for mode, concurrency, spread in (("adaptive", "2", True), ("adaptive", "1", False), ("serial", "1", False)):
         svc = open_service({**env, "QA_INFERENCE_MODE": mode, "QA_INFERENCE_CONCURRENCY": concurrency})

@@ -12,17 +12,19 @@
   ``serial`` (the session with every CPU), so a lone request is as fast as
   today; one that arrives while others run goes on a second session with 1
   intra-op thread, as in ``parallel`` (up to one run per CPU in all). The CPUs
-  are oversubscribed only while a wide run and narrow ones overlap. Costs a
-  second session (the weights twice) unless ``QA_SECOND_SESSION=0``: then the
-  runs beside another, and a lone request's spread windows, go on the wide
-  session too (its ``run`` is thread-safe; concurrent runs share its intra-op
-  threads).
+  are oversubscribed only while a wide run and narrow ones overlap. The second
+  session (the weights twice, about 25-37 MB) is loaded in the background the
+  first time a run beside another wants it; until then such runs go on the
+  wide session, as they always do with ``QA_SECOND_SESSION=0`` (its ``run`` is
+  thread-safe; concurrent runs share its intra-op threads). An instance that
+  never serves two requests at once never loads it.
 
 Whatever the mode, a request's windows run each at its own length, not padded
 to its longest (``function.model.unpadded``): one after another on the
 session its run was given, except where a request runs alone in ``adaptive``
-mode and its windows finish sooner spread over the cores, one per core on the
-1-thread session (``unpadded.spreads``). ``batch`` mode still stacks whole
+mode and its windows finish sooner spread over the cores, one per core, each
+on the wide session (``unpadded.spreads``; quicker than on the 1-thread one,
+docs/benchmarks.md#one-session-or-two). ``batch`` mode still stacks whole
 requests into one padded run. ``padded=True`` runs each request's windows as
 one padded batch instead, as before: for measuring against it.
 
@@ -42,8 +44,10 @@ from typing import TYPE_CHECKING
 from function.config import Settings
 
 # One window on n intra-op threads is taken to run about n times this as fast as on one: what ``unpadded.spreads``
-# weighs a spread against. An assumption: this sandbox, never quiet when it was measured, gave 2 threads no gain
-# at all (docs/benchmarks.md#windows-without-padding); a lower value would spread more often.
+# weighs a spread against. Measured quietly on 2 CPUs: 1.84-1.91x for 128-384 tokens (0.92-0.95), but spreading a
+# lone question's 5 windows over the wide session beat running them one after another by more than that predicts
+# (49.8 against 65.7 ms p50, docs/benchmarks.md#one-session-or-two), so the lower value, which spreads more
+# often, stays.
 INTRA_OP_EFFICIENCY = 0.85
 
 if TYPE_CHECKING:
@@ -73,30 +77,50 @@ class Inference:
         self._batcher: MicroBatcher | None = None
         self._lock = threading.Lock()
         self._narrow = None  # adaptive: the session for runs beside another (1 thread, or the wide one)
+        self._narrow_started = False  # adaptive: its background load began
+        self.narrow_load_ms: float | None = None
         self._active = 0  # adaptive: runs in progress
         self._spread: ThreadPoolExecutor | None = None  # adaptive: a lone request's windows, one per core
         self.wide_runs = self.narrow_runs = self.spread_runs = 0
 
     def describe(self) -> dict:
         return {"mode": self.mode, "runs_at_a_time": self.runs_at_a_time, "threads_per_run": self.threads,
-                "sessions": self.sessions + self._second_session(),
+                "sessions": self.sessions + (self.narrow_load_ms is not None),
                 "windows": "padded" if self.padded else "unpadded"}
 
     def _second_session(self) -> bool:
         return self.mode == "adaptive" and self.runs_at_a_time > 1 and self._settings.second_session
 
     def prepare(self, model: Model) -> dict:
-        """What a mode needs beyond the model's own session (adaptive: the 1-thread one); its timings."""
-        if self.mode != "adaptive" or self.runs_at_a_time == 1:  # one run at a time: always the wide one
-            return {}
-        if not self._second_session():  # runs beside another on the wide session
-            self._narrow = model.infer
-            return {}
+        """What a mode needs beyond the model's own session before its first request: nothing loaded (adaptive's
+        1-thread session comes on first need, ``_beside``); its timings."""
+        if self.mode == "adaptive" and self.runs_at_a_time > 1 and not self._second_session():
+            self._narrow = model.infer  # runs beside another on the wide session
+        return {}
+
+    def _beside(self, model: Model):
+        """The session for a run beside another (call with ``_lock`` held): the 1-thread one once loaded, its load
+        started in the background the first time it is wanted; the model's own until then, or always with
+        ``QA_SECOND_SESSION=0``."""
+        if self._narrow is None and not self._narrow_started and self._second_session():
+            self._narrow_started = True
+            threading.Thread(target=self._load_narrow, args=(model,), name="second-session", daemon=True).start()
+        return self._narrow if self._narrow is not None else model.infer
+
+    def _load_narrow(self, model: Model) -> None:
+        from function.logs import log
         from function.model.onnx_model import OnnxQAModel
 
         t0 = time.perf_counter()
-        self._narrow = OnnxQAModel(model.manifest.model_path, 1, optimized=model.manifest.graph_optimized)
-        return {"narrow_model_ms": round((time.perf_counter() - t0) * 1000, 1)}
+        try:
+            narrow = OnnxQAModel(model.manifest.model_path, 1, optimized=model.manifest.graph_optimized)
+        except Exception as e:  # noqa: BLE001 - onnxruntime raises its own types; the wide session serves on
+            log("WARNING", "second session not loaded: runs beside another stay on the model's own session",
+                error=f"{type(e).__name__}: {str(e)[:300]}")
+            return
+        self.narrow_load_ms = round((time.perf_counter() - t0) * 1000, 1)
+        self._narrow = narrow
+        log("INFO", "second session loaded", narrow_model_ms=self.narrow_load_ms)
 
     def batcher(self, model: Model) -> MicroBatcher:
         if self._batcher is None:
@@ -137,7 +161,7 @@ class Inference:
         from function.model.unpadded import spreads
         from function.service.cascade import rows
 
-        if self.mode == "adaptive" and not self.padded and self._narrow is not None:
+        if self.mode == "adaptive" and not self.padded and self.runs_at_a_time > 1:
             t0 = time.perf_counter()
             with self.slots:
                 queue_ms = (time.perf_counter() - t0) * 1000
@@ -149,7 +173,7 @@ class Inference:
                         self.spread_runs += 1
                 if spread:
                     try:
-                        return self._spread_first(batch, first, settles, queue_ms)
+                        return self._spread_first(model, batch, first, settles, queue_ms)
                     finally:
                         with self._lock:
                             self._active -= 1
@@ -162,8 +186,8 @@ class Inference:
         return Ran(np.concatenate([ran.start_logits, rest.start_logits]),
                    np.concatenate([ran.end_logits, rest.end_logits]), ran.queue_ms + rest.queue_ms), False
 
-    def _spread_first(self, batch: Batch, first: int, settles: Callable[[np.ndarray, np.ndarray], bool],
-                      queue_ms: float) -> tuple[Ran, bool]:
+    def _spread_first(self, model: Model, batch: Batch, first: int,
+                      settles: Callable[[np.ndarray, np.ndarray], bool], queue_ms: float) -> tuple[Ran, bool]:
         """``run_first`` for a lone request spread over the cores: every window submitted, the first ``first``
         first (each group longest first), the rest cancelled where the first ones settle the question."""
         from function.model.unpadded import gather, longest_first, window_batches
@@ -171,7 +195,7 @@ class Inference:
 
         pool = self._pool()
         windows, order = window_batches(batch), longest_first(batch)
-        futures = {w: pool.submit(self._narrow, windows[w])
+        futures = {w: pool.submit(model.infer, windows[w])
                    for w in [w for w in order if w < first] + [w for w in order if w >= first]}
         start, end = gather(rows(batch, slice(0, first)), [futures[w].result() for w in range(first)])
         if settles(start, end):
@@ -201,9 +225,10 @@ class Inference:
         from function.model.unpadded import spreads
 
         with self._lock:
-            alone = self._active == 0 or self._narrow is None
-            spread = (alone and not self.padded and self._narrow is not None
+            alone = self._active == 0 or self.runs_at_a_time == 1
+            spread = (alone and not self.padded and self.runs_at_a_time > 1
                       and spreads(batch, self.threads, max(1.0, self.threads * INTRA_OP_EFFICIENCY)))
+            infer = model.infer if alone else self._beside(model)
             self._active += 1
             if spread:
                 self.spread_runs += 1
@@ -213,15 +238,15 @@ class Inference:
                 self.narrow_runs += 1
         try:
             if spread:
-                return self._spread_windows(batch)
-            return self._windows(model.infer if alone else self._narrow, batch)
+                return self._spread_windows(model, batch)
+            return self._windows(infer, batch)
         finally:
             with self._lock:
                 self._active -= 1
 
-    def _spread_windows(self, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+    def _spread_windows(self, model: Model, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
         """A lone request's windows across the cores its wide run would use: a worker per intra-op thread of that
-        run, each on the 1-thread session."""
+        run, each running its window on the wide session (concurrent runs share its threads)."""
         from function.model.unpadded import run_unpadded
 
-        return run_unpadded(self._narrow, batch, self._pool().map)
+        return run_unpadded(model.infer, batch, self._pool().map)

@@ -188,12 +188,7 @@ class Runtime:
                 raise
             finally:
                 created.wait()
-            try:
-                timings.update(self.inference.prepare(model))
-            except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
-                self.load_error = f"ONNX Runtime cannot load a second session of {model.manifest.model_path}"
-                raise ArtifactError(f"ONNX Runtime cannot load a second session of {model.manifest.model_path}: "
-                                    f"{str(e)[:300]}", {"file": str(model.manifest.model_path)}) from None
+            timings.update(self.inference.prepare(model))
             self._model = model
             self.load_error = None
             timings["store_ms"] = store_result["store_ms"]
