@@ -148,10 +148,8 @@ def run(args, argv: list[str], log=print) -> dict:
 
         cold_results = cold_start.profile({c.name: (c, env) for c in chosen}, question, args.runs, log)
 
-        warm_results = []
-        for c in chosen:
-            w = warm.measure(c, env, made, args.requests, args.warmup, args.clients, args.throughput_requests, log)
-            warm_results.append({**w, "store": "sqlite"})
+        warm_results = [{**w, "store": "sqlite"} for w in warm.measure_all(
+            chosen, env, made, args.requests, args.warmup, args.clients, args.throughput_requests, log)]
         if not args.no_firestore:
             warm_results.append(firestore_latency(chosen[0], env, args, tmp, made, log))
 
