@@ -7,10 +7,14 @@ passage id, so that every request reads its passage from the store (the
 passage cache is off); client-side latency and the server's own stage
 timings (``fetch`` is the store round trip) are kept per request. With
 several contenders (``measure_all``) their servers run side by side and
-each request goes to every contender in turn, the order rotating from one
-request to the next, so that a slow spell of the machine hits them all
-alike (a contender measured after another met another machine: 20% apart
-between runs here). Throughput is measured one contender at a time.
+take turns in blocks of ``BLOCK`` requests, the order rotating from one
+block to the next, so that a slow spell of the machine hits them all alike
+(a contender measured after another met another machine: 20% apart between
+runs here). Not request by request: a server's intra-op threads spin for a
+while after its run, which helps its own next request and slows another
+process's (interleaved request by request, ours ran 1.6x slower right after
+the ONNX-pipeline peer than alone); each block starts after a pause and
+``SETTLE`` unrecorded requests. Throughput is measured one contender at a time.
 
 Throughput: ``requests`` questions shared by 1, 2, 4, 8 concurrent clients
 against the longest passage; requests per second, the latency tail, and the
@@ -20,6 +24,7 @@ process tree's memory before and after the whole series.
 from __future__ import annotations
 
 import contextlib
+import time
 
 from bench import stats
 from bench.contenders import Contender
@@ -44,9 +49,13 @@ def latency(url: str, passages: list[dict], requests: int, warmup: int) -> dict:
     return {p["id"]: _summary(p, sequential(url, _question(p), requests, warmup)) for p in passages}
 
 
+BLOCK, SETTLE, PAUSE_S = 25, 2, 0.1
+
+
 def interleaved_latency(urls: dict[str, str], passages: list[dict], requests: int, warmup: int) -> dict:
-    """``latency`` of every contender (name -> URL) at once: per passage, request ``i`` goes to every contender, in
-    an order rotated by ``i``. Returns name -> ``latency``'s result."""
+    """``latency`` of every contender (name -> URL) at once: per passage, blocks of ``BLOCK`` recorded requests,
+    each contender's block in turn, the order rotated from one round of blocks to the next; each block after a
+    pause and ``SETTLE`` unrecorded requests (module text). Returns name -> ``latency``'s result."""
     names = list(urls)
     out: dict = {name: {} for name in names}
     for p in passages:
@@ -55,10 +64,14 @@ def interleaved_latency(urls: dict[str, str], passages: list[dict], requests: in
             for _ in range(warmup):
                 checked(post(urls[name], payload))
         samples: dict = {name: [] for name in names}
-        for i in range(requests):
-            for name in names[i % len(names):] + names[: i % len(names)]:
-                r = checked(post(urls[name], payload))
-                samples[name].append({"ms": r.ms, "server": r.body.get("timings_ms", {})})
+        for b, first in enumerate(range(0, requests, BLOCK)):
+            for name in names[b % len(names):] + names[: b % len(names)]:
+                time.sleep(PAUSE_S)
+                for _ in range(SETTLE):
+                    checked(post(urls[name], payload))
+                for _ in range(min(BLOCK, requests - first)):
+                    r = checked(post(urls[name], payload))
+                    samples[name].append({"ms": r.ms, "server": r.body.get("timings_ms", {})})
         for name in names:
             out[name][p["id"]] = _summary(p, samples[name])
     return out

@@ -468,3 +468,22 @@ def test_the_onnx_pipeline_contender_answers_with_the_span_ours_gives(tiny_artif
                     ours.rt.settings, 30)
         [mine] = ours.answer(req).payload["answers"]
         assert (theirs["start"], theirs["end"]) == (mine["start"], mine["end"])
+
+
+def test_warm_latency_of_several_contenders_takes_turns_in_blocks(monkeypatch):
+    from bench import warm
+
+    calls = []
+
+    class Reply:
+        ms, body = 1.0, {"timings_ms": {"inference": 0.5}}
+
+    monkeypatch.setattr(warm, "post", lambda url, payload: calls.append(url) or Reply())
+    monkeypatch.setattr(warm, "checked", lambda r: r)
+    monkeypatch.setattr(warm, "PAUSE_S", 0.0)
+    passage = {"id": "p", "window_tokens": 128, "passage_tokens": 100}
+    out = warm.interleaved_latency({"a": "A", "b": "B"}, [passage], requests=60, warmup=1)
+    assert [out[n]["p"]["client_ms"]["n"] for n in ("a", "b")] == [60, 60]  # every recorded request, no settling one
+    runs = [(url, len(list(group))) for url, group in __import__("itertools").groupby(calls[2:])]
+    # blocks of 25 (the last 10) after 2 unrecorded requests each, the first of each round rotating: a b, b a, a b
+    assert [url for url, _ in runs] == ["A", "B", "A", "B"] and [n for _, n in runs] == [27, 27 + 27, 27 + 12, 12]
