@@ -74,10 +74,11 @@ VARIABLES: tuple[Variable, ...] = (
              "`QA_THREADS` says), `pool` (as `parallel`, one session per run: more memory) or `adaptive` (a request "
              "alone runs as in `serial`, with every CPU; while it runs, others run beside it as in `parallel`; "
              "docs/benchmarks.md#throughput-under-concurrency)."),
-    Variable("QA_SECOND_SESSION", "1", "`adaptive` mode with more than one CPU: run the requests beside another, "
-             "and a lone request's windows spread over the cores, on a second ONNX Runtime session with 1 "
-             "intra-op thread (`1`: the weights held twice, about 37 MB more) or on the model's own session "
-             "(`0`: its `run` is thread-safe; docs/benchmarks.md#one-session-or-two)."),
+    Variable("QA_SECOND_SESSION", "1", "`adaptive` mode with more than one CPU: run a request that arrives while "
+             "another runs on a second ONNX Runtime session with 1 intra-op thread, loaded in the background the "
+             "first time requests overlap (`1`: the weights held twice from then on, about 25-37 MB), or on the "
+             "model's own session (`0`: 0.87-0.92x the requests/s on 384-token windows at 2-8 clients; "
+             "docs/benchmarks.md#one-session-or-two)."),
     Variable("QA_BATCH_MAX_WINDOWS", "64", "`batch` mode: most windows in one model run (a request with more "
              "still runs, alone)."),
     Variable("QA_BATCH_WAIT_MS", "0", "`batch` mode: how long a run waits for more requests before it starts "
