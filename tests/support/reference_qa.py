@@ -12,10 +12,13 @@ special tokens, batching and vectorised decoding are right for that model.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+
+BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")  # a paragraph break: no answer runs across one
 
 # (input_ids, attention_mask, token_type_ids or None), each [W, T] int64 -> (start_logits, end_logits), each [W, T]
 Logits = Callable[[np.ndarray, np.ndarray, np.ndarray | None], tuple[np.ndarray, np.ndarray]]
@@ -94,7 +97,8 @@ def reference_answer(hf_tok, model, question: str, context: str, max_seq_len: in
     ``model``: a PyTorch ``*ForQuestionAnswering`` model, or a ``Logits`` callable (then say whether it
     reads ``segments``). Score: ``p_start * p_end``, each a softmax over position 0 (``[CLS]``/``<s>``) and
     the window's passage tokens only; a span lies on passage tokens of one window with
-    ``start <= end < start + max_answer_tokens``; the best over all windows wins (the first found, on a
+    ``start <= end < start + max_answer_tokens`` and no blank line (a paragraph break) starting after its
+    first token's start and at or before its last token's start; the best over all windows wins (the first found, on a
     tie: earlier window, earlier start, shorter span). Offsets are stripped of white space
     (``strip_span``) and a span of white space only is no answer.
 
@@ -130,6 +134,7 @@ def reference_spans(hf_tok, model, question: str, context: str, max_seq_len: int
                          None if types is None else types[w][None, :])
         logits.append((start[0], end[0]))
 
+    breaks = [m.start() for m in BLANK_LINE.finditer(context)]
     best: dict[tuple[int, int], float] = {}  # in the order found: window, start, end
     for w, (start, end) in enumerate(logits):
         ctx = [i for i, s in enumerate(enc.sequence_ids(w)) if s == 1]
@@ -141,7 +146,7 @@ def reference_spans(hf_tok, model, question: str, context: str, max_seq_len: int
         offsets = enc["offset_mapping"][w]
         for a, i in enumerate(ctx):
             for b, j in enumerate(ctx[a:], start=a):
-                if j < i + max_answer_tokens:
+                if j < i + max_answer_tokens and not any(offsets[i][0] < b <= offsets[j][0] for b in breaks):
                     first, last = strip_span(context, offsets[i][0], offsets[j][1])
                     score = float(p_start[1 + a] * p_end[1 + b])
                     if first < last and score > best.get((first, last), -1.0):
