@@ -52,8 +52,8 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("QA_CACHE_SHARED", "0", "Which requests also keep their answers in the store's shared cache "
              "(Firestore `answers`): `0` (none: each instance's own cache only), `retrieval` (questions alone), `1` "
              "(every kind), or kinds separated by commas (`context`, `passage_ids`, `retrieval`). A shared read and "
-             "write per miss cost more than the model run they save unless the shared tier adds 36-60 points of "
-             "hit rate over the instances' own caches (docs/cost.md)."),
+             "write per miss cost more than the model run they save unless the shared tier adds about 30 (a new "
+             "instance) to 45-60 (a warm one) points of hit rate over the instances' own caches (docs/cost.md)."),
     Variable("QA_CACHE_TTL_S", "604800", "Lifetime of a shared cached answer (its `expires_at` field)."),
     Variable("QA_CORPUS_CHECK_S", "1", "How long an instance keeps the store's corpus generation before reading "
              "it again (seconds; a Firestore read): answers and passages cached before an ingestion that changed "
