@@ -75,9 +75,9 @@ def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dic
                       "description": f"this function serving `{manifest['name']}` "
                                      f"({manifest['artifact_hash'][:12]}) from {artifact}"})
     if "ours-other-session" in args.contenders:  # adaptive mode's second session, the other way round
-        from function.config import VARIABLES
+        from function.config import Settings
 
-        second = next(v.default for v in VARIABLES if v.name == "QA_SECOND_SESSION") != "1"
+        second = not Settings.from_env({}).second_session
         label = f"ours, {'two sessions' if second else 'one session'} (int8 ONNX)"
         chosen.append(contenders.ours(artifact, "ours-other-session", label))
         chosen[-1].env["QA_SECOND_SESSION"] = "1" if second else "0"

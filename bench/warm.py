@@ -14,7 +14,8 @@ runs here). Not request by request: a server's intra-op threads spin for a
 while after its run, which helps its own next request and slows another
 process's (interleaved request by request, ours ran 1.6x slower right after
 the ONNX-pipeline peer than alone); each block starts after a pause and
-``SETTLE`` unrecorded requests. Throughput is measured one contender at a time.
+``SETTLE`` unrecorded requests (a lone contender's blocks too). Throughput is measured one
+contender at a time.
 
 Throughput: ``requests`` questions shared by 1, 2, 4, 8 concurrent clients
 against the longest passage; requests per second, the latency tail, and the
@@ -28,7 +29,7 @@ import time
 
 from bench import stats
 from bench.contenders import Contender
-from harness.client import checked, concurrent, post, sequential
+from harness.client import checked, concurrent, post
 
 
 def _question(passage: dict) -> dict:
@@ -43,10 +44,6 @@ def _summary(p: dict, samples: list[dict]) -> dict:
             "client_ms": stats.latency_summary(s["ms"] for s in samples),
             "server_ms": {k: stats.latency_summary(s["server"].get(k) for s in samples) for k in stages},
             "samples_ms": [round(s["ms"], 3) for s in samples]}
-
-
-def latency(url: str, passages: list[dict], requests: int, warmup: int) -> dict:
-    return {p["id"]: _summary(p, sequential(url, _question(p), requests, warmup)) for p in passages}
 
 
 BLOCK, SETTLE, PAUSE_S = 25, 2, 0.1
@@ -115,17 +112,5 @@ def measure_all(chosen: list[Contender], base_env: dict, passages: list[dict], r
 
 def measure(contender: Contender, base_env: dict, passages: list[dict], requests: int, warmup: int,
             clients: list[int], throughput_requests: int, log=print) -> dict:
-    with contender.server(base_env).start(300) as server:
-        first = checked(post(server.url, _question(passages[-1])))
-        result = {"contender": contender.name, "first_answer": (first.body.get("answers") or [{}])[0].get("text"),
-                  "memory_loaded": server.memory()}
-        log(f"  warm latency {contender.name}: {requests} requests x {len(passages)} passages")
-        result["latency"] = latency(server.url, passages, requests, warmup)
-        if clients and throughput_requests:
-            log(f"  throughput {contender.name}: {throughput_requests} requests at {clients} clients")
-            result["memory_before_throughput"] = server.memory()
-            result["throughput"] = throughput(server.url, passages[-1], clients, throughput_requests)
-            result["memory_after_throughput"] = server.memory()
-        else:
-            result["memory_after_latency"] = server.memory()
-    return result
+    """``measure_all`` of one contender."""
+    return measure_all([contender], base_env, passages, requests, warmup, clients, throughput_requests, log)[0]

@@ -76,7 +76,7 @@ class Inference:
         self._settings = settings
         self._batcher: MicroBatcher | None = None
         self._lock = threading.Lock()
-        self._narrow = None  # adaptive: the session for runs beside another (1 thread, or the wide one)
+        self._narrow = None  # adaptive: the 1-thread session for runs beside another, once loaded (``_beside``)
         self._narrow_started = False  # adaptive: its background load began
         self.narrow_load_ms: float | None = None
         self._active = 0  # adaptive: runs in progress
@@ -90,13 +90,6 @@ class Inference:
 
     def _second_session(self) -> bool:
         return self.mode == "adaptive" and self.runs_at_a_time > 1 and self._settings.second_session
-
-    def prepare(self, model: Model) -> dict:
-        """What a mode needs beyond the model's own session before its first request: nothing loaded (adaptive's
-        1-thread session comes on first need, ``_beside``); its timings."""
-        if self.mode == "adaptive" and self.runs_at_a_time > 1 and not self._second_session():
-            self._narrow = model.infer  # runs beside another on the wide session
-        return {}
 
     def _beside(self, model: Model):
         """The session for a run beside another (call with ``_lock`` held): the 1-thread one once loaded, its load

@@ -188,7 +188,6 @@ class Runtime:
                 raise
             finally:
                 created.wait()
-            timings.update(self.inference.prepare(model))
             self._model = model
             self.load_error = None
             timings["store_ms"] = store_result["store_ms"]
