@@ -329,3 +329,55 @@ def test_page_negatives_keep_the_records_pairs(tmp_path):
     record = _record("filekit-doc", [(own, [qa]), ("Another entry entirely.", [twin])])
     summary = cli.merge([record], tmp_path / "train.json", seed=1, negatives="page")
     assert summary["unanswerable"] == 1
+
+
+PROSE_HTML = b"""<html><body><div class="body" role="main"><section><h1>Quickstart</h1>
+<p>You can pass query parameters as a dictionary, using the <code class="docutils literal notranslate">\
+<span class="pre">params</span></code> keyword argument. Both the <code>a</code> and <code>b</code> options \
+take strings.</p>
+<p>Call <code>session.close()</code> when the program no longer needs its connections.</p>
+<pre>r = get(url, <code>timeout</code>=3)  # the timeout option is never read from code</pre>
+<p>The <code>json</code> parameter encodes a json body for you.</p>
+</section></div></body></html>"""
+
+PROSE_MARKDOWN = """# fetcher
+
+Options are defined with the `.option()` method, which also documents them.
+
+- Pass `--retries` to try a failed request again up to three times.
+
+```js
+fetcher.option('--never', 'a code block is never asked about')
+```
+"""
+
+
+def test_prose_code_spans_become_which_questions_with_the_literal_as_answer(ingest):
+    tokenizer, budget = ingest
+    source = Source("fetcher-doc", "1.0-1", "deb", "sphinx")
+    article, _ = build_page(source, "quickstart.html", PROSE_HTML, tokenizer, budget, random.Random(1),
+                            unanswerable_rate=0.0, templates="prose")
+    qas = {qa["answers"][0]["text"]: (p["context"], qa) for p in article["paragraphs"] for qa in p["qas"]}
+    context, params = qas["params"]
+    assert params["kind"] == "prose"
+    assert params["question"] == ("You can pass query parameters as a dictionary, using which keyword argument?")
+    start = params["answers"][0]["answer_start"]
+    assert context[start:start + len("params")] == "params"
+    assert qas["session.close()"][1]["question"].startswith("Call which method ")
+    assert "timeout" not in qas  # code blocks are not prose
+    assert "a" not in qas and "b" not in qas  # "the a and b options" names two things
+    # "The json parameter encodes a json body": the question would name its answer
+    assert "json" not in qas
+    # the entry templates alone (the default) ask nothing of this page: it has no API entry
+    assert build_page(source, "quickstart.html", PROSE_HTML, tokenizer, budget, random.Random(1))[0] is None
+
+
+def test_prose_questions_from_markdown_take_the_noun_from_the_sentence_or_the_literal(ingest):
+    tokenizer, budget = ingest
+    source = Source("fetcher", "1.0.0", "npm", "markdown")
+    article, _ = build_page(source, "README.md", PROSE_MARKDOWN.encode(), tokenizer, budget, random.Random(1),
+                            unanswerable_rate=0.0, templates="all")
+    by_answer = {qa["answers"][0]["text"]: qa["question"] for p in article["paragraphs"] for qa in p["qas"]}
+    assert by_answer[".option()"] == "Options are defined with which method, which also documents them?"
+    assert by_answer["--retries"] == "Pass which option to try a failed request again up to three times?"
+    assert "--never" not in by_answer

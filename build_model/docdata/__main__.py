@@ -50,6 +50,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--negatives", choices=("corpus", "page"), default="corpus",
                    help="where that passage comes from: the best BM25 match of another package (corpus, "
                         "build_model.docdata.negatives) or a neighbour on the question's own page (page)")
+    p.add_argument("--templates", choices=("entries", "prose", "all"), default="entries",
+                   help="questions about API entries, about code spans named in prose (build_model.docdata.prose), "
+                        "or both")
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--write-every", type=int, default=5, help="rewrite the merged file every N packages")
     p.add_argument("--quiet", action="store_true")
@@ -63,7 +66,7 @@ CAPS = {"sphinx": 220, "gtkdoc": 120, "man": 120, "javadoc": 300, "doxygen": 150
 
 def _digest(tokenizer_fingerprint: str, budget, args) -> str:
     h = hashlib.sha256(f"{tokenizer_fingerprint}|{budget}|{args.seed}|{args.max_questions}|{sorted(CAPS.items())}|"
-                       f"{args.unanswerable_rate}".encode())
+                       f"{args.unanswerable_rate}|{args.templates}".encode())
     for path in sorted((ROOT / "build_model" / "docdata").glob("*.py")) + [
             ROOT / "function" / "ingest" / "extract.py", ROOT / "function" / "ingest" / "split.py"]:
         if path.name not in ("__main__.py", "negatives.py"):  # both act at merge, after the per-package records
@@ -91,7 +94,8 @@ def build_source(source: Source, root: Path, tokenizer, budget, args, log) -> di
         try:
             data = path.read_bytes()
             page_rng = random.Random(f"{args.seed}:{source.name}:{rel}")
-            article, notes = build_page(source, rel, data, tokenizer, budget, page_rng, args.unanswerable_rate)
+            article, notes = build_page(source, rel, data, tokenizer, budget, page_rng, args.unanswerable_rate,
+                                        args.templates)
         except Exception as e:  # noqa: BLE001 - one unreadable page must not stop the package; it is named
             log(f"  {source.name}/{rel}: skipped ({type(e).__name__}: {e})")
             continue
@@ -234,7 +238,8 @@ def main(argv=None) -> int:
     records: list[dict] = []
     for n, source in enumerate(sources, 1):
         refuse_forbidden(source.name)
-        cached = outdir / f"{source.key}.json"
+        suffix = "" if args.templates == "entries" else f".{args.templates}"  # one cache per set of templates
+        cached = outdir / f"{source.key}{suffix}.json"
         record = None
         if cached.is_file():
             record = json.loads(cached.read_text(encoding="utf-8"))

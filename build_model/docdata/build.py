@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from build_model.docdata import entries as E
 from build_model.docdata.fetch import Source
+from build_model.docdata.prose import prose_questions
 from build_model.docdata.questions import QSpec, questions_for
 
 _NONSPACE = re.compile(r"\S")
@@ -142,14 +143,17 @@ def qid(*parts: str) -> str:
 
 
 def build_page(source: Source, rel: str, data: bytes, tokenizer, budget: tuple[int, int], rng: random.Random,
-               unanswerable_rate: float = 0.25) -> tuple[dict | None, list[str]]:
-    """The page's article (``{"title", "paragraphs"}``) or None, and the notes to log."""
+               unanswerable_rate: float = 0.25, templates: str = "entries") -> tuple[dict | None, list[str]]:
+    """The page's article (``{"title", "paragraphs"}``) or None, and the notes to log. ``templates``: questions
+    from API entries (``entries``), from code spans in prose (``prose``, ``build_model.docdata.prose``) or
+    both (``all``)."""
     from function.ingest.extract import ExtractError, extract
     from function.ingest.split import split
 
     notes: list[str] = []
-    found = page_entries(source.generator, rel, data)
-    if not found:
+    found = page_entries(source.generator, rel, data) if templates in ("entries", "all") else []
+    prose = prose_questions(source.generator, data) if templates in ("prose", "all") else []
+    if not found and not prose:
         return None, notes
     try:
         doc = extract(rel, data)
@@ -162,6 +166,7 @@ def build_page(source: Source, rel: str, data: bytes, tokenizer, budget: tuple[i
     specs: list[QSpec] = []
     for entry in found:
         specs.extend(questions_for(entry, rng, label))
+    specs.extend(prose)
     by_passage: dict[int, list[dict]] = {}
     seen: set[tuple[str, str]] = set()
     answered: list[tuple[int, QSpec, str, dict]] = []
