@@ -165,6 +165,13 @@ def test_settled_needs_a_likely_span_and_a_margin_below_both_limits():
     assert not cascade.settled(start, end, b, 1, THRESHOLD)  # that span is too long: no sure span is left
     flat = np.zeros(b.input_ids.shape)
     assert not cascade.settled(flat, flat, b, 30, THRESHOLD)  # mass spread over every span
+    # the same sure span, but across a blank line of its passage: as the answer would not, it does not settle
+    across = [np.array([0, 0, 1, 1, 1, 1, 1, 1])]  # tokens 0-1 are one paragraph, 2-7 the next
+    start[0, cs], end[0, cs + 1] = 0.0, 0.0
+    start[0, cs + 1], end[0, cs + 2] = 20.0, 20.0
+    assert cascade.settled(start, end, b, 30, THRESHOLD)
+    assert not cascade.settled(start, end, b, 30, THRESHOLD, blocks=across)
+    assert cascade.settled(start, end, b, 30, THRESHOLD, blocks=[np.zeros(8, dtype=np.int64)])
 
 
 def test_rows_and_first_windows_cut_a_batch_at_its_first_passage():

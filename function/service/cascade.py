@@ -51,11 +51,13 @@ def first_windows(batch: Batch) -> int:
 
 def settled(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch, max_answer_tokens: int,
             no_answer_threshold: float | None, min_probability: float = MIN_SPAN_PROBABILITY,
-            max_margin: float = MAX_MARGIN) -> bool:
-    """Whether these windows (the first passage's) settle the question: the model is sure of a span in them."""
+            max_margin: float = MAX_MARGIN, blocks: list[np.ndarray] | None = None) -> bool:
+    """Whether these windows (the first passage's) settle the question: the model is sure of a span in them.
+    ``blocks``: the passage's tokens' paragraphs (``decode.paragraphs``), so that, as in the answer, a span
+    across a blank line does not count."""
     from function.model.decode import best_spans, null_score
 
-    spans = best_spans(start_logits, end_logits, batch, 1, max_answer_tokens)
+    spans = best_spans(start_logits, end_logits, batch, 1, max_answer_tokens, blocks=blocks)
     if not spans or spans[0].score < min_probability:
         return False
     margin = null_score(start_logits, end_logits, batch, max_answer_tokens).margin

@@ -279,14 +279,17 @@ class QAService:
         if not (self.rt.settings.cascade and req.retrieves and len(reading.tokens) > 1):
             ran = self.rt.inference.run(model, batch)
             return batch, ran.start_logits, ran.end_logits, ran.queue_ms
+        from function.model.decode import paragraphs
         from function.service import cascade
 
         n = cascade.first_windows(batch)
         first = cascade.rows(batch, slice(0, n))
         no_answer = model.manifest.no_answer
         threshold = None if no_answer is None else float(no_answer["threshold"])
+        blocks = [paragraphs(reading.texts[0], reading.tokens[0].offsets)]
         ran, stopped = self.rt.inference.run_first(
-            model, batch, n, lambda start, end: cascade.settled(start, end, first, req.max_answer_tokens, threshold))
+            model, batch, n, lambda start, end: cascade.settled(start, end, first, req.max_answer_tokens, threshold,
+                                                                blocks=blocks))
         return first if stopped else batch, ran.start_logits, ran.end_logits, ran.queue_ms
 
     @staticmethod
