@@ -91,6 +91,10 @@ class StudentConfig:
     # labels beside SQuAD: the teacher's logits cover SQuAD only; ``is_impossible`` ones are trained to [CLS]
     extra_train: str = field(default="", metadata=HASHED_WHEN_SET)
     extra_limit: int = field(default=0, metadata=HASHED_WHEN_SET)  # a seeded sample of N of them (0: all)
+    # weight of a shared-normalisation term (Clark & Gardner 2018): one softmax over the passage tokens of all
+    # of a question's windows (its paragraph's, the augmented pairs', the unanswerable ones'), so that span
+    # scores of different passages compare, as answering a question alone over five passages needs; 0: off
+    shared_norm: float = field(default=0.0, metadata=HASHED_WHEN_SET)
     training: Training = field(default_factory=Training)
 
 

@@ -122,3 +122,57 @@ def test_a_checkpoint_without_the_random_state_still_resumes(tmp_path):
     assert [r["step"] for r in _log(work) if r["event"] == "step"][-1] == 6
     assert not _same_weights(resumed, tiny_bert(vocab_size=200, hidden=32, layers=2, seed=9))  # it trained on
     assert "rng" in torch.load(work / "checkpoint.pt", weights_only=False)
+
+
+# ---- shared normalisation across a question's windows ------------------------------------------------------
+
+def test_question_batches_keep_a_questions_windows_together_and_cover_every_feature_once():
+    from build_model.training.loop import question_batches
+
+    groups = np.asarray([0, 0, 1, 2, 2, 2, -1, 3, -1, 1])
+    batches = question_batches(groups, 4, seed=3)
+    seen = np.concatenate(batches)
+    assert sorted(seen.tolist()) == list(range(len(groups)))
+    for key in (0, 1, 2, 3):
+        holding = [i for i, b in enumerate(batches) if np.isin(np.flatnonzero(groups == key), b).any()]
+        assert len(holding) == 1  # never split across batches
+    assert all(len(b) <= 4 for b in batches)
+    assert [b.tolist() for b in question_batches(groups, 4, seed=3)] == [b.tolist() for b in batches]
+
+
+def test_shared_norm_loss_is_one_softmax_over_the_passage_tokens_of_a_questions_windows():
+    from build_model.training.features import Feature
+    from build_model.training.loop import shared_norm_loss
+
+    ids = np.asarray([CLS, 7, SEP, 10, 11, 12, SEP], dtype=np.int32)  # passage tokens at 3, 4, 5
+    gold = Feature(ids, 3, 4, 5, 0, "p", True)
+    other = Feature(ids, 3, 0, 0, 0, "q", False)  # an augmented pair: no answer there
+    lone = Feature(ids, 3, 0, 0, 1, "r", True)  # another question, unanswerable: no term of its own
+    s = torch.zeros(3, len(ids))
+    s[0, 4], s[0, 5] = 2.0, 2.0
+    starts, ends = torch.tensor([4, 0, 0]), torch.tensor([5, 0, 0])
+    keys = np.asarray([0, 0, 1])
+    loss = shared_norm_loss(s, s.clone(), [gold, other, lone], keys, starts, ends)
+    # six passage tokens share the softmax: two at 2.0 (the gold start and end), four at 0.0 ([CLS] and the
+    # question are out), for the start and the end alike
+    expected = -(2.0 - np.log(2 * np.exp(2.0) + 4))
+    assert float(loss) == pytest.approx(expected, rel=1e-5)
+    # the other window's passage tokens compete: raising them raises the loss, which a per-window softmax ignores
+    s2 = s.clone()
+    s2[1, 3:6] = 3.0
+    assert float(shared_norm_loss(s2, s2.clone(), [gold, other, lone], keys, starts, ends)) > float(loss) + 1
+    assert shared_norm_loss(s[1:], s[1:].clone(), [other, lone], np.asarray([0, 1]), starts[1:], ends[1:]) is None
+
+
+def test_training_with_shared_norm_logs_its_term(tmp_path):
+    from build_model.training.loop import train
+
+    feats = features(8)
+    for f in feats:
+        f.question_index //= 2  # two windows a question
+    qa = tiny_bert(vocab_size=200, hidden=32, layers=2, seed=1)
+    record = train(qa, feats, settings(epochs=1, batch_size=4), tmp_path, PAD, teacher_logits=teacher_logits(feats),
+                   threads=1, groups=np.asarray([f.question_index for f in feats]), shared_norm=1.0)
+    assert record["steps"] == 2
+    steps = [r for r in _log(tmp_path) if r["event"] == "step"]
+    assert steps and all("shared" in r for r in steps)

@@ -50,6 +50,54 @@ def length_grouped_batches(lengths: np.ndarray, batch_size: int, seed: int) -> l
     return batches
 
 
+def question_batches(groups: np.ndarray, batch_size: int, seed: int) -> list[np.ndarray]:
+    """Shuffled batches that keep each question's windows together (``groups``: a question key per feature,
+    -1 for a feature of its own), about ``batch_size`` features each: what a shared softmax needs."""
+    rng = np.random.default_rng(seed)
+    by: dict[int, list[int]] = {}
+    singles = []
+    for i, g in enumerate(groups.tolist()):
+        (singles.append(i) if g < 0 else by.setdefault(g, []).append(i))
+    units = [np.asarray(v) for v in by.values()] + [np.asarray([i]) for i in singles]
+    batches, cur, n = [], [], 0
+    for u in rng.permutation(len(units)):
+        unit = units[u]
+        if n and n + len(unit) > batch_size:
+            batches.append(np.concatenate(cur))
+            cur, n = [], 0
+        cur.append(unit)
+        n += len(unit)
+    if cur:
+        batches.append(np.concatenate(cur))
+    return batches
+
+
+def shared_norm_loss(s_start, s_end, feats: list[Feature], keys: np.ndarray, starts, ends):
+    """Mean over the batch's questions with an answer in one of their windows of -log p(gold start) and
+    -log p(gold end) (halved), each a softmax over the passage tokens of all the question's windows in the
+    batch; None if no question has one."""
+    import torch
+
+    device = s_start.device
+    pos = torch.arange(s_start.shape[1], device=device)
+    cs = torch.tensor([f.context_start for f in feats], device=device)
+    ce = cs + torch.tensor([f.context_len for f in feats], device=device)
+    passage = (pos[None, :] >= cs[:, None]) & (pos[None, :] < ce[:, None])
+    a_start, a_end = s_start.masked_fill(~passage, -1e4), s_end.masked_fill(~passage, -1e4)
+    answered = np.asarray([f.gold and f.start > 0 for f in feats])
+    terms = []
+    for key in np.unique(keys[(keys >= 0) & answered]):
+        rows = np.flatnonzero(keys == key)
+        gold = rows[answered[rows]]
+        g = torch.as_tensor(gold, device=device)
+        num_s = torch.logsumexp(a_start[g, starts[g]], 0)
+        num_e = torch.logsumexp(a_end[g, ends[g]], 0)
+        r = torch.as_tensor(rows, device=device)
+        terms.append((torch.logsumexp(a_start[r].reshape(-1), 0) - num_s
+                      + torch.logsumexp(a_end[r].reshape(-1), 0) - num_e) / 2)
+    return torch.stack(terms).mean() if terms else None
+
+
 def training_device():
     """Where training runs: the GPU when PyTorch sees one (``QA_BUILD_DEVICE=cpu`` keeps it on the CPU)."""
     import torch
@@ -94,9 +142,13 @@ def train(
     on_epoch_end: Callable[[object, int], dict] | None = None,
     threads: int = 0,
     checkpoint_every: int = 50,
+    groups: np.ndarray | None = None,
+    shared_norm: float = 0.0,
 ) -> dict:
     """Train ``model`` in place; returns the training record (also in ``work_dir``).
 
+    ``shared_norm`` > 0 with ``groups`` (a question key per feature, -1 for none): batches keep a question's
+    windows together and the loss adds ``shared_norm`` times ``shared_norm_loss``.
     ``threads``: PyTorch threads (0: all CPUs this process may use); a checkpoint
     is written every ``checkpoint_every`` steps (``QA_CHECKPOINT_EVERY`` overrides it: on a GPU,
     50 steps take seconds and the checkpoint's write would cost as much) and at each epoch's end.
@@ -116,7 +168,12 @@ def train(
     ckpt_path = work_dir / "checkpoint.pt"
 
     lengths = np.asarray([len(f.input_ids) for f in features])
-    steps_per_epoch = math.ceil(len(features) / settings.batch_size)
+    shared = shared_norm > 0 and groups is not None
+    keys = np.asarray(groups) if shared else None
+    if shared:
+        steps_per_epoch = len(question_batches(keys, settings.batch_size, settings.seed))
+    else:
+        steps_per_epoch = math.ceil(len(features) / settings.batch_size)
     total_steps = max(1, int(round(settings.epochs * steps_per_epoch)))
     warmup = int(settings.warmup_ratio * total_steps)
 
@@ -159,7 +216,10 @@ def train(
     first_step = step
     while step < total_steps:
         epoch, pos = divmod(step, steps_per_epoch)
-        batches = length_grouped_batches(lengths, settings.batch_size, settings.seed + epoch)
+        if shared:  # a question's windows in one batch; the count can differ by a few between epochs
+            batches = question_batches(keys, settings.batch_size, settings.seed + epoch)[:steps_per_epoch]
+        else:
+            batches = length_grouped_batches(lengths, settings.batch_size, settings.seed + epoch)
         for idx in batches[pos:]:
             if step >= total_steps:
                 break
@@ -196,6 +256,12 @@ def train(
                 loss = (w_kd * kd + w_ce * ce).mean()
                 parts = {"kd": kd[soft].mean().item() if soft.any() else None,
                          "ce": ce[gold].mean().item() if gold.any() else None}
+            if shared:
+                sn = shared_norm_loss(s_start, s_end, feats, keys[idx], arrays["start_positions"],
+                                      arrays["end_positions"])
+                if sn is not None:
+                    loss = loss + shared_norm * sn
+                    parts["shared"] = sn.item()
             optim.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -32,14 +32,16 @@ SETS=(--config build_model/configs/sandbox.toml --set data.train=build/g3/squad/
 left=$(( ${DEADLINE:-330} - ($(date +%s) - T0) ))
 log "arms get ${left} s"
 pids=()
-while read -r name extra limit; do
+while read -r name extra limit more; do
   [ -n "$name" ] || continue
   A=build/g3/arm-$name
   mkdir -p $A
   for d in teacher base teacher_logits; do [ -e $A/$d ] || cp -r $W/$d $A/$d; done
-  log "arm $name: extra_train=$extra limit=$limit"
+  [ "$extra" != "-" ] || extra=""  # "-": SQuAD alone
+  arm_sets=(); for m in $more; do arm_sets+=(--set "$m"); done  # a fourth field: more settings, "k=v k=v"
+  log "arm $name: extra_train=${extra:-none} limit=$limit ${more:-}"
   timeout "$left" $PY -m build_model "${SETS[@]}" --set work_dir=$A --set "student.extra_train=$extra" \
-    --set student.extra_limit=$limit --stage distil > build/g3/logs/arm-$name.log 2>&1 &
+    --set student.extra_limit=$limit "${arm_sets[@]}" --stage distil > build/g3/logs/arm-$name.log 2>&1 &
   pids+=($!)
 done < <(printf '%s\n' "${ARMS:?}" | tr ';' '\n')
 fail=0
