@@ -168,11 +168,15 @@ def test_training_with_shared_norm_logs_its_term(tmp_path):
     from build_model.training.loop import train
 
     feats = features(8)
-    for f in feats:
-        f.question_index //= 2  # two windows a question
     qa = tiny_bert(vocab_size=200, hidden=32, layers=2, seed=1)
-    record = train(qa, feats, settings(epochs=1, batch_size=4), tmp_path, PAD, teacher_logits=teacher_logits(feats),
-                   threads=1, groups=np.asarray([f.question_index for f in feats]), shared_norm=1.0)
-    assert record["steps"] == 2
+    groups = np.asarray([0, 0, 1, 1, 1, 2, 3, 3])  # uneven: the batches an epoch packs vary with its shuffle
+    for f, g in zip(feats, groups):
+        f.question_index = int(g)
+    record = train(qa, feats, settings(epochs=3, batch_size=4), tmp_path, PAD, teacher_logits=teacher_logits(feats),
+                   threads=1, groups=groups, shared_norm=1.0)
+    from build_model.training.loop import question_batches
+
+    per_epoch = len(question_batches(groups, 4, settings().seed))
+    assert record["steps"] == 3 * per_epoch and len(record["history"]) == 0  # every epoch ran its steps
     steps = [r for r in _log(tmp_path) if r["event"] == "step"]
     assert steps and all("shared" in r for r in steps)

@@ -216,8 +216,10 @@ def train(
     first_step = step
     while step < total_steps:
         epoch, pos = divmod(step, steps_per_epoch)
-        if shared:  # a question's windows in one batch; the count can differ by a few between epochs
-            batches = question_batches(keys, settings.batch_size, settings.seed + epoch)[:steps_per_epoch]
+        if shared:  # a question's windows in one batch; the count can differ by a few between epochs, so an
+            # epoch is cut or topped up (its first batches again) to the first epoch's count
+            batches = question_batches(keys, settings.batch_size, settings.seed + epoch)
+            batches = [batches[i % len(batches)] for i in range(steps_per_epoch)]
         else:
             batches = length_grouped_batches(lengths, settings.batch_size, settings.seed + epoch)
         for idx in batches[pos:]:
