@@ -4,6 +4,8 @@ Contenders (all served by functions-framework the same way, see bench/README.md)
   ours      our function serving the int8 artifact (``--artifact``)
   ours-other-session  the same with ``QA_SECOND_SESSION`` the other way round from its default (adaptive
             mode's runs beside another on a second 1-thread session, or on the model's own)
+  ours-env  the same with the variables of ``--ours-env NAME=VALUE`` (any process setting, e.g. the C
+            library's ``MALLOC_ARENA_MAX``), beside ``ours`` in the same run; added when that option is given
   fp32      our function serving the fp32 ONNX graph of the same checkpoint
   pipeline  transformers + PyTorch with the same fine-tuned weights (``bench/baseline_server.py``)
   onnx-pipeline  the artifact's own int8 graph in ONNX Runtime inside transformers' QA pipeline steps,
@@ -48,6 +50,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--throughput-requests", type=int, default=200, help="requests per concurrency level")
     p.add_argument("--contenders", nargs="+", choices=CONTENDERS,
                    default=[c for c in CONTENDERS if c != "ours-other-session"])
+    p.add_argument("--ours-env", action="append", default=[], metavar="NAME=VALUE",
+                   help="add the contender ours-env: ours with these environment variables (repeatable)")
     p.add_argument("--pytorch-model", type=Path, help="PyTorch checkpoint folder for the pipeline "
                    "(default: found in --build-dir from the artifact's manifest, else stand-in weights)")
     p.add_argument("--fp32-artifact", type=Path, help="artifact folder with the fp32 ONNX model "
@@ -63,7 +67,11 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help=f"write into {RESULTS.relative_to(REPO)} even while a training job is running")
     p.add_argument("--render", type=Path, metavar="JSON",
                    help="measure nothing: write the report and charts of an earlier run's serving.json into --out")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    bad = [kv for kv in args.ours_env if "=" not in kv or not kv.split("=", 1)[0]]
+    if bad:
+        p.error(f"--ours-env takes NAME=VALUE, not {bad[0]!r}")
+    return args
 
 
 def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dict], dict]:
@@ -86,6 +94,13 @@ def resolve_contenders(args, work: Path, log) -> tuple[list[Contender], list[dic
                           "description": f"this function with `QA_SECOND_SESSION={int(second)}` (adaptive mode's "
                                          f"runs beside another on {'a second, 1-thread' if second else 'the model'}'s "
                                          f"session), the same artifact"})
+    if args.ours_env:
+        env = dict(kv.split("=", 1) for kv in args.ours_env)
+        shown = " ".join(f"{k}={v}" for k, v in env.items())
+        chosen.append(contenders.ours(artifact, "ours-env", f"ours, {shown} (int8 ONNX)"))
+        chosen[-1].env.update(env)
+        described.append({"name": "ours-env", "label": f"ours, {shown} (int8 ONNX)", "short": "int8, env",
+                          "weights": "trained", "description": f"this function with `{shown}`, the same artifact"})
     pytorch = None
     if "pipeline" in args.contenders or ("fp32" in args.contenders and not args.fp32_artifact):
         pytorch = (contender_models.Source(args.pytorch_model.resolve(), "given with --pytorch-model", True)

@@ -411,6 +411,21 @@ def test_the_other_session_contender_serves_the_artifact_with_the_second_session
     assert other.env["QA_ARTIFACT_DIR"] == ours.env["QA_ARTIFACT_DIR"]
 
 
+def test_the_env_contender_serves_the_artifact_with_the_variables_given(tiny_artifact, tmp_path):
+    from bench.serving import parse_args, resolve_contenders
+
+    args = parse_args(["--artifact", str(tiny_artifact.folder), "--contenders", "ours",
+                       "--ours-env", "MALLOC_ARENA_MAX=2", "--ours-env", "QA_THREADS=1"])
+    chosen, described, _ = resolve_contenders(args, tmp_path, print)
+    assert [c.name for c in chosen] == ["ours", "ours-env"] == [d["name"] for d in described]
+    ours, env = chosen
+    assert "MALLOC_ARENA_MAX" not in ours.env
+    assert env.env["MALLOC_ARENA_MAX"] == "2" and env.env["QA_THREADS"] == "1"
+    assert env.env["QA_ARTIFACT_DIR"] == ours.env["QA_ARTIFACT_DIR"]
+    with pytest.raises(SystemExit):
+        parse_args(["--ours-env", "MALLOC_ARENA_MAX"])  # not NAME=VALUE: refused, naming it
+
+
 def test_stand_in_architecture_is_read_from_the_graph(tiny_artifact):
     config, where = standin.architecture(tiny_artifact.folder)
     tiny = tiny_artifact.model.config
