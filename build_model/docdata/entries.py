@@ -478,16 +478,27 @@ def _refentries(root) -> list[Entry]:
 # ---------------------------------------------------------------- Markdown
 
 
-def _md_inline(token) -> str:
+def _md_inline(token, code_marks: tuple[str, str] = ("", "")) -> str:
+    """An inline token's text; ``code_marks`` go around each code span (``prose`` finds them by these)."""
     out = []
     for child in token.children or ():
-        if child.type in ("text", "code_inline"):
+        if child.type == "text":
             out.append(child.content)
+        elif child.type == "code_inline":
+            out.append(f"{code_marks[0]}{norm(child.content) if code_marks[0] else child.content}{code_marks[1]}")
         elif child.type in ("softbreak", "hardbreak"):
             out.append(" ")
         elif child.type == "image":
-            out.append(_md_inline(child))
+            out.append(_md_inline(child, code_marks))
     return norm("".join(out))
+
+
+def md_tokens(source: str) -> list:
+    """A Markdown page's token stream (CommonMark with tables), its YAML front matter left out."""
+    from markdown_it import MarkdownIt
+
+    source = re.sub(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", "", source, flags=re.S)
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).parse(source)
 
 
 _MD_SIGNATURE = re.compile(r"^(?:new\s+|static\s+|async\s+|function\s+|class\s+|event:?\s+)?"
@@ -501,10 +512,7 @@ _TABLE_NAME = re.compile(r"^(option|options|name|param|parameter|parameters|prop
 
 def markdown_entries(source: str) -> list[Entry]:
     """API headings, code-span option lists and option tables of a Markdown page."""
-    from markdown_it import MarkdownIt
-
-    source = re.sub(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", "", source, flags=re.S)
-    tokens = MarkdownIt("commonmark").enable(["table", "strikethrough"]).parse(source)
+    tokens = md_tokens(source)
     out: list[Entry] = []
     headings: list[tuple[int, str, Entry | None]] = []
     current: Entry | None = None

@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 import re
 
-from build_model.docdata.entries import _drop_permalinks, _html_root, norm
+from build_model.docdata.entries import _drop_permalinks, _html_root, _md_inline, md_tokens, norm
 from build_model.docdata.questions import QSpec, sentences
 
 OPEN, CLOSE = "\ue000", "\ue001"  # marks around a code span while the sentence is cut and rewritten
@@ -89,23 +89,12 @@ def html_paragraphs(data: bytes) -> list[str]:
 
 def markdown_paragraphs(source: str) -> list[str]:
     """Each Markdown paragraph (list items' too) as text, its code spans between ``OPEN`` and ``CLOSE``."""
-    from markdown_it import MarkdownIt
-
-    source = re.sub(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", "", source, flags=re.S)
-    tokens = MarkdownIt("commonmark").enable(["table", "strikethrough"]).parse(source)
+    tokens = md_tokens(source)
     out = []
     for i, tok in enumerate(tokens):
         if tok.type != "inline" or i == 0 or tokens[i - 1].type != "paragraph_open":
             continue
-        parts = []
-        for child in tok.children or ():
-            if child.type == "text":
-                parts.append(child.content)
-            elif child.type == "code_inline":
-                parts.append(f"{OPEN}{norm(child.content)}{CLOSE}")
-            elif child.type in ("softbreak", "hardbreak"):
-                parts.append(" ")
-        text = norm("".join(parts))
+        text = _md_inline(tok, (OPEN, CLOSE))
         if OPEN in text:
             out.append(text)
     return out

@@ -316,7 +316,8 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
     fresh_checkpoint(out, inputs_hash(inputs), force)
     # a SQuAD question's windows (its paragraph's, the augmented pairs', the unanswerable ones') share a key for
     # ``shared_norm``; documentation questions come from another split and stand alone
-    groups = np.asarray([f.question_index for f in features + absent] + [-1] * len(extra))
+    groups = np.asarray([f.question_index for f in features + absent] + [-1] * len(extra)) \
+        if sc.shared_norm else None
     training = train(model, features + absent + extra, tr, out, serve.pad_id, teacher_logits=logits,
                      on_epoch_end=dev_scores, threads=cfg.threads, groups=groups, shared_norm=sc.shared_norm)
     kd_after = kd.mean_kd(model, held, held_logits, serve.pad_id, tr.temperature, batch)
