@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make run    serve the shipped model locally on the embedded store and answer a question
-#               (make run DOCS=FOLDER: that folder's documents alone, in a store of its own)
+#               (make run DOCS=FOLDER: that folder's documents alone, in a store of its own, searched by
+#               BM25 and sentence embeddings mixed; RETRIEVAL=bm25: BM25 alone)
 #   make test   install everything the tests need and run them
 PYTHON ?= python3
 VENV ?= .venv
@@ -20,10 +21,10 @@ $(VENV)/.runtime: requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
 
-# make run DOCS=FOLDER: the runtime and document ingestion (text extraction, sentence splitting); not PyTorch,
-# transformers, Lance or the test tools
-$(VENV)/.docs: $(VENV)/.runtime requirements-ingest.txt
-	$(BIN)/pip install --quiet -r requirements-ingest.txt
+# make run DOCS=FOLDER: the runtime, document ingestion (text extraction, sentence splitting) and the Lance
+# index that hybrid retrieval keeps beside the folder's store; not PyTorch, transformers or the test tools
+$(VENV)/.docs: $(VENV)/.runtime requirements-ingest.txt requirements-lance.txt
+	$(BIN)/pip install --quiet -r requirements-ingest.txt -r requirements-lance.txt
 	touch $@
 
 $(VENV)/.test: requirements.txt requirements-test.txt requirements-ingest.txt requirements-lance.txt build_model/requirements.txt pyproject.toml | $(BIN)/python
@@ -39,7 +40,7 @@ install-test: $(VENV)/.test
 # artifact unless QA_ARTIFACT_DIR names another. DOCS=FOLDER: that folder, synced into its own store
 # (scripts/serve_local.py); without it, the sample corpus.
 run: $(if $(DOCS),$(VENV)/.docs,$(VENV)/.runtime)
-	$(BIN)/python -m scripts.serve_local --port $(PORT)$(if $(DOCS), --docs '$(DOCS)')
+	$(BIN)/python -m scripts.serve_local --port $(PORT)$(if $(DOCS), --docs '$(DOCS)')$(if $(RETRIEVAL), --retrieval $(RETRIEVAL))
 
 test: $(VENV)/.test
 	$(BIN)/python -m pytest

@@ -53,7 +53,7 @@ from bench.in_process import open_service
 from function.evaluate.scoring import answer_text as _text
 from function.evaluate.scoring import said_no_answer as _no_answer
 from function.evaluate.scoring import score
-from harness.paths import REPO, default_artifact
+from harness.paths import ENCODER, REPO, default_artifact
 
 SETS = REPO / "bench" / "docs_sets"
 TOP_K = 5
@@ -61,7 +61,6 @@ PARTS = ("dev", "test")
 KINDS = ("which", "default", "return", "raise", "definition", "how", "option", "type", "other")
 PERMALINK_MARKS = ("¶", "§", "🔗")
 _SET_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-ENCODER = REPO / "build" / "encoder" / "all-minilm-l6-v2-int8"  # python -m build_model.encoder_export's --out
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 

@@ -17,7 +17,7 @@ SAMPLE = REPO / "samples" / "squad_sample.json"  # the sample corpus (two SQuAD 
 SQLITE = REPO / ".data" / "passages.sqlite"  # make run's embedded store
 SQUAD = REPO.parent / "shared" / "data" / "squad"  # train.json and dev.json beside the checkout (the sandbox only)
 SENTENCE_MODEL = REPO.parent / "shared" / "models" / "all-MiniLM-L6-v2"  # hybrid retrieval's encoder, before export
-ENCODER = REPO / "build" / "encoder" / "all-minilm-l6-v2-int8"  # python -m build_model.encoder_export's output here
+ENCODER = REPO / "encoder"  # the shipped sentence encoder (hybrid retrieval): encoder/README.md
 
 
 def default_artifact() -> Path:

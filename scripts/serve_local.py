@@ -10,14 +10,20 @@ Without ``--docs`` it serves the sample corpus (``samples/``) from
 ``QA_SQLITE_PATH`` (default ``.data/passages.sqlite``). With ``--docs FOLDER``
 (``make run DOCS=FOLDER``) it serves that folder and nothing else: the folder is
 synced (``python -m function.ingest FOLDER --sync``) into a store of its own,
-``.data/docs-<hash of the folder's absolute path>/passages.sqlite``, so a re-run
+``.data/docs-<hash of the folder's absolute path>-hybrid-<encoder>/``, so a re-run
 ingests the documents that changed, removes those no longer there and never
-mixes two folders or the sample; ``QA_INDEX_URI`` is not used (the store's own
-index). A folder that is missing, holds no supported file or no readable
-document stops it with one line that names the folder (exit status 1).
+mixes two folders or the sample. Its questions asked alone are searched by
+**hybrid retrieval** (``--retrieval hybrid``, the default): the passages'
+terms and their sentence embeddings (the shipped encoder, ``encoder/``, or the
+one ``QA_INDEX_ENCODER`` names) in a Lance table beside the store, BM25 and
+cosine mixed, which answered documentation questions better than BM25 alone
+(docs/retrieval.md, "Documentation"); ``--retrieval bm25``: the store's own
+FTS5 index alone, in a store of its own (``docs-<hash>``). A folder that is
+missing, holds no supported file or no readable document stops it with one
+line that names the folder (exit status 1).
 
     python -m scripts.serve_local [--port 8080] [--once]                   (from the repository root)
-    python -m scripts.serve_local --docs ~/my-docs [--question "How do I install it?"]
+    python -m scripts.serve_local --docs ~/my-docs [--question "How do I install it?"] [--retrieval bm25]
 """
 
 from __future__ import annotations
@@ -33,11 +39,12 @@ from pathlib import Path
 
 from harness.client import checked, post
 from harness.launch import FunctionServer, ingest
-from harness.paths import ARTIFACT, REPO, SAMPLE, SQLITE
+from harness.paths import ARTIFACT, ENCODER, REPO, SAMPLE, SQLITE
 
 QUESTION = {"question": "In what country is Normandy located?", "passage_ids": ["Normans-0000", "Normans-0001"]}
 DOCS_QUESTION = "How do I install it?"
 DATA = REPO / ".data"  # where each folder's store is made
+RETRIEVAL = ("hybrid", "bm25")  # --retrieval: the first is make run DOCS=...'s
 
 
 class DocsError(Exception):
@@ -56,16 +63,37 @@ def settings(environ=os.environ) -> dict[str, str]:
             "QA_SQLITE_PATH": str(Path(environ.get("QA_SQLITE_PATH") or SQLITE).resolve())}
 
 
-def docs_store(folder: Path, data: Path = DATA) -> Path:
-    """The SQLite file of one folder's store: named by its absolute path, so each folder has its own."""
+def encoder_folder(environ=os.environ) -> Path:
+    """The sentence encoder of hybrid retrieval: the caller's ``QA_INDEX_ENCODER``, else the shipped one."""
+    return Path(environ.get("QA_INDEX_ENCODER") or ENCODER).expanduser().resolve()
+
+
+def docs_store(folder: Path, data: Path = DATA, encoder: Path | None = None) -> Path:
+    """The SQLite file of one folder's store: named by its absolute path, so each folder has its own, and by
+    the sentence encoder whose vectors its Lance index holds (``encoder``; None: no index, BM25 alone), so
+    that a store and its index are made together and vectors of one encoder are never searched by another."""
     digest = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:12]
+    if encoder is not None:
+        from function.retrieval.encoder import SentenceEncoder
+
+        try:
+            digest += f"-hybrid-{SentenceEncoder(encoder).fingerprint[:8]}"
+        except FileNotFoundError as e:
+            raise DocsError(f"{e}; or serve BM25 alone: make run DOCS=... RETRIEVAL=bm25") from None
     return data.resolve() / f"docs-{digest}" / "passages.sqlite"
 
 
-def docs_settings(folder: Path, data: Path = DATA, environ=os.environ) -> dict[str, str | None]:
-    """``settings`` with the folder's own store, and no shared retrieval index (it would hold other corpora)."""
-    return {**settings(environ), "QA_SQLITE_PATH": str(docs_store(folder, data)),
-            "QA_INDEX_URI": None, "QA_INDEX_ENCODER": None}
+def docs_settings(folder: Path, data: Path = DATA, environ=os.environ,
+                  retrieval: str = RETRIEVAL[0]) -> dict[str, str | None]:
+    """``settings`` with the folder's own store and no shared retrieval index (it would hold other corpora);
+    ``hybrid``: a Lance index of the folder's own beside its store, with the encoder's vectors."""
+    if retrieval == "bm25":
+        return {**settings(environ), "QA_SQLITE_PATH": str(docs_store(folder, data)),
+                "QA_INDEX_URI": None, "QA_INDEX_ENCODER": None}
+    encoder = encoder_folder(environ)
+    store = docs_store(folder, data, encoder)
+    return {**settings(environ), "QA_SQLITE_PATH": str(store),
+            "QA_INDEX_URI": str(store.parent / "index.lance"), "QA_INDEX_ENCODER": str(encoder)}
 
 
 def sync_docs(given: str, env: dict) -> tuple[Path, str]:
@@ -101,6 +129,9 @@ def main(argv=None) -> int:
     p.add_argument("--docs", metavar="FOLDER", help="serve this folder's documents (alone) instead of the sample")
     p.add_argument("--question", default=DOCS_QUESTION, help="with --docs: the question asked alone at start")
     p.add_argument("--data", type=Path, default=DATA, help="with --docs: where the folder's store is made")
+    p.add_argument("--retrieval", choices=RETRIEVAL, default=RETRIEVAL[0],
+                   help="with --docs: hybrid (BM25 and sentence embeddings mixed, a Lance index beside the store) "
+                        "or bm25 (the store's own index alone)")
     args = p.parse_args(argv)
 
     for sig in (signal.SIGTERM, signal.SIGHUP):  # kill, or the terminal closed
@@ -110,8 +141,8 @@ def main(argv=None) -> int:
         ingest(env, str(SAMPLE), "--quiet", check=True)
         question = QUESTION
     else:
-        env = docs_settings(Path(args.docs).expanduser(), args.data)
         try:
+            env = docs_settings(Path(args.docs).expanduser(), args.data, retrieval=args.retrieval)
             folder, summary = sync_docs(args.docs, env)
         except DocsError as e:
             print(f"make run: {e}", file=sys.stderr)

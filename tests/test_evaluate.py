@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -83,6 +84,33 @@ def test_figures_and_rows_of_a_folder(docs, tmp_path, capsys):
     assert "| EM, answerable questions | 66.7 |" in printed
     assert '| "no answer", unanswerable questions (right) | 100.0% (1 of 1) |' in printed
     assert '"severity"' not in printed  # the function's log lines go to stderr
+
+
+def test_a_folder_is_searched_as_make_run_serves_it_hybrid_unless_bm25_is_asked(docs, tmp_path, monkeypatch, capsys):
+    """--docs: the folder's passages in a Lance index with the shipped encoder's vectors, questions searched both
+    ways (as `make run DOCS=...` serves it); --retrieval bm25: the store's own index; a missing encoder: one line."""
+    from function.retrieval.hybrid import HybridIndex
+
+    searched = []
+    search_question = HybridIndex.search_question
+    monkeypatch.setattr(HybridIndex, "search_question",
+                        lambda self, *a, **k: searched.append(self.encoder.folder) or search_question(self, *a, **k))
+    questions = write_jsonl(tmp_path / "q.jsonl", QUESTIONS)
+    results = {}
+    for retrieval in ("hybrid", "bm25"):
+        out = tmp_path / f"{retrieval}.json"
+        assert main([questions, "--docs", str(docs), "--retrieval", retrieval, "--out", str(out)]) == 0
+        results[retrieval] = json.loads(out.read_text())
+    assert len(searched) == len(QUESTIONS) + 1 and set(searched) == {Path("encoder")}  # + the warm-up question
+    assert "a Lance index beside it, BM25 and sentence embeddings mixed (encoder)" in results["hybrid"]["store"]
+    assert results["bm25"]["store"] == f"a temporary SQLite store of {docs}"
+    for result in results.values():
+        assert result["figures"]["exact_match"] == pytest.approx(200 / 3, abs=0.01)
+        assert result["figures"]["no_answer_unanswerable"] == 100.0
+    capsys.readouterr()
+    assert main([questions, "--docs", str(docs), "--encoder", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "is not a sentence-encoder folder" in err and "--retrieval bm25" in err
 
 
 def test_the_store_the_settings_name_without_docs(docs, tmp_path, monkeypatch, capsys):

@@ -14,13 +14,14 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from harness.client import get, post
 from harness.launch import free_port
 from harness.paths import REPO
-from scripts.serve_local import docs_store
+from scripts.serve_local import docs_settings, docs_store
 from tests.support.quillpad import FAQ, write_docs
 
 
@@ -59,11 +60,16 @@ def read_until(proc: subprocess.Popen, marker: str, timeout_s: float = 300.0) ->
     raise AssertionError(f"no {marker!r} in {timeout_s:.0f} s: {''.join(seen)[-2000:]}")
 
 
+def store_path(folder, data):
+    """The SQLite file ``make run DOCS=folder`` serves (hybrid retrieval: its Lance index beside it)."""
+    return Path(docs_settings(folder, data)["QA_SQLITE_PATH"])
+
+
 def stored(folder, data) -> tuple[set[str], dict]:
     """(the document ids in the folder's store, its passages of the sample's first paragraph, by id)."""
     from function.store.sqlite import SqliteStore
 
-    store = SqliteStore(docs_store(folder, data))
+    store = SqliteStore(store_path(folder, data))
     try:
         return {r.doc_id for r in store.documents_under("")}, store.get_many(["Normans-0000", "Normans-0001"])
     finally:
@@ -73,7 +79,7 @@ def stored(folder, data) -> tuple[set[str], dict]:
 def texts_of(folder, data, doc_id: str) -> str:
     from function.store.sqlite import SqliteStore
 
-    store = SqliteStore(docs_store(folder, data))
+    store = SqliteStore(store_path(folder, data))
     try:
         return " ".join(p.text for p in store.get_many(list(store.passages_of(doc_id))).values())
     finally:
@@ -111,7 +117,18 @@ def test_serves_the_folder_alone_answers_its_curl_and_syncs_on_a_rerun(docs, tmp
     documents, sample = stored(docs, data)
     assert documents == {"guide/install.md", "faq.txt", "about.html"}
     assert sample == {}  # the SQuAD sample is not in this store
-    assert docs_store(docs, data).parent.name.startswith("docs-")
+    assert store_path(docs, data).parent.name.startswith("docs-")
+    import lance  # hybrid retrieval: the folder's own Lance table beside its store, a vector for every passage
+
+    from function.store.sqlite import SqliteStore
+
+    table = lance.dataset(str(store_path(docs, data).parent / "index.lance"))
+    store = SqliteStore(store_path(docs, data))
+    try:
+        assert table.count_rows() == store.count() > 0
+        assert table.schema.field("vector").type.list_size == 384  # the shipped encoder's (encoder/)
+    finally:
+        store.close()
 
     (docs / "faq.txt").write_text(FAQ.replace("Marta Kowalski in 2019", "Jonas Berg in 2021"))
     (docs / "about.html").unlink()
@@ -136,6 +153,35 @@ def test_two_folders_get_two_stores(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     assert docs_store(a, tmp_path) != docs_store(b, tmp_path)
     assert docs_store(a, tmp_path) == docs_store(tmp_path / "b" / ".." / "a", tmp_path)
+
+
+def test_hybrid_by_default_each_encoder_and_bm25_alone_in_stores_of_their_own(tmp_path):
+    """A store and its Lance index are made together, and vectors of one encoder are never searched by another:
+    hybrid (the default), another encoder and BM25 alone each get their own store."""
+    from harness.paths import ENCODER
+
+    folder = tmp_path / "docs"
+    hybrid = docs_settings(folder, tmp_path, environ={})
+    assert hybrid["QA_INDEX_ENCODER"] == str(ENCODER.resolve())
+    assert hybrid["QA_INDEX_URI"] == str(Path(hybrid["QA_SQLITE_PATH"]).parent / "index.lance")
+    bm25 = docs_settings(folder, tmp_path, environ={}, retrieval="bm25")
+    assert bm25["QA_INDEX_URI"] is None and bm25["QA_INDEX_ENCODER"] is None
+    other = tmp_path / "other-encoder"
+    shutil.copytree(ENCODER, other)
+    (other / "encoder.json").write_text((other / "encoder.json").read_text().replace('"dim"', '"other": 1, "dim"'))
+    mine = docs_settings(folder, tmp_path, environ={"QA_INDEX_ENCODER": str(other)})
+    assert mine["QA_INDEX_ENCODER"] == str(other.resolve())
+    assert len({hybrid["QA_SQLITE_PATH"], bm25["QA_SQLITE_PATH"], mine["QA_SQLITE_PATH"]}) == 3
+
+
+def test_a_missing_encoder_stops_with_one_line_naming_it_and_the_way_round(docs, tmp_path):
+    done = subprocess.run(command(docs, tmp_path / "data", "--once", "--port", str(free_port())), cwd=REPO,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "QA_INDEX_ENCODER": str(tmp_path / "no-encoder")})
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "sentence encoder file missing" in lines[0] and "RETRIEVAL=bm25" in lines[0], done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
 
 
 def unreadable(tmp_path):
@@ -179,10 +225,11 @@ def test_make_run_installs_serving_and_ingestion_only_and_passes_the_folder(tmp_
                               capture_output=True, text=True, check=True).stdout
 
     with_docs = dry("DOCS=~/my docs")
-    assert "-r requirements.txt" in with_docs and "-r requirements-ingest.txt" in with_docs
-    for heavy in ("build_model/requirements.txt", "requirements-lance.txt", "requirements-test.txt"):
+    assert "-r requirements.txt" in with_docs and "-r requirements-ingest.txt -r requirements-lance.txt" in with_docs
+    for heavy in ("build_model/requirements.txt", "requirements-test.txt"):
         assert heavy not in with_docs
-    assert "-m scripts.serve_local --port 8080 --docs '~/my docs'" in with_docs
+    assert with_docs.rstrip().endswith("-m scripts.serve_local --port 8080 --docs '~/my docs'")
+    assert dry("DOCS=d", "RETRIEVAL=bm25").rstrip().endswith("--docs 'd' --retrieval bm25")
     sample = dry()
     assert "requirements-ingest.txt" not in sample
     assert sample.rstrip().endswith("-m scripts.serve_local --port 8080")

@@ -17,13 +17,15 @@ and p90 too, and how many answers came from the function's answer cache. ``--sho
 question; ``--out`` writes the figures and every row as JSON, ``--md`` the figures and the rows as Markdown.
 The questions file's format is in ``function/evaluate/questions.py`` (JSON Lines, a JSON array or SQuAD JSON).
 
-``--docs FOLDER`` ingests the folder, as ``python -m function.ingest FOLDER`` would, into a temporary SQLite
-store that the run alone uses (the store's own BM25 index; ``QA_INDEX_URI`` is not used). Without it, the
-store and index are those the ``QA_*`` variables name (``--sqlite-path`` overrides ``QA_SQLITE_PATH``: for
-``make run DOCS=FOLDER``'s store, the path that command prints). Needs requirements.txt and, with ``--docs``,
-requirements-ingest.txt; nothing else. Exit status 2 for a bad questions file, folder or setting; 1 when the
-model or the store cannot be read, or the ``--url`` cannot be reached or answers what is not the function's
-reply (a question the function refuses, one too long for the model, is a row with its error, as in process).
+``--docs FOLDER`` ingests the folder, as ``make run DOCS=FOLDER`` serves it, into a temporary SQLite store
+and a Lance index beside it that the run alone uses: BM25 and sentence embeddings mixed (``--encoder``, else
+``QA_INDEX_ENCODER``, else the shipped ``encoder/``); ``--retrieval bm25``: the store's own BM25 index alone.
+Without it, the store and index are those the ``QA_*`` variables name (``--sqlite-path`` overrides
+``QA_SQLITE_PATH``). Needs requirements.txt and, with ``--docs``, requirements-ingest.txt (and
+requirements-lance.txt unless ``--retrieval bm25``); nothing else. Exit status 2 for a bad questions file,
+folder or setting; 1 when the model or the store cannot be read, or the ``--url`` cannot be reached or answers
+what is not the function's reply (a question the function refuses, one too long for the model, is a row with
+its error, as in process).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from function.config import ConfigError, Settings
+from function.config import ConfigError, Settings, index_encoder
 from function.evaluate.questions import Question, QuestionsError, load_questions
 from function.evaluate.remote import Remote, RemoteError, check_url, describe_store
 from function.evaluate.scoring import answer_text, figures, said_no_answer, score
@@ -56,6 +58,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--docs", type=Path, metavar="FOLDER", help="ingest this folder into a store of the run's own")
     where.add_argument("--url", help="ask a running function over HTTP (POST URL) instead of asking in process")
+    p.add_argument("--retrieval", choices=("hybrid", "bm25"), default="hybrid",
+                   help="with --docs: hybrid (a Lance index beside the store, BM25 and sentence embeddings mixed, as "
+                        "`make run DOCS=...` serves) or bm25 (the store's own index alone)")
+    p.add_argument("--encoder", metavar="FOLDER", help="with --docs --retrieval hybrid: the sentence encoder "
+                                                       "(default QA_INDEX_ENCODER, else encoder/)")
     p.add_argument("--sqlite-path", help="overrides QA_SQLITE_PATH (in process, without --docs)")
     p.add_argument("--artifact", help="overrides QA_ARTIFACT_DIR (in process)")
     p.add_argument("--top-k-passages", type=int, help="passages retrieved per question (default QA_TOP_K_PASSAGES)")
@@ -66,7 +73,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     if args.url is not None:
         if why := check_url(args.url):
             p.error(why)
-        for option, value in (("--sqlite-path", args.sqlite_path), ("--artifact", args.artifact)):
+        for option, value in (("--sqlite-path", args.sqlite_path), ("--artifact", args.artifact),
+                              ("--encoder", args.encoder)):
             if value:
                 p.error(f"{option} is for asking in process; --url asks the function at that address")
     return args
@@ -257,7 +265,9 @@ def evaluate(args, settings: Settings, questions: list[Question], command: str) 
         "command": command,
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "questions_file": str(args.questions), "docs": None if args.docs is None else str(args.docs), "url": None,
-        "store": store.description if args.docs is None else f"a temporary SQLite store of {args.docs}",
+        "store": store.description if args.docs is None else f"a temporary SQLite store of {args.docs}" + (
+            f" and a Lance index beside it, BM25 and sentence embeddings mixed ({Path(settings.index_encoder).name})"
+            if settings.index_encoder else ""),
         "passages": store.count(), "documents": store.document_count(),
         "model": manifest.summary(),
         "figures": figures(rows, settings.top_k_passages), "rows": rows,
@@ -296,10 +306,31 @@ def run(args, settings: Settings, questions: list[Question], command: str) -> di
     if args.docs is None:
         return evaluate(args, settings, questions, command)
     with tempfile.TemporaryDirectory(prefix="qa-evaluate-") as tmp:
+        index_uri, encoder = "", ""
+        if args.retrieval == "hybrid":  # as make run DOCS=... serves the folder: scripts/serve_local.py
+            index_uri = str(Path(tmp) / "index.lance")
+            encoder = docs_encoder(args.encoder or settings.index_encoder or ENCODER, index_uri)
         settings = dataclasses.replace(settings, store="sqlite", sqlite_path=Path(tmp) / "passages.sqlite",
-                                       index_uri="", index_encoder="")
+                                       index_uri=index_uri, index_encoder=encoder)
         ingest_folder(args.docs.expanduser(), settings)
         return evaluate(args, settings, questions, command)
+
+
+ENCODER = "encoder"  # the shipped sentence encoder, relative to the working directory (as QA_ARTIFACT_DIR's default)
+
+
+def docs_encoder(folder: str, index_uri: str) -> str:
+    """The encoder folder of ``--retrieval hybrid``, checked; ``EvaluationError`` saying what to do otherwise."""
+    import importlib.util
+
+    try:
+        folder = index_encoder(str(folder), index_uri)
+    except ConfigError as e:
+        raise EvaluationError(f"--retrieval hybrid: {e}; or --retrieval bm25") from None
+    if importlib.util.find_spec("lance") is None:
+        raise EvaluationError("--retrieval hybrid needs the Lance index (pip install -r requirements-lance.txt, "
+                              "as make run DOCS=... does); or --retrieval bm25")
+    return folder
 
 
 def main(argv=None) -> int:
