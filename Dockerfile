@@ -120,8 +120,12 @@ CMD ["functions-framework", "--target=answer"]
 
 # --- the serving image with the Lance retrieval index (optional) --------------
 #   docker build --target runtime-lance      for QA_INDEX_URI (docs/retrieval.md): the serving
-#                                            image plus requirements-lance.txt (pylance, pyarrow);
+#                                            image plus requirements-lance.txt (pylance, pyarrow)
+#                                            and the sentence encoder (encoder/, 23.3 MB);
 #   docker build --target ingest-lance       the ingestion image plus the same, to write the index.
+# Both set QA_INDEX_ENCODER to the encoder: hybrid retrieval (BM25 and embeddings mixed), which
+# answered better at every corpus size and on documentation (docs/retrieval.md); the service and
+# every ingestion task then agree on it. QA_INDEX_ENCODER= (empty) turns it off for both.
 # Deployments that keep the store's own index use the plain images, which never hold them.
 # The install runs as root (the environment is root-owned), then the image drops back to the
 # service user.
@@ -129,12 +133,16 @@ FROM serving AS runtime-lance
 USER 0:0
 COPY requirements-lance.txt /tmp/requirements-lance.txt
 RUN pip --python /opt/venv/bin/python install --no-cache-dir -r /tmp/requirements-lance.txt
+COPY encoder/ ./encoder/
+ENV QA_INDEX_ENCODER=/app/encoder
 USER 10001:10001
 
 FROM ingest AS ingest-lance
 USER 0:0
 COPY requirements-lance.txt /tmp/requirements-lance.txt
 RUN pip --python /opt/venv/bin/python install --no-cache-dir -r /tmp/requirements-lance.txt
+COPY encoder/ ./encoder/
+ENV QA_INDEX_ENCODER=/app/encoder
 USER 10001:10001
 
 # --- the serving image (the default target: the last stage) ------------------

@@ -40,11 +40,12 @@ VARIABLES: tuple[Variable, ...] = (
              "or Firestore's term documents), else a Lance table shared by every instance: a folder, or "
              "`gs://BUCKET/PATH` on Cloud Storage (needs `requirements-lance.txt`; docs/retrieval.md). Ingestion "
              "writes passages to the store and their terms to it."),
-    Variable("QA_INDEX_ENCODER", "", "With `QA_INDEX_URI`: a sentence-encoder folder (`python -m "
-             "build_model.encoder_export`) for hybrid retrieval: ingestion stores each passage's embedding in the "
-             "Lance table, and a question asked alone is searched by its terms (BM25) and by its embedding, the two "
-             "rankings' scores mixed. Empty: BM25 alone (docs/retrieval.md: +2.5 F1 at 10^6 passages, +1.1 at 10^5, "
-             "+0.4 at 10^4)."),
+    Variable("QA_INDEX_ENCODER", "", "With `QA_INDEX_URI`: a sentence-encoder folder (the shipped `encoder/`, "
+             "or `python -m build_model.encoder_export`'s) for hybrid retrieval: ingestion stores each passage's "
+             "embedding in the Lance table, and a question asked alone is searched by its terms (BM25) and by its "
+             "embedding, the two rankings' scores mixed. Empty: BM25 alone (docs/retrieval.md: +2.5 F1 at 10^6 "
+             "passages, +1.1 at 10^5, +0.4 at 10^4, +2.8 on documentation). The Lance images and `make run "
+             "DOCS=...` set it to the shipped encoder."),
     Variable("QA_INDEX_REFRESH_S", "10", "With `QA_INDEX_URI`: how often an instance looks for what ingestion has "
              "added to the index (seconds)."),
     Variable("QA_CACHE", "1", "Answer cache on (1) or off (0)."),

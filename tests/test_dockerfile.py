@@ -140,7 +140,7 @@ def test_dockerignore_keeps_caches_tests_and_local_state_out():
     assert rules[0] == "*", "allowlist: ignore everything, then name what a stage copies"
     allowed = {r[1:].rstrip("/") for r in rules if r.startswith("!")}
     assert allowed == {"main.py", "requirements.txt", "requirements-ingest.txt", "requirements-lance.txt", "function",
-                       "artifact", "build_model", "data"}, allowed
+                       "artifact", "encoder", "build_model", "data"}, allowed
     for pattern in ("**/__pycache__/", "**/tests/"):
         assert pattern in rules
 
@@ -215,11 +215,17 @@ def _own(stages, name: str):
 
 
 def _installs_only_the_lance_requirements(own) -> None:
+    """The Lance libraries and the sentence encoder, which hybrid retrieval then uses (QA_INDEX_ENCODER)."""
     added = [s for ins in own if ins.keyword == "COPY" for s in copy_of(ins).sources]
-    assert added == ["requirements-lance.txt"], added
+    assert added == ["requirements-lance.txt", "encoder/"], added
     installs = " ".join(i.args for i in own if i.keyword == "RUN")
     assert re.fullmatch(r"pip --python /opt/venv/bin/python install --no-cache-dir -r /tmp/requirements-lance\.txt",
                         installs), installs
+    env = {}
+    for ins in own:
+        if ins.keyword == "ENV":
+            env.update(parse_env(ins.args))
+    assert env == {"QA_INDEX_ENCODER": "/app/encoder"}, env
 
 
 def test_the_lance_images_are_the_plain_ones_plus_the_lance_libraries(stages, runtime, ingest):
@@ -229,7 +235,7 @@ def test_the_lance_images_are_the_plain_ones_plus_the_lance_libraries(stages, ru
     assert below == runtime.instructions, "the serving image, as the default target builds it"
     _installs_only_the_lance_requirements(own)
     # the serving settings are inherited from the one stage that holds them, not repeated...
-    assert not [i for i in own if i.keyword in ("ENV", "EXPOSE", "CMD", "ENTRYPOINT")], own
+    assert not [i for i in own if i.keyword in ("EXPOSE", "CMD", "ENTRYPOINT")], own
     # ...and the install runs as root (the environment is root-owned), then drops back to the service user
     users = [i.args for i in own if i.keyword == "USER"]
     assert users[0].split(":")[0] in ("root", "0") and own[0].keyword == "USER", own
@@ -269,3 +275,6 @@ def test_every_serving_and_ingestion_target_assembles_through_its_chain(tmp_path
     serving = target in (None, "runtime-lance")
     assert (env.get("FUNCTION_TARGET") == "answer") == serving and ("PORT" in env) == serving, env
     assert env["QA_ARTIFACT_DIR"] == str(image.workdir / "artifact")
+    lance = target in ("runtime-lance", "ingest-lance")  # hybrid retrieval's encoder rides along, named
+    assert (image.workdir / "encoder" / "encoder.json").is_file() == lance
+    assert env.get("QA_INDEX_ENCODER") == (str(image.workdir / "encoder") if lance else None), env
