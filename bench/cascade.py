@@ -40,7 +40,7 @@ from pathlib import Path
 
 from bench.in_process import ingest_into, load_squad, open_service
 from bench.stats import latency_summary
-from harness.paths import REPO, SQUAD, default_artifact
+from harness.paths import ENCODER, REPO, SQUAD, default_artifact
 
 RAW_WEIGHTS = (0.0, 0.125, 0.25, 0.375, 0.5, 0.75, 1.0, 1.5, 2.0)  # logits + w x BM25
 NORMALISED_WEIGHTS = (4.0, 6.0, 7.0, 8.0, 10.0, 12.0)  # logits + w x BM25 / the first hit's BM25
@@ -59,6 +59,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--questions", type=int, default=0, help="sweep: dev questions (a seeded sample; 0: all; -1: none)")
     p.add_argument("--timed", type=int, default=300, help="timed: dev questions (a seeded sample; 0: none)")
     p.add_argument("--docs", action="store_true", help="also the documentation benchmark's dev part, off and on")
+    p.add_argument("--hybrid", action="store_true",
+                   help="hybrid retrieval: a Lance index with the shipped encoder's vectors beside the store "
+                        "(QA_INDEX_URI + QA_INDEX_ENCODER), as make run DOCS=... and the Lance images search")
     p.add_argument("--threads", type=int, default=0, help="QA_THREADS (0: the CPUs this process may use)")
     p.add_argument("--out", type=Path, default=REPO / "records" / "bench" / "cascade")
     return p.parse_args(argv)
@@ -114,6 +117,7 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
             continue
         stored, _, _ = service._read_retrieved(hits, len(q_ids), model)
         scores = np.array([{h.passage_id: h.score for h in hits}[p.id] for p in stored])
+        cosines = [{h.passage_id: h.cosine for h in hits}[p.id] for p in stored]  # hybrid retrieval's, else None
         reading = Reading.of_stored(stored)
         batch = service._batch(q_ids, reading, model)
         ran = service.rt.inference.run(model, batch)
@@ -121,7 +125,8 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
         row["raw"] = {w: f1_of(text(reading, batch, start, end, w * scores), q["answers"]) for w in RAW_WEIGHTS}
         row["normalised"] = {w: f1_of(text(reading, batch, start, end, w * scores / scores.max()), q["answers"])
                              for w in NORMALISED_WEIGHTS}
-        row["shipped"] = f1_of(text(reading, batch, start, end, passage_bias(scores), NULL_WEIGHT), q["answers"])
+        row["shipped"] = f1_of(text(reading, batch, start, end, passage_bias(scores, cosines=cosines), NULL_WEIGHT),
+                               q["answers"])
         row["null_relative"] = {f"{a:g},{w:g}": f1_of(text(reading, batch, start, end, passage_bias(scores, w), a),
                                                       q["answers"])
                                 for a, w in NULL_RELATIVE}
@@ -132,7 +137,8 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
         spans = best_spans(s1, e1, first, 1, max_tokens)
         row["first"] = {"probability": spans[0].score if spans else 0.0,
                         "margin": null_score(s1, e1, first, max_tokens).margin,
-                        "f1": f1_of(text(reading, first, s1, e1, passage_bias(scores), NULL_WEIGHT), q["answers"]),
+                        "f1": f1_of(text(reading, first, s1, e1, passage_bias(scores, cosines=cosines), NULL_WEIGHT),
+                                    q["answers"]),
                         "several": len(stored) > 1, "gold_first": stored[0].id == q["gold"]}
         rows.append(row)
         if i % 100 == 0:
@@ -232,6 +238,8 @@ def docs_timed(env: dict, work: Path) -> dict:
     for docset, folder, files, _ in docs.prepare(docs.parse_args(["--part", "dev"]), say=log):
         questions, off_topic = docs.select(docset, "dev", 0)
         set_env = {**env, "QA_SQLITE_PATH": str(work / f"{docset['set']}.sqlite")}
+        if env.get("QA_INDEX_URI"):  # --hybrid: each set's own Lance index, as bench docs --retrieval hybrid
+            set_env["QA_INDEX_URI"] = str(work / f"{docset['set']}.lance")
         services = {name: open_service({**set_env, "QA_CASCADE": flag}) for name, flag in (("off", "0"), ("on", "1"))}
         ingest_documents(services["off"], [(rel, folder / rel) for rel in files], folder)
         s = services["off"].rt.settings
@@ -319,6 +327,9 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         env = {"QA_ARTIFACT_DIR": str(artifact), "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(Path(tmp) / "p.sqlite"),
                "QA_CACHE": "0", "QA_THREADS": str(args.threads)}
+        if args.hybrid:
+            env.update({"QA_INDEX_URI": str(Path(tmp) / "index.lance"), "QA_INDEX_ENCODER": str(ENCODER)})
+            result["retrieval"] = "hybrid (a Lance index with encoder/'s vectors)"
         service = open_service({**env, "QA_CASCADE": "0"})
         log(f"ingested {len(records)} paragraphs in {ingest_into(service, records):.1f} s")
         if args.questions >= 0:

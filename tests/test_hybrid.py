@@ -63,6 +63,29 @@ def test_a_passage_far_ahead_on_one_side_keeps_its_place_where_reciprocal_ranks_
     no_table = type("NoTable", (), {"dim": FakeEncoder.dim})()  # every passage is in both lists: no search needed
     fused = HybridIndex(no_table, FakeEncoder(), depth=4).fuse(["t"], Rankings(bm25, dense), 4)
     assert [h.passage_id for h in fused] == ["x", "z", "y", "w"] and [h.score for h in fused] == [10.0, 2.9, 3.0, 2.95]
+    assert [h.cosine for h in fused] == [0.50, 0.80, 0.79, 0.78]  # each passage's cosine, for the span bias
+
+
+def test_a_passage_only_bm25_found_carries_the_vector_list_s_lowest_cosine_and_no_vectors_none():
+    """Its own cosine is not read; being outside the nearest ``depth``, it is at most the list's last one."""
+    bm25 = [Hit("x", 10.0), Hit("y", 3.0)]
+    dense = [Hit("y", 0.7), Hit("z", 0.6)]
+    no_table = type("NoTable", (), {"dim": FakeEncoder.dim, "search": lambda self, *a, **k: []})()
+    fused = HybridIndex(no_table, FakeEncoder(), depth=2).fuse(["t"], Rankings(bm25, dense), 3)
+    assert {h.passage_id: h.cosine for h in fused} == {"x": 0.6, "y": 0.7, "z": 0.6}
+    # a table without vectors (nothing from the vector search): no cosine, so the span bias is BM25's alone
+    assert [h.cosine for h in HybridIndex(no_table, FakeEncoder()).fuse(["t"], Rankings(bm25, []), 2)] == [None, None]
+
+
+def test_the_span_bias_adds_the_cosine_only_where_every_passage_has_one():
+    from function.retrieval.span_bias import BM25_WEIGHT, COSINE_WEIGHT, passage_bias
+
+    bm25 = passage_bias([4.0, 2.0])
+    assert bm25.tolist() == [BM25_WEIGHT, BM25_WEIGHT / 2]
+    assert passage_bias([4.0, 2.0], cosines=[0.5, 0.25]).tolist() == pytest.approx(
+        [BM25_WEIGHT + COSINE_WEIGHT * 0.5, BM25_WEIGHT / 2 + COSINE_WEIGHT * 0.25])
+    assert passage_bias([4.0, 2.0], cosines=[0.5, None]).tolist() == bm25.tolist()
+    assert passage_bias([4.0, 2.0], cosines=None).tolist() == bm25.tolist()
 
 
 # -- the encoder ---------------------------------------------------------------------------
@@ -89,6 +112,16 @@ def test_the_encoder_mean_pools_unmasked_tokens_to_unit_length(encoder_folder, s
     assert encoder.embed([]).shape == (0, encoder.dim)
     hidden = np.array([[[0.0, 0.0], [6.0, 8.0], [100.0, 100.0]]])
     assert np.allclose(mean_pooled(hidden, np.array([[1, 1, 0]])), [[0.6, 0.8]])  # the mean (3, 4), unit length
+
+
+def test_the_encoder_s_threads_do_not_spin_after_a_run(encoder_folder):
+    """The reader runs right after the question's embedding: spinning threads here would take its CPUs."""
+    from function.retrieval.encoder import SentenceEncoder
+
+    encoder = SentenceEncoder(encoder_folder, threads=2)
+    encoder.load()
+    options = encoder._session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
 
 
 def test_a_missing_encoder_file_is_named(tmp_path):
@@ -310,6 +343,17 @@ def test_ingestion_stores_each_passage_s_embedding_and_questions_alone_are_fused
     expected_ids = [pid for pid, _ in mixed_scores({p: bm25.get(p, 0.0) for p in candidates},
                                                    {h.passage_id: h.score for h in ranked.dense})[:3]]
     assert [r["passage_id"] for r in reply["retrieved"]] == expected_ids
+
+    # the reader's span bias: each passage's BM25 over the best + COSINE_WEIGHT x its cosine to the question
+    from function.retrieval.span_bias import passage_bias
+
+    hits = fused("Who ruled Normandy?", terms, 3)
+    assert all(h.cosine is not None for h in hits)
+    model = service.rt.model()
+    kept, _, bias = service._read_retrieved(hits, 8, model)
+    assert [p.id for p in kept] == [h.passage_id for h in hits]
+    assert bias.tolist() == pytest.approx(passage_bias([h.score for h in hits], cosines=[h.cosine for h in hits]))
+    assert not np.allclose(bias, passage_bias([h.score for h in hits]))
 
 
 def test_the_encoder_needs_a_lance_index_and_a_complete_folder(tmp_path, encoder_folder):

@@ -28,7 +28,8 @@ TEXT_WEIGHT = 1.0
 @dataclass(frozen=True)
 class Hit:
     passage_id: str
-    score: float
+    score: float  # the passage's BM25 score (a dense hit of ``LanceIndex.nearest``: its cosine)
+    cosine: float | None = None  # hybrid retrieval: the question's cosine to the passage (``hybrid.HybridIndex``)
 
 
 @dataclass(frozen=True)

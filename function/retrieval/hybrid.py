@@ -28,10 +28,11 @@ scores, not ranks", has the study and the commit that holds its code). Ranks
 throw away how far apart two scores are; the mix keeps it, so a passage that
 both searches like outranks one that shares a word with the question and little else.
 
-What the reader adds to its spans' logits stays each passage's BM25 score
+What the reader adds to its spans' logits is each passage's BM25 score
 (``span_bias.passage_bias``, chosen for BM25): ``Hit.score`` of a fused hit is its
-BM25 score, so the reader ranks spans as it does without vectors; only which
-passages it reads changes.
+BM25 score; and its cosine (``Hit.cosine``: as the vector search reported it, or for
+a passage only BM25 found the lowest of that list, a bound on its own), which
+``span_bias`` weighs too.
 
 A filtered question (``filters.PassageFilter``) is filtered inside both
 searches (Lance's prefilter, ``LanceIndex``): each ranking holds the best
@@ -140,9 +141,10 @@ class HybridIndex(Searcher):
         if missing and terms:
             bm25.update((h.passage_id, h.score) for h in self.index.search(terms, len(missing), among=missing))
         candidates = dict.fromkeys([*(h.passage_id for h in rankings.bm25), *missing])
-        mixed = mixed_scores({pid: bm25.get(pid, 0.0) for pid in candidates},
-                             {h.passage_id: h.score for h in rankings.dense}, self.alpha)[:k]
-        return [Hit(pid, bm25.get(pid, 0.0)) for pid, _ in mixed]
+        cosines = {h.passage_id: h.score for h in rankings.dense}
+        mixed = mixed_scores({pid: bm25.get(pid, 0.0) for pid in candidates}, cosines, self.alpha)[:k]
+        lowest = min(cosines.values(), default=None)  # a passage only BM25 found: at most the list's last
+        return [Hit(pid, bm25.get(pid, 0.0), cosines.get(pid, lowest)) for pid, _ in mixed]
 
     def search_question(self, question: str, terms: list[str], k: int,
                         where: PassageFilter | None = None) -> list[Hit]:

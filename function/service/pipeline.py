@@ -392,9 +392,10 @@ class QAService:
                 break
             kept.append(p)
         scores = {h.passage_id: h.score for h in hits}
+        cosines = {h.passage_id: h.cosine for h in hits}  # hybrid retrieval's (None: BM25 alone)
         retrieved = [{"passage_id": p.id, "title": p.title, "score": round(scores[p.id], 4),
                       **({**_passage_meta(p), "text": p.text} if with_texts else {})} for p in kept]
-        return kept, retrieved, passage_bias([scores[p.id] for p in kept])
+        return kept, retrieved, passage_bias([scores[p.id] for p in kept], cosines=[cosines[p.id] for p in kept])
 
     @staticmethod
     def _totals(timer: Timer, started: float) -> dict:
