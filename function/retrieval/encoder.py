@@ -79,7 +79,7 @@ class SentenceEncoder:
             options.inter_op_num_threads = 1
             # No busy-waiting once a run is done: the reader's run follows the question's embedding at once, and
             # this session's threads spinning beside it took CPUs from it (question alone, hybrid, server p50
-            # 57 -> 43 ms on 2 CPUs: records/bench/span-cosine/README.md)
+            # 57 -> 43 ms on 2 CPUs: docs/retrieval.md, "The cosine term")
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             session = ort.InferenceSession(str(self.folder / MODEL_FILE), options,
                                            providers=["CPUExecutionProvider"])
