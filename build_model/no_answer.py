@@ -67,6 +67,18 @@ def manifest_entry(result: dict, dev_file: Path | None = None, default: bool = T
     }
 
 
+def shifted(entry: dict, moved: dict, shift: float, why: str) -> dict:
+    """``entry`` with its threshold moved by ``shift`` (log-odds) from the F1-best one, the figures at the moved
+    one (``moved``: ``measure`` at it) and why; the best threshold's figures stay under ``metrics``."""
+    at = moved["at_given_threshold"]
+    return {**entry, "threshold": float(entry["threshold"] + shift),
+            "shifted": {"from": entry["threshold"], "by": shift, "why": why,
+                        "at_threshold": {"exact": round(at["exact"], 2), "f1": round(at["f1"], 2),
+                                         "HasAns_f1": round(at["HasAns_f1"], 2),
+                                         "NoAns_f1": round(at.get("NoAns_f1", 0.0), 2),
+                                         "abstained": at["abstained"], "total": at["total"]}}}
+
+
 def record(folder: Path, entry: dict) -> dict:
     """Write ``entry`` as the manifest's ``no_answer`` (files re-described; the artifact hash is unchanged)."""
     from build_model.packaging.writer import update_manifest
@@ -122,10 +134,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threshold", type=float, default=None,
                    help="also report the figures at this threshold (default: the manifest's, if it has one)")
     p.add_argument("--write", action="store_true", help="record the result as manifest.json's no_answer")
+    p.add_argument("--shift", type=float, default=0.0, metavar="LOG_ODDS",
+                   help="with --write: record the best threshold plus this (negative: abstain more; -ln 3 abstains "
+                        "where the best threshold's no-answer probability is 0.25 or more)")
+    p.add_argument("--shift-why", default="", help="with --shift: why, recorded beside it (a record's path)")
     p.add_argument("--json", type=Path, default=None, help="also write the full result as JSON here")
     args = p.parse_args(argv)
     if args.write and args.same_article:
         p.error("--write records the threshold chosen on the other-article set: leave out --same-article")
+    if args.shift and not (args.write and args.shift_why):
+        p.error("--shift is recorded with --write, and says why with --shift-why")
 
     from function.model.artifact import load_manifest
     from function.model.load import load_model
@@ -137,6 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         threshold = model.manifest.raw["no_answer"].get("threshold")
     result = measure(model, split, args.seed, args.same_article, threshold)
     entry = manifest_entry(result, args.dev, default=not args.no_default)
+    if args.shift:  # the figures at the moved threshold, measured again there
+        moved = measure(model, split, args.seed, False, result["threshold"] + args.shift)
+        entry = shifted(entry, moved, args.shift, args.shift_why)
+        result["at_given_threshold"] = moved["at_given_threshold"]
     print(f"{model.manifest.name} ({args.artifact}), {args.dev}")
     print(summary(result))
     if args.json is not None:

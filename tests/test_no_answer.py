@@ -412,3 +412,26 @@ def test_a_model_without_no_answer_replies_as_before(tiny_artifact, tmp_path):
 def test_the_cli_refuses_to_record_a_threshold_chosen_on_the_same_article_set(artifact_copy, small_dev):
     with pytest.raises(SystemExit):
         cli.main([str(artifact_copy), "--dev", str(small_dev), "--write", "--same-article"])
+
+
+def test_the_cli_records_a_moved_threshold_with_why_and_its_figures(artifact_copy, small_dev, tmp_path):
+    """--shift: the F1-best threshold moved by a log-odds amount, recorded with where it came from and why."""
+    import math
+
+    from function.model.artifact import load_manifest
+
+    assert cli.main([str(artifact_copy), "--dev", str(small_dev), "--write", "--threads", "1",
+                     "--json", str(tmp_path / "best.json")]) == 0
+    best = json.loads((tmp_path / "best.json").read_text())["no_answer"]
+    assert cli.main([str(artifact_copy), "--dev", str(small_dev), "--write", "--threads", "1",
+                     "--shift", str(-math.log(3)), "--shift-why", "records/x/RULE.md"]) == 0
+    entry = load_manifest(artifact_copy).raw["no_answer"]
+    assert entry["threshold"] == pytest.approx(best["threshold"] - math.log(3))
+    assert entry["shifted"]["from"] == best["threshold"] and entry["shifted"]["why"] == "records/x/RULE.md"
+    assert entry["metrics"] == best["metrics"]  # the best threshold's figures, as before
+    moved = entry["shifted"]["at_threshold"]
+    assert moved["total"] == 2 * best["chosen_on"]["answerable"] and 0 <= moved["f1"] <= 100
+    with pytest.raises(SystemExit):  # a shift says why, and is recorded
+        cli.main([str(artifact_copy), "--dev", str(small_dev), "--write", "--shift", "-1"])
+    with pytest.raises(SystemExit):
+        cli.main([str(artifact_copy), "--dev", str(small_dev), "--shift", "-1", "--shift-why", "x"])
