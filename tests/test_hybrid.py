@@ -343,6 +343,7 @@ def test_ingestion_stores_each_passage_s_embedding_and_questions_alone_are_fused
     expected_ids = [pid for pid, _ in mixed_scores({p: bm25.get(p, 0.0) for p in candidates},
                                                    {h.passage_id: h.score for h in ranked.dense})[:3]]
     assert [r["passage_id"] for r in reply["retrieved"]] == expected_ids
+    assert all(-1.0 <= r["cosine"] <= 1.0 for r in reply["retrieved"])  # shown beside the BM25 score
 
     # the reader's span bias: each passage's BM25 over the best + COSINE_WEIGHT x its cosine to the question
     from function.retrieval.span_bias import passage_bias

@@ -394,6 +394,7 @@ class QAService:
         scores = {h.passage_id: h.score for h in hits}
         cosines = {h.passage_id: h.cosine for h in hits}  # hybrid retrieval's (None: BM25 alone)
         retrieved = [{"passage_id": p.id, "title": p.title, "score": round(scores[p.id], 4),
+                      **({"cosine": round(cosines[p.id], 4)} if cosines[p.id] is not None else {}),
                       **({**_passage_meta(p), "text": p.text} if with_texts else {})} for p in kept]
         return kept, retrieved, passage_bias([scores[p.id] for p in kept], cosines=[cosines[p.id] for p in kept])
 
