@@ -139,6 +139,14 @@ def test_serves_the_folder_alone_answers_its_curl_and_syncs_on_a_rerun(docs, tmp
     assert "Marta Kowalski" not in texts_of(docs, data, "faq.txt")
 
 
+def test_a_first_question_it_abstains_on_says_so_and_what_to_ask_instead(docs, tmp_path):
+    done, reply = run_once(docs, tmp_path / "data", "What is the capital of Peru?")
+    assert reply["answers"] == [] and reply["no_answer"]["abstained"]
+    assert "No answer: the model found none it trusts for 'What is the capital of Peru?'" in done.stdout
+    answered, _ = run_once(docs, tmp_path / "data", "Who wrote Quillpad?")
+    assert "No answer" not in answered.stdout
+
+
 def test_without_docs_it_serves_the_sample_as_before(tmp_path):
     store = tmp_path / "sample.sqlite"
     done = subprocess.run([sys.executable, "-m", "scripts.serve_local", "--once", "--port", str(free_port())], cwd=REPO,
