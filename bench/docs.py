@@ -27,10 +27,10 @@ question's replies) and ``docs.md`` into ``--out``.
 Retrieval variants (``docs/retrieval.md``, "Documentation"): ``--retrieval hybrid`` ingests each set into a Lance
 index as well (``QA_INDEX_URI``, a temporary folder) with the sentence encoder's vectors (``QA_INDEX_ENCODER``,
 ``--encoder``), so questions asked alone are searched by BM25 and embeddings mixed; ``--retrieval lance`` the same
-Lance index without vectors (BM25 alone: hybrid's control); ``--retrieval bm25`` (the default, the product's)
-searches the SQLite store's own index. ``--title-weight W`` weights passage-title terms
-W times text terms in BM25 (``function.retrieval.bm25.TITLE_WEIGHT``); ``--env NAME=VALUE`` sets any other
-function variable for the run.
+Lance index without vectors (BM25 alone: hybrid's control); ``--retrieval bm25`` (the default: the SQLite and
+Firestore stores' own index) searches the SQLite store's own index; ``make run DOCS=...`` serves hybrid.
+``--title-weight W`` weights passage-title terms W times text terms in BM25 (``function.retrieval.bm25.TITLE_WEIGHT``);
+``--env NAME=VALUE`` sets any other function variable for the run.
 """
 
 from __future__ import annotations
@@ -429,11 +429,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--show", metavar="FILE", default=None,
                    help="print FILE's extracted text (a path from the set's corpus root; with --sets NAME)")
     p.add_argument("--retrieval", choices=("bm25", "lance", "hybrid"), default="bm25",
-                   help="bm25: the store's own index (the product's default); lance: BM25 in a Lance index per set "
+                   help="bm25: the store's own index (the stores' default); lance: BM25 in a Lance index per set "
                         "(QA_INDEX_URI); hybrid: the Lance index with the encoder's vectors too, BM25 and embeddings "
-                        "mixed (QA_INDEX_URI + QA_INDEX_ENCODER)")
+                        "mixed (QA_INDEX_URI + QA_INDEX_ENCODER: what make run DOCS=... and the Lance images serve)")
     p.add_argument("--encoder", type=Path, default=ENCODER,
-                   help="sentence-encoder folder for --retrieval hybrid (python -m build_model.encoder_export)")
+                   help="sentence-encoder folder for --retrieval hybrid (default: the shipped encoder/)")
     p.add_argument("--title-weight", type=float, default=None,
                    help="weight of passage-title terms in BM25 (default: function.retrieval.bm25.TITLE_WEIGHT; "
                         "--retrieval bm25 only)")
