@@ -27,8 +27,9 @@ question's replies) and ``docs.md`` into ``--out``.
 Retrieval variants (``docs/retrieval.md``, "Documentation"): ``--retrieval hybrid`` ingests each set into a Lance
 index as well (``QA_INDEX_URI``, a temporary folder) with the sentence encoder's vectors (``QA_INDEX_ENCODER``,
 ``--encoder``), so questions asked alone are searched by BM25 and embeddings mixed; ``--retrieval lance`` the same
-Lance index without vectors (BM25 alone: hybrid's control); ``--retrieval bm25`` (the default: the SQLite and
-Firestore stores' own index) searches the SQLite store's own index; ``make run DOCS=...`` serves hybrid.
+Lance index without vectors (BM25 alone: hybrid's control); ``--retrieval bm25`` searches the SQLite store's own
+index (the SQLite and Firestore stores' default). Hybrid is the default, as ``make run DOCS=...`` serves a folder
+(before 2026-11-27 it was bm25: the records of that time name their retrieval in their header).
 ``--title-weight W`` weights passage-title terms W times text terms in BM25 (``function.retrieval.bm25.TITLE_WEIGHT``);
 ``--env NAME=VALUE`` sets any other function variable for the run.
 """
@@ -428,10 +429,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--check", action="store_true", help="fetch and check the sets' gold answers only (no model)")
     p.add_argument("--show", metavar="FILE", default=None,
                    help="print FILE's extracted text (a path from the set's corpus root; with --sets NAME)")
-    p.add_argument("--retrieval", choices=("bm25", "lance", "hybrid"), default="bm25",
-                   help="bm25: the store's own index (the stores' default); lance: BM25 in a Lance index per set "
-                        "(QA_INDEX_URI); hybrid: the Lance index with the encoder's vectors too, BM25 and embeddings "
-                        "mixed (QA_INDEX_URI + QA_INDEX_ENCODER: what make run DOCS=... and the Lance images serve)")
+    p.add_argument("--retrieval", choices=("bm25", "lance", "hybrid"), default="hybrid",
+                   help="hybrid (the default): a Lance index per set with the encoder's vectors, BM25 and embeddings "
+                        "mixed (QA_INDEX_URI + QA_INDEX_ENCODER: what make run DOCS=... and the Lance images serve); "
+                        "bm25: the SQLite store's own index (the stores' default); lance: BM25 in a Lance index "
+                        "per set (QA_INDEX_URI), hybrid's control")
     p.add_argument("--encoder", type=Path, default=ENCODER,
                    help="sentence-encoder folder for --retrieval hybrid (default: the shipped encoder/)")
     p.add_argument("--title-weight", type=float, default=None,

@@ -261,8 +261,8 @@ def test_title_weight_and_env_reach_the_function(cache, tmp_path, tiny_artifact,
     shipped = bm25.TITLE_WEIGHT
     sets = write_set(tmp_path / "sets", SET)
     out = tmp_path / "out"
-    assert run(["--artifact", str(tiny_artifact.folder), "--out", str(out), "--part", "dev", "--title-weight", "3",
-                "--env", "QA_TOP_K_PASSAGES=2"], sets, cache) == 0
+    assert run(["--artifact", str(tiny_artifact.folder), "--out", str(out), "--part", "dev", "--retrieval", "bm25",
+                "--title-weight", "3", "--env", "QA_TOP_K_PASSAGES=2"], sets, cache) == 0
     result = json.loads((out / "docs.json").read_text())
     assert weights and set(weights) == {3.0} and bm25.TITLE_WEIGHT == shipped  # used for every search, then restored
     assert result["retrieval"] == {"kind": "bm25", "title_weight": 3.0, "index_uri": None, "encoder": None,
