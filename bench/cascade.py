@@ -116,8 +116,9 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
             rows.append({**row, "empty": True})
             continue
         stored, _, _ = service._read_retrieved(hits, len(q_ids), model)
-        scores = np.array([{h.passage_id: h.score for h in hits}[p.id] for p in stored])
-        cosines = [{h.passage_id: h.cosine for h in hits}[p.id] for p in stored]  # hybrid retrieval's, else None
+        by_id = {h.passage_id: h for h in hits}
+        scores = np.array([by_id[p.id].score for p in stored])
+        cosines = [by_id[p.id].cosine for p in stored]  # hybrid retrieval's, else None
         reading = Reading.of_stored(stored)
         batch = service._batch(q_ids, reading, model)
         ran = service.rt.inference.run(model, batch)

@@ -107,6 +107,9 @@ def test_a_folder_is_searched_as_make_run_serves_it_hybrid_unless_bm25_is_asked(
     for result in results.values():
         assert result["figures"]["exact_match"] == pytest.approx(200 / 3, abs=0.01)
         assert result["figures"]["no_answer_unanswerable"] == 100.0
+    monkeypatch.setenv("QA_INDEX_ENCODER", str(REPO / "encoder"))  # the caller's encoder, alone (no QA_INDEX_URI)
+    assert main([questions, "--docs", str(docs), "--out", str(tmp_path / "env.json")]) == 0
+    assert searched[-1] == REPO / "encoder"
     capsys.readouterr()
     assert main([questions, "--docs", str(docs), "--encoder", str(tmp_path / "none")]) == 2
     err = capsys.readouterr().err.strip()

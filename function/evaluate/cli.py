@@ -34,6 +34,7 @@ import argparse
 import contextlib
 import dataclasses
 import json
+import os
 import shlex
 import sys
 import tempfile
@@ -81,7 +82,10 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def _settings(args) -> Settings:
-    settings = Settings.from_env()
+    env = os.environ
+    if args.docs is not None:  # the run's own store and index (``run``): the caller's index settings are not its
+        env = {k: v for k, v in env.items() if k not in ("QA_INDEX_URI", "QA_INDEX_ENCODER")}
+    settings = Settings.from_env(env)
     overrides: dict = {"cache": False}  # every question read by the model: figures of the model, not the cache
     if args.artifact:
         overrides["artifact_dir"] = Path(args.artifact)
@@ -309,7 +313,7 @@ def run(args, settings: Settings, questions: list[Question], command: str) -> di
         index_uri, encoder = "", ""
         if args.retrieval == "hybrid":  # as make run DOCS=... serves the folder: scripts/serve_local.py
             index_uri = str(Path(tmp) / "index.lance")
-            encoder = docs_encoder(args.encoder or settings.index_encoder or ENCODER, index_uri)
+            encoder = docs_encoder(args.encoder or os.environ.get("QA_INDEX_ENCODER") or ENCODER, index_uri)
         settings = dataclasses.replace(settings, store="sqlite", sqlite_path=Path(tmp) / "passages.sqlite",
                                        index_uri=index_uri, index_encoder=encoder)
         ingest_folder(args.docs.expanduser(), settings)
