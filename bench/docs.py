@@ -49,7 +49,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench.documents import contains_answer, ingest_documents, norm
+from bench.documents import ingest_documents, norm
 from bench.in_process import open_service
 from function.evaluate.scoring import answer_text as _text
 from function.evaluate.scoring import said_no_answer as _no_answer
@@ -209,9 +209,23 @@ def _ask(service, question: str, ids: tuple[str, ...] | None, abstain: bool | No
     return result.payload, result.timings_ms.get("total", 0.0)
 
 
+def _whole(form: str) -> re.Pattern:
+    """A form matched as a whole word where it starts or ends with one: "3" is not in "360", nor "get" in "getUser"."""
+    a = norm(form)
+    start = r"(?<!\w)" if re.match(r"\w", a) else ""
+    end = r"(?!\w)" if re.search(r"\w$", a) else ""
+    return re.compile(start + re.escape(a) + end)
+
+
+def holds_form(text: str, forms: list[str]) -> bool:
+    t = norm(text)
+    return any(f and _whole(f).search(t) for f in forms)
+
+
 def holds(q: dict, text: str) -> bool:
-    """Whether a passage of the question's file holds its answer: a gold form, and its evidence if it has one."""
-    return contains_answer(text, q["answers"]) and (not q.get("evidence") or contains_answer(text, [q["evidence"]]))
+    """Whether a passage of the question's file holds its answer: a gold form, and its evidence if it has one, each
+    as whole words (the gold check at bench time, ``check_gold``, only asks that each be somewhere in the file)."""
+    return holds_form(text, q["answers"]) and (not q.get("evidence") or holds_form(text, [q["evidence"]]))
 
 
 def right_passage(q: dict, passages: dict[str, list[tuple[str, str]]]) -> str | None:

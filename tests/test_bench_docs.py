@@ -168,6 +168,16 @@ def test_the_right_passage_holds_a_gold_form_and_the_evidence():
     assert docs.right_passage({**q, "answers": ["5"]}, passages) is None
 
 
+def test_a_gold_form_or_evidence_counts_only_as_whole_words():
+    passages = {"f": [("f#0", "a 360 degree view; getUser(); certificates"), ("f#1", "limited to 3 times; get(url)"),
+                      ("f#2", "from the package certifi."), ("f#3", "calls .opts() here")]}
+    assert docs.right_passage({"answers": ["3"], "file": "f"}, passages) == "f#1"
+    assert docs.right_passage({"answers": ["get"], "file": "f"}, passages) == "f#1"
+    assert docs.right_passage({"answers": ["certifi"], "file": "f"}, passages) == "f#2"
+    assert docs.right_passage({"answers": [".opts()"], "file": "f"}, passages) == "f#3"  # no word at either end
+    assert docs.right_passage({"answers": ["3"], "evidence": "degree", "file": "f"}, passages) is None
+
+
 def _row(set_, kind, part, em, f1, no_answer=False, mark=""):
     return {"id": f"{set_}-{kind}-{part}-{em}", "set": set_, "kind": kind, "part": part, "em": em, "f1": f1,
             "em_never": em, "f1_never": f1, "em_given": 1.0, "f1_given": 1.0, "recall@5": em > 0,
