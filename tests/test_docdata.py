@@ -209,7 +209,7 @@ def test_predicate_turns_descriptions_into_question_phrases():
 
 
 @pytest.mark.parametrize("name", ["python3.11-doc", "python3-doc", "postgresql-doc-15", "python-requests-doc",
-                                  "git-doc", "commander", "express", "lodash", "minimist"])
+                                  "git-doc", "libpam-doc", "commander", "express", "lodash", "minimist"])
 def test_forbidden_packages_are_refused(name, tmp_path):
     assert is_forbidden(name)
     with pytest.raises(ForbiddenSource):

@@ -520,6 +520,22 @@ Port = 9091</pre></td></tr>
     assert _section_of(doc, "Defaults to 9090") == ("Server",)
 
 
+def test_a_docbook_function_synopsis_is_its_prototype_on_one_line():
+    """DocBook XSL lays a K&R-style funcprototype out as a table, a cell per parameter (Linux-PAM's guides)."""
+    html = b"""<html><head><meta name="generator" content="DocBook XSL Stylesheets V1.79.2"><title>Functions</title>
+</head><body><div class="section"><h3 class="title">5.1.1. Text based conversation function</h3>
+<div class="funcsynopsis"><pre class="funcsynopsisinfo">#include &lt;security/pam_misc.h&gt;</pre>
+<table border="0" class="funcprototype-table" summary="Function synopsis"><tr><td><code class="funcdef">int
+<b class="fsfunc">misc_conv</b>(</code></td><td><var class="pdparam">num_msg</var>, </td><td> </td></tr>
+<tr><td> </td><td><var class="pdparam">appdata_ptr</var><code>)</code>;</td><td> </td></tr></table>
+<div class="paramdef-list"><code>int <var class="pdparam">num_msg</var></code>;<br>
+<code>void *<var class="pdparam">appdata_ptr</var></code>;</div></div>
+<p>The misc_conv function is part of libpam_misc and prompts the user as the modules direct.</p></div></body></html>"""
+    text = extract("functions.html", html).text
+    assert "int misc_conv(num_msg, appdata_ptr);\n" in text and "|" not in text
+    assert "int num_msg;\nvoid *appdata_ptr;" in text
+
+
 def test_a_definition_list_on_any_page_is_entries_too():
     """A page trafilatura reads: its <dl> gives entries with the term first, and code in a <dd> keeps its lines."""
     html = b"""<html><head><title>Widget options</title></head><body><main><article><h1>Widget options</h1>

@@ -28,7 +28,7 @@ OUTPUT_VERSION = "docqa-1"
 # the documentation benchmark (bench/docs_sets) asks its questions of these sets.
 FORBIDDEN_NAMES = frozenset({
     "python3-doc", "python-doc", "postgresql-doc", "postgresql-client", "python-requests-doc", "git-doc", "git",
-    "git-man",
+    "git-man", "libpam-doc",
     # npm packages of the documentation benchmark
     "commander", "express", "axios", "yargs", "chalk", "dotenv", "lodash", "ws", "minimist", "debug",
 })

@@ -68,7 +68,8 @@ def _digest(tokenizer_fingerprint: str, budget, args) -> str:
     h = hashlib.sha256(f"{tokenizer_fingerprint}|{budget}|{args.seed}|{args.max_questions}|{sorted(CAPS.items())}|"
                        f"{args.unanswerable_rate}|{args.templates}".encode())
     for path in sorted((ROOT / "build_model" / "docdata").glob("*.py")) + [
-            ROOT / "function" / "ingest" / "extract.py", ROOT / "function" / "ingest" / "split.py"]:
+            ROOT / "function" / "ingest" / "extract.py", ROOT / "function" / "ingest" / "docpages.py",
+            ROOT / "function" / "ingest" / "split.py"]:
         if path.name not in ("__main__.py", "negatives.py"):  # both act at merge, after the per-package records
             h.update(path.read_bytes())
     return h.hexdigest()[:16]

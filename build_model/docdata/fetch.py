@@ -318,6 +318,10 @@ libvips-doc 8.14.1-3+deb12u3
 """),
     *_deb("docbook", """
 docbook-xsl-doc-html 1.79.1-1
+mutt 2.2.12-0.1~deb12u1
+dblatex-doc 0.3.12py3-2
+systemtap-doc 4.8-2
+gimp-help-en 2.10.34-2
 """),
     *_deb("man", """
 ansible-core 2.14.18-0+deb12u2
@@ -489,7 +493,8 @@ def download_and_unpack(origin: str, name: str, version: str, dest: Path) -> Non
         raise FetchError(f"{what}: unknown origin {origin!r} (deb or npm)")
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".fetch-") as tmp:
-        work, unpacked = Path(tmp), Path(tmp) / "unpacked"
+        work = Path(tmp).resolve()  # the tools run in it: a relative cache path must not be read from there
+        unpacked = work / "unpacked"
         unpacked.mkdir()
         if origin == "deb":
             _run(["apt-get", "download", f"{name}={version}"], what, work)

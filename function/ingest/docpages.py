@@ -193,9 +193,13 @@ class _Walker:
 
     def table(self, table) -> None:
         """Rows as "cell | cell" lines; a DocBook variablelist laid out as a table (term | description) as
-        entries (docutils' option lists too); a layout table (one holding headings, definition lists or code)
-        as its cells' content in order."""
+        entries (docutils' option lists too); a DocBook function prototype laid out as a table (one cell per
+        parameter) as its one line; a layout table (one holding headings, definition lists or code) as its
+        cells' content in order."""
         rows = [tr for tr in table.iter("tr") if next(tr.iterancestors("table")) is table]
+        if "funcprototype-table" in _classes(table):  # DocBook's function synopsis: one prototype, one line
+            self.out.text(_inline(table), kind="code")
+            return
         if _classes(table) & {"variablelist", "option-list"}:  # DocBook's as a table, docutils' option lists
             term = ""  # a long option's term spans the row above its description (docutils)
             for tr in rows:
