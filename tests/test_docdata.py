@@ -381,3 +381,23 @@ def test_prose_questions_from_markdown_take_the_noun_from_the_sentence_or_the_li
     assert by_answer[".option()"] == "Options are defined with which method, which also documents them?"
     assert by_answer["--retries"] == "Pass which option to try a failed request again up to three times?"
     assert "--never" not in by_answer
+
+
+def test_a_package_is_unpacked_into_a_relative_cache(tmp_path, monkeypatch):
+    """The tools run inside the temporary folder, so the archive's path handed to dpkg must not be relative
+    (a relative cache, the docdata default, once made every Debian package fail with "No such file")."""
+    import os
+
+    from build_model.docdata.fetch import download_and_unpack
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "apt-get").write_text("#!/bin/sh\necho deb > tiny-doc_1.0_all.deb\n")
+    (bin_dir / "dpkg").write_text('#!/bin/sh\n[ -f "$2" ] || { echo "cannot read $2" >&2; exit 2; }\n'
+                                  'mkdir -p "$3/usr" && echo page > "$3/usr/page.html"\n')
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(tmp_path)
+    download_and_unpack("deb", "tiny-doc", "1.0", Path("cache") / "pkgs" / "tiny-doc_1.0")
+    assert (tmp_path / "cache" / "pkgs" / "tiny-doc_1.0" / "usr" / "page.html").read_text() == "page\n"
