@@ -37,6 +37,7 @@ index (the SQLite and Firestore stores' default). Hybrid is the default, as ``ma
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -209,6 +210,7 @@ def _ask(service, question: str, ids: tuple[str, ...] | None, abstain: bool | No
     return result.payload, result.timings_ms.get("total", 0.0)
 
 
+@functools.cache
 def _whole(form: str) -> re.Pattern:
     """A form matched as a whole word where it starts or ends with one: "3" is not in "360", nor "get" in "getUser"."""
     a = norm(form)

@@ -391,12 +391,11 @@ class QAService:
             if kept and windows > self.rt.settings.max_windows:
                 break
             kept.append(p)
-        scores = {h.passage_id: h.score for h in hits}
-        cosines = {h.passage_id: h.cosine for h in hits}  # hybrid retrieval's (None: BM25 alone)
-        retrieved = [{"passage_id": p.id, "title": p.title, "score": round(scores[p.id], 4),
-                      **({"cosine": round(cosines[p.id], 4)} if cosines[p.id] is not None else {}),
+        hit = {h.passage_id: h for h in hits}  # a hit's cosine: hybrid retrieval's (None: BM25 alone)
+        retrieved = [{"passage_id": p.id, "title": p.title, "score": round(hit[p.id].score, 4),
+                      **({"cosine": round(hit[p.id].cosine, 4)} if hit[p.id].cosine is not None else {}),
                       **({**_passage_meta(p), "text": p.text} if with_texts else {})} for p in kept]
-        return kept, retrieved, passage_bias([scores[p.id] for p in kept], cosines=[cosines[p.id] for p in kept])
+        return kept, retrieved, passage_bias([hit[p.id].score for p in kept], cosines=[hit[p.id].cosine for p in kept])
 
     @staticmethod
     def _totals(timer: Timer, started: float) -> dict:
