@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from function.model.decode import best_spans, paragraphs
+from function.model.reader import PassageTokens, answers_from_logits, line_end
 from function.model.windows import WindowSpec, build_batch
 
 SPEC = WindowSpec(max_seq_len=16, stride=3, max_query_tokens=5, cls_id=101, sep_id=102, pad_id=0)
@@ -124,6 +125,34 @@ def test_the_answer_stops_at_the_blank_line_it_would_have_run_across():
     [kept] = best_spans(start, end, b, top_k=1, max_answer_tokens=30, blocks=[paragraphs(text, offsets)])
     assert (free.token_start, free.token_end) == (1, 5)
     assert (kept.token_start, kept.token_end) == (1, 3)  # "1.2.6 or later:"
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("--move\nMove or rename a file.", "--move"),  # a definition's term, then its description
+    ("PAM_AUTH_ERR\nAuthentication failure", "PAM_AUTH_ERR"),
+    ("r.encoding\n'utf-8'", "r.encoding"),  # a line of code, then its output
+    ("a | b\nc | d", "a | b"),  # a table row
+    ("the maximum number of\nopen files", "the maximum number of\nopen files"),  # a wrapped sentence
+    ("limits, as\n  (soft) ones", "limits, as\n  (soft) ones"),
+    ("one line only", "one line only"),
+])
+def test_an_answer_ends_with_the_line_it_starts_on_unless_the_line_wraps_a_sentence(text, want):
+    assert text[:line_end(text, 0, len(text))] == want
+    assert line_end(text, 0, 2) == 2  # no line break before the span's end: the span as it is
+
+
+def test_answers_from_logits_cut_a_span_at_its_line_s_end_and_drop_what_then_repeats_a_better_one():
+    text = "--move\nMove or rename a file."
+    words = [(m.start(), m.end()) for m in __import__("re").finditer(r"\S+", text)]
+    passage = PassageTokens(np.arange(100, 100 + len(words)), np.array(words))
+    b = build_batch([11], [passage.ids], SPEC)
+    cs = b.context_start  # the model likes "--move" as a start and "Move" then "--move" as an end
+    start, end = logits_for(b, {(0, cs): 9.0}, {(0, cs + 1): 9.0, (0, cs): 8.0})
+    free = answers_from_logits(start, end, b, [passage], top_k=2, max_answer_tokens=30)
+    assert [text[a.start:a.end] for a in free] == ["--move\nMove", "--move"]
+    got = answers_from_logits(start, end, b, [passage], top_k=2, max_answer_tokens=30, texts=[text])
+    assert [text[a.start:a.end] for a in got][0] == "--move"
+    assert len({(a.start, a.end) for a in got}) == len(got)  # "--move" once, not for both spans
 
 
 def test_paragraphs_count_blank_lines_only():

@@ -58,6 +58,28 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def line_end(text: str, start: int, end: int) -> int:
+    """Where an answer starting at ``start`` ends at most: the end of the line it starts on, unless that line
+    break only wraps a sentence (a lower-case letter, comma or semicolon before it, a lower-case letter or "("
+    starting the next line, as in a hard-wrapped text file; never between a table's "a | b" rows); ``end``
+    where no such line break comes before it.
+
+    In extracted documentation a line break ends a definition's term, a list item, a table row or a line of
+    code, and an answer that runs across one is a term with the start of its description ("--move\\nMove",
+    "PAM_DISALLOW_NULL_AUTHTOK\\nReturn PAM_AUTH_ERR if ..."): no gold answer of the documentation benchmark
+    holds one (docs/documents.md).
+    """
+    i = text.find("\n", start, end)
+    while i >= 0:
+        before, after = text[start:i].rstrip(" \t"), text[i + 1 : end].lstrip(" \t")
+        row = " | " in before[before.rfind("\n") + 1 :] or " | " in after.split("\n", 1)[0]  # a table's rows
+        wraps = before[-1:].islower() or before[-1:] in (",", ";")
+        if row or not (wraps and after[:1] and (after[0].islower() or after[0] == "(")):
+            return i
+        i = text.find("\n", i + 1, end)
+    return end
+
+
 def answers_from_logits(
     start_logits: np.ndarray,
     end_logits: np.ndarray,
@@ -75,8 +97,9 @@ def answers_from_logits(
     ``Verdict``'s ``answering``).
 
     With the passages' ``texts``, offsets are trimmed of white space (``trim``), a span of
-    white space only is dropped, so ``texts[p][start:end]`` is always a clean answer, and no
-    span runs across a blank line (``decode.paragraphs``).
+    white space only is dropped, so ``texts[p][start:end]`` is always a clean answer, no
+    span runs across a blank line (``decode.paragraphs``), and an answer ends with the line it
+    starts on unless that line only wraps a sentence (``line_end``).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
@@ -90,7 +113,9 @@ def answers_from_logits(
         offsets = passages[s.passage].offsets
         start, end = int(offsets[s.token_start, 0]), int(offsets[s.token_end, 1])
         if texts is not None:
-            start, end = trim(texts[s.passage], start, end)
+            text = texts[s.passage]
+            start, end = trim(text, start, end)
+            start, end = trim(text, start, line_end(text, start, end))
             if start == end or any((a.passage, a.start, a.end) == (s.passage, start, end) for a in out):
                 continue  # white space only, or the same text as a better span once trimmed
         out.append(Answer(s.passage, start, end, s.score))
