@@ -95,6 +95,10 @@ class StudentConfig:
     # of a question's windows (its paragraph's, the augmented pairs', the unanswerable ones'), so that span
     # scores of different passages compare, as answering a question alone over five passages needs; 0: off
     shared_norm: float = field(default=0.0, metadata=HASHED_WHEN_SET)
+    # per answerable documentation question, this many passages of its own package that BM25 ranks high and
+    # that do not hold its answer, read beside its own under ``shared_norm``'s softmax (no loss of their own):
+    # asked alone, a documentation question reads such passages, and its spans there must score below its answer
+    extra_distractors: int = field(default=0, metadata=HASHED_WHEN_SET)
     training: Training = field(default_factory=Training)
 
 
@@ -307,6 +311,11 @@ def _validate(cfg: BuildConfig) -> None:
     if cfg.student.intermediate_size < 0 or (cfg.student.intermediate_size and cfg.student.model):
         raise ConfigError("[student] intermediate_size narrows the layers cut from [base] or the teacher: "
                           ">= 0, and not with a given [student] model")
+    if cfg.student.extra_distractors < 0:
+        raise ConfigError("[student] extra_distractors must be 0 (none) or more")
+    if cfg.student.extra_distractors and not (cfg.student.shared_norm and cfg.student.extra_train):
+        raise ConfigError("[student] extra_distractors are read under shared_norm's softmax only: set "
+                          "[student] shared_norm > 0 and extra_train")
     if cfg.student.extra_limit < 0:
         raise ConfigError("[student] extra_limit must be 0 (all) or more")
     if cfg.student.unanswerable < 0:

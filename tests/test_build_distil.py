@@ -443,7 +443,14 @@ def _documentation_questions(path, train_json) -> dict:
            {"id": "d3", "question": "What does getcwd return?", "kind": "unanswerable", "answers": [],
             "is_impossible": True}]
     data = {"version": "docqa-1", "data": [{"title": "pkg/page.html", "paragraphs": [{"context": context,
-                                                                                      "qas": qas}]}]}
+                                                                                      "qas": qas}]},
+                                           # passages without questions: distractors' candidates
+                                           {"title": "pkg/other.html", "paragraphs": [
+                                               {"context": "Which word comes fourth, which comes first: a word list.",
+                                                "qas": []}]},
+                                           {"title": "elsewhere/page.html", "paragraphs": [
+                                               {"context": "The first word and the fourth word of another package.",
+                                                "qas": []}]}]}
     path.write_text(json.dumps(data), encoding="utf-8")
     return data
 
@@ -478,9 +485,50 @@ def test_documentation_questions_train_on_their_gold_labels_beside_squad(tmp_pat
 
     record = distil.run(with_docs)
     assert record["extra_train"]["answerable"] == 2 and record["teacher_logits"]["teacher"]["cached"]
+    assert "distractors" not in record["extra_train"]
     missing = dataclasses.replace(cfg, student=dataclasses.replace(cfg.student, extra_train=str(tmp_path / "no")))
     with pytest.raises(BuildFailed, match="extra_train .*no is missing"):
         distil.run(missing, force=True)
+
+
+def test_documentation_distractors_are_read_beside_their_question_under_the_shared_softmax(tmp_path_factory,
+                                                                                          tmp_path):
+    """``[student] extra_distractors``: each answerable documentation question gets passages of its own package
+    that do not hold its answer, without labels (no loss of their own), keyed with its own windows for
+    ``shared_norm``; the unanswerable one and other packages' passages get none; it needs ``shared_norm``."""
+    from pathlib import Path
+
+    from build_model.config import ConfigError, load_config
+    from build_model.squad import load_squad
+    from build_model.stages import distil
+
+    project = built(tmp_path_factory)
+    cfg = load_config(copy_build(project["root"], tmp_path, ("teacher", "teacher_logits")))
+    extra = tmp_path / "docqa.json"
+    _documentation_questions(extra, project["root"] / "data" / "train.json")
+    split = load_squad(extra, impossible=True)
+    own, other = [pid for pid, p in split.paragraphs.items() if p.title.startswith("pkg/")]
+    sc = dataclasses.replace(cfg.student, extra_train=str(extra), shared_norm=1.0, extra_distractors=1)
+    with_docs = dataclasses.replace(cfg, student=sc)
+    features, counts = distil.extra_features(with_docs, data_tok(with_docs), sc.training)
+    distractors = [f for f in features if not f.gold]
+    assert counts["distractors"] == 2 and counts["distractor_features"] == len(distractors) > 0
+    assert {(f.question_index, f.paragraph_id) for f in distractors} == {(0, other), (1, other)}
+    assert all(f.start == f.end == 0 for f in distractors)
+    keys = distil.extra_groups(features, 100)
+    for f, key in zip(features, keys):
+        assert key == (-1 if f.question_index == 2 else 100 + f.question_index)
+    assert {f.paragraph_id for f in features if f.gold and f.start > 0} == {own}
+
+    record = distil.run(with_docs)
+    assert record["extra_train"]["distractors"] == 2
+    sandbox = Path(__file__).resolve().parents[1] / "build_model" / "configs" / "sandbox.toml"
+    ok = {"student.extra_train": str(extra), "student.shared_norm": 1.0, "student.extra_distractors": 2}
+    assert load_config(sandbox, ok).student.extra_distractors == 2
+    for bad in ({**ok, "student.shared_norm": 0.0}, {**ok, "student.extra_train": ""},
+                {**ok, "student.extra_distractors": -1}):
+        with pytest.raises(ConfigError, match="extra_distractors"):
+            load_config(sandbox, bad)
 
 
 def data_tok(cfg):

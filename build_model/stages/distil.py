@@ -52,7 +52,7 @@ from build_model.stages import teacher
 from build_model.training import align, kd
 from build_model.training.features import Feature, build_features
 from build_model.training.loop import train
-from build_model.training.negatives import unanswerable_pairs
+from build_model.training.negatives import distractor_pairs, unanswerable_pairs
 from build_model.training.student import check_same_tokenizer, derive_student, parameters, trainable
 from function.model.tokenizer import QATokenizer
 from function.model.windows import WindowSpec
@@ -161,7 +161,9 @@ def training_set(cfg: BuildConfig, tok: QATokenizer, tr: Training) -> TrainingSe
 def extra_features(cfg: BuildConfig, tok: QATokenizer, tr: Training) -> tuple[list[Feature], dict]:
     """``[student] extra_train``'s features (questions about documentation) on ``tok``'s training windows, and
     their counts: answerable questions with their passage, unanswerable ones (``is_impossible``) trained to
-    [CLS]. They have no teacher logits (the teacher's cover SQuAD): the gold labels are their only target."""
+    [CLS], then (``extra_distractors``) passages of an answerable question's own package that do not hold its
+    answer, without labels (``gold`` False: no loss of their own; ``shared_norm`` reads them beside its
+    passage). They have no teacher logits (the teacher's cover SQuAD): the gold labels are their only target."""
     sc = cfg.student
     if not sc.extra_train:
         return [], {}
@@ -177,8 +179,22 @@ def extra_features(cfg: BuildConfig, tok: QATokenizer, tr: Training) -> tuple[li
     impossible = [(i, split.questions[i].paragraph_id) for i in chosen if not split.questions[i].answers]
     features = build_features(tok, split, spec, pairs=answerable)
     features += build_features(tok, split, spec, pairs=impossible, unanswerable=True)
-    return features, {"file": Path(sc.extra_train).name, "sha256": file_sha256(sc.extra_train),
-                      "answerable": len(answerable), "unanswerable": len(impossible), "features": len(features)}
+    counts = {"file": Path(sc.extra_train).name, "sha256": file_sha256(sc.extra_train),
+              "answerable": len(answerable), "unanswerable": len(impossible), "features": len(features)}
+    if sc.extra_distractors:
+        pairs = distractor_pairs(split, [i for i, _ in answerable], sc.extra_distractors, tr.seed)
+        distractors = build_features(tok, split, spec, pairs=pairs)
+        features += distractors
+        counts.update(distractors=len(pairs), distractor_features=len(distractors))
+    return features, counts
+
+
+def extra_groups(extra: list[Feature], offset: int) -> np.ndarray:
+    """``shared_norm``'s question keys of ``extra_features``: an answerable documentation question's windows
+    (its passage's and its distractors') share ``offset`` + its index; an unanswerable one's stand alone (-1)."""
+    answerable = {f.question_index for f in extra if f.gold and f.start > 0}
+    return np.asarray([offset + f.question_index if f.question_index in answerable else -1 for f in extra],
+                      dtype=np.int64)
 
 
 class SoftTargets(NamedTuple):
@@ -315,9 +331,10 @@ def run(cfg: BuildConfig, force: bool = False) -> dict:
     kd_before = kd.mean_kd(model, held, held_logits, serve.pad_id, tr.temperature, batch)
     fresh_checkpoint(out, inputs_hash(inputs), force)
     # a SQuAD question's windows (its paragraph's, the augmented pairs', the unanswerable ones') share a key for
-    # ``shared_norm``; documentation questions come from another split and stand alone
-    groups = np.asarray([f.question_index for f in features + absent] + [-1] * len(extra)) \
-        if sc.shared_norm else None
+    # ``shared_norm``; a documentation question's only with its distractors (``extra_distractors``), keyed apart
+    groups = np.concatenate([np.asarray([f.question_index for f in features + absent], dtype=np.int64),
+                             extra_groups(extra, len(data.split.questions)) if sc.extra_distractors
+                             else np.full(len(extra), -1, dtype=np.int64)]) if sc.shared_norm else None
     training = train(model, features + absent + extra, tr, out, serve.pad_id, teacher_logits=logits,
                      on_epoch_end=dev_scores, threads=cfg.threads, groups=groups, shared_norm=sc.shared_norm)
     kd_after = kd.mean_kd(model, held, held_logits, serve.pad_id, tr.temperature, batch)

@@ -25,11 +25,11 @@ from function.retrieval.terms import MAX_QUERY_TERMS, terms
 
 
 class ParagraphIndex:
-    """BM25 over a split's paragraphs (title and text), in memory."""
+    """BM25 over a split's paragraphs (title and text), or over those of ``ids``, in memory."""
 
-    def __init__(self, split: SquadSplit):
-        self.ids = list(split.paragraphs)
-        docs = [PassageTerms.of(p.title, p.context) for p in split.paragraphs.values()]
+    def __init__(self, split: SquadSplit, ids: list[str] | None = None):
+        self.ids = list(split.paragraphs) if ids is None else list(ids)
+        docs = [PassageTerms.of(split.paragraphs[i].title, split.paragraphs[i].context) for i in self.ids]
         self.lengths = np.asarray([d.length for d in docs], dtype=np.float64)
         self.avgdl = float(self.lengths.mean()) if docs else 1.0
         postings: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
@@ -70,6 +70,40 @@ def unanswerable_pairs(split: SquadSplit, k: int, seed: int, pool: int = 5,
         article = split.article_of(q.paragraph_id)
         ranked = index.search(q.question, depth)
         candidates = [pid for pid in ranked if split.article_of(pid) != article
+                      and not any(a in split.paragraphs[pid].context for a in q.answers)][: max(pool, k)]
+        if candidates:
+            picked = rng.choice(len(candidates), size=min(k, len(candidates)), replace=False)
+            pairs.extend((i, candidates[j]) for j in sorted(picked))
+    return pairs
+
+
+def package_of(title: str) -> str:
+    """The documentation package a passage's title names first (``build_model.docdata``: "package/path")."""
+    return title.split("/", 1)[0]
+
+
+def distractor_pairs(split: SquadSplit, questions: list[int], k: int, seed: int, pool: int = 5,
+                     depth: int = 50) -> list[tuple[int, str]]:
+    """(question index, paragraph id) pairs: per answerable question of ``questions``, ``k`` other paragraphs of
+    its own package drawn (seeded) from the ``pool`` that BM25 ranks first among the package's paragraphs, none
+    containing one of its answers: the passages such a question reads beside its own when asked alone."""
+    if k <= 0:
+        return []
+    by_package: dict[str, list[str]] = defaultdict(list)
+    for pid, p in split.paragraphs.items():
+        by_package[package_of(p.title)].append(pid)
+    indexes: dict[str, ParagraphIndex] = {}
+    rng = np.random.default_rng(seed)
+    pairs: list[tuple[int, str]] = []
+    for i in questions:
+        q = split.questions[i]
+        if not q.answers:
+            continue
+        package = package_of(split.paragraphs[q.paragraph_id].title)
+        if package not in indexes:
+            indexes[package] = ParagraphIndex(split, by_package[package])
+        ranked = indexes[package].search(q.question, depth)
+        candidates = [pid for pid in ranked if pid != q.paragraph_id
                       and not any(a in split.paragraphs[pid].context for a in q.answers)][: max(pool, k)]
         if candidates:
             picked = rng.choice(len(candidates), size=min(k, len(candidates)), replace=False)
