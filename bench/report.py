@@ -166,12 +166,13 @@ def throughput_section(results: dict) -> list[str]:
     mem_rows = []
     for w in results.get("warm", []):
         before, after = w.get("memory_before_throughput"), w.get("memory_after_throughput")
+        rest = w.get("memory_at_rest_after_throughput") or {}
         if before and after:
             mem_rows.append([labels.get(w["contender"], w["contender"]), _fmt(before["rss_mb"], 1),
                              _fmt(after["rss_mb"], 1), _fmt(after["rss_mb"] - before["rss_mb"], 1),
-                             _fmt(after["peak_rss_mb"], 1)])
-    out += ["", "Memory of the process tree around the throughput series (MB):", ""]
-    return out + _table(["contender", "RSS before", "RSS after", "change", "peak RSS"], mem_rows)
+                             _fmt(rest.get("rss_mb"), 1), _fmt(after["peak_rss_mb"], 1)])
+    out += ["", "Memory of the process tree around the throughput series (MB; at rest: 2 s after it):", ""]
+    return out + _table(["contender", "RSS before", "RSS after", "change", "RSS at rest", "peak RSS"], mem_rows)
 
 
 def render(results: dict) -> str:

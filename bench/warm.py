@@ -31,6 +31,8 @@ from bench import stats
 from bench.contenders import Contender
 from harness.client import checked, concurrent, post
 
+REST_S = 2.0  # after a throughput series, before "memory at rest" is read
+
 
 def _question(passage: dict) -> dict:
     from bench.passages import QUESTION
@@ -105,6 +107,8 @@ def measure_all(chosen: list[Contender], base_env: dict, passages: list[dict], r
                 results[name]["memory_before_throughput"] = server.memory()
                 results[name]["throughput"] = throughput(server.url, passages[-1], clients, throughput_requests)
                 results[name]["memory_after_throughput"] = server.memory()
+                time.sleep(REST_S)  # what an instance holds once the burst is over (our QA_MEMORY_TRIM acts then)
+                results[name]["memory_at_rest_after_throughput"] = server.memory()
             else:
                 results[name]["memory_after_latency"] = server.memory()
     return [results[c.name] for c in chosen]

@@ -80,6 +80,10 @@ VARIABLES: tuple[Variable, ...] = (
              "first time requests overlap (`1`: the weights held twice from then on, about 25-37 MB), or on the "
              "model's own session (`0`: 0.87-0.92x the requests/s on 384-token windows at 2-8 clients; "
              "docs/benchmarks.md#one-session-or-two)."),
+    Variable("QA_MEMORY_TRIM", "1", "Hand the memory that concurrent model runs freed back to the system once a "
+             "burst of overlapping requests is over (glibc's `malloc_trim`, 0.5 s after the last one ends, off the "
+             "request path; requests one at a time never trigger it). `0`: keep it, as glibc does by default "
+             "(docs/benchmarks.md#against-the-onnx-pipeline-peer-optimums-path)."),
     Variable("QA_BATCH_MAX_WINDOWS", "64", "`batch` mode: most windows in one model run (a request with more "
              "still runs, alone)."),
     Variable("QA_BATCH_WAIT_MS", "0", "`batch` mode: how long a run waits for more requests before it starts "
@@ -179,6 +183,7 @@ class Settings:
     inference_concurrency: int
     inference_mode: str
     second_session: bool  # adaptive: a 1-thread session beside the wide one
+    memory_trim: bool  # malloc_trim once a burst of overlapping requests is over
     batch_max_windows: int
     batch_wait_ms: float
     max_body_bytes: int
@@ -268,6 +273,7 @@ class Settings:
             inference_concurrency=integer("QA_INFERENCE_CONCURRENCY"),
             inference_mode=mode,
             second_session=flag("QA_SECOND_SESSION"),
+            memory_trim=flag("QA_MEMORY_TRIM"),
             batch_max_windows=integer("QA_BATCH_MAX_WINDOWS", 1),
             batch_wait_ms=batch_wait_ms,
             max_body_bytes=integer("QA_MAX_BODY_BYTES", 1024),

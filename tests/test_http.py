@@ -49,6 +49,7 @@ def test_health_describes_the_deployment_without_loading_the_model(server):
         assert h["model"]["name"] == "tiny-random-bert" and len(h["model"]["artifact_hash"]) == 64
         assert h["sequence"]["max_seq_len"] == 96 and h["store"]["kind"] == "sqlite"
         assert h["model_loaded"] is False
+        assert h["memory_trims"] == 0  # no burst of overlapping requests yet
 
 
 def test_answers_from_stored_passages_with_exact_offsets(server, repo):

@@ -47,10 +47,12 @@ class _App:
 
     def __init__(self, settings: Settings):
         from function.service.pipeline import QAService
+        from function.service.trim import BurstTrim
 
         self.settings = settings
         self.runtime = Runtime(settings, clock=_IMPORTED)
         self.service = QAService(self.runtime)
+        self.bursts = BurstTrim(settings.memory_trim)
         self._served = 0
         self._count_lock = threading.Lock()
 
@@ -112,6 +114,7 @@ def _health(app: _App) -> dict:
         "store": store,
         "answer_cache": s.cache,
         "cold_start_ms": app.runtime.cold_start,
+        "memory_trims": app.bursts.trims,  # QA_MEMORY_TRIM: bursts of overlapping requests handed back so far
     }
 
 
@@ -172,7 +175,11 @@ def answer(request):
             raise MethodNotAllowed(f"{clip(request.method, 20)} is not allowed on {path}; use {allow}",
                                    headers={"Allow": allow})
         if request.method == "POST":
-            body, headers, fields = _answer(app, request)
+            app.bursts.start()
+            try:
+                body, headers, fields = _answer(app, request)
+            finally:
+                app.bursts.done()
             status = 200
         elif path == "/ready":
             body, status = _ready(app), 200
