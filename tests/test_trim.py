@@ -60,6 +60,22 @@ def test_a_request_within_the_delay_defers_the_trim_to_its_own_end():
     assert calls == [1]
 
 
+def test_one_timer_at_a_time_and_a_quiet_delay_after_the_last_request():
+    bursts, calls, timers = make()
+    for _ in range(3):  # the count touches zero three times inside a burst
+        bursts.start()
+        bursts.start()
+        bursts.done()
+        bursts.done()
+    assert len(timers.due) == 1  # one timer, not one per touch
+    bursts.start()
+    bursts.done()  # came and went while the timer waited
+    timers.run_all()
+    assert calls == [] and len(timers.due) == 1  # not quiet for the whole delay: it waits again
+    timers.run_all()
+    assert calls == [1] and timers.due == [] and bursts.trims == 1
+
+
 def test_off_never_trims():
     bursts, calls, timers = make(enabled=False)
     bursts.start()

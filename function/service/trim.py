@@ -55,6 +55,7 @@ class BurstTrim:
         self._in_flight = 0
         self._overlapped = False  # requests ran at once since the last trim
         self._started = 0  # requests started, so that a timer knows whether one came in meanwhile
+        self._pending = False  # a timer is waiting: one at a time, however often the count touches zero
         self.trims = 0
 
     def start(self) -> None:
@@ -67,15 +68,25 @@ class BurstTrim:
     def done(self) -> None:
         with self._lock:
             self._in_flight -= 1
-            due = self._trim is not None and self._in_flight == 0 and self._overlapped
+            due = self._trim is not None and self._in_flight == 0 and self._overlapped and not self._pending
+            if due:
+                self._pending = True
             started = self._started
         if due:
             self._schedule(self._delay_s, lambda: self._fire(started))
 
     def _fire(self, started: int) -> None:
         with self._lock:
-            if self._in_flight or self._started != started or not self._overlapped:
-                return  # a request came in meanwhile: its end decides
-            self._overlapped = False
-            self.trims += 1
-        self._trim()
+            if self._in_flight:  # a request is under way: its end schedules the next timer
+                self._pending = False
+                return
+            if self._started != started:  # requests came and went meanwhile: wait a quiet delay after them
+                started = self._started
+                again = True
+            else:
+                self._pending = self._overlapped = again = False
+                self.trims += 1
+        if again:
+            self._schedule(self._delay_s, lambda: self._fire(started))
+        else:
+            self._trim()
