@@ -5,7 +5,7 @@ concurrent runs freed in their threads' malloc arenas: after a burst of overlapp
 about 100-150 MB more than it needs alone (docs/benchmarks.md, "Against the ONNX-pipeline peer"). Making glibc
 hand every free back (``MALLOC_TRIM_THRESHOLD_``, ``MALLOC_MMAP_THRESHOLD_``) halves requests/s; one
 ``malloc_trim(0)`` when the burst is over costs about 10 ms of one core, off the request path, and the next run
-refaults its buffers once (records/bench/trim).
+refaults its buffers once (docs/benchmarks.md, "Against the ONNX-pipeline peer").
 
 ``BurstTrim`` counts the answer requests in flight: when the count falls back to zero after requests overlapped,
 and no request starts within ``delay_s``, it trims, on a timer thread. Requests one at a time never trigger it
