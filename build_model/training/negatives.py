@@ -69,12 +69,20 @@ def unanswerable_pairs(split: SquadSplit, k: int, seed: int, pool: int = 5,
     for i, q in enumerate(split.questions):
         article = split.article_of(q.paragraph_id)
         ranked = index.search(q.question, depth)
-        candidates = [pid for pid in ranked if split.article_of(pid) != article
-                      and not any(a in split.paragraphs[pid].context for a in q.answers)][: max(pool, k)]
-        if candidates:
-            picked = rng.choice(len(candidates), size=min(k, len(candidates)), replace=False)
-            pairs.extend((i, candidates[j]) for j in sorted(picked))
+        pairs.extend((i, pid) for pid in _draw(rng, split, q.answers, k, pool, (
+            pid for pid in ranked if split.article_of(pid) != article)))
     return pairs
+
+
+def _draw(rng: np.random.Generator, split: SquadSplit, answers, k: int, pool: int, ranked) -> list[str]:
+    """``k`` paragraph ids drawn (seeded, in ranked order) from the first ``pool`` of ``ranked`` that contain
+    none of ``answers``."""
+    candidates = [pid for pid in ranked if not any(a in split.paragraphs[pid].context for a in answers)]
+    candidates = candidates[: max(pool, k)]
+    if not candidates:
+        return []
+    picked = rng.choice(len(candidates), size=min(k, len(candidates)), replace=False)
+    return [candidates[j] for j in sorted(picked)]
 
 
 def package_of(title: str) -> str:
@@ -103,9 +111,6 @@ def distractor_pairs(split: SquadSplit, questions: list[int], k: int, seed: int,
         if package not in indexes:
             indexes[package] = ParagraphIndex(split, by_package[package])
         ranked = indexes[package].search(q.question, depth)
-        candidates = [pid for pid in ranked if pid != q.paragraph_id
-                      and not any(a in split.paragraphs[pid].context for a in q.answers)][: max(pool, k)]
-        if candidates:
-            picked = rng.choice(len(candidates), size=min(k, len(candidates)), replace=False)
-            pairs.extend((i, candidates[j]) for j in sorted(picked))
+        pairs.extend((i, pid) for pid in _draw(rng, split, q.answers, k, pool,
+                                               (pid for pid in ranked if pid != q.paragraph_id)))
     return pairs
