@@ -100,7 +100,7 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
 
     def text(reading, batch, start, end, bias, null_weight: float = 0.0) -> str:
         found = answers_from_logits(start, end, batch, reading.tokens, 1, max_tokens, bias, texts=reading.texts,
-                                    null_weight=null_weight)
+                                    null_weight=null_weight, question=q["question"])  # the question of the loop below
         return reading.texts[found[0].passage][found[0].start:found[0].end] if found else ""
 
     for i, q in enumerate(questions, 1):

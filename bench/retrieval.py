@@ -158,7 +158,7 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
             for w in FUSION_WEIGHTS:
                 bias = None if w is None else span_bias.passage_bias([scores[p.id] for p in stored], w)
                 found = answers_from_logits(start, end, batch, passages, 1, max_tokens, bias,
-                                            texts=[p.text for p in stored])
+                                            texts=[p.text for p in stored], question=q["question"])
                 predictions[w][split][q["id"]] = (stored[found[0].passage].text[found[0].start:found[0].end]
                                                   if found else "")
     rows = []
@@ -200,7 +200,8 @@ def abstention(service, questions: list[dict], top_k_passages: int, threshold: f
             tokens = [PassageTokens(p.ids, p.char_offsets) for p in passages]
             batch = prepare(q_ids, tokens, model.spec)
             start, end = model.infer(batch)
-            found = answers_from_logits(start, end, batch, tokens, 1, max_tokens, b, texts=[p.text for p in passages])
+            found = answers_from_logits(start, end, batch, tokens, 1, max_tokens, b, texts=[p.text for p in passages],
+                                        question=q["question"])
             text = passages[found[0].passage].text[found[0].start : found[0].end] if found else ""
             rows[source].append({"id": q["id"], "text": text, "gold_read": any(p.id == q["gold"] for p in passages),
                                  "margin": null_score(start, end, batch, max_tokens).margin})

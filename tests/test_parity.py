@@ -61,8 +61,12 @@ def questions(repo):
     return qs[:10] + qs[10::len(qs) // (N_QUESTIONS - 10)][: N_QUESTIONS - 10]
 
 
-def test_function_answers_equal_the_reference_implementation(tiny_artifact, questions, tmp_path):
+def test_function_answers_equal_the_reference_implementation(tiny_artifact, questions, tmp_path, monkeypatch):
     from transformers import BertTokenizerFast
+
+    # the reference decodes the model's own best span; ours then weighs the question's words in each span's
+    # sentence (function.model.sentence, tested in tests/test_sentence.py): off here
+    monkeypatch.setattr("function.model.sentence.WEIGHT", 0.0)
 
     assert not tiny_artifact.model.training  # exporting must not switch dropout back on
 

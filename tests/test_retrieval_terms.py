@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from function.retrieval.bm25 import PassageTerms, idf
-from function.retrieval.terms import MAX_QUERY_TERMS, STOP_WORDS, query_terms, terms
+from function.retrieval.terms import MAX_QUERY_TERMS, STOP_WORDS, located_terms, query_terms, terms
 from tests.support.fuzz import examples
 
 
@@ -58,3 +58,18 @@ def test_terms_are_safe_for_both_stores(text):
     for t in terms(text):
         assert re.fullmatch(r"[^\W_]+", t) and not re.search(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]", t)
         assert t == t.casefold() and t not in STOP_WORDS and 0 < len(t) <= 64
+
+
+def test_located_terms_are_the_terms_with_the_words_they_came_from():
+    text = "The Zürich_office, opened 1066: STRASSE."
+    got = located_terms(text)
+    assert [w for w, _, _ in got] == terms(text) == ["zurich", "office", "opened", "1066", "strasse"]
+    assert [text[a:z] for _, a, z in got] == ["Zürich", "office", "opened", "1066", "STRASSE"]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.text(alphabet=st.characters(codec="ascii"), max_size=200))
+def test_located_terms_agree_with_terms_on_ascii_text(text):
+    got = located_terms(text)
+    assert [w for w, _, _ in got] == terms(text)
+    assert all(text[a:z].casefold() == w for w, a, z in got)

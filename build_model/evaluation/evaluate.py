@@ -45,7 +45,8 @@ def read_questions(split: SquadSplit, questions: Sequence[Question], tok: QAToke
         batch = prepare(qe.ids[: spec.max_query_tokens], passages, spec)
         start, end = infer(batch)
         text = split.paragraphs[q.paragraph_id].context
-        best = answers_from_logits(start, end, batch, passages, 1, max_answer_tokens, texts=[text])
+        best = answers_from_logits(start, end, batch, passages, 1, max_answer_tokens, texts=[text],
+                                   question=q.question)
         yield Reading(q, text[best[0].start : best[0].end] if best else "", start, end, batch)
 
 

@@ -10,7 +10,9 @@ The retrieved passages' spans are ranked by
         + COSINE_WEIGHT * the question's cosine to the passage (hybrid retrieval only)
 
 (raw logits, as in BERTserini, Yang et al. 2019), with ``score`` the softmax of
-that sum over every candidate span read. Ranking the spans by the reader's
+that sum over every candidate span read. The reader then ranks the best of them
+again with the question's words in each span's sentence (``function.model.sentence``,
+for passages given by id too). Ranking the spans by the reader's
 probabilities alone (each window normalised over [CLS] and its own tokens, as
 for ``passage_ids``) lets a passage that does not hold the answer win: a
 SQuAD-trained reader is confident in most passages. Raw logits keep the

@@ -61,3 +61,15 @@ def query_terms(question: str) -> list[str]:
     """Distinct terms of a question, in the order they first appear, at most ``MAX_QUERY_TERMS``; the question's
     "e.g." and "i.e." are not searched for (see the module docstring)."""
     return list(dict.fromkeys(terms(_ABBREVIATION.sub(" ", question))))[:MAX_QUERY_TERMS]
+
+
+def located_terms(text: str) -> list[tuple[str, int, int]]:
+    """``terms`` of ``text`` with the character span of the word each came from (a word that folding turns
+    into two terms gives both its span). Each word is folded on its own, so where folding would join or split
+    words differently from ``terms`` (rare compatibility characters) the two can differ."""
+    out = []
+    for m in _WORD.finditer(text):
+        for w in _WORD.findall(_fold(m.group())):
+            if w not in STOP_WORDS and len(w) <= MAX_TERM_CHARS:
+                out.append((w, m.start(), m.end()))
+    return out

@@ -1,0 +1,118 @@
+"""The question's words in a candidate answer's sentence (``function.model.sentence``) and the ranking that
+adds them to the reader's scores (``answers_from_logits``' ``question``)."""
+
+import re
+
+import numpy as np
+import pytest
+
+from function.model.reader import PassageTokens, answers_from_logits
+from function.model.sentence import Sentences, overlaps, question_terms
+from function.model.windows import WindowSpec, build_batch
+
+SPEC = WindowSpec(max_seq_len=64, stride=8, max_query_tokens=8, cls_id=101, sep_id=102, pad_id=0)
+
+
+def at(text, needle):
+    i = text.index(needle)
+    return i, i + len(needle)
+
+
+def test_overlap_is_the_share_of_question_terms_in_the_span_s_sentence_outside_the_span():
+    text = "The castle was built in 1066 by William. Rouen was the capital of Normandy."
+    q = question_terms("Who built the castle?")  # built, castle
+    assert sorted(q) == ["built", "castle"]
+    s = Sentences(text)
+    assert s.overlap(q, *at(text, "William")) == 1.0
+    assert s.overlap(q, *at(text, "Rouen")) == 0.0  # the next sentence says nothing the question asked
+    assert s.overlap(q, *at(text, "castle was built")) == 0.0  # a span is no evidence for itself
+    assert s.overlap(q, *at(text, "1066")) == 1.0
+    assert s.overlap(frozenset(), *at(text, "1066")) == 0.0
+
+
+def test_a_line_break_does_not_end_a_sentence_but_a_full_stop_does():
+    text = "--prune\n-p\nRemove remote-tracking references that no longer exist. Fetch tags too."
+    q = question_terms("Which option removes references that no longer exist?")
+    s = Sentences(text)
+    assert s.overlap(q, *at(text, "--prune")) > 0.5  # the entry's name and its description: one sentence
+    assert s.overlap(q, *at(text, "tags")) == 0.0
+    # "e.g. the" is not a sentence's end (no capital after it)
+    text2 = "Use a flag, e.g. the prune flag, that removes stale references."
+    assert Sentences(text2).overlap(question_terms("Which flag removes stale references?"), *at(text2, "prune")) == 1.0
+
+
+def test_overlaps_analyses_each_passage_once_and_folds_case_and_accents():
+    texts = ["Zürich lies on the LIMMAT river.", "Nothing here."]
+    got = overlaps("Which city lies on the Limmat?", texts, [(0, *at(texts[0], "Zürich")), (1, 0, 7)])
+    assert got == pytest.approx([2 / 3, 0.0])  # city is not in it; lies and limmat are
+
+
+def _passage(text):
+    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    return PassageTokens(np.arange(100, 100 + len(words)), np.array(words)), [text[a:z] for a, z in words]
+
+
+def _logits(batch, start_word, end_word, value):
+    start = np.zeros(batch.input_ids.shape, dtype=np.float32)
+    end = np.zeros(batch.input_ids.shape, dtype=np.float32)
+    for w, v in zip(start_word, value):
+        start[0, batch.context_start + w] = v
+    for w, v in zip(end_word, value):
+        end[0, batch.context_start + w] = v
+    return start, end
+
+
+def test_the_question_lifts_the_span_whose_sentence_says_what_it_asks():
+    text = "Paris is large. The treaty was signed in Vienna."
+    passage, words = _passage(text)
+    b = build_batch([11, 12], [passage.ids], SPEC)
+    paris, vienna = words.index("Paris"), words.index("Vienna.")
+    # the model prefers "Paris" by half a logit a side; "Vienna." sits in the sentence the question is about
+    start, end = _logits(b, [paris, vienna], [paris, vienna], [4.5, 4.0])
+    plain = answers_from_logits(start, end, b, [passage], 2, 30, texts=[text])
+    assert text[plain[0].start:plain[0].end] == "Paris"
+    asked = answers_from_logits(start, end, b, [passage], 2, 30, texts=[text], question="Where was the treaty signed?")
+    assert text[asked[0].start:asked[0].end] == "Vienna."
+    assert asked[0].score > asked[1].score and all(0.0 <= a.score <= 1.0 for a in asked)
+    off = answers_from_logits(start, end, b, [passage], 2, 30, texts=[text], question="Where was the treaty signed?",
+                              sentence_weight=0.0)
+    assert [(a.start, a.end, a.score) for a in off] == [(a.start, a.end, a.score) for a in plain]
+    # a much surer model keeps its span: the term is a bounded nudge, not an override
+    start, end = _logits(b, [paris, vienna], [paris, vienna], [12.0, 4.0])
+    sure = answers_from_logits(start, end, b, [passage], 1, 30, texts=[text], question="Where was the treaty signed?")
+    assert text[sure[0].start:sure[0].end] == "Paris"
+
+
+def test_with_a_passage_bias_the_lifted_scores_still_sum_to_at_most_one():
+    texts = ["Paris is large. The treaty was signed in Vienna.", "The treaty of Rome was signed by six states."]
+    passages = [_passage(t)[0] for t in texts]
+    b = build_batch([11, 12], [p.ids for p in passages], SPEC)
+    rng = np.random.default_rng(0)
+    start, end = (rng.normal(size=b.input_ids.shape).astype(np.float32) for _ in range(2))
+    got = answers_from_logits(start, end, b, passages, 10, 30, np.array([0.5, 0.0]), texts=texts,
+                              question="Where was the treaty signed?")
+    scores = [a.score for a in got]
+    assert scores == sorted(scores, reverse=True)
+    assert 0.0 < sum(scores) <= 1.0 + 1e-9
+
+
+def test_the_service_ranks_its_answers_with_the_request_s_question(tiny_artifact, monkeypatch, tmp_path):
+    """``POST /``'s answers go through the sentence ranking with the question asked (a context here)."""
+    from function.config import Settings
+    from function.service.pipeline import QAService
+    from function.service.qa_request import QARequest
+    from function.service.runtime import Runtime
+
+    seen = []
+
+    def overlaps(question, texts, spans):
+        seen.append((question, list(texts)))
+        return [0.0] * len(list(spans))
+
+    monkeypatch.setattr("function.model.sentence.overlaps", overlaps)
+    service = QAService(Runtime(Settings.from_env({"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_CACHE": "0",
+                                                   "QA_SQLITE_PATH": str(tmp_path / "unused.sqlite")})))
+    context = "The Normans gave their name to Normandy, a region in France."
+    service.answer(QARequest("Who gave their name to Normandy?", context, None, top_k=1, max_answer_tokens=30,
+                             abstain=False))
+    assert seen == [("Who gave their name to Normandy?", [context])]
