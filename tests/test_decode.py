@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from function.model.decode import best_spans, paragraphs
-from function.model.reader import PassageTokens, answers_from_logits, line_end
+from function.model.reader import PassageTokens, answers_from_logits, line_end, whole_name
 from function.model.windows import WindowSpec, build_batch
 
 SPEC = WindowSpec(max_seq_len=16, stride=3, max_query_tokens=5, cls_id=101, sep_id=102, pad_id=0)
@@ -153,6 +153,33 @@ def test_answers_from_logits_cut_a_span_at_its_line_s_end_and_drop_what_then_rep
     got = answers_from_logits(start, end, b, [passage], top_k=2, max_answer_tokens=30, texts=[text])
     assert [text[a.start:a.end] for a in got][0] == "--move"
     assert len({(a.start, a.end) for a in got}) == len(got)  # "--move" once, not for both spans
+
+
+@pytest.mark.parametrize("text, part, whole", [
+    ("set core.excludesFile to a path", "core", "core.excludesFile"),
+    ("set init.defaultBranch first", "defaultBranch", "init.defaultBranch"),
+    ("it returns PAM_SUCCESS.", "SUCCESS", "PAM_SUCCESS"),
+    ("x = os.path.join(a)", "path", "os.path.join"),
+    ("the ratio is 3.5 here", "3", "3.5"),
+    ("it ends. Then", "ends", "ends"),  # a full stop before a space is a sentence's end
+    ("in the mid-1990s", "1990s", "1990s"),  # a hyphen does not join
+    ("under /etc/skel/ by default", "skel", "skel"),  # nor a slash
+])
+def test_whole_name_widens_a_span_to_the_dotted_or_underscored_name_it_cuts(text, part, whole):
+    a = text.index(part)
+    s, e = whole_name(text, a, a + len(part))
+    assert text[s:e] == whole
+
+
+def test_answers_from_logits_give_the_whole_name():
+    text = "Set core.excludesFile to a path."
+    words = [(m.start(), m.end()) for m in __import__("re").finditer(r"[A-Za-z]+|[^\sA-Za-z]", text)]
+    passage = PassageTokens(np.arange(100, 100 + len(words)), np.array(words))
+    b = build_batch([11], [passage.ids], SPEC)
+    cs = b.context_start  # the model's span is "core" alone (word 1), as a tokenizer that splits at dots allows
+    start, end = logits_for(b, {(0, cs + 1): 9.0}, {(0, cs + 1): 9.0})
+    [got] = answers_from_logits(start, end, b, [passage], top_k=1, max_answer_tokens=30, texts=[text])
+    assert text[got.start:got.end] == "core.excludesFile"
 
 
 def test_paragraphs_count_blank_lines_only():

@@ -85,6 +85,28 @@ def line_end(text: str, start: int, end: int) -> int:
     return end
 
 
+def whole_name(text: str, start: int, end: int) -> tuple[int, int]:
+    """``text[start:end]`` widened to the whole dotted or underscored name it starts or ends inside: "core" in
+    "core.excludesFile" and "defaultBranch" in "init.defaultBranch" become the names, "3" in "3.5" the number.
+
+    The model's tokenizer splits such a name at its dots, so a span can start or end at any of its parts;
+    documentation answers are the whole name. Only "." and "_" between letters or digits join: a hyphen, a
+    slash or a full stop before a space leave the span as it is.
+    """
+    def word(i: int) -> bool:
+        return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
+
+    while start >= 2 and text[start - 1] in "._" and word(start - 2) and word(start):
+        start -= 1
+        while word(start - 1):
+            start -= 1
+    while end + 1 < len(text) and text[end] in "._" and word(end + 1) and word(end - 1):
+        end += 1
+        while word(end):
+            end += 1
+    return start, end
+
+
 def answers_from_logits(
     start_logits: np.ndarray,
     end_logits: np.ndarray,
@@ -105,8 +127,9 @@ def answers_from_logits(
 
     With the passages' ``texts``, offsets are trimmed of white space (``trim``), a span of
     white space only is dropped, so ``texts[p][start:end]`` is always a clean answer, no
-    span runs across a blank line (``decode.paragraphs``), and an answer ends with the line it
-    starts on unless that line only wraps a sentence (``line_end``). With the ``question`` too, the best
+    span runs across a blank line (``decode.paragraphs``), an answer ends with the line it
+    starts on unless that line only wraps a sentence (``line_end``), and a dotted or underscored name is
+    never cut (``whole_name``). With the ``question`` too, the best
     ``CANDIDATES`` spans are ranked again with ``sentence_weight`` (default ``sentence.WEIGHT``) times the
     share of the question's terms their sentence holds (``function.model.sentence``) added to their logits:
     each score ``s`` becomes ``s * exp(weight * overlap)``, renormalised over what the spans listed add (still
@@ -128,6 +151,8 @@ def answers_from_logits(
             text = texts[s.passage]
             start, end = trim(text, start, end)
             start, end = trim(text, start, line_end(text, start, end))
+            if start < end:
+                start, end = whole_name(text, start, end)
         found.append(Answer(s.passage, start, end, s.score))
     if ranked:
         found = _by_sentence(found, question, texts, sentence_weight)
