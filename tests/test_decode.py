@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from function.model.decode import best_spans, paragraphs
-from function.model.reader import PassageTokens, answers_from_logits, line_end, whole_name
+from function.model.reader import (
+    PassageTokens,
+    answers_from_logits,
+    line_end,
+    path_in_answer,
+    term_of_entry,
+    whole_name,
+)
 from function.model.windows import WindowSpec, build_batch
 
 SPEC = WindowSpec(max_seq_len=16, stride=3, max_query_tokens=5, cls_id=101, sep_id=102, pad_id=0)
@@ -180,6 +187,46 @@ def test_answers_from_logits_give_the_whole_name():
     start, end = logits_for(b, {(0, cs + 1): 9.0}, {(0, cs + 1): 9.0})
     [got] = answers_from_logits(start, end, b, [passage], top_k=1, max_answer_tokens=30, texts=[text])
     assert text[got.start:got.end] == "core.excludesFile"
+
+
+@pytest.mark.parametrize("span, term", [
+    ("opts.string - a string or array of strings", "opts.string"),  # a Markdown list's "term - description"
+    ("pam_unix \u2014 module for traditional password authentication", "pam_unix"),  # a manual page's NAME line
+    ("--force - do it anyway", "--force"),
+    ("1914 - 1918", "1914 - 1918"),  # a range of numbers is an answer, not a term and its description
+    ("Python 3 - the language", "Python 3 - the language"),  # the dash must follow the first word
+    ("opts.string", "opts.string"),
+])
+def test_term_of_entry_stops_an_answer_at_the_term_before_its_description(span, term):
+    assert span[:term_of_entry(span, 0, len(span))] == term
+
+
+@pytest.mark.parametrize("question, span, want", [
+    ("Which file holds pam_env's rules?", "config file /etc/security/pam_env.conf", "/etc/security/pam_env.conf"),
+    ("Which skeleton directory is copied?", "The skeleton directory (usually /etc/skel/)", "/etc/skel/"),
+    ("Which file does it read?", "the limits.conf config file", "limits.conf"),
+    ("Where is the config file?", "~/.netrc or /etc/netrc", "~/.netrc or /etc/netrc"),  # two paths: as it is
+    ("Who wrote it?", "config file /etc/x.conf", "config file /etc/x.conf"),  # not a question about a file
+    ("Which file is read?", "the default one", "the default one"),  # no path in the answer
+])
+def test_path_in_answer_gives_a_file_question_the_path_its_answer_holds(question, span, want):
+    a, z = path_in_answer(question, span, 0, len(span))
+    assert span[a:z] == want
+    assert path_in_answer(None, span, 0, len(span)) == (0, len(span))
+
+
+def test_answers_from_logits_give_a_file_question_the_path():
+    text = "Rules are read from the config file /etc/env.conf by default."
+    words = [(m.start(), m.end()) for m in __import__("re").finditer(r"\S+", text)]
+    passage = PassageTokens(np.arange(100, 100 + len(words)), np.array(words))
+    b = build_batch([11], [passage.ids], SPEC)
+    cs = b.context_start  # the model's span: "config file /etc/env.conf" (words 5 to 7)
+    start, end = logits_for(b, {(0, cs + 5): 9.0}, {(0, cs + 7): 9.0})
+    [plain] = answers_from_logits(start, end, b, [passage], top_k=1, max_answer_tokens=30, texts=[text])
+    assert text[plain.start:plain.end] == "config file /etc/env.conf"
+    [asked] = answers_from_logits(start, end, b, [passage], top_k=1, max_answer_tokens=30, texts=[text],
+                                  question="Which file holds the rules?")
+    assert text[asked.start:asked.end] == "/etc/env.conf"
 
 
 def test_paragraphs_count_blank_lines_only():

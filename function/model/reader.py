@@ -9,6 +9,7 @@ for the spans and ``no_answer_verdict`` (or its ``no_answer_margin``) for abstai
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -107,6 +108,32 @@ def whole_name(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_TERM_DASH = re.compile(r"(\S*[^\W\d]\S*) [-\u2013\u2014] \S")  # a term with a letter: not "1914 - 1918"
+_ASKS_FOR_A_PATH = re.compile(r"\b(?:files?|director(?:y|ies)|folders?|paths?)\b", re.IGNORECASE)
+_PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]*)*"
+                   r"|(?<![\w/])[\w.-]+\.(?:conf|cfg|ini|json|ya?ml|toml|txt|rc)\b")
+
+
+def term_of_entry(text: str, start: int, end: int) -> int:
+    """Where an answer that runs from a term into its description ends: at the term. "opts.string - a string or
+    array of strings ..." (a Markdown list's "term - description", a manual page's "name - summary") answers
+    "opts.string"; a span whose first word is not followed by a dash is left as it is."""
+    m = _TERM_DASH.match(text, start, end)
+    return start + len(m.group(1)) if m else end
+
+
+def path_in_answer(question: str | None, text: str, start: int, end: int) -> tuple[int, int]:
+    """For a question about a file, directory, folder or path, the one path an answer holds, without the words
+    around it ("config file /etc/security/pam_env.conf" -> "/etc/security/pam_env.conf", "The skeleton directory
+    (usually /etc/skel/)" -> "/etc/skel/"); an answer with no path or several is left as it is."""
+    if question is None or not _ASKS_FOR_A_PATH.search(question):
+        return start, end
+    found = list(_PATH.finditer(text, start, end))
+    if len(found) != 1:
+        return start, end
+    return found[0].start(), found[0].end()
+
+
 def answers_from_logits(
     start_logits: np.ndarray,
     end_logits: np.ndarray,
@@ -128,12 +155,13 @@ def answers_from_logits(
     With the passages' ``texts``, offsets are trimmed of white space (``trim``), a span of
     white space only is dropped, so ``texts[p][start:end]`` is always a clean answer, no
     span runs across a blank line (``decode.paragraphs``), an answer ends with the line it
-    starts on unless that line only wraps a sentence (``line_end``), and a dotted or underscored name is
-    never cut (``whole_name``). With the ``question`` too, the best
-    ``CANDIDATES`` spans are ranked again with ``sentence_weight`` (default ``sentence.WEIGHT``) times the
-    share of the question's terms their sentence holds (``function.model.sentence``) added to their logits:
-    each score ``s`` becomes ``s * exp(weight * overlap)``, renormalised over what the spans listed add (still
-    in [0, 1]).
+    starts on unless that line only wraps a sentence (``line_end``), a dotted or underscored name is
+    never cut (``whole_name``), and a term is not followed into its description (``term_of_entry``).
+    With the ``question`` too, a question about a file or directory gets the path a span holds
+    (``path_in_answer``), and the best ``CANDIDATES`` spans are ranked again with ``sentence_weight``
+    (default ``sentence.WEIGHT``) times the share of the question's terms their sentence holds
+    (``function.model.sentence``) added to their logits: each score ``s`` becomes ``s * exp(weight *
+    overlap)``, renormalised over what the spans listed add (still in [0, 1]).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
@@ -153,6 +181,7 @@ def answers_from_logits(
             start, end = trim(text, start, line_end(text, start, end))
             if start < end:
                 start, end = whole_name(text, start, end)
+                start, end = path_in_answer(question, text, start, term_of_entry(text, start, end))
         found.append(Answer(s.passage, start, end, s.score))
     if ranked:
         found = _by_sentence(found, question, texts, sentence_weight)
