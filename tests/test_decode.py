@@ -9,6 +9,7 @@ from function.model.decode import best_spans, paragraphs
 from function.model.reader import (
     PassageTokens,
     answers_from_logits,
+    command_line,
     line_end,
     path_in_answer,
     term_of_entry,
@@ -187,6 +188,18 @@ def test_answers_from_logits_give_the_whole_name():
     start, end = logits_for(b, {(0, cs + 1): 9.0}, {(0, cs + 1): 9.0})
     [got] = answers_from_logits(start, end, b, [passage], top_k=1, max_answer_tokens=30, texts=[text])
     assert text[got.start:got.end] == "core.excludesFile"
+
+
+@pytest.mark.parametrize("text, span, want", [
+    ("To end it:\n$ git bisect reset\nthen", "$ git", "git bisect reset"),  # the whole command, no prompt
+    ("    $ python -m pip install requests", "$ python -m", "python -m pip install requests"),  # indented block
+    ("It costs $ 5 a month.", "$ 5", "$ 5"),  # not at a line's start: an amount
+    ("run git bisect reset now", "git bisect", "git bisect"),  # no prompt
+])
+def test_command_line_gives_the_whole_command_at_a_shell_prompt(text, span, want):
+    a = text.index(span)
+    s, e = command_line(text, a, a + len(span))
+    assert text[s:e] == want
 
 
 @pytest.mark.parametrize("span, term", [

@@ -114,6 +114,20 @@ _PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]*)*"
                    r"|(?<![\w/])[\w.-]+\.(?:conf|cfg|ini|json|ya?ml|toml|txt|rc)\b")
 
 
+def command_line(text: str, start: int, end: int) -> tuple[int, int]:
+    """An answer that starts at a shell prompt ("$ git bisect reset", a code block's line) is the whole command on
+    that line, without the prompt: the model often ends it after a word or two ("$ git", "$ python -m"). Only at a
+    line's start, so an amount ("costs $ 5") is left as it is."""
+    if not text.startswith("$ ", start) or text[text.rfind("\n", 0, start) + 1 : start].strip():
+        return start, end
+    line = text.find("\n", start)
+    end = len(text) if line < 0 else line
+    start += 1
+    while start < end and text[start].isspace():
+        start += 1
+    return trim(text, start, end)
+
+
 def term_of_entry(text: str, start: int, end: int) -> int:
     """Where an answer that runs from a term into its description ends: at the term. "opts.string - a string or
     array of strings ..." (a Markdown list's "term - description", a manual page's "name - summary") answers
@@ -156,7 +170,8 @@ def answers_from_logits(
     white space only is dropped, so ``texts[p][start:end]`` is always a clean answer, no
     span runs across a blank line (``decode.paragraphs``), an answer ends with the line it
     starts on unless that line only wraps a sentence (``line_end``), a dotted or underscored name is
-    never cut (``whole_name``), and a term is not followed into its description (``term_of_entry``).
+    never cut (``whole_name``), a command at a shell prompt is whole (``command_line``), and a term is not
+    followed into its description (``term_of_entry``).
     With the ``question`` too, a question about a file or directory gets the path a span holds
     (``path_in_answer``), and the best ``CANDIDATES`` spans are ranked again with ``sentence_weight``
     (default ``sentence.WEIGHT``) times the share of the question's terms their sentence holds
@@ -180,7 +195,7 @@ def answers_from_logits(
             start, end = trim(text, start, end)
             start, end = trim(text, start, line_end(text, start, end))
             if start < end:
-                start, end = whole_name(text, start, end)
+                start, end = command_line(text, *whole_name(text, start, end))
                 start, end = path_in_answer(question, text, start, term_of_entry(text, start, end))
         found.append(Answer(s.passage, start, end, s.score))
     if ranked:
