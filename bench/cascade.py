@@ -8,8 +8,10 @@ the function's own code in this process (``QAService``). Two measurements:
           the ``--top-k-passages`` retrieved passages and one over its gold paragraph, decoded every way
           compared here: the spans of all passages ranked by logits + w x BM25 for several w, and by
           logits + w x BM25 / the best BM25 read (``function/retrieval/span_bias.py``), each with its F1
-          and gap to the gold paragraph's F1; and the cascade's decision (``function/service/cascade.py``)
-          at several span-probability and margin thresholds, from the first passage's windows (each window
+          and gap to the gold paragraph's F1 (every ranking, the gold paragraph's too, then weighs the
+          question's words in each span's sentence, as the reader does: ``function/model/sentence.py``);
+          and the cascade's decision (``function/service/cascade.py``) at several span-probability and
+          margin thresholds, from the first passage's windows (each window
           runs at its own length, so its logits are those the cascade would see): the share of questions
           it stops after one passage and the F1 it gives, against reading all passages.
   timed   ``--timed`` dev questions (a seeded sample), each asked of two services over the same store, the
@@ -155,7 +157,8 @@ def summarise(rows: list[dict], threshold: float | None) -> dict:
     def mean(values) -> float:
         return round(sum(values) / n, 2)  # a question with nothing retrieved scores 0
 
-    ranking = [{"ranking": "as shipped (`span_bias`: logits + 8 x BM25 / best - 0.5 x [CLS])",
+    ranking = [{"ranking": "as shipped (`span_bias`: logits + 8 x BM25 / best - 0.5 x [CLS]; then the sentence "
+                           "term, `function.model.sentence`)",
                 "f1": mean(r["shipped"] for r in read)},
                {"ranking": "probabilities alone", "f1": mean(r["alone"] for r in read)}]
     ranking += [{"ranking": f"logits + {w:g} x BM25", "weight": w, "normalised": False,
