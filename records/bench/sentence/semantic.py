@@ -34,7 +34,7 @@ def sem_feats(q, texts, spans):
 
 
 def squad(kind):
-    rows = json.loads((SW.DUMPS / f"cands-{kind}.json").read_text())
+    rows = json.loads((SW.DUMPS / f"cands-{kind}-k5.json").read_text())
     qs = []
     t0, nsent = time.perf_counter(), 0
     for r in rows:

@@ -1,6 +1,7 @@
 """Study dump: the candidate spans of every SQuAD dev question, with what the span ranking and the sentence term
-need (shipped artifact, train + dev paragraphs stored, top 5, abstention off).
-PYTHONPATH=. python records/bench/sentence/squad_dump.py bm25|hybrid|gold   (build/sentence/cands-*.json, ~90 s each)
+need (shipped artifact, train + dev paragraphs stored, top K, abstention off).
+PYTHONPATH=. python records/bench/sentence/squad_dump.py bm25|hybrid|gold [K]   (build/sentence/cands-MODE-kK.json,
+~90 s; K passages retrieved, default 5)
 Each candidate: [start + end logit (gold: per-window log-probabilities), [CLS] score, log-partition, BM25 / best,
 passage rank, length - 1, cosine, F1, passage, start char, end char]."""
 import json
@@ -16,6 +17,7 @@ from bench.in_process import ingest_into, load_squad, open_service
 from harness.paths import ARTIFACT, REPO, SQUAD
 
 PER_WINDOW = 8
+K = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 OUT = Path("build/sentence")
 
 
@@ -89,7 +91,7 @@ def dump(mode):
                             cands[k] = v
             else:
                 try:
-                    hits = service.retrieve(q["question"], 5)
+                    hits = service.retrieve(q["question"], K)
                 except NotFound:
                     out.append({"id": q["id"], "q": q["question"], "t": [], "c": []})
                     continue
@@ -117,7 +119,7 @@ def dump(mode):
             if i % 200 == 0:
                 print(i, f"{(time.perf_counter() - t0) / i:.2f} s each", flush=True)
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"cands-{mode}.json").write_text(json.dumps(out))
+    (OUT / f"cands-{mode}-k{K}.json").write_text(json.dumps(out))
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ FORMS = {"outside the span (shipped)": lambda f, w: w * f[:, 0], "whole sentence
 
 
 def squad(kind):
-    rows = json.loads((DUMPS / f"cands-{kind}.json").read_text())
+    rows = json.loads((DUMPS / f"cands-{kind}-k5.json").read_text())
     qs = []
     for r in rows:
         c = np.array(r["c"]).reshape(-1, 11)
