@@ -26,9 +26,11 @@ import numpy as np
 import pytest
 
 from function.config import Settings
+from function.model.reader import shape
 from function.service.pipeline import QAService
 from function.service.qa_request import QARequest
 from function.service.runtime import Runtime
+from tests.support.decoding import model_own_span
 from tests.support.reference_qa import encode_windows, onnx_logits, reads_segments, reference_spans
 from tests.support.tiny_arch import ARCHITECTURES, ARCHS, HOSTILE_QUESTIONS, HOSTILE_TEXTS, make_tiny_qa_model
 
@@ -192,7 +194,8 @@ def compare_with_reference(service: QAService, built: Built, logits, segments: b
 
     Where two spans tie (an int8 graph's logits take few distinct values) either is accepted: which one
     is first is an accident of the sort, not of the serving path. The reference has no ranking by the question's
-    words in each span's sentence (``function.model.sentence``): callers set its weight to 0.
+    words in each span's sentence (``function.model.sentence``): callers set its weight to 0; its spans are
+    compared as the reader shapes an answer (``function.model.reader.shape``: a dotted name whole, ...).
     """
     multi_window = 0
     for question, context in question_pairs():
@@ -203,7 +206,11 @@ def compare_with_reference(service: QAService, built: Built, logits, segments: b
         spans = reference_spans(built.hf_tok, logits, question, context, SEQUENCE["max_seq_len"],
                                 SEQUENCE["stride"], MAX_ANSWER_TOKENS, segments=segments)
         start, end, score = spans[0]
-        tied = {(s, e): p for s, e, p in spans if p >= score * (1 - TIE)}
+        tied: dict = {}
+        for s, e, p in spans:  # each reference span as the reader shapes an answer (reader.shape)
+            if p >= score * (1 - TIE):
+                key = shape(context, s, e, question)
+                tied[key] = max(p, tied.get(key, 0.0))
         where = f"{built.folder.name}: {question!r} on {context[:40]!r}..."
         assert (a["start"], a["end"]) in tied, f"{where}: served {a}, reference {context[start:end]!r} ({score:.6f})"
         assert a["text"] == context[a["start"] : a["end"]] == context[a["start"] : a["end"]].strip(), where
@@ -241,7 +248,7 @@ def check_graph_inputs(artifact: Path, manifest: dict, built: Built) -> None:
 
 @pytest.mark.parametrize("arch", ARCHITECTURES)
 def test_given_command_artifact_serves_the_reference_answers(arch, given_models, dev_file, tmp_path, monkeypatch):
-    monkeypatch.setattr("function.model.sentence.WEIGHT", 0.0)  # the model's own best span (see compare_with_reference)
+    model_own_span(monkeypatch)  # see compare_with_reference
     built = given_models(arch)
     out = tmp_path / "artifact"
     build_with_given_command(built.folder, out, tmp_path / "work", dev_file)
@@ -258,7 +265,7 @@ def test_given_command_artifact_serves_the_reference_answers(arch, given_models,
 
 @pytest.mark.parametrize("arch", ARCHITECTURES)
 def test_fp32_export_serves_the_pytorch_models_answers(arch, given_models, tmp_path, monkeypatch):
-    monkeypatch.setattr("function.model.sentence.WEIGHT", 0.0)  # the model's own best span (see compare_with_reference)
+    model_own_span(monkeypatch)  # see compare_with_reference
     built = given_models(arch)
     out = tmp_path / "artifact"
     manifest = build_directly(built.folder, out, tmp_path / "work", built.model)

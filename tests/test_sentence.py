@@ -116,3 +116,21 @@ def test_the_service_ranks_its_answers_with_the_request_s_question(tiny_artifact
     service.answer(QARequest("Who gave their name to Normandy?", context, None, top_k=1, max_answer_tokens=30,
                              abstain=False))
     assert seen == [("Who gave their name to Normandy?", [context])]
+
+
+def test_passages_a_request_gives_weigh_the_sentence_more_than_retrieved_ones():
+    # "Paris" leads by 1.5 logits a side (3 in all); "Vienna." sits in the sentence the question is about (overlap 1):
+    # WEIGHT_GIVEN (6) turns that around, WEIGHT (2, retrieved passages, with a passage bias) does not
+    from function.model import sentence
+
+    assert sentence.WEIGHT_GIVEN > 3.0 > sentence.WEIGHT
+    text = "Paris is large. The treaty was signed in Vienna."
+    passage, words = _passage(text)
+    b = build_batch([11, 12], [passage.ids], SPEC)
+    paris, vienna = words.index("Paris"), words.index("Vienna.")
+    start, end = _logits(b, [paris, vienna], [paris, vienna], [5.5, 4.0])
+    question = "Where was the treaty signed?"
+    [given] = answers_from_logits(start, end, b, [passage], 1, 30, texts=[text], question=question)
+    assert text[given.start:given.end] == "Vienna."
+    [retrieved] = answers_from_logits(start, end, b, [passage], 1, 30, np.zeros(1), texts=[text], question=question)
+    assert text[retrieved.start:retrieved.end] == "Paris"

@@ -148,6 +148,19 @@ def path_in_answer(question: str | None, text: str, start: int, end: int) -> tup
     return found[0].start(), found[0].end()
 
 
+def shape(text: str, start: int, end: int, question: str | None = None) -> tuple[int, int]:
+    """A span's characters as an answer: no white space at either end (``trim``), ended with its line
+    (``line_end``), a name or a shell command whole (``whole_name``, ``command_line``), a term without its
+    description (``term_of_entry``), and for a question about a file or directory, the path (``path_in_answer``);
+    ``start == end`` where nothing is left."""
+    start, end = trim(text, start, end)
+    start, end = trim(text, start, line_end(text, start, end))
+    if start < end:
+        start, end = command_line(text, *whole_name(text, start, end))
+        start, end = path_in_answer(question, text, start, term_of_entry(text, start, end))
+    return start, end
+
+
 def answers_from_logits(
     start_logits: np.ndarray,
     end_logits: np.ndarray,
@@ -174,7 +187,8 @@ def answers_from_logits(
     followed into its description (``term_of_entry``).
     With the ``question`` too, a question about a file or directory gets the path a span holds
     (``path_in_answer``), and the best ``CANDIDATES`` spans are ranked again with ``sentence_weight``
-    (default ``sentence.WEIGHT``) times the share of the question's terms their sentence holds
+    (default: ``sentence.WEIGHT`` with a ``passage_bias``, for retrieved passages, else
+    ``sentence.WEIGHT_GIVEN``) times the share of the question's terms their sentence holds
     (``function.model.sentence``) added to their logits: each score ``s`` becomes ``s * exp(weight *
     overlap)``, renormalised over what the spans listed add (still in [0, 1]).
     """
@@ -182,7 +196,7 @@ def answers_from_logits(
     spare = 0 if texts is None else 2
     blocks = None if texts is None else [paragraphs(t, p.offsets) for t, p in zip(texts, passages, strict=True)]
     if sentence_weight is None:
-        sentence_weight = sentence.WEIGHT
+        sentence_weight = sentence.WEIGHT if passage_bias is not None else sentence.WEIGHT_GIVEN
     ranked = texts is not None and question is not None and sentence_weight > 0
     spans = best_spans(start_logits, end_logits, batch, max(top_k + spare, CANDIDATES) if ranked else top_k + spare,
                        max_answer_tokens, passage_bias, windows, null_weight, blocks)
@@ -191,12 +205,7 @@ def answers_from_logits(
         offsets = passages[s.passage].offsets
         start, end = int(offsets[s.token_start, 0]), int(offsets[s.token_end, 1])
         if texts is not None:
-            text = texts[s.passage]
-            start, end = trim(text, start, end)
-            start, end = trim(text, start, line_end(text, start, end))
-            if start < end:
-                start, end = command_line(text, *whole_name(text, start, end))
-                start, end = path_in_answer(question, text, start, term_of_entry(text, start, end))
+            start, end = shape(texts[s.passage], start, end, question)
         found.append(Answer(s.passage, start, end, s.score))
     if ranked:
         found = _by_sentence(found, question, texts, sentence_weight)

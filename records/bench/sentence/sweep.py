@@ -11,7 +11,7 @@ from function.model.sentence import Sentences, question_terms
 from function.retrieval.terms import terms
 
 DUMPS = Path("build/sentence")
-WEIGHTS = (0, 1, 2, 3, 4, 8)
+WEIGHTS = (0, 1, 2, 3, 4, 6, 8, 10, 12, 16)
 
 
 def features(question, texts, spans, base):
