@@ -32,7 +32,7 @@ def test_question_normalisation_only_removes_what_the_model_cannot_see():
     assert normalize_question("cafe\u0301", True) == normalize_question("caf\u00e9", True)
 
 
-def test_answer_key_depends_on_everything_that_decides_the_answer():
+def test_answer_key_depends_on_everything_that_decides_the_answer(monkeypatch):
     base = dict(artifact_hash="h", question="q", source={"passage_ids": ["a", "b"]},
                 params={"top_k": 1, "max_answer_tokens": 30})
     k = answer_key(**base)
@@ -40,6 +40,9 @@ def test_answer_key_depends_on_everything_that_decides_the_answer():
     for change in ({"artifact_hash": "h2"}, {"question": "q2"}, {"source": {"passage_ids": ["a"]}},
                    {"source": {"context_sha256": "x"}}, {"params": {"top_k": 2, "max_answer_tokens": 30}}):
         assert answer_key(**{**base, **change}) != k
+    # a revision that decodes answers otherwise does not serve what an older one cached
+    monkeypatch.setattr("function.service.cache.DECODING_VERSION", 1)
+    assert answer_key(**base) != k
 
 
 class FakeShared:

@@ -71,14 +71,21 @@ def normalize_question(question: str, lowercase: bool) -> str:
 # The reply's shape: bumped when a reply gains or changes fields (2: no_answer, document_id, source; 3: each
 # answer's snippet), so that answers cached in the shared tier by an older revision are not served with the old shape.
 REPLY_VERSION = 3
+# How answers are chosen and cut from the model's scores (``function.model.reader``): bumped when the same model and
+# passages can give another answer (2: ranked by the question's words in their sentence, a dotted name or shell
+# command whole, a term without its description, a file question's path), so that a deploy does not serve answers
+# an older revision cached in the shared tier.
+DECODING_VERSION = 2
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
-    """sha256 of everything that decides the answer (and of the reply's shape, ``REPLY_VERSION``).
+    """sha256 of everything that decides the answer (the decoding's version, ``DECODING_VERSION``, too) and of the
+    reply's shape (``REPLY_VERSION``).
 
     ``source`` is ``{"passage_ids": sorted ids}`` or ``{"context_sha256": ...}``.
     """
-    blob = json.dumps({"a": artifact_hash, "q": question, "s": source, "p": params, "v": REPLY_VERSION},
+    blob = json.dumps({"a": artifact_hash, "q": question, "s": source, "p": params, "v": REPLY_VERSION,
+                       "d": DECODING_VERSION},
                       sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
