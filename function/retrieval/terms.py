@@ -52,9 +52,13 @@ def _fold(text: str) -> str:
     return "".join(ch for ch in folded if not unicodedata.combining(ch))
 
 
+def _is_term(word: str) -> bool:
+    return word not in STOP_WORDS and len(word) <= MAX_TERM_CHARS
+
+
 def terms(text: str) -> list[str]:
     """Index terms of ``text``, in order, repeats kept (term frequencies count them)."""
-    return [w for w in _WORD.findall(_fold(text)) if w not in STOP_WORDS and len(w) <= MAX_TERM_CHARS]
+    return [w for w in _WORD.findall(_fold(text)) if _is_term(w)]
 
 
 def query_terms(question: str) -> list[str]:
@@ -67,9 +71,5 @@ def located_terms(text: str) -> list[tuple[str, int, int]]:
     """``terms`` of ``text`` with the character span of the word each came from (a word that folding turns
     into two terms gives both its span). Each word is folded on its own, so where folding would join or split
     words differently from ``terms`` (rare compatibility characters) the two can differ."""
-    out = []
-    for m in _WORD.finditer(text):
-        for w in _WORD.findall(_fold(m.group())):
-            if w not in STOP_WORDS and len(w) <= MAX_TERM_CHARS:
-                out.append((w, m.start(), m.end()))
-    return out
+    return [(w, m.start(), m.end()) for m in _WORD.finditer(text) for w in _WORD.findall(_fold(m.group()))
+            if _is_term(w)]
