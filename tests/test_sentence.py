@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from function.model.reader import PassageTokens, answers_from_logits
-from function.model.sentence import Sentences, overlaps, question_terms
+from function.model.sentence import Sentences, echoes, overlaps, question_terms
 from function.model.windows import WindowSpec, build_batch
 
 SPEC = WindowSpec(max_seq_len=64, stride=8, max_query_tokens=8, cls_id=101, sep_id=102, pad_id=0)
@@ -81,6 +81,42 @@ def test_the_question_lifts_the_span_whose_sentence_says_what_it_asks():
     start, end = _logits(b, [paris, vienna], [paris, vienna], [12.0, 4.0])
     sure = answers_from_logits(start, end, b, [passage], 1, 30, texts=[text], question="Where was the treaty signed?")
     assert text[sure[0].start:sure[0].end] == "Paris"
+
+
+@pytest.mark.parametrize("question, answer, echo", [
+    ("Which pam_exec option lets the command read the password?", "pam_exec", True),
+    ("How do I get git grep to print line numbers?", "git-grep", True),  # a hyphen between words reads as a space
+    ("Which service name is reserved for default rules?", "service-name", True),
+    ("Which git status option gives the short format?", "--short", False),  # a literal made from a word
+    ("Which environment variable enables debug namespaces?", "DEBUG", False),  # case is kept
+    ("Which property tells me the encoding used to decode r.text?", "r.encoding", False),
+    ("How do I set a umask at login?", "umasks", False),  # whole words only
+    ("What is it?", "  ", False),
+])
+def test_echoes_says_whether_an_answer_is_the_question_s_own_words(question, answer, echo):
+    assert echoes(question, answer) is echo
+
+
+def test_an_answer_that_is_the_question_s_own_words_gives_way():
+    text = "Use pam_exec with expose_authtok to hand the password to the command."
+    passage, words = _passage(text)
+    b = build_batch([11, 12], [passage.ids], SPEC)
+    named, option = words.index("pam_exec"), words.index("expose_authtok")
+    # the model prefers the module's name (4 + 7) to the option (5 + 4) and to the span across both (4 + 4)
+    start, _ = _logits(b, [named, option], [], [4.0, 5.0])
+    _, end = _logits(b, [], [named, option], [7.0, 4.0])
+    plain = answers_from_logits(start, end, b, [passage], 2, 30, texts=[text])
+    assert text[plain[0].start:plain[0].end] == "pam_exec"
+    asked = answers_from_logits(start, end, b, [passage], 5, 30, texts=[text],
+                                question="Which pam_exec option hands the password to the command?")
+    got = [text[a.start:a.end] for a in asked]
+    assert got[0] == "expose_authtok" and "pam_exec" not in got[:3]  # below the span across both (4 + 4) too
+    assert asked[0].score > asked[1].score and sum(a.score for a in asked) <= 1.0 + 1e-9
+    # with nothing else to answer, the echo is still the answer
+    start, end = (x - 20.0 for x in _logits(b, [named], [named], [26.0]))  # every other span far weaker
+    alone = answers_from_logits(start, end, b, [passage], 1, 30, texts=[text],
+                                question="Which pam_exec option hands the password to the command?")
+    assert text[alone[0].start:alone[0].end] == "pam_exec"
 
 
 def test_with_a_passage_bias_the_lifted_scores_still_sum_to_at_most_one():

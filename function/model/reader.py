@@ -189,8 +189,9 @@ def answers_from_logits(
     (``path_in_answer``), and the best ``CANDIDATES`` spans are ranked again with ``sentence_weight``
     (default: ``sentence.WEIGHT`` with a ``passage_bias``, for retrieved passages, else
     ``sentence.WEIGHT_GIVEN``) times the share of the question's terms their sentence holds
-    (``function.model.sentence``) added to their logits: each score ``s`` becomes ``s * exp(weight *
-    overlap)``, renormalised over what the spans listed add (still in [0, 1]).
+    (``function.model.sentence``) added to their logits, less ``sentence.ECHO`` for a span that is the question's
+    own words (``sentence.echoes``): each score ``s`` becomes ``s * exp(weight * overlap - ECHO * echo)``,
+    renormalised over what the spans listed add (still in [0, 1]).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
@@ -225,6 +226,8 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     if not found:
         return found
     bonus = weight * np.asarray(sentence.overlaps(question, texts, [(a.passage, a.start, a.end) for a in found]))
+    bonus = bonus - sentence.ECHO * np.asarray([sentence.echoes(question, texts[a.passage][a.start:a.end])
+                                                for a in found])
     scores = np.asarray([a.score for a in found], dtype=np.float64)
     lifted = scores * np.exp(bonus)
     lifted = lifted / (1.0 + (lifted - scores).sum())  # the other spans' mass as it was

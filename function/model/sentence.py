@@ -33,8 +33,13 @@ from function.retrieval.terms import located_terms, query_terms
 
 WEIGHT = 2.0  # the spans of several retrieved passages (a question asked alone)
 WEIGHT_GIVEN = 6.0  # the spans of the passages a request names (``passage_ids``) or brings (``context``)
+# A span that is the question's own words (``echoes``: "pam_exec" for "Which pam_exec option ...?") loses this much,
+# in logits, where the sentence term ranks spans: a near filter, answered only when nothing else comes close
+# (documentation dev F1 asked alone 60.3 -> 61.0, right passage 66.0 -> 66.7: records/bench/docs-echo).
+ECHO = 8.0
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_JOINERS = re.compile(r"(?<=\w)[-_](?=\w)|\s+")
 
 
 class Sentences:
@@ -75,6 +80,17 @@ class Sentences:
 def question_terms(question: str) -> frozenset[str]:
     """The terms ``Sentences.overlap`` looks for: the question's index terms, as retrieval searches them."""
     return frozenset(query_terms(question))
+
+
+def echoes(question: str, answer: str) -> bool:
+    """Whether ``answer`` is the question's own words: its text, case kept, with hyphens, underscores and white
+    space read alike, stands whole in the question ("pam_exec" for "Which pam_exec option ...?", "git-grep" for
+    "How do I get git grep to ...?"). A literal made from a question's word ("--short" for "the short format",
+    "DEBUG" for "debug namespaces") is not."""
+    words = _JOINERS.sub(" ", answer).strip()
+    if not words:
+        return False
+    return re.search(r"(?<!\w)" + re.escape(words) + r"(?!\w)", _JOINERS.sub(" ", question)) is not None
 
 
 def overlaps(question: str, texts: Iterable[str], spans: Iterable[tuple[int, int, int]]) -> list[float]:

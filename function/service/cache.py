@@ -73,9 +73,9 @@ def normalize_question(question: str, lowercase: bool) -> str:
 REPLY_VERSION = 3
 # How answers are chosen and cut from the model's scores (``function.model.reader``): bumped when the same model and
 # passages can give another answer (2: ranked by the question's words in their sentence, a dotted name or shell
-# command whole, a term without its description, a file question's path), so that a deploy does not serve answers
-# an older revision cached in the shared tier.
-DECODING_VERSION = 2
+# command whole, a term without its description, a file question's path; 3: an answer that is the question's own
+# words gives way), so that a deploy does not serve answers an older revision cached in the shared tier.
+DECODING_VERSION = 3
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
