@@ -35,7 +35,8 @@ WEIGHT = 2.0  # the spans of several retrieved passages (a question asked alone)
 WEIGHT_GIVEN = 6.0  # the spans of the passages a request names (``passage_ids``) or brings (``context``)
 # A span that is the question's own words (``echoes``: "pam_exec" for "Which pam_exec option ...?") loses this much,
 # in logits, where the sentence term ranks spans: a near filter, answered only when nothing else comes close
-# (documentation dev F1 asked alone 60.3 -> 61.0, right passage 66.0 -> 66.7: records/bench/docs-echo).
+# (documentation dev F1 asked alone 60.3 -> 61.0, right passage 66.0 -> 66.7: docs/retrieval.md, "An answer that
+# is the question's own words").
 ECHO = 8.0
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
