@@ -64,6 +64,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--hybrid", action="store_true",
                    help="hybrid retrieval: a Lance index with the shipped encoder's vectors beside the store "
                         "(QA_INDEX_URI + QA_INDEX_ENCODER), as make run DOCS=... and the Lance images search")
+    p.add_argument("--encoder", type=Path, default=ENCODER,
+                   help="sentence-encoder folder for --hybrid (default: the shipped encoder/)")
     p.add_argument("--threads", type=int, default=0, help="QA_THREADS (0: the CPUs this process may use)")
     p.add_argument("--out", type=Path, default=REPO / "records" / "bench" / "cascade")
     return p.parse_args(argv)
@@ -332,8 +334,9 @@ def main(argv=None) -> int:
         env = {"QA_ARTIFACT_DIR": str(artifact), "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(Path(tmp) / "p.sqlite"),
                "QA_CACHE": "0", "QA_THREADS": str(args.threads)}
         if args.hybrid:
-            env.update({"QA_INDEX_URI": str(Path(tmp) / "index.lance"), "QA_INDEX_ENCODER": str(ENCODER)})
-            result["retrieval"] = "hybrid (a Lance index with encoder/'s vectors)"
+            env.update({"QA_INDEX_URI": str(Path(tmp) / "index.lance"), "QA_INDEX_ENCODER": str(args.encoder)})
+            encoder = os.path.relpath(args.encoder.resolve(), REPO)
+            result["retrieval"] = f"hybrid (a Lance index with {encoder}/'s vectors)"
         service = open_service({**env, "QA_CASCADE": "0"})
         log(f"ingested {len(records)} paragraphs in {ingest_into(service, records):.1f} s")
         if args.questions >= 0:

@@ -59,6 +59,13 @@ class TokenizerMismatch(QAError):
     status = "FAILED_PRECONDITION"
 
 
+class EncoderMismatch(QAError):
+    """The retrieval index's vectors were made by another sentence encoder than the one that embeds questions."""
+
+    http_status = 409
+    status = "FAILED_PRECONDITION"
+
+
 class PayloadTooLarge(QAError):
     http_status = 413
     status = "PAYLOAD_TOO_LARGE"

@@ -385,3 +385,63 @@ def test_a_table_and_an_encoder_that_do_not_match_are_refused_by_name(tmp_path, 
         LanceIndex(str(tmp_path / "dense")).upsert([IndexRow("b", "d", "beta")])
     with pytest.raises(ValueError, match="holds 4-dimensional vectors, the sentence encoder makes 8"):
         LanceIndex(str(tmp_path / "dense"), dim=8).upsert([IndexRow("b", "d", "beta")], np.ones((1, 8)))
+
+
+def test_a_table_stamped_by_one_encoder_is_neither_written_nor_searched_with_another(tmp_path):
+    from function.errors import EncoderMismatch
+
+    uri = str(tmp_path / "dense")
+    made = LanceIndex(uri, dim=4, encoder="a" * 64)
+    made.upsert([IndexRow("a", "d", "alpha")], np.ones((1, 4)))
+    assert [h.passage_id for h in LanceIndex(uri, dim=4, encoder="a" * 64).nearest(unit(1, 1, 1, 1), 5)] == ["a"]
+
+    other = LanceIndex(uri, dim=4, encoder="b" * 64)
+    with pytest.raises(ValueError, match=r"vectors of another sentence encoder \(aaaaaaaaaaaa\) than "
+                                         r"QA_INDEX_ENCODER's \(bbbbbbbbbbbb\): ingest into a new QA_INDEX_URI"):
+        other.upsert([IndexRow("b", "d", "beta")], np.ones((1, 4)))
+    with pytest.raises(EncoderMismatch, match="set QA_INDEX_ENCODER to the encoder that made them") as raised:
+        other.nearest(unit(1, 1, 1, 1), 5)
+    assert raised.value.http_status == 409  # a configuration to mend, not a store to retry (503)
+    with pytest.raises(EncoderMismatch):
+        other.warm()  # named at start-up too
+    assert [h.passage_id for h in other.search(["alpha"], 5)] == ["a"]  # BM25 does not depend on the encoder
+    assert LanceIndex(uri, dim=4, encoder="a" * 64).count() == 1  # nothing was written
+
+    # a table made before the stamp (or by a caller naming no encoder) is taken as it is, and stays unstamped
+    unstamped = str(tmp_path / "old")
+    LanceIndex(unstamped, dim=4).upsert([IndexRow("a", "d", "alpha")], np.ones((1, 4)))
+    later = LanceIndex(unstamped, dim=4, encoder="b" * 64)
+    later.upsert([IndexRow("b", "d", "beta")], np.ones((1, 4)))
+    assert sorted(h.passage_id for h in later.nearest(unit(1, 1, 1, 1), 5)) == ["a", "b"]
+
+
+def test_the_function_stamps_the_table_with_the_encoder_s_source_weights(hybrid_env, encoder_folder):
+    import lance
+
+    from function.retrieval.encoder import SentenceEncoder
+
+    manifest = json.loads((encoder_folder / "encoder.json").read_text())
+    field = lance.dataset(hybrid_env["QA_INDEX_URI"]).schema.field("vector")
+    assert field.metadata[b"encoder"].decode() == manifest["source_sha256"] == SentenceEncoder(encoder_folder).identity
+
+
+def test_a_question_alone_against_another_encoder_s_vectors_is_refused_by_name(hybrid_env, encoder_folder, tmp_path):
+    import shutil
+
+    from bench.in_process import open_service
+    from function.errors import EncoderMismatch
+    from function.service.qa_request import QARequest
+
+    other = tmp_path / "other-encoder"
+    shutil.copytree(encoder_folder, other)
+    manifest = json.loads((other / "encoder.json").read_text())
+    manifest["source_sha256"] = "c" * 64  # another model's export: same dimension, other vectors
+    (other / "encoder.json").write_text(json.dumps(manifest))
+    service = open_service({**hybrid_env, "QA_INDEX_ENCODER": str(other)})
+    with pytest.raises(EncoderMismatch, match="made by another sentence encoder"):
+        service.answer(QARequest("Who ruled Normandy?", None, None, 1, 30, 3))
+    # a passage named by id needs no vector and is still answered
+    import lance
+
+    pid = lance.dataset(hybrid_env["QA_INDEX_URI"]).to_table(columns=["id"]).column("id")[0].as_py()
+    assert "answers" in service.answer(QARequest("Who ruled Normandy?", None, (pid,), 1, 30)).payload

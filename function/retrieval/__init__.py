@@ -35,6 +35,7 @@ def open_index(settings: Settings) -> LanceIndex | HybridIndex | None:
     from function.retrieval.hybrid import HybridIndex
 
     encoder = SentenceEncoder(Path(settings.index_encoder), settings.threads)
-    index = LanceIndex(settings.index_uri, settings.store_timeout_s, settings.index_refresh_s, dim=encoder.dim)
+    index = LanceIndex(settings.index_uri, settings.store_timeout_s, settings.index_refresh_s, dim=encoder.dim,
+                       encoder=encoder.identity)
     return HybridIndex(index, encoder)
 

@@ -62,6 +62,12 @@ class SentenceEncoder:
             h.update(hashlib.sha256((self.folder / name).read_bytes()).digest())
         return h.hexdigest()
 
+    @property
+    def identity(self) -> str:
+        """What a Lance table's vectors are stamped with: the source model's weights (``source_sha256``, so that
+        two exports of one model agree), or where the manifest does not name them, the folder's fingerprint."""
+        return str(self.manifest.get("source_sha256") or self.fingerprint)
+
     def load(self) -> None:
         """Create the ONNX Runtime session and the tokenizer (once; ``embed`` calls it)."""
         with self._lock:

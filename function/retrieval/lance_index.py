@@ -39,7 +39,12 @@ holds ``vector``, the passage's unit-length sentence embedding
 table holds ``ANN_MIN_ROWS`` rows, ``optimize`` builds an approximate index over
 it (IVF partitions of HNSW graphs over 8-bit scalar-quantised vectors), which
 later folds extend like the inverted index. A table made without ``dim`` has no
-such column and is read and written as before.
+such column and is read and written as before. A table made with ``encoder``
+(``SentenceEncoder.identity``: the source model's weights) keeps it in the vector
+column's metadata, and is neither written nor searched with another encoder's
+vectors (their cosines would rank at random, with no error): the write fails and
+a question alone gets a 409 naming the fix. A table stamped by none (made before
+the stamp) is taken as it is.
 
 A filtered question (``filters.PassageFilter``) is searched with the filter as
 Lance's prefilter (``filter=..., prefilter=True``): the inverted index and the
@@ -62,7 +67,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from function.errors import StoreUnavailable
+from function.errors import EncoderMismatch, QAError, StoreUnavailable
 from function.retrieval.bm25 import Hit
 from function.retrieval.filters import PassageFilter
 from function.retrieval.searcher import Searcher
@@ -70,6 +75,7 @@ from function.retrieval.searcher import Searcher
 # Lance's inverted index over our analysed terms: split on white space, nothing else
 TOKENIZER = {"base_tokenizer": "whitespace", "lower_case": False, "stem": False, "remove_stop_words": False,
              "ascii_folding": False, "with_position": False, "max_token_length": None}
+ENCODER_KEY = "encoder"  # the vector column's metadata: the identity of the encoder that made the vectors
 COMMIT_RETRIES = 20  # concurrent writers: a transaction that conflicts is tried again on the new version
 # A writer folds its new rows into the indexes every this many rows: rows not yet indexed are scanned by every
 # search and by every upsert's match on id, so a long ingestion would otherwise slow down as it goes.
@@ -142,9 +148,10 @@ def index_rows(passages) -> list[IndexRow]:
 
 class LanceIndex(Searcher):
     def __init__(self, uri: str, timeout_s: float = 3.0, refresh_s: float = 10.0,
-                 storage_options: dict | None = None, dim: int | None = None):
+                 storage_options: dict | None = None, dim: int | None = None, encoder: str | None = None):
         self.uri = uri
         self.dim = dim  # the dense vectors' dimension (hybrid retrieval), or None: no vector column
+        self.encoder = encoder  # the identity of the encoder that makes the vectors (``SentenceEncoder.identity``)
         self._said_no_vectors = False
         self._said_no_filter_columns = False
         self.timeout_s = timeout_s
@@ -255,6 +262,7 @@ class LanceIndex(Searcher):
                     "only (ingest into a new QA_INDEX_URI with QA_INDEX_ENCODER set)", index_uri=self.uri)
                 self._said_no_vectors = True
             return []
+        self._check_encoder(ds)
         restrict = self._prefilter(ds, where)
         if restrict is None:
             return []
@@ -283,6 +291,8 @@ class LanceIndex(Searcher):
         future = self._pool.submit(work, *args)
         try:
             return future.result(timeout=self.timeout_s)
+        except QAError:  # the table is readable but not what the function is configured for: it says what to do
+            raise
         except concurrent.futures.TimeoutError:
             raise StoreUnavailable(f"the retrieval index did not answer in {self.timeout_s:g} s; retry shortly",
                                    retry_after_s=1) from None
@@ -297,8 +307,11 @@ class LanceIndex(Searcher):
 
     def warm(self) -> None:
         """Import Lance and open the table (at start-up, on a background thread), so that the first question
-        asked alone does not pay for either; a failure here is reported by the first search."""
-        self._current()
+        asked alone does not pay for either; a failure here is reported by the first search, and a table whose
+        vectors another encoder made is named here too (the start-up log)."""
+        ds = self._current()
+        if self.dim is not None and ds is not None and "vector" in ds.schema.names:
+            self._check_encoder(ds)
 
     def _forget(self) -> None:
         with self._lock:
@@ -315,9 +328,27 @@ class LanceIndex(Searcher):
 
         fields = [("id", pa.string()), ("doc_id", pa.string()), ("terms", pa.string()), ("source", pa.string()),
                   ("tags", pa.list_(pa.string()))]
-        if self.dim is not None:
-            fields.append(("vector", pa.list_(pa.float32(), self.dim)))
+        if self.dim is not None:  # a new table's vector column names the encoder that made them
+            fields.append(pa.field("vector", pa.list_(pa.float32(), self.dim),
+                                   metadata={ENCODER_KEY: self.encoder} if self.encoder else None))
         return pa.schema(fields)
+
+    def _check_encoder(self, ds) -> None:
+        """Refuse to search ``ds``'s vectors with question embeddings of another encoder than the one that made
+        them (their cosines would rank at random, silently): an ``EncoderMismatch`` (409) naming the fix."""
+        made_by = self._made_by(ds) if ds is not None else None
+        if made_by and self.encoder and made_by != self.encoder:
+            raise EncoderMismatch(f"the retrieval index's vectors were made by another sentence encoder "
+                                  f"({made_by[:12]}) than QA_INDEX_ENCODER's ({self.encoder[:12]}): set "
+                                  "QA_INDEX_ENCODER to the encoder that made them, or ingest into a new QA_INDEX_URI")
+
+    @staticmethod
+    def _made_by(ds) -> str | None:
+        """The identity of the encoder a table's vectors were made by, as stamped at its creation (None: a table
+        made without one, or before tables were stamped; Lance keeps the creation's field metadata)."""
+        field = ds.schema.field("vector") if "vector" in ds.schema.names else None
+        stamp = (field.metadata or {}).get(ENCODER_KEY.encode()) if field is not None else None
+        return stamp.decode() if stamp else None
 
     def _table(self, rows: list[IndexRow], vectors=None):
         import numpy as np
@@ -383,6 +414,11 @@ class LanceIndex(Searcher):
         field = ds.schema.field("vector") if "vector" in ds.schema.names else None
         held = None if field is None else field.type.list_size
         if held == self.dim:
+            made_by = self._made_by(ds)
+            if made_by and self.encoder and made_by != self.encoder:
+                raise ValueError(f"the retrieval index {self.uri} holds vectors of another sentence encoder "
+                                 f"({made_by[:12]}) than QA_INDEX_ENCODER's ({self.encoder[:12]}): ingest into a new "
+                                 "QA_INDEX_URI, or set QA_INDEX_ENCODER to the encoder that made them")
             return
         if held is None:
             raise ValueError(f"the retrieval index {self.uri} was made without dense vectors: unset "
