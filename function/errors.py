@@ -59,8 +59,9 @@ class TokenizerMismatch(QAError):
     status = "FAILED_PRECONDITION"
 
 
-class EncoderMismatch(QAError):
-    """The retrieval index's vectors were made by another sentence encoder than the one that embeds questions."""
+class EncoderMismatch(QAError, ValueError):
+    """The retrieval index's vectors and the configured sentence encoder do not match: another encoder made them,
+    or they have another size, or one side has none. A configuration to mend, named in the message."""
 
     http_status = 409
     status = "FAILED_PRECONDITION"

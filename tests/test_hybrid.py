@@ -440,6 +440,21 @@ def test_a_question_alone_against_another_encoder_s_vectors_is_refused_by_name(h
     service = open_service({**hybrid_env, "QA_INDEX_ENCODER": str(other)})
     with pytest.raises(EncoderMismatch, match="made by another sentence encoder"):
         service.answer(QARequest("Who ruled Normandy?", None, None, 1, 30, 3))
+    # ingesting with it fails with the message, not a stack trace, and writes nothing
+    import sqlite3
+
+    from harness.launch import ingest
+    from harness.paths import SAMPLE
+
+    def stored():
+        with sqlite3.connect(hybrid_env["QA_SQLITE_PATH"]) as db:
+            return db.execute("SELECT COUNT(*), MAX(updated) FROM passages").fetchone()  # a write moves updated
+
+    before = stored()
+    done = ingest({**hybrid_env, "QA_INDEX_ENCODER": str(other)}, str(SAMPLE), "--quiet", "--force")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert stored() == before  # refused before the store was written
+    assert "ingestion failed: the retrieval index" in done.stderr and "another sentence encoder" in done.stderr
     # a passage named by id needs no vector and is still answered
     import lance
 

@@ -147,6 +147,7 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
     index = open_index(settings)
     if index is not None:
         say(f"and their terms into the retrieval index {index.description}")
+        index.check_writable()  # a table made by another encoder (or none) is refused before the store is written
     job = Ingestion(store, tokenizer, args.batch_size, counts, args.force, note=progress.note, index=index,
                     tags=args.tag)
     try:

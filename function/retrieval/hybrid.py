@@ -112,6 +112,9 @@ class HybridIndex(Searcher):
         vectors = self.encoder.embed([dense_text(p.title, p.text) for p in passages])
         return self.index.upsert(index_rows(passages), vectors)
 
+    def check_writable(self) -> None:
+        self.index.check_writable()
+
     def delete(self, ids: list[str]) -> None:
         self.index.delete(ids)
 

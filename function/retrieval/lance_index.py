@@ -409,25 +409,33 @@ class LanceIndex(Searcher):
         ds.add_columns([self._schema().field(name) for name in missing])
         return self._open()
 
+    def check_writable(self) -> None:
+        """Before an ingestion writes anything to the store: refuse a table whose vectors this index's rows would
+        not match (``_check_vectors``), so that a refused run leaves the store as it was."""
+        ds = self._open()
+        if ds is not None:
+            self._check_vectors(ds)
+
     def _check_vectors(self, ds) -> None:
-        """Refuse to write rows whose vector column (or its absence) is not the table's, naming the fix."""
+        """Refuse to write rows whose vector column (or its absence, or its encoder) is not the table's, naming
+        the fix: an ``EncoderMismatch`` (a ``ValueError``; ``python -m function.ingest`` prints its message)."""
         field = ds.schema.field("vector") if "vector" in ds.schema.names else None
         held = None if field is None else field.type.list_size
         if held == self.dim:
             made_by = self._made_by(ds)
             if made_by and self.encoder and made_by != self.encoder:
-                raise ValueError(f"the retrieval index {self.uri} holds vectors of another sentence encoder "
-                                 f"({made_by[:12]}) than QA_INDEX_ENCODER's ({self.encoder[:12]}): ingest into a new "
-                                 "QA_INDEX_URI, or set QA_INDEX_ENCODER to the encoder that made them")
+                raise EncoderMismatch(f"the retrieval index {self.uri} holds vectors of another sentence encoder "
+                                      f"({made_by[:12]}) than QA_INDEX_ENCODER's ({self.encoder[:12]}): ingest into "
+                                      "a new QA_INDEX_URI, or set QA_INDEX_ENCODER to the encoder that made them")
             return
         if held is None:
-            raise ValueError(f"the retrieval index {self.uri} was made without dense vectors: unset "
-                             "QA_INDEX_ENCODER, or ingest into a new QA_INDEX_URI with it set")
+            raise EncoderMismatch(f"the retrieval index {self.uri} was made without dense vectors: unset "
+                                  "QA_INDEX_ENCODER, or ingest into a new QA_INDEX_URI with it set")
         if self.dim is None:
-            raise ValueError(f"the retrieval index {self.uri} holds {held}-dimensional dense vectors: set "
-                             "QA_INDEX_ENCODER to the sentence encoder that made them")
-        raise ValueError(f"the retrieval index {self.uri} holds {held}-dimensional vectors, the sentence encoder "
-                         f"makes {self.dim}: ingest into a new QA_INDEX_URI")
+            raise EncoderMismatch(f"the retrieval index {self.uri} holds {held}-dimensional dense vectors: set "
+                                  "QA_INDEX_ENCODER to the sentence encoder that made them")
+        raise EncoderMismatch(f"the retrieval index {self.uri} holds {held}-dimensional vectors, the sentence encoder "
+                              f"makes {self.dim}: ingest into a new QA_INDEX_URI")
 
     def _fold(self, merge: int = 0) -> None:
         """Merge small fragments (every commit writes one) and index the rows not indexed yet, in a new
