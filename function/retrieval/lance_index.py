@@ -309,9 +309,7 @@ class LanceIndex(Searcher):
         """Import Lance and open the table (at start-up, on a background thread), so that the first question
         asked alone does not pay for either; a failure here is reported by the first search, and a table whose
         vectors another encoder made is named here too (the start-up log)."""
-        ds = self._current()
-        if self.dim is not None and ds is not None and "vector" in ds.schema.names:
-            self._check_encoder(ds)
+        self._check_encoder(self._current())
 
     def _forget(self) -> None:
         with self._lock:
@@ -336,11 +334,17 @@ class LanceIndex(Searcher):
     def _check_encoder(self, ds) -> None:
         """Refuse to search ``ds``'s vectors with question embeddings of another encoder than the one that made
         them (their cosines would rank at random, silently): an ``EncoderMismatch`` (409) naming the fix."""
-        made_by = self._made_by(ds) if ds is not None else None
-        if made_by and self.encoder and made_by != self.encoder:
+        made_by = self._foreign_encoder(ds)
+        if made_by:
             raise EncoderMismatch(f"the retrieval index's vectors were made by another sentence encoder "
                                   f"({made_by[:12]}) than QA_INDEX_ENCODER's ({self.encoder[:12]}): set "
                                   "QA_INDEX_ENCODER to the encoder that made them, or ingest into a new QA_INDEX_URI")
+
+    def _foreign_encoder(self, ds) -> str | None:
+        """The identity stamped on ``ds``'s vectors where it is not this index's encoder's, else None (no table,
+        no stamp, or no encoder named here: nothing to compare)."""
+        made_by = self._made_by(ds) if ds is not None else None
+        return made_by if made_by and self.encoder and made_by != self.encoder else None
 
     @staticmethod
     def _made_by(ds) -> str | None:
@@ -422,8 +426,8 @@ class LanceIndex(Searcher):
         field = ds.schema.field("vector") if "vector" in ds.schema.names else None
         held = None if field is None else field.type.list_size
         if held == self.dim:
-            made_by = self._made_by(ds)
-            if made_by and self.encoder and made_by != self.encoder:
+            made_by = self._foreign_encoder(ds)
+            if made_by:
                 raise EncoderMismatch(f"the retrieval index {self.uri} holds vectors of another sentence encoder "
                                       f"({made_by[:12]}) than QA_INDEX_ENCODER's ({self.encoder[:12]}): ingest into "
                                       "a new QA_INDEX_URI, or set QA_INDEX_ENCODER to the encoder that made them")
