@@ -89,7 +89,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--hybrid-sizes", type=int, nargs="*", default=[10_000, 100_000],
                    help="sizes at which dense vectors and their fusion with BM25 are measured (none: leave out)")
     p.add_argument("--encoder", type=Path, default=None,
-                   help="sentence-encoder folder (default build/encoder/all-minilm-l6-v2-int8, exported if missing)")
+                   help="sentence-encoder folder (default: the shipped encoder/; one holding none is exported "
+                        "from all-MiniLM-L6-v2 as it comes first)")
     p.add_argument("--embed-cache", type=Path, default=None,
                    help="where passage embeddings are kept between runs (default build/scale/embeddings)")
     p.add_argument("--out", type=Path, default=REPO / "records" / "bench" / "scale")
