@@ -22,7 +22,6 @@ tokenizer.json) and logs a JSON line every 20 steps.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import random
 import shutil
@@ -46,35 +45,33 @@ class Pairs:
     held_out: list[str]  # the packages left out
 
 
-def _read_json(path: Path) -> dict:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return json.load(f)
-
-
 def load_pairs(docqa: Path, squad: Path | None, hold_out: float = 0.2, seed: int = SEED) -> Pairs:
-    """The question-passage pairs of both sources, the held-out packages' questions left out."""
+    """The question-passage pairs of both sources (read by ``build_model.squad.load_squad``: a malformed file is a
+    ``SquadFormatError`` naming it), the held-out packages' questions left out."""
+    from build_model.squad import load_squad
     from function.retrieval.hybrid import dense_text
 
-    passages, groups, questions = [], [], []
-    for article in _read_json(docqa)["data"]:
-        for para in article["paragraphs"]:
-            answerable = [qa["question"] for qa in para["qas"] if not qa.get("is_impossible")]
-            if answerable:
-                passages.append(para["context"])
-                groups.append(article["title"].split("/")[0])
-                questions.append(answerable)
+    docs = load_squad(docqa)  # answerable questions only
+    asked: dict[str, list[str]] = {}
+    for q in docs.questions:
+        asked.setdefault(q.paragraph_id, []).append(q.question)
+    answered = [p for p in docs.paragraphs.values() if p.id in asked]  # in the file's order
+    passages = [p.context for p in answered]
+    groups = [p.title.split("/")[0] for p in answered]
     packages = sorted(set(groups))
     held = set(np.random.default_rng(seed).choice(packages, size=int(len(packages) * hold_out), replace=False)
                if packages else [])
-    pairs = [(q, i, g) for i, (g, qs) in enumerate(zip(groups, questions, strict=True)) if g not in held for q in qs]
+    pairs = [(q, i, g) for i, (g, p) in enumerate(zip(groups, answered, strict=True)) if g not in held
+             for q in asked[p.id]]
     docs_passages = len(passages)
     if squad is not None:
-        for article in _read_json(squad)["data"]:
-            title = article["title"].replace("_", " ")
-            for para in article["paragraphs"]:
-                passages.append(dense_text(title, para["context"]))
-                pairs += [(qa["question"], len(passages) - 1, "squad:" + title) for qa in para["qas"]]
+        split = load_squad(squad)
+        where = {}  # paragraph id -> (passage index, group)
+        for p in split.paragraphs.values():
+            title = p.title.replace("_", " ")
+            where[p.id] = (len(passages), "squad:" + title)
+            passages.append(dense_text(title, p.context))
+        pairs += [(q.question, *where[q.paragraph_id]) for q in split.questions]
     return Pairs(passages, pairs, docs_passages, sorted(held))
 
 
@@ -168,9 +165,15 @@ def main(argv=None) -> int:
         if not path.is_file():
             print(f"encoder_tune: {path} not found", file=sys.stderr)
             return 2
+    from build_model.squad import SquadFormatError
+
     torch.manual_seed(SEED)
     torch.set_num_threads(args.threads)
-    data = load_pairs(args.docqa, args.squad, args.hold_out)
+    try:
+        data = load_pairs(args.docqa, args.squad, args.hold_out)
+    except SquadFormatError as e:
+        print(f"encoder_tune: {e}", file=sys.stderr)
+        return 2
     batches = make_batches(data, args.batch_size, args.batches)
     if not batches:
         print(f"encoder_tune: no batch of {args.batch_size} questions of one package or article", file=sys.stderr)

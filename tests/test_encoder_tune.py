@@ -33,7 +33,7 @@ def _squad(path, articles: int = 2, questions: int = 6):
     data = [{"title": f"Article_{a}", "paragraphs": [
         {"context": f"Paragraph {p} of article {a} says that {a} {p} is a number.",
          "qas": [{"id": f"s{a}-{p}-{i}", "question": f"What does paragraph {p} of {a} say, {i}?",
-                  "answers": [{"text": "a number", "answer_start": 0}]} for i in range(questions)]}
+                  "answers": [{"text": "Paragraph", "answer_start": 0}]} for i in range(questions)]}
         for p in range(2)]} for a in range(articles)]
     path.write_text(json.dumps({"version": "1.1", "data": data}), encoding="utf-8")
     return path
@@ -92,6 +92,10 @@ def test_a_tiny_run_checkpoints_resumes_and_exports(tmp_path, squad):
     assert SentenceEncoder(tmp_path / "enc").embed(["Which function frobs widgets?"]).shape == (1, 32)
 
 
-def test_missing_inputs_are_named(tmp_path, capsys):
+def test_missing_and_malformed_inputs_are_named(tmp_path, capsys):
     assert main(["--source", str(tmp_path), "--docqa", str(tmp_path / "none.json"), "--out", str(tmp_path / "o")]) == 2
     assert "tokenizer.json not found" in capsys.readouterr().err
+    (tmp_path / "tokenizer.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "bad.json").write_text('{"data": [{"title": "x"}]}', encoding="utf-8")  # no paragraphs
+    assert main(["--source", str(tmp_path), "--docqa", str(tmp_path / "bad.json"), "--out", str(tmp_path / "o")]) == 2
+    assert "bad.json" in capsys.readouterr().err
