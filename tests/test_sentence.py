@@ -156,7 +156,7 @@ def test_the_service_ranks_its_answers_with_the_request_s_question(tiny_artifact
 
 def test_passages_a_request_gives_weigh_the_sentence_more_than_retrieved_ones():
     # "Paris" leads by 1.5 logits a side (3 in all); "Vienna." sits in the sentence the question is about (overlap 1):
-    # WEIGHT_GIVEN (6) turns that around, WEIGHT (2, retrieved passages, with a passage bias) does not
+    # WEIGHT_GIVEN (6) turns that around, WEIGHT (2) does not
     from function.model import sentence
 
     assert sentence.WEIGHT_GIVEN > 3.0 > sentence.WEIGHT
@@ -168,5 +168,46 @@ def test_passages_a_request_gives_weigh_the_sentence_more_than_retrieved_ones():
     question = "Where was the treaty signed?"
     [given] = answers_from_logits(start, end, b, [passage], 1, 30, texts=[text], question=question)
     assert text[given.start:given.end] == "Vienna."
-    [retrieved] = answers_from_logits(start, end, b, [passage], 1, 30, np.zeros(1), texts=[text], question=question)
-    assert text[retrieved.start:retrieved.end] == "Paris"
+    [weak] = answers_from_logits(start, end, b, [passage], 1, 30, texts=[text], question=question,
+                                 sentence_weight=sentence.WEIGHT)
+    assert text[weak.start:weak.end] == "Paris"
+
+
+def _two_passages(bias_second: float):
+    """"Paris" (5.5 a side) and "Vienna." (4 a side, in the sentence the question asks about) in the first passage,
+    "Bonn" (5 a side, no question word near it) in the second, which retrieval favours by ``bias_second``."""
+    texts = ["Paris is large. The treaty was signed in Vienna.", "Bonn hosted the ceremony."]
+    (first, words), (second, _) = _passage(texts[0]), _passage(texts[1])
+    b = build_batch([11, 12], [first.ids, second.ids], SPEC)
+    start = np.zeros(b.input_ids.shape, dtype=np.float32)
+    for row, word, value in ((0, words.index("Paris"), 5.5), (0, words.index("Vienna."), 4.0), (1, 0, 5.0)):
+        assert b.passage_index[row] == row
+        start[row, b.context_start + word] = value
+    return texts, [first, second], b, start, start.copy(), np.array([0.0, bias_second])
+
+
+def test_asked_alone_the_passages_compete_at_the_low_weight_then_the_chosen_one_is_read_as_given():
+    """Two stages for retrieved passages: the best span across passages (bias, sentence term at WEIGHT) chooses the
+    passage; within it, the answer is what the passage would give if the request had named it (WEIGHT_GIVEN)."""
+    question = "Where was the treaty signed?"
+    # Bonn 10 + 0.8 = 10.8 < Paris 11, Vienna 8 + 2 = 10: the first passage; read as given, Vienna 8 + 6 beats Paris
+    texts, passages, b, start, end, bias = _two_passages(0.8)
+    got = answers_from_logits(start, end, b, passages, 3, 30, bias, texts=texts, question=question)
+    assert (got[0].passage, texts[0][got[0].start:got[0].end]) == (0, "Vienna.")
+    first_stage = answers_from_logits(start, end, b, passages, 3, 30, bias, texts=texts, question=question,
+                                      sentence_weight=0.0)  # no sentence term, so no second stage either
+    assert texts[0][first_stage[0].start:first_stage[0].end] == "Paris"
+    # the answer supersedes the first stage's best span, in its place and with its score; the others follow
+    rest = [(a.passage, texts[a.passage][a.start:a.end]) for a in got[1:]]
+    assert (0, "Vienna.") not in rest and (0, "Paris") not in rest and (1, "Bonn") in rest
+    scores = [a.score for a in got]
+    assert scores == sorted(scores, reverse=True) and 0.0 < sum(scores) <= 1.0 + 1e-9
+    # Bonn 10 + 1.5 = 11.5 beats Paris 11 at the low weight: the second passage is chosen, although Vienna would
+    # win across passages at WEIGHT_GIVEN (8 + 6 = 14)
+    texts, passages, b, start, end, bias = _two_passages(1.5)
+    [chosen] = answers_from_logits(start, end, b, passages, 1, 30, bias, texts=texts, question=question)
+    assert (chosen.passage, texts[1][chosen.start:chosen.end]) == (1, "Bonn")
+    # the windows an abstention verdict leaves are the only ones read in both stages
+    [kept] = answers_from_logits(start, end, b, passages, 1, 30, bias, texts=texts, question=question,
+                                 windows=np.array([True, False]))
+    assert (kept.passage, texts[0][kept.start:kept.end]) == (0, "Vienna.")

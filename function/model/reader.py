@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -191,7 +191,9 @@ def answers_from_logits(
     ``sentence.WEIGHT_GIVEN``) times the share of the question's terms their sentence holds
     (``function.model.sentence``) added to their logits, less ``sentence.ECHO`` for a span that is the question's
     own words (``sentence.echoes``): each score ``s`` becomes ``s * exp(weight * overlap - ECHO * echo)``,
-    renormalised over what the spans listed add (still in [0, 1]).
+    renormalised over what the spans listed add (still in [0, 1]). With a ``passage_bias`` (retrieved passages),
+    that ranking chooses the passage and the answer is then chosen within it as if the request had named it
+    (``_within_chosen_passage``).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
@@ -210,6 +212,9 @@ def answers_from_logits(
         found.append(Answer(s.passage, start, end, s.score))
     if ranked:
         found = _by_sentence(found, question, texts, sentence_weight)
+    if ranked and passage_bias is not None and found:
+        found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
+                                       windows, question)
     out: list[Answer] = []
     for a in found:
         if len(out) == top_k:
@@ -219,6 +224,31 @@ def answers_from_logits(
             continue  # white space only, or the same text as a better span once trimmed
         out.append(a)
     return out
+
+
+def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,
+                           passages: Sequence, max_answer_tokens: int, texts: Sequence[str],
+                           windows: np.ndarray | None, question: str) -> list[Answer]:
+    """Two stages for retrieved passages: ``found``'s best span chooses the passage (spans of every passage read,
+    ``passage_bias`` and the sentence term at ``sentence.WEIGHT``), then the answer is the span that passage alone
+    gives, decoded as if the request had named it (its windows only, the reader's own probabilities, the sentence
+    term at ``sentence.WEIGHT_GIVEN``). The answer takes the place and the score of the first stage's best span
+    (how sure the reader is of that passage's answer among all spans read), which it supersedes; the other spans
+    follow as ranked."""
+    chosen = found[0].passage
+    rows = np.flatnonzero(np.asarray(batch.passage_index) == chosen)  # its windows alone: a batch of one passage
+    own = replace(batch, input_ids=batch.input_ids[rows], attention_mask=batch.attention_mask[rows],
+                  token_type_ids=batch.token_type_ids[rows], passage_index=np.zeros(len(rows), dtype=np.int64),
+                  token_start=batch.token_start[rows], context_len=batch.context_len[rows])
+    mine = None if windows is None else np.asarray(windows, dtype=bool)[rows]
+    inner = answers_from_logits(np.asarray(start_logits)[rows], np.asarray(end_logits)[rows], own,
+                                [passages[chosen]], 1, max_answer_tokens, None, [texts[chosen]], mine,
+                                question=question, sentence_weight=sentence.WEIGHT_GIVEN)
+    if not inner:
+        return found
+    a = inner[0]
+    best = Answer(chosen, a.start, a.end, found[0].score)
+    return [best] + [b for b in found[1:] if (b.passage, b.start, b.end) != (best.passage, best.start, best.end)]
 
 
 def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weight: float) -> list[Answer]:
