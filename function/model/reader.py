@@ -237,9 +237,7 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
     follow as ranked."""
     chosen = found[0].passage
     rows = np.flatnonzero(np.asarray(batch.passage_index) == chosen)  # its windows alone: a batch of one passage
-    own = replace(batch, input_ids=batch.input_ids[rows], attention_mask=batch.attention_mask[rows],
-                  token_type_ids=batch.token_type_ids[rows], passage_index=np.zeros(len(rows), dtype=np.int64),
-                  token_start=batch.token_start[rows], context_len=batch.context_len[rows])
+    own = replace(batch.rows(rows), passage_index=np.zeros(len(rows), dtype=np.int64))  # passage 0 of [chosen]
     mine = None if windows is None else np.asarray(windows, dtype=bool)[rows]
     inner = answers_from_logits(np.asarray(start_logits)[rows], np.asarray(end_logits)[rows], own,
                                 [passages[chosen]], 1, max_answer_tokens, None, [texts[chosen]], mine,

@@ -84,6 +84,11 @@ class Batch:
     def __len__(self) -> int:
         return int(self.input_ids.shape[0])
 
+    def rows(self, part: slice | np.ndarray) -> Batch:
+        """The windows ``part`` (a slice: views, no copies; or window indices) as a batch of their own."""
+        return Batch(self.input_ids[part], self.attention_mask[part], self.token_type_ids[part],
+                     self.passage_index[part], self.token_start[part], self.context_len[part], self.context_start)
+
 
 def build_batch(
     question_ids: Sequence[int], passages: Sequence[np.ndarray], spec: WindowSpec

@@ -38,10 +38,7 @@ MAX_MARGIN = -8.0
 
 def rows(batch: Batch, part: slice) -> Batch:
     """The windows ``part`` of ``batch`` as a batch of their own (same layout; views, no copies)."""
-    from function.model.windows import Batch
-
-    return Batch(batch.input_ids[part], batch.attention_mask[part], batch.token_type_ids[part],
-                 batch.passage_index[part], batch.token_start[part], batch.context_len[part], batch.context_start)
+    return batch.rows(part)
 
 
 def first_windows(batch: Batch) -> int:
