@@ -137,7 +137,7 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
                                 for a, w in NULL_RELATIVE}
         row["alone"] = f1_of(text(reading, batch, start, end, None), q["answers"])  # the reader's probabilities
         n = cascade.first_windows(batch)
-        first = cascade.rows(batch, slice(0, n))
+        first = batch.rows(slice(0, n))
         s1, e1 = start[:n], end[:n]
         spans = best_spans(s1, e1, first, 1, max_tokens)
         row["first"] = {"probability": spans[0].score if spans else 0.0,

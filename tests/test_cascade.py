@@ -178,7 +178,7 @@ def test_rows_and_first_windows_cut_a_batch_at_its_first_passage():
     b = build_batch([11], [np.arange(100, 120), np.arange(200, 205)], SPEC)
     n = cascade.first_windows(b)
     assert n >= 2 and b.passage_index[:n].tolist() == [0] * n and 0 not in b.passage_index[n:]
-    first = cascade.rows(b, slice(0, n))
+    first = b.rows(slice(0, n))
     assert len(first) == n and first.context_start == b.context_start
     assert np.array_equal(first.input_ids, b.input_ids[:n])
 

@@ -36,11 +36,6 @@ MIN_SPAN_PROBABILITY = 0.4
 MAX_MARGIN = -8.0
 
 
-def rows(batch: Batch, part: slice) -> Batch:
-    """The windows ``part`` of ``batch`` as a batch of their own (same layout; views, no copies)."""
-    return batch.rows(part)
-
-
 def first_windows(batch: Batch) -> int:
     """How many windows the first passage has (build_batch puts each passage's windows together, in order)."""
     return int((batch.passage_index == 0).sum())

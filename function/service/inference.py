@@ -152,7 +152,6 @@ class Inference:
         passage's windows run, then the others' if need be.
         """
         from function.model.unpadded import spreads
-        from function.service.cascade import rows
 
         if self.mode == "adaptive" and not self.padded and self.runs_at_a_time > 1:
             t0 = time.perf_counter()
@@ -170,12 +169,12 @@ class Inference:
                     finally:
                         with self._lock:
                             self._active -= 1
-        ran = self.run(model, rows(batch, slice(0, first)))
+        ran = self.run(model, batch.rows(slice(0, first)))
         if settles(ran.start_logits, ran.end_logits):
             return ran, True
         import numpy as np
 
-        rest = self.run(model, rows(batch, slice(first, None)))
+        rest = self.run(model, batch.rows(slice(first, None)))
         return Ran(np.concatenate([ran.start_logits, rest.start_logits]),
                    np.concatenate([ran.end_logits, rest.end_logits]), ran.queue_ms + rest.queue_ms), False
 
@@ -184,13 +183,12 @@ class Inference:
         """``run_first`` for a lone request spread over the cores: every window submitted, the first ``first``
         first (each group longest first), the rest cancelled where the first ones settle the question."""
         from function.model.unpadded import gather, longest_first, window_batches
-        from function.service.cascade import rows
 
         pool = self._pool()
         windows, order = window_batches(batch), longest_first(batch)
         futures = {w: pool.submit(model.infer, windows[w])
                    for w in [w for w in order if w < first] + [w for w in order if w >= first]}
-        start, end = gather(rows(batch, slice(0, first)), [futures[w].result() for w in range(first)])
+        start, end = gather(batch.rows(slice(0, first)), [futures[w].result() for w in range(first)])
         if settles(start, end):
             for f in futures.values():
                 f.cancel()

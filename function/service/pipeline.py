@@ -283,7 +283,7 @@ class QAService:
         from function.service import cascade
 
         n = cascade.first_windows(batch)
-        first = cascade.rows(batch, slice(0, n))
+        first = batch.rows(slice(0, n))
         no_answer = model.manifest.no_answer
         threshold = None if no_answer is None else float(no_answer["threshold"])
         blocks = [paragraphs(reading.texts[0], reading.tokens[0].offsets)]
