@@ -73,3 +73,11 @@ def test_located_terms_agree_with_terms_on_ascii_text(text):
     got = located_terms(text)
     assert [w for w, _, _ in got] == terms(text)
     assert all(text[a:z].casefold() == w for w, a, z in got)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.text(alphabet=st.characters(codec="ascii"), max_size=200))
+def test_ascii_text_is_folded_as_the_unicode_path_folds_it(text):
+    from function.retrieval.terms import _fold, _unicode_fold
+
+    assert _fold(text) == _unicode_fold(text)

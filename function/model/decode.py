@@ -92,6 +92,20 @@ def _window_blocks(blocks: list[np.ndarray], batch: Batch, width: int) -> np.nda
     return out
 
 
+def _shifted(a: np.ndarray, depth: int, fill) -> np.ndarray:
+    """``out[w, d, i] = a[w, i + d]`` for ``d < depth`` (``fill`` past the row's end): a view, not a copy."""
+    rows, width = a.shape
+    padded = np.concatenate([a, np.full((rows, depth - 1), fill, dtype=a.dtype)], axis=1)
+    row, col = padded.strides
+    return np.lib.stride_tricks.as_strided(padded, (rows, depth, width), (row, col, col), writeable=False)
+
+
+def _band(ls: np.ndarray, le: np.ndarray, depth: int) -> np.ndarray:
+    """``band[w, d, i] = ls[w, i] + le[w, i + d]``: every span of length ``d + 1`` (-inf past the window's
+    end), in one array operation rather than one per length."""
+    return ls[:, None, :] + _shifted(le, depth, -np.inf)
+
+
 def best_spans(
     start_logits: np.ndarray,
     end_logits: np.ndarray,
@@ -125,12 +139,9 @@ def best_spans(
     depth = min(max_answer_tokens, width)
     para = None if blocks is None else _window_blocks(blocks, batch, width)
 
-    # band[w, d, i] = start score(i) + end score(i + d): every span of length d + 1.
-    band = np.full((rows, depth, width), -np.inf, dtype=np.float64)
-    for d in range(depth):
-        band[:, d, : width - d] = ls[:, : width - d] + le[:, d:]
-        if para is not None and d:
-            band[:, d, : width - d][para[:, : width - d] != para[:, d:]] = -np.inf
+    band = _band(ls, le, depth)
+    if para is not None:  # a span's two ends in different paragraphs
+        band[para[:, None, :] != _shifted(para, depth, -2)] = -np.inf
 
     flat = band.reshape(-1)
     finite = int(np.isfinite(flat).sum())
@@ -146,17 +157,17 @@ def best_spans(
     cand = np.sort(np.argpartition(-flat, want - 1)[:want])
     cand = cand[np.argsort(-flat[cand], kind="stable")]  # equal scores (int8 logits tie): the earlier, shorter span
 
+    ws, ds, iss = np.unravel_index(cand, band.shape)  # one call for every candidate, then plain ints
+    passage, first = np.asarray(batch.passage_index).tolist(), np.asarray(batch.token_start).tolist()
     spans: list[Span] = []
     seen: set[tuple[int, int, int]] = set()
-    for idx in cand:
-        w, d, i = np.unravel_index(int(idx), band.shape)
-        p = int(batch.passage_index[w])
-        start = int(batch.token_start[w]) + int(i)
-        key = (p, start, start + int(d))
+    for w, d, i, s in zip(ws.tolist(), ds.tolist(), iss.tolist(), np.exp(flat[cand]).tolist(), strict=True):
+        p, start = passage[w], first[w] + i
+        key = (p, start, start + d)
         if key in seen:
             continue
         seen.add(key)
-        spans.append(Span(p, start, start + int(d), float(np.exp(flat[idx]))))
+        spans.append(Span(p, start, start + d, s))
         if len(spans) == top_k:
             break
     return spans
@@ -194,10 +205,7 @@ def window_margins(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batc
     start, end = np.asarray(start_logits), np.asarray(end_logits)
     null = start[:, 0].astype(np.float64) + end[:, 0].astype(np.float64)
     ls, le = _context_logits(start, batch), _context_logits(end, batch)
-    width = ls.shape[1]
-    best = np.full(len(null), -np.inf)
-    for d in range(min(max_answer_tokens, width)):  # spans of length d + 1, as in ``best_spans``
-        best = np.maximum(best, (ls[:, : width - d] + le[:, d:]).max(axis=1))
+    best = _band(ls, le, min(max_answer_tokens, ls.shape[1])).max(axis=(1, 2))  # spans as in ``best_spans``
     return null, best
 
 

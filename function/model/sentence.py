@@ -90,9 +90,10 @@ def echoes(question: str, answer: str) -> bool:
     "How do I get git grep to ...?"). A literal made from a question's word ("--short" for "the short format",
     "DEBUG" for "debug namespaces") is not."""
     words = _JOINERS.sub(" ", answer).strip()
-    if not words:
+    spaced = _spaced(question)
+    if not words or words not in spaced:  # most candidates: no pattern to build
         return False
-    return re.search(r"(?<!\w)" + re.escape(words) + r"(?!\w)", _spaced(question)) is not None
+    return re.search(r"(?<!\w)" + re.escape(words) + r"(?!\w)", spaced) is not None
 
 
 @functools.lru_cache(maxsize=64)
