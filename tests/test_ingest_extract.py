@@ -406,6 +406,31 @@ def test_docbook_sections_come_from_their_headings_not_from_admonitions():
     _spans_index_text(doc)
 
 
+def test_docbook_dsssl_pages_upper_case_classes_are_read_as_docbook_xsl_ones():
+    """The "Modular DocBook HTML Stylesheet" (DSSSL) of older manuals writes upper-case tags and class names
+    (CLASS="NAVHEADER", CLASS="NOTE"); browsers match them case-insensitively (HTML 4, quirks mode)."""
+    html = b"""<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN"><HTML><HEAD><TITLE>Event Tuning</TITLE>
+<META NAME="GENERATOR" CONTENT="Modular DocBook HTML Stylesheet Version 1.79"></HEAD><BODY CLASS="SECT1">
+<DIV CLASS="NAVHEADER"><TABLE SUMMARY="Header navigation table"><TR><TH>NAVNOISE</TH></TR>
+<TR><TD><A HREF="prev.html">Prev</A></TD><TD>Fast Backward</TD></TR></TABLE><HR></DIV>
+<DIV CLASS="SECT1"><H1 CLASS="SECT1"><A NAME="EVENTS">4. Event Tuning</A></H1>
+<DIV CLASS="TOC"><DL><DT><B>Table of Contents</B></DT><DT>4.1. <A HREF="#X">TOCNOISE</A></DT></DL></DIV>
+<DIV CLASS="VARIABLELIST"><DL><DT><CODE CLASS="VARNAME">sync_interval</CODE> (<CODE CLASS="TYPE">integer</CODE>)</DT>
+<DD><P>Check for updates at least this often in milliseconds. Range: [10-60000], default 2000</P>
+<DIV CLASS="NOTE"><BLOCKQUOTE CLASS="NOTE"><P><B>Note: </B>Only origin nodes need it.</P></BLOCKQUOTE></DIV></DD>
+</DL></DIV></DIV>
+<DIV CLASS="NAVFOOTER"><HR><TABLE SUMMARY="Footer navigation table"><TR><TD>FOOTNOISE</TD></TR></TABLE></DIV>
+</BODY></HTML>"""
+    doc = extract("slon-config-interval.html", html)
+    text = doc.text
+    assert not any(noise in text for noise in ("NAVNOISE", "Fast Backward", "TOCNOISE", "FOOTNOISE"))
+    assert "sync_interval (integer)\nCheck for updates at least this often in milliseconds." in text
+    assert _span(doc, "entry", "default 2000").name == "sync_interval (integer)"
+    assert "Note: Only origin nodes need it." in text
+    assert _section_of(doc, "default 2000") == ("4. Event Tuning",)
+    _spans_index_text(doc)
+
+
 def test_asciidoc_manual_page_keeps_its_name_line_options_and_admonitions():
     html = b"""<html><head><meta name="generator" content="AsciiDoc 10.2.0" /><title>git-widget(1)</title></head>
 <body class="manpage"><div id="header"><h1>git-widget(1) Manual Page</h1><h2>NAME</h2>

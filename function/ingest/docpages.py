@@ -17,6 +17,9 @@ tables and definition lists in document order.
 - An admonition's title ("Note", "Warning") leads its first paragraph ("Note: ...") and is never a heading.
 - ``<pre>`` is a code block, its line breaks and indentation kept.
 - A table is one "cell | cell" line per row, its header row first.
+- Class names are read in lower case: DocBook's DSSSL stylesheets (the "Modular DocBook HTML Stylesheet" of
+  older manuals, Slony-I's among them) write ``CLASS="NAVHEADER"``, ``CLASS="NOTE"``, in HTML 4 pages that
+  browsers render in quirks mode, where class selectors ignore case.
 
 Permalink marks (``extract.drop_permalinks``) are gone before any text is read.
 """
@@ -62,8 +65,16 @@ def _classes(el) -> set[str]:
     return set((el.get("class") or "").split())
 
 
+def _lower_classes(root) -> None:
+    for el in root.iter():
+        if isinstance(el.tag, str) and (c := el.get("class")) and not c.islower():
+            el.set("class", c.lower())
+
+
 def is_doc_page(root) -> bool:
-    """Whether ``root`` (a parsed page) comes from one of the generators read here."""
+    """Whether ``root`` (a parsed page) comes from one of the generators read here (its class names are then
+    in lower case, as ``read`` expects them)."""
+    _lower_classes(root)
     for meta in root.iter("meta"):
         if (meta.get("name") or "").lower() == "generator" and _GENERATORS.search(meta.get("content") or ""):
             return True
