@@ -431,6 +431,32 @@ def test_docbook_dsssl_pages_upper_case_classes_are_read_as_docbook_xsl_ones():
     _spans_index_text(doc)
 
 
+def test_docbook_reference_entries_in_one_page_are_headed_by_their_names():
+    """PostGIS's manual: a section of refentries whose headings ("Name", "Synopsis", "Description") are at the
+    section's own level; each entry is headed by its name, under its section, with its headings below it."""
+    entry = """<div class="refentry"><div class="refentry.separator"><hr></div><a name="{0}"></a>
+<div class="titlepage"></div><div class="refnamediv"><h2>Name</h2><p>{0} &#8212; {1}</p></div>
+<div class="refsynopsisdiv"><h2>Synopsis</h2><div class="funcsynopsis"><p><code class="funcdef">float
+<b class="fsfunc">{0}</b>(</code>geometry g1<code>)</code>;</p></div></div>
+<div class="refsection"><h2>Description</h2><p>{2}</p></div>
+<div class="refsection"><h2>See Also</h2><p>ST_Perimeter</p></div></div>"""
+    html = ("""<html><head><meta name="generator" content="DocBook XSL Stylesheets V1.79.1"><title>Manual</title></head>
+<body><div class="book"><div class="chapter"><div class="titlepage"><h1 class="title">Chapter 8. Reference</h1></div>
+<div class="sect1"><div class="titlepage"><h2 class="title">8.12. Measurement Functions</h2></div>"""
+            + entry.format("ST_Distance", "Returns the distance between two geometries.", "In projected units.")
+            + entry.format("ST_Area", "Returns the area of a polygon.", "In square units.")
+            + """</div><div class="sect1"><div class="titlepage"><h2 class="title">8.13. Editors</h2></div>
+<p>Functions that edit.</p></div></div></div></body></html>""").encode()
+    doc = extract("postgis.html", html)
+    assert _section_of(doc, "In projected units.") == (
+        "Chapter 8. Reference", "8.12. Measurement Functions", "ST_Distance", "Description")
+    assert _section_of(doc, "float ST_Area(geometry g1);") == (
+        "Chapter 8. Reference", "8.12. Measurement Functions", "ST_Area", "Synopsis")
+    assert _section_of(doc, "In square units.")[-2:] == ("ST_Area", "Description")
+    assert _section_of(doc, "Functions that edit.") == ("Chapter 8. Reference", "8.13. Editors")
+    _spans_index_text(doc)
+
+
 def test_asciidoc_manual_page_keeps_its_name_line_options_and_admonitions():
     html = b"""<html><head><meta name="generator" content="AsciiDoc 10.2.0" /><title>git-widget(1)</title></head>
 <body class="manpage"><div id="header"><h1>git-widget(1) Manual Page</h1><h2>NAME</h2>

@@ -117,6 +117,7 @@ def _inline(el) -> str:
 class _Walker:
     def __init__(self, out: Blocks):
         self.out = out
+        self._shift = 0.0  # added to heading levels inside a reference entry headed by its name (``refentry``)
 
     def container(self, el) -> None:
         """A block container: runs of inline content become paragraphs, block children are walked."""
@@ -150,8 +151,10 @@ class _Walker:
                 self.out.lead(_inline(label[0]) or next(iter(label[0].xpath(".//@title")), ""))
                 self.container(content[0])
                 return
+        if "refentry" in classes and self.refentry(el):
+            return
         if _HEADING.fullmatch(tag) and not (classes & {"title"} and self._in_admonition(el)):
-            level = int(tag[1])
+            level = int(tag[1]) + self._shift
             self.out.heading(level, _inline(el))
         elif classes & _ADMONITION_TITLE and self._in_admonition(el):
             self.out.lead(_inline(el))
@@ -169,6 +172,34 @@ class _Walker:
             return
         else:  # p, div, section, blockquote, li and dd outside their lists, ...
             self.container(el)
+
+    def refentry(self, el) -> bool:
+        """A DocBook reference entry (a function, a command) among others in one page (PostGIS's manual): its name
+        heading is the generic "Name", and its "Synopsis", "Description" and "Examples" headings are at its
+        section's own level, so every passage of it would be titled by its section and "Description" alone. It is
+        walked as a heading of its own, its name ("ST_Distance" of "ST_Distance — Returns the distance ..."), a
+        quarter level below its headings' level, and its headings half a level below. Whether it was walked so: an
+        entry whose heading or page already names it is walked as it is."""
+        if self._shift:
+            return False
+        names = el.xpath("./div[contains(concat(' ', @class, ' '), ' refnamediv ')]")
+        heading = names[0].xpath("./h1|./h2|./h3|./h4|./h5|./h6") if names else []
+        if not heading:
+            return False
+        said = _inline(names[0])[len(_inline(heading[0])):].strip()
+        name = re.split(r"\s+(?:\u2014|--|-)\s+", said, maxsplit=1)[0].strip() if said else ""
+        level = int(heading[0].tag[1])
+        named = re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w.])") if name else None
+        if not named or len(name) > 120 or any(named.search(h) for h in (_inline(heading[0]),
+                                                                         *self.out.headings.above(level))):
+            return False
+        self.out.heading(level + 0.25, name)
+        self._shift = 0.5
+        try:
+            self.container(el)
+        finally:
+            self._shift = 0.0
+        return True
 
     @staticmethod
     def _in_admonition(el) -> bool:

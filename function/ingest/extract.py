@@ -162,7 +162,7 @@ class Blocks:
         self.headings = _Headings()
         self._lead: list[str] = []  # lead-ins for the next text block: "signature\n", "Note: "
 
-    def heading(self, level: int, text: str) -> None:
+    def heading(self, level: float, text: str) -> None:
         self._flush()
         text = strip_marks(" ".join(text.split()))
         if text:
@@ -270,9 +270,9 @@ class _Headings:
     """The heading path: a level-n heading replaces every heading of level n or deeper."""
 
     def __init__(self):
-        self._stack: list[tuple[int, str]] = []
+        self._stack: list[tuple[float, str]] = []
 
-    def push(self, level: int, text: str) -> None:
+    def push(self, level: float, text: str) -> None:
         while self._stack and self._stack[-1][0] >= level:
             self._stack.pop()
         self._stack.append((level, strip_marks(" ".join(text.split()))))
@@ -280,6 +280,10 @@ class _Headings:
     @property
     def path(self) -> tuple[str, ...]:
         return tuple(t for _, t in self._stack)
+
+    def above(self, level: float) -> tuple[str, ...]:
+        """The headings a level-``level`` heading would keep."""
+        return tuple(t for n, t in self._stack if n < level)
 
 
 # ---------------------------------------------------------------- entry point
