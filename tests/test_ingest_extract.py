@@ -457,6 +457,32 @@ def test_docbook_reference_entries_in_one_page_are_headed_by_their_names():
     _spans_index_text(doc)
 
 
+def test_a_sphinx_theme_without_a_known_content_root_keeps_its_title_and_drops_its_header_and_footer():
+    """Django's theme: the site's name in an h1 of every page's header, navigation and a footer around the
+    content, no role="main" or div.body."""
+    html = b"""<html><head><title>QuerySet API reference &#8212; Django 3.2.25 documentation</title></head><body>
+<div class="document"><div id="custom-doc" class="yui-t6"><div id="hd">
+<h1><a href="../index.html">Django 3.2.25 documentation</a></h1>
+<div id="global-nav"><a href="../index.html">Home</a> | <a href="../contents.html">Table of contents</a></div>
+<div class="nav">&laquo; <a href="prev.html">previous</a> | <a href="next.html">next</a> &raquo;</div></div>
+<div id="bd"><div id="yui-main"><div class="yui-b"><div class="yui-g" id="ref-models-querysets">
+<div class="section" id="s-queryset-api-reference"><h1>QuerySet API reference<a class="headerlink"
+href="#queryset-api-reference">\xc2\xb6</a></h1><p>This document describes the details of the QuerySet API.</p>
+<div class="section" id="s-filter"><h2>filter()<a class="headerlink" href="#filter">\xc2\xb6</a></h2>
+<p>Returns a new QuerySet containing objects that match the given lookup parameters.</p></div></div>
+</div></div></div><div class="yui-b" id="sidebar"><div class="sphinxsidebar">Browse SIDEBARNOISE</div></div></div>
+<div id="ft"><div class="nav">&laquo; <a href="prev.html">previous</a></div></div></div>
+<div id="hd2">Last update: FOOTNOISE</div></div></body></html>"""
+    doc = extract("ref/models/querysets.html", html)
+    assert doc.title == "QuerySet API reference"
+    text = doc.text
+    assert not any(noise in text for noise in ("Django 3.2.25 documentation", "Table of contents", "previous",
+                                               "SIDEBARNOISE", "FOOTNOISE"))
+    assert text.startswith("QuerySet API reference\n\nThis document describes")
+    assert _section_of(doc, "Returns a new QuerySet") == ("QuerySet API reference", "filter()")
+    _spans_index_text(doc)
+
+
 def test_asciidoc_manual_page_keeps_its_name_line_options_and_admonitions():
     html = b"""<html><head><meta name="generator" content="AsciiDoc 10.2.0" /><title>git-widget(1)</title></head>
 <body class="manpage"><div id="header"><h1>git-widget(1) Manual Page</h1><h2>NAME</h2>

@@ -84,18 +84,54 @@ def is_doc_page(root) -> bool:
 
 
 def read(root) -> tuple[str, Blocks]:
-    """(title, blocks) of a documentation page: its first h1 (else its <title>), and its content's blocks."""
+    """(title, blocks) of a documentation page: its title heading (else its <title>), and its content's blocks.
+
+    The title heading is the first h1 that the page's <title> begins with ("QuerySet API reference" of
+    "QuerySet API reference — Django 3.2.25 documentation"), else its first h1: a theme may put the site's name
+    in an h1 of every page's header (Django's). Where no known content root holds the page, a Sphinx page's
+    content is what holds the section its title heading opens, without the theme's header, navigation and
+    footer around it; other pages are read whole (DocBook's and AsciiDoc's by design).
+    """
+    whole = _read_whole(root)
     for path in _NOISE:
         for el in root.xpath(path):
             _drop(el)
+    page_title = " ".join((root.findtext(".//title") or "").split())
     content = next((found[0] for path in _ROOTS if (found := root.xpath(path))), None)
     if content is None:
-        content = root.find("body") if root.find("body") is not None else root
-    h1 = content.xpath("(.//h1)[1]")
-    title = _inline(h1[0]) if h1 else " ".join((root.findtext(".//title") or "").split())
+        body = root.find("body") if root.find("body") is not None else root
+        section = None if whole else _section_root(_title_heading(body, page_title))
+        content = body if section is None else section
+    heading = _title_heading(content, page_title)
+    title = _inline(heading) if heading is not None else page_title
     out = Blocks()
     _Walker(out).container(content)
     return title, out
+
+
+def _title_heading(content, page_title: str):
+    """The first h1 of ``content`` that ``page_title`` begins with, else its first h1 (None without one)."""
+    h1s = content.xpath(".//h1")
+    return next((h for h in h1s if (text := _inline(h)) and page_title.startswith(text)), h1s[0] if h1s else None)
+
+
+def _read_whole(root) -> bool:
+    """Whether the page is DocBook's or AsciiDoc's, read whole (``_ROOTS``): by its generator or its markup."""
+    for meta in root.iter("meta"):
+        if (meta.get("name") or "").lower() == "generator" and re.search(r"docbook|asciidoc", meta.get("content") or "",
+                                                                          re.I):
+            return True
+    return any(root.xpath(f"//*[contains(concat(' ', @class, ' '), ' {m} ')]")
+               for m in ("navheader", "refentry", "refnamediv", "sectionbody", "titlepage"))
+
+
+def _section_root(heading):
+    """The element holding the outermost section (``div.section`` or ``<section>``, as Sphinx writes them) that
+    ``heading`` opens; None where it opens none."""
+    if heading is None:
+        return None
+    sections = [a for a in heading.iterancestors() if a.tag == "section" or "section" in _classes(a)]
+    return sections[-1].getparent() if sections else None
 
 
 def _drop(el) -> None:
