@@ -65,20 +65,29 @@ def _classes(el) -> set[str]:
     return set((el.get("class") or "").split())
 
 
-def _lower_classes(root) -> None:
+def lower_classes(root) -> None:
+    """Every class name of a parsed page in lower case (the module docstring says why), before it is read."""
     for el in root.iter():
         if isinstance(el.tag, str) and (c := el.get("class")) and not c.islower():
             el.set("class", c.lower())
 
 
+def _generator(root) -> str:
+    """The page's <meta name="generator"> contents, joined ("" without one)."""
+    return " ".join(meta.get("content") or "" for meta in root.iter("meta")
+                    if (meta.get("name") or "").lower() == "generator")
+
+
+def _has_class(root, names) -> bool:
+    return any(root.xpath(f"//*[contains(concat(' ', @class, ' '), ' {m} ')]") for m in names)
+
+
 def is_doc_page(root) -> bool:
-    """Whether ``root`` (a parsed page) comes from one of the generators read here (its class names are then
-    in lower case, as ``read`` expects them)."""
-    _lower_classes(root)
-    for meta in root.iter("meta"):
-        if (meta.get("name") or "").lower() == "generator" and _GENERATORS.search(meta.get("content") or ""):
-            return True
-    if any(root.xpath(f"//*[contains(concat(' ', @class, ' '), ' {m} ')]") for m in _MARKERS):
+    """Whether ``root`` (a parsed page, its class names in lower case: ``lower_classes``) comes from one of the
+    generators read here."""
+    if _GENERATORS.search(_generator(root)):
+        return True
+    if _has_class(root, _MARKERS):
         return True
     return all(root.xpath(path) for path in _SPHINX)
 
@@ -117,12 +126,8 @@ def _title_heading(content, page_title: str):
 
 def _read_whole(root) -> bool:
     """Whether the page is DocBook's or AsciiDoc's, read whole (``_ROOTS``): by its generator or its markup."""
-    for meta in root.iter("meta"):
-        if (meta.get("name") or "").lower() == "generator" and re.search(r"docbook|asciidoc", meta.get("content") or "",
-                                                                          re.I):
-            return True
-    return any(root.xpath(f"//*[contains(concat(' ', @class, ' '), ' {m} ')]")
-               for m in ("navheader", "refentry", "refnamediv", "sectionbody", "titlepage"))
+    return bool(re.search(r"docbook|asciidoc", _generator(root), re.I)) or _has_class(
+        root, ("navheader", "refentry", "refnamediv", "sectionbody", "titlepage"))
 
 
 def _section_root(heading):

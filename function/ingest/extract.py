@@ -502,9 +502,10 @@ def _html(name: str, data: bytes) -> Document:
             root = lxml_html.document_fromstring(data)
     except Exception as e:  # noqa: BLE001 - lxml raises several types on broken input
         raise ExtractError(f"{name}: not readable HTML ({type(e).__name__}: {e})") from None
-    changed = drop_permalinks(root)
     from function.ingest import docpages
 
+    docpages.lower_classes(root)
+    changed = drop_permalinks(root)
     if docpages.is_doc_page(root):
         title, out = docpages.read(root)
         return _assemble(name, "html", title, out.finish())
