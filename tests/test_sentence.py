@@ -211,3 +211,116 @@ def test_asked_alone_the_passages_compete_at_the_low_weight_then_the_chosen_one_
     [kept] = answers_from_logits(start, end, b, passages, 1, 30, bias, texts=texts, question=question,
                                  windows=np.array([True, False]))
     assert (kept.passage, texts[0][kept.start:kept.end]) == (0, "Vienna.")
+
+
+@pytest.mark.parametrize("text, title, span, heading", [
+    ("Timeouts\n\nUse the timeout parameter.", "Quickstart > Timeouts", "Timeouts", True),
+    ("Timeouts\n\nUse the timeout parameter.", "Quickstart > Timeouts", "timeout", False),  # under it
+    ("Timeouts\n\nUse the timeout parameter.", None, "Timeouts", False),  # no title: a context
+    ("Timeouts\n\nUse the timeout parameter.", "Quickstart > Proxies", "Timeouts", False),  # not a heading of it
+    ("Quickstart\n\nTimeouts\n\nUse it.", "Quickstart > Timeouts", "Quickstart", True),  # the page's own heading
+    ("Use Timeouts\n\nalways.", "Quickstart > Timeouts", "Timeouts", False),  # a word of a block, not the block
+    ("use_uid\nEvaluate as the caller.", "Modules > use_uid", "use_uid", False),  # an entry's term and its text
+    ("os.path — Pathname manipulations\n\nThis module ...", "os.path — Pathname manipulations", "os.path", False),
+    ("--prune\n\nRemove stale references.", "git-fetch > --prune", "--prune", False),  # a name: may be the answer
+    ("Digest Authentication\n\nDigest Authentication is supported.", "Auth > Digest Authentication",
+     "Digest Authentication is", False),  # the same words in the text under it
+])
+def test_in_heading_says_whether_a_span_is_a_heading_of_words(text, title, span, heading):
+    from function.model.reader import in_heading
+
+    start = text.rindex(span) if span == "Timeouts" and "Use Timeouts" in text else text.index(span)
+    assert in_heading(text, title, start, start + len(span)) is heading
+
+
+def test_a_heading_gives_way_to_the_text_under_it_unless_nothing_else_is_left():
+    text = "Timeouts\n\nRequests stops waiting after the timeout parameter's seconds."
+    passage, words = _passage(text)
+    b = build_batch([11, 12], [passage.ids], SPEC)
+    heading, body = words.index("Timeouts"), words.index("timeout")
+    # the reader is sure of the heading (12 a side) and not of "timeout" (2 a side)
+    start, end = _logits(b, [heading, body], [heading, body], [12.0, 2.0])
+    question = "Which parameter stops waiting?"
+    untitled = answers_from_logits(start, end, b, [passage], 2, 30, texts=[text], question=question)
+    assert text[untitled[0].start:untitled[0].end] == "Timeouts"
+    titled = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question,
+                                 titles=["Quickstart > Timeouts"])
+    got = [text[a.start:a.end] for a in titled]
+    assert got[0] == "timeout" and "Timeouts" not in got
+    assert sum(a.score for a in titled) <= 1.0 + 1e-9
+    # asked alone (a passage bias: both stages) the same
+    [alone] = answers_from_logits(start, end, b, [passage], 1, 30, np.array([0.0]), texts=[text], question=question,
+                                  titles=["Quickstart > Timeouts"])
+    assert text[alone.start:alone.end] == "timeout"
+    # a passage that is its heading alone still answers with it
+    only = "Timeouts"
+    passage, words = _passage(only)
+    b = build_batch([11, 12], [passage.ids], SPEC)
+    start, end = _logits(b, [0], [0], [12.0])
+    [kept] = answers_from_logits(start, end, b, [passage], 1, 30, texts=[only], question=question,
+                                 titles=["Quickstart > Timeouts"])
+    assert only[kept.start:kept.end] == "Timeouts"
+
+
+def test_the_service_gives_the_reader_its_passages_titles(tiny_artifact, monkeypatch, tmp_path):
+    """Stored passages' titles reach the heading rule (``in_heading``); a context has none."""
+    import json
+
+    from function.config import Settings
+    from function.ingest.cli import main as ingest_main
+    from function.model import reader
+    from function.service.pipeline import QAService
+    from function.service.qa_request import QARequest
+    from function.service.runtime import Runtime
+
+    corpus = tmp_path / "c.jsonl"
+    text = "Timeouts\n\nRequests stops waiting after the timeout parameter's seconds."
+    corpus.write_text(json.dumps({"id": "t", "title": "Quickstart > Timeouts", "doc_id": "q", "text": text}) + "\n")
+    env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_CACHE": "0", "QA_SQLITE_PATH": str(tmp_path / "p.db")}
+    assert ingest_main([str(corpus), "--quiet", "--store", "sqlite", "--sqlite-path", env["QA_SQLITE_PATH"],
+                        "--artifact", env["QA_ARTIFACT_DIR"]]) == 0
+    seen = []
+    original = reader.in_heading
+
+    def recording(text, title, start, end):
+        seen.append(title)
+        return original(text, title, start, end)
+
+    monkeypatch.setattr(reader, "in_heading", recording)
+    service = QAService(Runtime(Settings.from_env(env)))
+    got = service.answer(QARequest("Which parameter stops waiting?", None, ("t",), top_k=5, max_answer_tokens=30,
+                                   abstain=False)).payload["answers"]
+    assert set(seen) == {"Quickstart > Timeouts"}
+    texts = [a["text"] for a in got]
+    assert "Timeouts" not in texts[:-1] or all(t == "Timeouts" for t in texts[texts.index("Timeouts"):])
+    seen.clear()
+    service.answer(QARequest("Which parameter stops waiting?", text, None, top_k=1, max_answer_tokens=30,
+                             abstain=False))
+    assert set(seen) == {None}
+
+
+@pytest.mark.parametrize("block, span", [
+    ("os — Miscellaneous operating system interfaces", "os"),  # a module's page
+    ("text", "text"),  # gitattributes: an attribute's subsection
+    ("nofile", "nofile"),
+])
+def test_one_word_that_is_not_capitalised_is_a_name_even_in_a_heading(block, span):
+    from function.model.reader import in_heading
+
+    text = f"{block}\n\nWhat it does."
+    assert not in_heading(text, f"Page > {block}", 0, len(span))
+    assert in_heading("Timeouts\n\nWhat it does.", "Page > Timeouts", 0, 8)
+
+
+@pytest.mark.parametrize("block, span, heading", [
+    ("Timeouts", "outs", True),  # a piece of a heading's word is no name
+    ("$ python -m pip install requests", "python -m pip install requests", False),  # a command as a section's title
+    ("$ python -m pip install requests", "m", True),
+    ("Proxies and timeouts", "timeouts", True),  # a word not capitalised, but not the heading's first
+])
+def test_a_piece_of_a_heading_is_a_name_only_when_it_looks_like_one(block, span, heading):
+    from function.model.reader import in_heading
+
+    text = f"{block}\n\nWhat it does."
+    start = text.index(span)
+    assert in_heading(text, f"Page > {block}", start, start + len(span)) is heading

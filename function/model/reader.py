@@ -29,6 +29,15 @@ from function.model.windows import Batch, WindowSpec, build_batch
 # candidate spans ranked again by their sentence (``answers_from_logits``' ``question``); on the SQuAD dev
 # questions the best 8, 16, 32 or every span of the windows gave the same answers
 CANDIDATES = 16
+# A span inside one of its passage's headings loses this much, in logits, where the sentence term ranks spans
+# (``in_heading``): in effect never the answer while any other candidate is left (the reader can be sure of a
+# heading, "Timeouts" at 0.99 for "Which parameter tells Requests to stop waiting ...?", where "timeout" in the
+# sentence under it reads 2e-4).
+HEADING = 30.0
+_TITLE_SEP = " > "  # function.ingest.split: "Document > Heading > Subheading"
+# what a name or a command has and a heading's words do not: brackets, dots, underscores, slashes, a prompt, an
+# option's dash, camelCase (and ``in_heading``: a heading's first word that does not start with a capital)
+_NAME_LIKE = re.compile(r"[()\[\]{}<>_./\\=`:$]|(?:^|\s)-+\w|[a-z][A-Z]")
 
 
 @dataclass(frozen=True)
@@ -148,6 +157,28 @@ def path_in_answer(question: str | None, text: str, start: int, end: int) -> tup
     return found[0].start(), found[0].end()
 
 
+def in_heading(text: str, title: str | None, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` lies in one of the passage's headings (a block of its text, between blank lines,
+    that is a part of its ``title``: ingestion titles a passage "Document > Heading > Subheading" and writes the
+    headings it starts under as blocks of their own) and is made of words, not a name: a heading says what its
+    section is about, the question's subject, seldom its answer ("Timeouts" for "Which parameter tells Requests to
+    stop waiting ...?"), while a name or a command in a heading may be what a question asks for: "os.path",
+    "--prune", "ST_Buffer", "python -m pip install requests", and a first word not capitalised as a heading's words
+    are ("os" of "os — Miscellaneous operating system interfaces", gitattributes' "text" and "eol")."""
+    span = text[start:end]
+    if not title or not span or _NAME_LIKE.search(span):
+        return False
+    a = text.rfind("\n\n", 0, start)
+    a = 0 if a < 0 else a + 2
+    z = text.find("\n\n", end)
+    z = len(text) if z < 0 else z
+    block = text[a:z].strip()
+    if not block or "\n" in block or not any(block == part.strip() for part in title.split(_TITLE_SEP)):
+        return False
+    first = block.split(None, 1)[0]
+    return not (span == first and not first[0].isupper())  # "os" of "os — ...", gitattributes' "text"
+
+
 def shape(text: str, start: int, end: int, question: str | None = None) -> tuple[int, int]:
     """A span's characters as an answer: no white space at either end (``trim``), ended with its line
     (``line_end``), a name or a shell command whole (``whole_name``, ``command_line``), a term without its
@@ -174,6 +205,7 @@ def answers_from_logits(
     null_weight: float = 0.0,
     question: str | None = None,
     sentence_weight: float | None = None,
+    titles: Sequence[str | None] | None = None,
 ) -> list[Answer]:
     """Best spans mapped to character offsets in their passage's text (``passage_bias``: see
     ``function.model.decode``), from the ``windows`` marked True only (default: all; a
@@ -190,10 +222,11 @@ def answers_from_logits(
     (default: ``sentence.WEIGHT`` with a ``passage_bias``, for retrieved passages, else
     ``sentence.WEIGHT_GIVEN``) times the share of the question's terms their sentence holds
     (``function.model.sentence``) added to their logits, less ``sentence.ECHO`` for a span that is the question's
-    own words (``sentence.echoes``): each score ``s`` becomes ``s * exp(weight * overlap - ECHO * echo)``,
-    renormalised over what the spans listed add (still in [0, 1]). With a ``passage_bias`` (retrieved passages),
-    that ranking chooses the passage and the answer is then chosen within it as if the request had named it
-    (``_within_chosen_passage``).
+    own words (``sentence.echoes``) and less ``HEADING`` for a span in one of its passage's headings (``in_heading``,
+    with the passages' ``titles``; where the passage is read, not where retrieved passages compete): each score ``s``
+    becomes ``s * exp(weight * overlap - ECHO * echo - HEADING * heading)``, renormalised over what the spans listed
+    add (still in [0, 1]). With a ``passage_bias`` (retrieved passages), that ranking chooses the passage and the
+    answer is then chosen within it as if the request had named it (``_within_chosen_passage``).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
@@ -211,10 +244,11 @@ def answers_from_logits(
             start, end = shape(texts[s.passage], start, end, question)
         found.append(Answer(s.passage, start, end, s.score))
     if ranked:
-        found = _by_sentence(found, question, texts, sentence_weight)
+        # across retrieved passages a heading's span still tells which passage answers; within it, not what
+        found = _by_sentence(found, question, texts, sentence_weight, titles if passage_bias is None else None)
     if ranked and passage_bias is not None and found:
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
-                                       windows, question)
+                                       windows, question, titles)
     out: list[Answer] = []
     for a in found:
         if len(out) == top_k:
@@ -228,7 +262,8 @@ def answers_from_logits(
 
 def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,
                            passages: Sequence, max_answer_tokens: int, texts: Sequence[str],
-                           windows: np.ndarray | None, question: str) -> list[Answer]:
+                           windows: np.ndarray | None, question: str,
+                           titles: Sequence[str | None] | None) -> list[Answer]:
     """Two stages for retrieved passages: ``found``'s best span chooses the passage (spans of every passage read,
     ``passage_bias`` and the sentence term at ``sentence.WEIGHT``), then the answer is the span that passage alone
     gives, decoded as if the request had named it (its windows only, the reader's own probabilities, the sentence
@@ -241,7 +276,8 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
     mine = None if windows is None else np.asarray(windows, dtype=bool)[rows]
     inner = answers_from_logits(np.asarray(start_logits)[rows], np.asarray(end_logits)[rows], own,
                                 [passages[chosen]], 1, max_answer_tokens, None, [texts[chosen]], mine,
-                                question=question, sentence_weight=sentence.WEIGHT_GIVEN)
+                                question=question, sentence_weight=sentence.WEIGHT_GIVEN,
+                                titles=None if titles is None else [titles[chosen]])
     if not inner:
         return found
     a = inner[0]
@@ -249,13 +285,18 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
     return [best] + [b for b in found[1:] if (b.passage, b.start, b.end) != (best.passage, best.start, best.end)]
 
 
-def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weight: float) -> list[Answer]:
-    """``found`` ranked again with the sentence term (``answers_from_logits``), best first."""
+def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weight: float,
+                 titles: Sequence[str | None] | None = None) -> list[Answer]:
+    """``found`` ranked again with the sentence term, the echo and the heading (``answers_from_logits``), best
+    first."""
     if not found:
         return found
     bonus = weight * np.asarray(sentence.overlaps(question, texts, [(a.passage, a.start, a.end) for a in found]))
     bonus = bonus - sentence.ECHO * np.asarray([sentence.echoes(question, texts[a.passage][a.start:a.end])
                                                 for a in found])
+    if titles is not None:
+        bonus = bonus - HEADING * np.asarray([in_heading(texts[a.passage], titles[a.passage], a.start, a.end)
+                                              for a in found])
     scores = np.asarray([a.score for a in found], dtype=np.float64)
     lifted = scores * np.exp(bonus)
     lifted = lifted / (1.0 + (lifted - scores).sum())  # the other spans' mass as it was

@@ -354,7 +354,7 @@ class QAService:
         found = [] if verdict is not None and verdict["abstained"] else answers_from_logits(
             start_logits, end_logits, batch, reading.tokens, req.top_k, req.max_answer_tokens, reading.bias,
             texts=reading.texts, windows=windows, null_weight=NULL_WEIGHT,  # used with a retrieval bias only
-            question=req.question)
+            question=req.question, titles=[m.get("title") for m in reading.meta])
         answers = [
             {"text": reading.texts[a.passage][a.start : a.end], "score": round(a.score, 6),
              "start": a.start, "end": a.end, "snippet": snippet(reading.texts[a.passage], a.start, a.end),
