@@ -631,6 +631,32 @@ def test_a_definition_list_on_any_page_is_entries_too():
     assert _span(doc, "entry", "defaults to 64").name == "--size"
 
 
+def test_a_list_whose_items_hold_blocks_keeps_their_headings_code_and_notes():
+    """Javadoc lays out a class's members as list items, each a heading, the signature, paragraphs, a code example
+    and notes: read as blocks, not flattened into "- " lines (which glued the heading to the signature, ran the
+    code's lines together, and dropped a note's text after inline code)."""
+    html = b"""<html><head><title>StringUtils</title></head><body><main><h1>Class StringUtils</h1>
+<p>Operations on strings that are safe to call with null, gathered in one class of static methods.</p>
+<ul class="member-list"><li><section class="detail"><h3>wrap</h3>
+<div class="member-signature">public static String wrap(String str, char wrapWith)</div>
+<div class="block"><p>Wraps a string with a char.</p><pre>
+ StringUtils.wrap(null, *)   = null
+ StringUtils.wrap("ab", 'x') = "xabx"
+</pre></div><dl class="notes"><dt>Parameters:</dt><dd><code>str</code> - the string to be wrapped</dd>
+<dt>Returns:</dt><dd>the wrapped string</dd></dl></section></li>
+<li><section class="detail"><h3>unwrap</h3><div class="block">Unwraps a string that was wrapped.</div></section></li>
+</ul><ol><li>Call wrap first.</li><li>Then call unwrap.</li></ol></main></body></html>"""
+    doc = extract("StringUtils.html", html)
+    text = doc.text
+    assert [s.heading for s in doc.sections] == [("Class StringUtils",), ("Class StringUtils", "wrap"),
+                                                   ("Class StringUtils", "unwrap")]
+    assert "\n\npublic static String wrap(String str, char wrapWith)\n\nWraps a string with a char." in text
+    assert 'StringUtils.wrap(null, *)   = null\nStringUtils.wrap("ab", \'x\') = "xabx"' in text
+    assert "Parameters:\nstr - the string to be wrapped" in text
+    assert "1. Call wrap first.\n2. Then call unwrap." in text  # a list of one-line items as it was
+    assert "\n- " not in text
+
+
 def test_docutils_option_lists_and_numbered_code_tables():
     html = b"""<html><head><meta name="generator" content="Docutils 0.19: https://docutils.sourceforge.io/">
 <title>tool</title></head><body><div class="document"><h1>tool</h1>

@@ -549,7 +549,7 @@ def _xml_blocks(parent, out: Blocks) -> str:
         elif tag == "list" and el.get("rend") == "dl":
             _xml_definitions(el, out)
         elif tag == "list":
-            out.text("\n".join(_list_lines(el)))
+            _xml_list(el, out)
         elif tag == "table":
             out.text(_table_text(el), kind="table")
         elif tag == "code":
@@ -562,6 +562,77 @@ def _xml_blocks(parent, out: Blocks) -> str:
 _XML_BLOCKS = {"p", "list", "table", "code", "quote", "head", "div"}
 
 
+def _holds_blocks(item) -> bool:
+    """Whether a list item holds more than a line: a heading, a paragraph, a code block (a <code> with a line
+    break: trafilatura writes inline code as <code> too), a table, a quote, a definition list."""
+    for child in item:
+        tag = child.tag
+        if tag in ("head", "p", "table", "quote", "div") or (tag == "list" and child.get("rend") == "dl"):
+            return True
+        if tag == "code" and "\n" in "".join(child.itertext()).strip("\n"):
+            return True
+    return False
+
+
+def _xml_list(el, out: Blocks) -> None:
+    """A list: items of a line each as "- item" lines; an item that holds blocks (an API reference's member, as
+    Javadoc lays out its details: a heading, the signature, paragraphs, a code example, the notes) as those
+    blocks, so its heading titles its section and its code keeps its lines, not flattened into one "- " line."""
+    items = el.findall("item")
+    if not any(_holds_blocks(item) for item in items):
+        out.text("\n".join(_list_lines(el)))
+        return
+    lines: list[str] = []
+    for item in items:
+        if not _holds_blocks(item):
+            lines.extend(_list_lines(_one_item(el, item)))
+            continue
+        if lines:
+            out.text("\n".join(lines))
+            lines = []
+        _xml_item_blocks(item, out)
+    if lines:
+        out.text("\n".join(lines))
+
+
+def _one_item(el, item):
+    """A copy of list ``el`` holding ``item`` alone (``_list_lines`` numbers an ordered list's items itself)."""
+    from lxml import etree  # a trafilatura dependency
+
+    one = etree.Element("list", el.attrib)
+    one.append(etree.fromstring(etree.tostring(item, with_tail=False)))
+    return one
+
+
+def _xml_item_blocks(item, out: Blocks) -> None:
+    """A list item that holds blocks: its block children walked as blocks, the text between them (the item's
+    own text, inline elements, tails: Javadoc's signature after the member's heading) as paragraphs."""
+    run = [item.text or ""]
+
+    def flush() -> None:
+        text = "".join(run)
+        run.clear()
+        if text.strip():
+            out.text(text.strip())
+
+    for child in item:
+        block = child.tag in _XML_BLOCKS and (child.tag != "code" or "\n" in "".join(child.itertext()).strip("\n"))
+        if block:
+            flush()
+            _xml_blocks([child], out)
+        elif child.tag == "lb":
+            run.append("\n")
+        elif child.tag in _XML_INLINE:
+            run.append(_xml_text(child))
+        else:  # a stray cell or row trafilatura leaves in an item ("<td>The argument can be</td><code>NULL</code>")
+            run.append(" " + _xml_text(child) + " ")
+        run.append(child.tail or "")
+    flush()
+
+
+_XML_INLINE = {"hi", "ref", "code", "del", "span", "sub", "sup"}  # trafilatura's inline formatting
+
+
 def _xml_definitions(el, out: Blocks) -> None:
     """trafilatura's <list rend="dl">: items "dt-N" (one or more) then "dd-N", each group one entry."""
     terms: list[str] = []
@@ -571,11 +642,9 @@ def _xml_definitions(el, out: Blocks) -> None:
             continue
         out.open_entry(", ".join(t for t in terms if t))
         terms = []
-        if any(child.tag in _XML_BLOCKS for child in item):
-            if item.text and item.text.strip():
-                out.text(item.text)
-            _xml_blocks(item, out)
-        else:  # inline content only
+        if _holds_blocks(item):
+            _xml_item_blocks(item, out)
+        else:  # inline content only (inline code too: "<code>str</code> - the string")
             out.text(_xml_text(item))
         out.close_entry()
     for term in terms:
