@@ -645,15 +645,18 @@ def test_a_list_whose_items_hold_blocks_keeps_their_headings_code_and_notes():
 </pre></div><dl class="notes"><dt>Parameters:</dt><dd><code>str</code> - the string to be wrapped</dd>
 <dt>Returns:</dt><dd>the wrapped string</dd></dl></section></li>
 <li><section class="detail"><h3>unwrap</h3><div class="block">Unwraps a string that was wrapped.</div></section></li>
-</ul><ol><li>Call wrap first.</li><li>Then call unwrap.</li></ol></main></body></html>"""
+</ul><ol><li>Call wrap first.</li><li>Then call unwrap.</li><li><h4>Or both</h4><p>Call wrap, then unwrap.</p></li>
+<li>And check the result.</li></ol></main></body></html>"""
     doc = extract("StringUtils.html", html)
     text = doc.text
     assert [s.heading for s in doc.sections] == [("Class StringUtils",), ("Class StringUtils", "wrap"),
-                                                   ("Class StringUtils", "unwrap")]
+                                                   ("Class StringUtils", "unwrap"),
+                                                   ("Class StringUtils", "unwrap", "Or both")]
     assert "\n\npublic static String wrap(String str, char wrapWith)\n\nWraps a string with a char." in text
     assert 'StringUtils.wrap(null, *)   = null\nStringUtils.wrap("ab", \'x\') = "xabx"' in text
     assert "Parameters:\nstr - the string to be wrapped" in text
     assert "1. Call wrap first.\n2. Then call unwrap." in text  # a list of one-line items as it was
+    assert "Call wrap, then unwrap.\n\n4. And check the result." in text  # numbered as the list counts
     assert "\n- " not in text
 
 

@@ -583,9 +583,10 @@ def _xml_list(el, out: Blocks) -> None:
         out.text("\n".join(_list_lines(el)))
         return
     lines: list[str] = []
-    for item in items:
+    ordered = el.get("rend") == "ol"
+    for n, item in enumerate(items, 1):
         if not _holds_blocks(item):
-            lines.extend(_list_lines(_one_item(el, item)))
+            lines.extend(_item_lines(item, n, ordered))
             continue
         if lines:
             out.text("\n".join(lines))
@@ -593,15 +594,6 @@ def _xml_list(el, out: Blocks) -> None:
         _xml_item_blocks(item, out)
     if lines:
         out.text("\n".join(lines))
-
-
-def _one_item(el, item):
-    """A copy of list ``el`` holding ``item`` alone (``_list_lines`` numbers an ordered list's items itself)."""
-    from lxml import etree  # a trafilatura dependency
-
-    one = etree.Element("list", el.attrib)
-    one.append(etree.fromstring(etree.tostring(item, with_tail=False)))
-    return one
 
 
 def _xml_item_blocks(item, out: Blocks) -> None:
@@ -669,22 +661,22 @@ def _xml_text(el) -> str:
 
 def _list_lines(el, depth: int = 0) -> list[str]:
     """ "- item" lines (numbered for an ordered list), nested lists after their item."""
-    lines = []
     ordered = el.get("rend") == "ol"
-    for n, item in enumerate(el.findall("item"), 1):
-        own = [item.text or ""]
-        nested: list[str] = []
-        for child in item:
-            if child.tag == "list":
-                nested.extend(_list_lines(child, depth + 1))
-            else:
-                own.append(_xml_text(child).replace("\n", " "))
-            own.append(child.tail or "")
-        text = " ".join("".join(own).split())
-        if text:
-            lines.append(f"{n}. {text}" if ordered else f"- {text}")
-        lines.extend(nested)
-    return lines
+    return [line for n, item in enumerate(el.findall("item"), 1) for line in _item_lines(item, n, ordered, depth)]
+
+
+def _item_lines(item, n: int, ordered: bool, depth: int = 0) -> list[str]:
+    """List item ``n``'s line, "- text" or "n. text", then its nested lists' lines."""
+    own = [item.text or ""]
+    nested: list[str] = []
+    for child in item:
+        if child.tag == "list":
+            nested.extend(_list_lines(child, depth + 1))
+        else:
+            own.append(_xml_text(child).replace("\n", " "))
+        own.append(child.tail or "")
+    text = " ".join("".join(own).split())
+    return ([f"{n}. {text}" if ordered else f"- {text}"] if text else []) + nested
 
 
 def _table_text(el) -> str:
