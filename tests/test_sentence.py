@@ -248,7 +248,7 @@ def test_a_heading_gives_way_to_the_text_under_it_unless_nothing_else_is_left():
     got = [text[a.start:a.end] for a in titled]
     assert got[0] == "timeout" and "Timeouts" not in got
     assert sum(a.score for a in titled) <= 1.0 + 1e-9
-    # asked alone (a passage bias: both stages) the same
+    # asked alone (a passage bias): the passage chosen, its answer is read without the heading
     [alone] = answers_from_logits(start, end, b, [passage], 1, 30, np.array([0.0]), texts=[text], question=question,
                                   titles=["Quickstart > Timeouts"])
     assert text[alone.start:alone.end] == "timeout"
