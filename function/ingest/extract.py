@@ -562,16 +562,21 @@ def _xml_blocks(parent, out: Blocks) -> str:
 _XML_BLOCKS = {"p", "list", "table", "code", "quote", "head", "div"}
 
 
+def _is_block(el, lists: bool = True) -> bool:
+    """Whether trafilatura's element ``el`` is a block: a heading, a paragraph, a table, a quote, a division, a
+    list (``lists``; else a definition list only), a code block (a <code> with a line break: trafilatura writes
+    inline code as <code> too)."""
+    tag = el.tag
+    if tag == "code":
+        return "\n" in "".join(el.itertext()).strip("\n")
+    if tag == "list":
+        return lists or el.get("rend") == "dl"
+    return tag in _XML_BLOCKS
+
+
 def _holds_blocks(item) -> bool:
-    """Whether a list item holds more than a line: a heading, a paragraph, a code block (a <code> with a line
-    break: trafilatura writes inline code as <code> too), a table, a quote, a definition list."""
-    for child in item:
-        tag = child.tag
-        if tag in ("head", "p", "table", "quote", "div") or (tag == "list" and child.get("rend") == "dl"):
-            return True
-        if tag == "code" and "\n" in "".join(child.itertext()).strip("\n"):
-            return True
-    return False
+    """Whether a list item holds more than a line (a nested list of lines is still lines: ``_item_lines``)."""
+    return any(_is_block(child, lists=False) for child in item)
 
 
 def _xml_list(el, out: Blocks) -> None:
@@ -608,8 +613,7 @@ def _xml_item_blocks(item, out: Blocks) -> None:
             out.text(text.strip())
 
     for child in item:
-        block = child.tag in _XML_BLOCKS and (child.tag != "code" or "\n" in "".join(child.itertext()).strip("\n"))
-        if block:
+        if _is_block(child):
             flush()
             _xml_blocks([child], out)
         elif child.tag == "lb":
