@@ -583,13 +583,9 @@ def _xml_list(el, out: Blocks) -> None:
     """A list: items of a line each as "- item" lines; an item that holds blocks (an API reference's member, as
     Javadoc lays out its details: a heading, the signature, paragraphs, a code example, the notes) as those
     blocks, so its heading titles its section and its code keeps its lines, not flattened into one "- " line."""
-    items = el.findall("item")
-    if not any(_holds_blocks(item) for item in items):
-        out.text("\n".join(_list_lines(el)))
-        return
     lines: list[str] = []
     ordered = el.get("rend") == "ol"
-    for n, item in enumerate(items, 1):
+    for n, item in enumerate(el.findall("item"), 1):
         if not _holds_blocks(item):
             lines.extend(_item_lines(item, n, ordered))
             continue
