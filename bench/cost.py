@@ -86,20 +86,16 @@ def kept_of_the_store(passages: bool = False, terms: bool = False) -> dict:
             for name, kept in (("QA_PASSAGE_CACHE_BYTES", passages), ("QA_TERM_CACHE_BYTES", terms))}
 
 
-def store_ops(srv: FunctionServer) -> dict:
-    return srv.health()["store"]["ops"]
-
-
-def settled_ops(srv: FunctionServer, wait_s: float = 2.0) -> dict:
-    """``store.ops`` once the background cache writes have landed (two equal readings in a row)."""
-    deadline, last = time.monotonic() + wait_s, store_ops(srv)
-    while time.monotonic() < deadline:
-        time.sleep(0.2)
-        now = store_ops(srv)
-        if now == last:
-            return now
-        last = now
-    return last
+def settled_ops(srv: FunctionServer, wait_s: float = 10.0) -> dict:
+    """``store.ops`` once the background cache writes have landed (none in flight)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        store = srv.health()["store"]
+        if store["ops_in_flight"] == 0:
+            return store["ops"]
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{store['ops_in_flight']} background store writes still running after {wait_s} s")
+        time.sleep(0.01)
 
 
 def one_at_a_time(srv: FunctionServer, kind: str, questions: list[dict], expect: str) -> dict:

@@ -1,6 +1,9 @@
 """The LRU caches and the two-tier answer cache."""
 
+import threading
 import time
+
+import pytest
 
 from function.service.cache import LRU, AnswerCache, answer_key, normalize_question
 
@@ -83,3 +86,33 @@ def test_a_failing_shared_tier_is_a_miss_not_an_error():
     cache = AnswerCache(entries=10, ttl_s=60, shared=FakeShared(fail=True), on_error=errors.append)
     assert cache.get("k") == (None, None)
     assert errors and "read failed" in errors[0]
+
+
+class HeldShared(FakeShared):
+    """A shared tier whose writes wait until the test lets them go."""
+
+    def __init__(self, fail=False):
+        super().__init__(fail)
+        self.go = threading.Event()
+
+    def put_answer(self, key, payload, expires_at):
+        assert self.go.wait(5)
+        super().put_answer(key, payload, expires_at)
+
+
+@pytest.mark.parametrize("fail", [False, True], ids=["written", "failed"])
+def test_a_shared_write_counts_as_in_flight_until_it_ends(fail):
+    """What the cost benchmark waits on before it reads the process's operation totals."""
+    from function.store import ops
+
+    shared, errors = HeldShared(fail=fail), []
+    cache = AnswerCache(entries=10, ttl_s=60, shared=shared, on_error=errors.append)
+    before = ops.in_flight()
+    cache.put("k", {"answers": []})
+    assert ops.in_flight() == before + 1  # counted as soon as put returns, before the write has run
+    shared.go.set()
+    deadline = time.time() + 5
+    while ops.in_flight() > before and time.time() < deadline:
+        time.sleep(0.01)
+    assert ops.in_flight() == before
+    assert ("k" in shared.data) is not fail and bool(errors) is fail

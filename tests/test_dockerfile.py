@@ -12,6 +12,8 @@ from harness.image import (
     DOCKERFILE,
     INGEST_ONLY,
     REPO,
+    Image,
+    assemble,
     base_chain,
     copies,
     copy_of,
@@ -278,3 +280,12 @@ def test_every_serving_and_ingestion_target_assembles_through_its_chain(tmp_path
     lance = target in ("runtime-lance", "ingest-lance")  # hybrid retrieval's encoder rides along, named
     assert (image.workdir / "encoder" / "encoder.json").is_file() == lance
     assert env.get("QA_INDEX_ENCODER") == (str(image.workdir / "encoder") if lance else None), env
+
+
+def test_an_image_whose_stage_changes_files_cannot_stand_in_for_the_stage_it_shares(tmp_path):
+    """``assemble(on=...)`` copies an image's files only where they are the shared stage's (serving on app)."""
+    ingest = image_stage(target="ingest")  # app + a COPY and a pip install: not app's files
+    laid_out = Image(tmp_path / "ingest", ingest, tmp_path / "ingest" / "opt" / "venv")
+    with pytest.raises(ValueError, match=r"ingest changes files on top of app \(COPY"):
+        assemble(tmp_path / "fs", on=laid_out)
+    assert not (tmp_path / "fs").exists()  # refused before anything was copied

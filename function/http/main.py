@@ -105,7 +105,7 @@ def _health(app: _App) -> dict:
     else:
         store = {"kind": "firestore", "project": s.firestore_project or None,
                  "database": s.firestore_database, "collection": s.passages_collection,
-                 "ops": ops.totals().as_dict()}
+                 "ops": ops.totals().as_dict(), "ops_in_flight": ops.in_flight()}
     return {
         "status": "ok",
         "model": manifest.summary(),

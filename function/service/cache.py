@@ -12,6 +12,8 @@ from collections.abc import Callable, Hashable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
+from function.store import ops
+
 if TYPE_CHECKING:
     from function.store.base import AnswerStore
 
@@ -188,10 +190,13 @@ class AnswerCache:
     def put(self, key: str, payload: dict, shared: bool = True) -> None:
         self.local.put(key, payload)
         if shared and self._shared_up():
-            threading.Thread(target=self._put_shared, args=(key, payload), daemon=True).start()
+            finished = ops.in_background()  # counted before the thread starts: no reader of the totals sees a gap
+            threading.Thread(target=self._put_shared, args=(key, payload, finished), daemon=True).start()
 
-    def _put_shared(self, key: str, payload: dict) -> None:
+    def _put_shared(self, key: str, payload: dict, finished: Callable[[], None]) -> None:
         try:
             self.shared.put_answer(key, payload, time.time() + self.ttl_s)
         except Exception as e:  # noqa: BLE001
             self._shared_failed("write", e)
+        finally:
+            finished()

@@ -12,6 +12,9 @@ per document set, a delete per document deleted. ``FirestoreStore`` and its
 - the process's running totals (``totals()``), for everything, including the
   shared answer cache's write, which runs on a thread of its own after the
   reply (the cost benchmark reads these around a batch of one kind of request: docs/cost.md).
+
+Work that runs after the reply (``in_background``) is counted while it runs
+(``in_flight``), so that a reader of the totals knows when they are final.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import contextvars
 import math
 import threading
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 
@@ -35,6 +39,7 @@ class Ops:
 _request: contextvars.ContextVar[Ops | None] = contextvars.ContextVar("store_ops", default=None)
 _totals = Ops()
 _lock = threading.Lock()
+_in_flight = 0
 
 
 def counting() -> Ops:
@@ -62,3 +67,25 @@ def totals() -> Ops:
     """The process's operations so far (a copy)."""
     with _lock:
         return Ops(_totals.reads, _totals.writes, _totals.deletes)
+
+
+
+def in_background() -> Callable[[], None]:
+    """Counts a piece of store work that will run on a thread of its own, after the reply, from now until the
+    function returned is called (once, when the work ends, failed or not)."""
+    global _in_flight
+    with _lock:
+        _in_flight += 1
+
+    def finished() -> None:
+        global _in_flight
+        with _lock:
+            _in_flight -= 1
+
+    return finished
+
+
+def in_flight() -> int:
+    """How many pieces of background store work are running: the totals are final when it is 0."""
+    with _lock:
+        return _in_flight

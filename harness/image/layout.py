@@ -33,6 +33,7 @@ from harness.image.dockerfile import (
     image_stage,
     parse_env,
     read_dockerfile,
+    shared_base,
     stage_by_name,
     workdir,
 )
@@ -134,17 +135,27 @@ def pip_install(venv: Path, requirements: Path, quiet: bool = True) -> None:
                            f"{(done.stderr or '')[-3000:]}")
 
 
+# Instructions that change no file of the image: a stage made only of them has its parent's files.
+_SETTINGS_ONLY = ("ENV", "USER", "EXPOSE", "CMD", "ENTRYPOINT", "LABEL", "ARG")
+
+
 def assemble(root: Path, sources: dict[str, Path] | None = None, compile_code: bool = True,
-             target: str | None = None) -> Image:
+             target: str | None = None, on: Image | None = None) -> Image:
     """Lay out ``target`` (default: the final stage) under ``root``. ``sources`` replaces build-context
-    paths (``artifact/``)."""
+    paths (``artifact/``). ``on``: an image already laid out whose files are those of the stage it shares with
+    ``target`` (it adds only settings on top of that stage, as the serving image does on ``app``): its files
+    are copied, as Docker reuses that stage's layers, and only ``target``'s own instructions run on them."""
     stages = read_dockerfile()
     stage = image_stage(stages, target)
     sources = sources or {}
     image = Image(root, stage, root / "opt" / "venv")
-    has_venv = False
-    wd = "/"
-    for ins in stage.instructions:
+    done = 0
+    if on is not None:
+        done = _shared_instructions(stages, stage, on)
+        _copy_image(on, root)
+    has_venv = on is not None
+    wd = workdir(Stage(stage.base, stage.name, stage.instructions[:done]))
+    for ins in stage.instructions[done:]:
         if ins.keyword == "WORKDIR":
             wd = str(PurePosixPath(wd) / ins.args)
         elif ins.keyword in ("COPY", "ADD"):
@@ -172,6 +183,31 @@ def assemble(root: Path, sources: dict[str, Path] | None = None, compile_code: b
     if not has_venv:
         raise ValueError("the image copies no virtual environment")
     return image
+
+
+def _shared_instructions(stages: list[Stage], stage: Stage, on: Image) -> int:
+    """How many of ``stage``'s (flattened) instructions are those of the stage it shares with ``on``, whose own
+    instructions on top of that stage must change no file; else ValueError (``on`` cannot stand in for it)."""
+    shared = shared_base(stages, on.stage.name, stage.name)
+    common = image_stage(stages, shared.name).instructions
+    if on.stage.instructions[:len(common)] != common or stage.instructions[:len(common)] != common:
+        raise ValueError(f"{on.stage.name} and {stage.name} do not start with {shared.name}'s instructions")
+    files = [i for i in on.stage.instructions[len(common):] if i.keyword not in _SETTINGS_ONLY]
+    if files:
+        raise ValueError(f"{on.stage.name} changes files on top of {shared.name} ({files[0].keyword} "
+                         f"{files[0].args}): its layout is not {shared.name}'s")
+    return len(common)
+
+
+def _copy_image(on: Image, root: Path) -> None:
+    """``on``'s files under ``root``, links kept; the venv's scripts made to start the copy's own python."""
+    shutil.copytree(on.root, root, symlinks=True)
+    old, new = (f"#!{venv / 'bin'}/".encode() for venv in (on.venv, root / on.venv.relative_to(on.root)))
+    for script in (root / on.venv.relative_to(on.root) / "bin").iterdir():
+        if script.is_file() and not script.is_symlink():
+            data = script.read_bytes()
+            if data.startswith(old):
+                script.write_bytes(new + data[len(old):])
 
 
 _PIP_INTO_VENV = re.compile(r"^pip --python /opt/venv/bin/python install --no-cache-dir((?: -r \S+)+)$")
@@ -223,7 +259,9 @@ def gzip_tar_bytes(paths: list[Path], root: Path) -> int:
     return counter.n
 
 
-def sizes(image: Image) -> dict:
+def sizes(image: Image, gzipped: bool = True) -> dict:
+    """Bytes of the venv, the artifact and the code, and their total; with ``gzipped``, also the push/pull size
+    (``total_gzip``: gzips every file, seconds)."""
     code = [image.workdir / "main.py", image.workdir / "function"]
     parts = {
         "venv": tree_bytes(image.venv),
@@ -231,5 +269,6 @@ def sizes(image: Image) -> dict:
         "code": sum(tree_bytes(p) for p in code),
     }
     parts["total"] = sum(parts.values())
-    parts["total_gzip"] = gzip_tar_bytes([image.venv, image.workdir], image.root)
+    if gzipped:
+        parts["total_gzip"] = gzip_tar_bytes([image.venv, image.workdir], image.root)
     return parts
