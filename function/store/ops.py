@@ -69,7 +69,6 @@ def totals() -> Ops:
         return Ops(_totals.reads, _totals.writes, _totals.deletes)
 
 
-
 def in_background() -> Callable[[], None]:
     """Counts a piece of store work that will run on a thread of its own, after the reply, from now until the
     function returned is called (once, when the work ends, failed or not)."""
