@@ -5,9 +5,11 @@ harness/image/: a fresh virtual environment from requirements.txt only,
 exactly the paths the Dockerfile copies, its byte-compilation step. The image's
 own python ingests the sample corpus and the image's CMD serves it. The
 ingestion image (``--target ingest``: the same, plus requirements-ingest.txt)
-is laid out too; its ENTRYPOINT (the Cloud Run job's command) ingests a
-Markdown document, which the serving image then answers from. Takes 2-6
-minutes: pip installs the runtime requirements twice and the ingestion ones once.
+is laid out too, on a copy of the serving image's files (both are built FROM
+``app``, which Docker reuses); its ENTRYPOINT (the Cloud Run job's command)
+ingests a Markdown document, which the serving image then answers from. Takes
+about half a minute: pip installs the runtime requirements once and the
+ingestion ones once.
 """
 
 from __future__ import annotations
