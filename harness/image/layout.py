@@ -10,7 +10,10 @@ exactly the paths the stages copy from the build context (minus what
 steps and their byte-compilation step. An image path
 ``/app/main.py`` lands at ``<root>/app/main.py``; ``Image.env()`` maps the
 stage's ``ENV`` the same way, so the function starts as the image's ``CMD``
-starts it. ``sizes`` measures the image's own layers.
+starts it. ``assemble(on=image)`` lays a target out on a copy of an image
+already laid out, where that image adds only settings to the stage the two
+share (the ingestion image on the serving one: both FROM ``app``), as Docker
+reuses the shared stage's layers. ``sizes`` measures the image's own layers.
 """
 
 from __future__ import annotations
