@@ -155,7 +155,7 @@ def assemble(root: Path, sources: dict[str, Path] | None = None, compile_code: b
     done = 0
     if on is not None:
         done = _shared_instructions(stages, stage, on)
-        _copy_image(on, root)
+        _copy_image(on, image)
     has_venv = on is not None
     wd = workdir(Stage(stage.base, stage.name, stage.instructions[:done]))
     for ins in stage.instructions[done:]:
@@ -202,11 +202,11 @@ def _shared_instructions(stages: list[Stage], stage: Stage, on: Image) -> int:
     return len(common)
 
 
-def _copy_image(on: Image, root: Path) -> None:
-    """``on``'s files under ``root``, links kept; the venv's scripts made to start the copy's own python."""
-    shutil.copytree(on.root, root, symlinks=True)
-    old, new = (f"#!{venv / 'bin'}/".encode() for venv in (on.venv, root / on.venv.relative_to(on.root)))
-    for script in (root / on.venv.relative_to(on.root) / "bin").iterdir():
+def _copy_image(on: Image, image: Image) -> None:
+    """``on``'s files under ``image.root``, links kept; the venv's scripts made to start the copy's own python."""
+    shutil.copytree(on.root, image.root, symlinks=True)
+    old, new = f"#!{on.venv / 'bin'}/".encode(), f"#!{image.venv / 'bin'}/".encode()
+    for script in (image.venv / "bin").iterdir():
         if script.is_file() and not script.is_symlink():
             data = script.read_bytes()
             if data.startswith(old):
