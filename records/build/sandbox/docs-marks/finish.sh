@@ -40,7 +40,7 @@ m, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 dev, q = d["tables"]["pooled"]["dev"], m["metrics"]["student_onnx_int8"]
 ok = dev["f1"] >= 64.6 and dev["f1_right_passage"] >= 67.67 and dev["no_answer_answerable"] <= 5 \
     and dev["no_answer_off_topic"] >= 85.7 and q["f1"] >= 72.0 and q["bytes"] <= 30e6
-print(f"docs dev F1 {dev['f1']}, right passage {dev["f1_right_passage"]}, abstained {dev['no_answer_answerable']}%, "
+print(f"docs dev F1 {dev['f1']}, right passage {dev['f1_right_passage']}, abstained {dev['no_answer_answerable']}%, "
       f"off-topic {dev['no_answer_off_topic']}%, SQuAD int8 {q['f1']:.2f}, {q['bytes']} bytes: "
       f"rules 1-4 {'hold' if ok else 'fail'}")
 PYEOF
