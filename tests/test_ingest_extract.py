@@ -501,6 +501,43 @@ def test_asciidoc_manual_page_keeps_its_name_line_options_and_admonitions():
     assert _section_of(doc, "Mount every") == ("git-widget(1) Manual Page", "OPTIONS")
 
 
+@pytest.mark.parametrize("nav", ["header", "nav-panel"])  # Texinfo 6 and 7
+def test_texinfo_manual_keeps_its_headings_and_entries_and_drops_navigation_contents_and_index(nav):
+    html = f"""<html><head><title>Widget Manual</title><meta name="Generator" content="makeinfo"></head><body>
+<h1 class="settitle">Widget Manual</h1>
+<div class="{nav}"><p>Next: <a href="#Intro">Introduction</a>, Previous: <a href="dir.html#Top">(dir)</a>,
+Up: <a href="dir.html#Top">(dir)</a> &nbsp; [<a href="#SEC_Contents">Contents</a>][<a href="#Index">Index</a>]</p></div>
+<h2 class="contents-heading">Table of Contents</h2>
+<div class="contents"><ul class="no-bullet"><li><a href="#Intro">1 TOCNOISE</a></li></ul></div>
+<h1 class="top">Widget Features</h1><ul class="section-toc"><li><a href="#Intro">MININOISE</a></li></ul>
+<div class="{nav}"><p>Next: <a href="#Index">Index</a>, Up: <a href="#Top">Top</a></p></div>
+<h2 class="chapter">1 Widget Builtins</h2>
+<dl compact="compact">
+<dt id='index-spin'><span><code>spin</code><a href='#index-spin' class='copiable-anchor'> &para;</a></span></dt>
+<dd><div class="example"><pre class="example">spin [-n <var>count</var>]
+</pre></div>
+<p>Spin the widget <var>count</var> times.
+The default count is 3.</p></dd></dl>
+<h3 class="section">1.1 Stopping</h3><p>Widgets stop on their own.</p>
+<h2 class="appendix">Index</h2>
+<table><tr><th valign="top">Jump to: &nbsp; </th><td><a class="summary-letter" href="#I_S">S</a></td></tr></table>
+<table class="index-cp" border="0"><tr><td></td><th align="left">Index Entry</th></tr>
+<tr><td></td><td><a href="#index-spin">INDEXNOISE</a>:</td><td><a href="#Intro">Builtins</a></td></tr></table>
+<div class="printindex cp-printindex"><table class="cp-entries-printindex"><tr><td>INDEXNOISE7</td></tr></table></div>
+</body></html>""".encode()
+    doc = extract("widget.html", html)
+    text = doc.text
+    assert doc.title == "Widget Manual"
+    assert not any(n in text for n in ("Previous:", "Up:", "TOCNOISE", "MININOISE", "INDEXNOISE", "Jump to",
+                                       "Table of Contents", "\u00b6"))
+    # an @table entry: its term first, named by it (not by its "index-spin" anchor), its usage kept as code
+    assert "spin\n\nspin [-n count]\n\nSpin the widget count times. The default count is 3." in text
+    assert _span(doc, "entry", "The default count").name == "spin"
+    assert _section_of(doc, "Spin the widget") == ("Widget Features", "1 Widget Builtins")
+    assert _section_of(doc, "stop on their own") == ("Widget Features", "1 Widget Builtins", "1.1 Stopping")
+    _spans_index_text(doc)
+
+
 def test_header_links_of_any_generator_are_dropped():
     """A page trafilatura reads (no generator it knows): GitHub's, markdown-it-anchor's and emoji anchors."""
     html = """<html><head><title>Widget README</title></head><body><main><article class="markdown-body">

@@ -1,4 +1,5 @@
-"""HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc), read from their markup.
+"""HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo), read from their
+markup.
 
 trafilatura (``extract._html``) finds the main text of any web page by scoring its blocks, which is what a
 blog post or a news article needs; on generated documentation it loses what matters most there. Measured
@@ -17,6 +18,9 @@ tables and definition lists in document order.
 - An admonition's title ("Note", "Warning") leads its first paragraph ("Note: ...") and is never a heading.
 - ``<pre>`` is a code block, its line breaks and indentation kept.
 - A table is one "cell | cell" line per row, its header row first.
+- Texinfo's (``makeinfo``'s: GNU manuals) node navigation lines ("Next: ..., Previous: ..., Up: ... [Contents]
+  [Index]"), tables of contents, node menus and index tables are dropped; trafilatura kept the navigation line of
+  every node and none of the headings (the Bash Reference Manual: 153 headings, one section).
 - Class names are read in lower case: DocBook's DSSSL stylesheets (the "Modular DocBook HTML Stylesheet" of
   older manuals, Slony-I's among them) write ``CLASS="NAVHEADER"``, ``CLASS="NOTE"``, in HTML 4 pages that
   browsers render in quirks mode, where class selectors ignore case.
@@ -31,12 +35,25 @@ import re
 from function.ingest.extract import Blocks
 
 # <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
-_GENERATORS = re.compile(r"sphinx|docutils|docbook|asciidoc", re.I)
+_GENERATORS = re.compile(r"sphinx|docutils|docbook|asciidoc|makeinfo|texi2any|texi2html", re.I)
+_TEXINFO = re.compile(r"makeinfo|texi2any|texi2html", re.I)
 # Markup that only these generators write, for pages without a generator meta (Sphinx themes often drop it).
 _MARKERS = ("sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
 # Sphinx's permalinks, which MkDocs and some blogs write too: a Sphinx page only with Sphinx's content root.
 _SPHINX = ("//a[contains(concat(' ', @class, ' '), ' headerlink ')]",
            "//*[@role='main'] | //div[contains(concat(' ', @class, ' '), ' body ')]")
+
+# Texinfo's furniture: a node's navigation line (div.header; div.nav-panel since Texinfo 7), the tables of contents
+# and their headings, node menus and mini tables of contents, the index's tables and the letters that jump into them.
+_TEXINFO_NOISE = (
+    "//div[contains(concat(' ', @class, ' '), ' header ') or contains(concat(' ', @class, ' '), ' nav-panel ')"
+    " or contains(concat(' ', @class, ' '), ' contents ') or contains(concat(' ', @class, ' '), ' shortcontents ')"
+    " or contains(concat(' ', @class, ' '), ' printindex ')]",
+    "//*[contains(concat(' ', @class, ' '), ' contents-heading ')"
+    " or contains(concat(' ', @class, ' '), ' shortcontents-heading ')]",
+    "//ul[contains(concat(' ', @class, ' '), ' section-toc ') or contains(concat(' ', @class, ' '), ' mini-toc ')]",
+    "//table[contains(concat(' ', @class, ' '), ' menu ') or starts-with(@class, 'index-')"
+    " or contains(@class, 'printindex') or .//a[contains(concat(' ', @class, ' '), ' summary-letter ')]]")
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
@@ -99,10 +116,10 @@ def read(root) -> tuple[str, Blocks]:
     "QuerySet API reference — Django 3.2.25 documentation"), else its first h1: a theme may put the site's name
     in an h1 of every page's header (Django's). Where no known content root holds the page, a Sphinx page's
     content is what holds the section its title heading opens, without the theme's header, navigation and
-    footer around it; other pages are read whole (DocBook's and AsciiDoc's by design).
+    footer around it; other pages are read whole (DocBook's, AsciiDoc's and Texinfo's by design).
     """
     whole = _read_whole(root)
-    for path in _NOISE:
+    for path in _NOISE + (_TEXINFO_NOISE if _TEXINFO.search(_generator(root)) else ()):
         for el in root.xpath(path):
             _drop(el)
     page_title = " ".join((root.findtext(".//title") or "").split())
@@ -125,8 +142,9 @@ def _title_heading(content, page_title: str):
 
 
 def _read_whole(root) -> bool:
-    """Whether the page is DocBook's or AsciiDoc's, read whole (``_ROOTS``): by its generator or its markup."""
-    return bool(re.search(r"docbook|asciidoc", _generator(root), re.I)) or _has_class(
+    """Whether the page is DocBook's, AsciiDoc's or Texinfo's, read whole (``_ROOTS``): by its generator or its
+    markup."""
+    return bool(re.search(r"docbook|asciidoc|makeinfo|texi2any|texi2html", _generator(root), re.I)) or _has_class(
         root, ("navheader", "refentry", "refnamediv", "sectionbody", "titlepage"))
 
 
@@ -264,7 +282,8 @@ class _Walker:
                 if unnamed and signature:  # "Parameters:", whether the generator wrote the colon or not
                     signature = signature.rstrip(": ") + ":"
                 ids = [x.get("id") for x in terms if x.get("id")]
-                name = "" if unnamed else (ids[0] if ids else None)
+                # Texinfo's <dt id> is an index anchor ("index-cd"), not a name: its entry is named by its term
+                name = "" if unnamed else (ids[0] if ids and not ids[0].startswith("index-") else None)
                 self.out.open_entry(signature, name)
                 self.container(child)
                 self.out.close_entry()
