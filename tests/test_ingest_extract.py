@@ -558,6 +558,19 @@ def test_header_links_of_any_generator_are_dropped():
     assert _section_of(doc, "package manager") == ("Widget", "Install")
 
 
+def test_mkdocs_theme_icon_permalinks_are_dropped():
+    """MkDocs' own theme: a.headerlink whose text is Font Awesome's link glyph (U+F0C1), titled "Permanent link"."""
+    html = """<html><head><title>Configuration - Widgets</title></head><body>
+<div class="col-md-9" role="main">
+<h1 id="configuration">Configuration<a class="headerlink" href="#configuration" title="Permanent link">\uf0c1</a></h1>
+<p>Guide to all available configuration settings.</p>
+<h4 id="site_url">site_url<a class="headerlink" href="#site_url" title="Permanent link">\uf0c1</a></h4>
+<p>Set the canonical URL of the site.</p></div></body></html>""".encode()
+    doc = extract("configuration.html", html)
+    assert "\uf0c1" not in doc.text
+    assert _section_of(doc, "canonical URL") == ("Configuration", "site_url")
+
+
 MARKDOWN_API = b"""# Widget API
 
 ## Functions

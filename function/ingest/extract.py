@@ -464,19 +464,26 @@ _PERMALINK_CLASSES = {"headerlink", "paramlink", "anchor", "header-anchor", "hea
 _PERMALINK_TEXTS = {"", "\u00b6", "\u00a7", "#", "\U0001f517", "[source]", "[docs]"}
 
 
+def _icon(text: str) -> bool:
+    """Whether ``text`` is an icon font's glyph alone: private-use characters (MkDocs' own theme writes Font
+    Awesome's link icon, U+F0C1, in its a.headerlink)."""
+    return bool(text) and all(unicodedata.category(ch) == "Co" for ch in text)
+
+
 def drop_permalinks(root) -> bool:
     """Remove permalink anchors (and Sphinx's "[source]" links) from a parsed page; whether any was removed.
 
-    An anchor goes when its class says so, when its label says "Permalink", or when it links into the page
-    (``href="#..."``) with no text but a mark ("¶", "§", "#", "🔗") or none at all.
+    An anchor goes when its class says so, when its label says "Permalink" or "Permanent link", or when it links
+    into the page (``href="#..."``) with no text but a mark ("¶", "§", "#", "🔗", an icon font's glyph) or none.
     """
     found = []
     for a in root.iter("a"):
         classes = set((a.get("class") or "").split())
         text = a.text_content().strip()
+        mark = text in _PERMALINK_TEXTS or _icon(text)
         label = f"{a.get('aria-label') or ''} {a.get('title') or ''}".casefold()
-        if (classes & _PERMALINK_CLASSES and text in _PERMALINK_TEXTS) or "permalink" in label or (
-                (a.get("href") or "").startswith("#") and text in _PERMALINK_TEXTS):
+        if (classes & _PERMALINK_CLASSES and mark) or "permalink" in label or "permanent link" in label or (
+                (a.get("href") or "").startswith("#") and mark):
             found.append(a)
     for el in root.xpath("//*[contains(concat(' ', @class, ' '), ' viewcode-link ')]"):
         found.append(el)
