@@ -1,17 +1,20 @@
-"""Texinfo (makeinfo) pages read from their markup, against trafilatura as before: the Bash Reference Manual.
+"""A generator's pages read from their markup, against trafilatura as before (Texinfo; Doxygen with ``--doxygen``).
 
-Debian's ``bash-doc`` 5.2.15-2 (``apt-get download bash-doc && dpkg -x bash-doc_5.2.15-2_all.deb DIR``), its
-``usr/share/doc/bash/bashref.html`` (one page, makeinfo 6.8) ingested alone, both ways in one process: "before"
-sends Texinfo pages to trafilatura (``docpages.is_doc_page`` patched to refuse them, as it did), "after" is the
-code as committed. Each question of ``questions.json`` (written for this check, each answer found verbatim in
-both extractions) is asked alone through the function's ``QAService`` with hybrid retrieval, as ``make run
-DOCS=...`` serves, never abstaining.
+Texinfo: Debian's ``bash-doc`` 5.2.15-2 (``apt-get download bash-doc && dpkg -x bash-doc_5.2.15-2_all.deb DIR``),
+its ``usr/share/doc/bash/bashref.html`` (one page, makeinfo 6.8). Doxygen: ``libjsoncpp-doc`` 1.9.5-4, every page of
+``usr/share/doc/libjsoncpp-doc/`` (Doxygen 1.9.1). Ingested both ways in one process: "before" sends the generator's
+pages to trafilatura (``docpages.is_doc_page`` patched to refuse them, as it did; for Doxygen its permalink mark
+"◆" kept too), "after" is the code as committed. Each question of the record's ``questions.json`` (written for the
+check, each answer found verbatim in both extractions) is asked alone through the function's ``QAService`` with
+hybrid retrieval, as ``make run DOCS=...`` serves, never abstaining; figures into the record's ``result.json``.
 
     python records/bench/docs-texinfo/study.py DIR/usr/share/doc/bash/bashref.html
+    python records/bench/docs-texinfo/study.py --doxygen DIR/usr/share/doc/libjsoncpp-doc/*.html
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import tempfile
@@ -23,50 +26,86 @@ from bench.documents import ingest_documents  # noqa: E402
 from bench.in_process import open_service  # noqa: E402
 from function.evaluate.scoring import answer_text, score  # noqa: E402
 from function.ingest import docpages  # noqa: E402
+from function.ingest import extract as extract_module  # noqa: E402
 from function.service.qa_request import QARequest  # noqa: E402
 from harness.paths import ENCODER, default_artifact  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
 
-def run(page: Path, questions: list[dict], before: bool) -> dict:
-    shipped = docpages.is_doc_page
-    if before:
-        docpages.is_doc_page = lambda root: not docpages._TEXINFO.search(docpages._generator(root)) and shipped(root)
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            service = open_service({"QA_ARTIFACT_DIR": str(default_artifact()), "QA_STORE": "sqlite", "QA_CACHE": "0",
-                                    "QA_SQLITE_PATH": f"{tmp}/s.sqlite", "QA_INDEX_URI": f"{tmp}/s.lance",
-                                    "QA_INDEX_ENCODER": str(ENCODER), "QA_THREADS": "1"})
-            figures, texts = ingest_documents(service, [(page.name, page)], page.parent)
-            chunks = texts[page.name]
-            s = service.rt.settings
-            rows = []
-            for q in questions:
-                req = QARequest(q["q"], None, None, 1, s.max_answer_tokens, s.top_k_passages, abstain=False)
-                payload = service.answer(req).payload
-                text = answer_text(payload)
-                em, f1 = score(text, q["a"])
-                rows.append({"question": q["q"], "answer": text, "em": em, "f1": f1,
-                             "title": (payload.get("answers") or [{}])[0].get("title")})
-            service.rt.store().close()
-    finally:
-        docpages.is_doc_page = shipped
+class Before:
+    """The extraction as it was, inside ``with Before(doxygen):``."""
+
+    def __init__(self, doxygen: bool):
+        self.doxygen = doxygen
+
+    def __enter__(self):
+        self.shipped, self.marks = docpages.is_doc_page, extract_module._PERMALINK_TEXTS
+        generator = docpages._DOXYGEN if self.doxygen else docpages._TEXINFO
+        docpages.is_doc_page = lambda root: not generator.search(docpages._generator(root)) and self.shipped(root)
+        if self.doxygen:
+            extract_module._PERMALINK_TEXTS = self.marks - {"\u25c6"}
+
+    def __exit__(self, *exc):
+        docpages.is_doc_page, extract_module._PERMALINK_TEXTS = self.shipped, self.marks
+
+
+def readable(pages: list[Path], doxygen: bool) -> list[Path]:
+    """The pages with text both ways (a Doxygen directory page holds only a graph: "no text found")."""
+    def ok(page: Path) -> bool:
+        try:
+            extract_module.extract(page.name, page.read_bytes())
+            return True
+        except extract_module.ExtractError:
+            return False
+    with Before(doxygen):
+        before = {p for p in pages if ok(p)}
+    return [p for p in pages if p in before and ok(p)]
+
+
+# what the generator's furniture leaves in a passage when it is read as text
+NOISE = {False: ("Previous:", "Up:"), True: ("More...", "Definition at line", "Referenced by", "\u25c6")}
+
+
+def run(pages: list[Path], questions: list[dict], before: bool, doxygen: bool = False) -> dict:
+    with Before(doxygen) if before else contextlib.nullcontext():
+        return _run(pages, questions, NOISE[doxygen])
+
+
+def _run(pages: list[Path], questions: list[dict], noise: tuple[str, ...]) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        service = open_service({"QA_ARTIFACT_DIR": str(default_artifact()), "QA_STORE": "sqlite", "QA_CACHE": "0",
+                                "QA_SQLITE_PATH": f"{tmp}/s.sqlite", "QA_INDEX_URI": f"{tmp}/s.lance",
+                                "QA_INDEX_ENCODER": str(ENCODER), "QA_THREADS": "1"})
+        figures, texts = ingest_documents(service, [(p.name, p) for p in pages], pages[0].parent)
+        chunks = [c for doc in texts.values() for c in doc]
+        s = service.rt.settings
+        rows = []
+        for q in questions:
+            req = QARequest(q["q"], None, None, 1, s.max_answer_tokens, s.top_k_passages, abstain=False)
+            payload = service.answer(req).payload
+            text = answer_text(payload)
+            em, f1 = score(text, q["a"])
+            rows.append({"question": q["q"], "answer": text, "em": em, "f1": f1,
+                         "title": (payload.get("answers") or [{}])[0].get("title")})
+        service.rt.store().close()
     n = len(rows)
-    return {"passages": figures["passages"],
-            "passages_with_a_navigation_line": sum("Previous:" in c or "Up:" in c for c in chunks),
+    return {"pages": len(pages), "passages": figures["passages"],
+            "passages_with_furniture": sum(any(n in c for n in noise) for c in chunks),
             "em": round(100 * sum(r["em"] for r in rows) / n, 1), "f1": round(100 * sum(r["f1"] for r in rows) / n, 1),
             "rows": rows}
 
 
 def main() -> int:
-    page = Path(sys.argv[1])
-    questions = json.loads((HERE / "questions.json").read_text(encoding="utf-8"))
-    result = {"before": run(page, questions, True), "after": run(page, questions, False)}
-    (HERE / "result.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    doxygen = sys.argv[1] == "--doxygen"
+    pages = readable([Path(p) for p in sys.argv[1 + doxygen:]], doxygen)
+    record = HERE.parent / "docs-doxygen" if doxygen else HERE
+    questions = json.loads((record / "questions.json").read_text(encoding="utf-8"))
+    result = {"before": run(pages, questions, True, doxygen), "after": run(pages, questions, False, doxygen)}
+    (record / "result.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     for name, r in result.items():
-        print(f"{name}: {r['passages']} passages ({r['passages_with_a_navigation_line']} with a navigation line), "
-              f"EM {r['em']}, F1 {r['f1']}")
+        print(f"{name}: {r['pages']} pages, {r['passages']} passages ({r['passages_with_furniture']} with the "
+              f"generator's furniture), EM {r['em']}, F1 {r['f1']}")
     for a, b in zip(result["before"]["rows"], result["after"]["rows"]):
         if a["f1"] != b["f1"]:
             print(f"  {a['f1']:.2f} -> {b['f1']:.2f}  {a['question']}  {a['answer']!r} -> {b['answer']!r}")
