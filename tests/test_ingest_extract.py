@@ -538,6 +538,40 @@ The default count is 3.</p></dd></dl>
     _spans_index_text(doc)
 
 
+def test_rustdoc_page_keeps_every_description_and_drops_its_furniture():
+    """rustdoc's method signatures are headings (h4.code-header) with a "source" link, a version and tooltips beside
+    them; two methods may share a description, which trafilatura kept once."""
+    method = """<details class="rustdoc-toggle method-toggle" open><summary><section id="method.{n}" class="method">
+<span class="rightside"><span class="since" title="Stable since Rust version 1.0.0">1.0.0</span> \u00b7
+<a class="srclink" href="../src/x.rs.html#1">source</a></span><a href="#method.{n}" class="anchor"></a>
+<h4 class="code-header">pub fn <a href="#method.{n}" class="fnname">{n}</a>(&amp;mut self) -&gt; Widget<span
+class="notable-traits"><span class="notable-traits-tooltip">\u24d8<span class="notable-traits-tooltiptext">Notable
+traits for Widget</span></span></span></h4></section></summary><div class="docblock">
+<p>Spins the widget once and returns it.</p><div class='information'><div class='tooltip should_panic'>\u24d8</div>
+</div><div class="example-wrap"><pre class="rust rust-example-rendered"><code>let w = Widget::new();
+w.{n}();</code></pre><a class="test-arrow" href="https://play.rust-lang.org/">Run</a></div></div></details>"""
+    html = f"""<html><head><meta name="generator" content="rustdoc"><title>Widget in widgets - Rust</title></head>
+<body class="rustdoc struct"><nav class="sidebar">SIDENOISE</nav><main><div class="width-limiter">
+<section id="main-content" class="content"><div class="main-heading"><h1 class="fqn"><span class="in-band">Struct
+widgets::Widget<button id="copy-path" title="Copy item path to clipboard">Copy</button></span></h1>
+<span class="out-of-band"><a class="srclink" href="../src/x.rs.html">source</a></span></div>
+<details class="rustdoc-toggle top-doc" open><summary class="hideme"><span>Expand description</span></summary>
+<div class="docblock"><p>A widget.</p></div></details>
+<h2 id="implementations" class="small-section-header">Implementations</h2>
+<div id="implementations-list">{method.format(n="spin")}{method.format(n="twirl")}</div>
+</section></div></main></body></html>""".encode()
+    doc = extract("struct.Widget.html", html)
+    text = doc.text
+    assert doc.title == "Struct widgets::Widget"
+    for noise in ("SIDENOISE", "source", "1.0.0", "Notable", "\u24d8", "Expand description", "Run", "Copy"):
+        assert noise not in text, noise
+    assert text.count("Spins the widget once and returns it.") == 2
+    assert "pub fn twirl(&mut self) -> Widget\n\nSpins the widget once" in text
+    assert "let w = Widget::new();\nw.twirl();" in text
+    assert _section_of(doc, "w.twirl()") == ("Struct widgets::Widget", "Implementations",
+                                             "pub fn twirl(&mut self) -> Widget")
+
+
 def test_header_links_of_any_generator_are_dropped():
     """A page trafilatura reads (no generator it knows): GitHub's, markdown-it-anchor's and emoji anchors."""
     html = """<html><head><title>Widget README</title></head><body><main><article class="markdown-body">

@@ -1,5 +1,5 @@
-"""HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo), read from their
-markup.
+"""HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo, rustdoc), read from
+their markup.
 
 trafilatura (``extract._html``) finds the main text of any web page by scoring its blocks, which is what a
 blog post or a news article needs; on generated documentation it loses what matters most there. Measured
@@ -35,7 +35,7 @@ import re
 from function.ingest.extract import Blocks
 
 # <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
-_GENERATORS = re.compile(r"sphinx|docutils|docbook|asciidoc|makeinfo|texi2any|texi2html", re.I)
+_GENERATORS = re.compile(r"sphinx|docutils|docbook|asciidoc|makeinfo|texi2any|texi2html|rustdoc", re.I)
 _TEXINFO = re.compile(r"makeinfo|texi2any|texi2html", re.I)
 # Markup that only these generators write, for pages without a generator meta (Sphinx themes often drop it).
 _MARKERS = ("sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
@@ -54,6 +54,17 @@ _TEXINFO_NOISE = (
     "//ul[contains(concat(' ', @class, ' '), ' section-toc ') or contains(concat(' ', @class, ' '), ' mini-toc ')]",
     "//table[contains(concat(' ', @class, ' '), ' menu ') or starts-with(@class, 'index-')"
     " or contains(@class, 'printindex') or .//a[contains(concat(' ', @class, ' '), ' summary-letter ')]]")
+
+# rustdoc's (Rust API references; its pages go on to trafilatura): the "source" links and stability versions beside
+# each item's signature, the "Notable traits" tooltips inside signatures, the "Expand description" toggle's label,
+# the examples' "Run" links and "ⓘ" marks. Its pages are then read here: trafilatura dropped descriptions it had
+# seen before on the page ("Appends an element to the back of a collection.", Vec::push's, in std's Vec page).
+_RUSTDOC_NOISE = ("//span[contains(concat(' ', @class, ' '), ' rightside ') or contains(concat(' ', @class, ' '),"
+                  " ' out-of-band ') or contains(concat(' ', @class, ' '), ' notable-traits ')]",
+                  "//summary[contains(concat(' ', @class, ' '), ' hideme ')]",
+                  "//*[contains(concat(' ', @class, ' '), ' tooltip ')]",  # "ⓘ" before an example that panics
+                  "//a[contains(concat(' ', @class, ' '), ' test-arrow ') or contains(concat(' ', @class, ' '),"
+                  " ' srclink ')]", "//button")
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
@@ -97,6 +108,15 @@ def _generator(root) -> str:
 
 def _has_class(root, names) -> bool:
     return any(root.xpath(f"//*[contains(concat(' ', @class, ' '), ' {m} ')]") for m in names)
+
+
+def drop_furniture(root) -> bool:
+    """Remove rustdoc's page furniture (``_RUSTDOC_NOISE``), before any reading; whether any was removed."""
+    found = [el for path in _RUSTDOC_NOISE for el in root.xpath(path)] if re.search(
+        r"rustdoc", _generator(root), re.I) else []
+    for el in found:
+        _drop(el)
+    return bool(found)
 
 
 def is_doc_page(root) -> bool:

@@ -11,7 +11,7 @@ description: Sphinx's ``dl.py`` signatures, option lists, DocBook variablelists,
 is recorded as a span whose first line is the signature, so the splitter can keep it in one passage and name
 it in a continuing passage's title; permalink marks ("¶", "§", "#", "🔗" anchors) are dropped; an
 admonition's label ("Note") leads its paragraph instead of becoming a heading. HTML pages made by Sphinx,
-docutils, DocBook XSL, AsciiDoc or Texinfo are read from their own markup (``docpages``: trafilatura drops a
+docutils, DocBook XSL, AsciiDoc, Texinfo or rustdoc are read from their own markup (``docpages``: trafilatura drops a
 DocBook manual's headings and turns code inside definitions into quotes); other pages go through trafilatura.
 
 The libraries, chosen for quality first and install size second (ingestion only: none of them is in the
@@ -513,6 +513,7 @@ def _html(name: str, data: bytes) -> Document:
 
     docpages.lower_classes(root)
     changed = drop_permalinks(root)
+    changed = docpages.drop_furniture(root) or changed
     if docpages.is_doc_page(root):
         title, out = docpages.read(root)
         return _assemble(name, "html", title, out.finish())

@@ -1,21 +1,26 @@
-"""A generator's pages read from their markup, against trafilatura as before (Texinfo; Doxygen with ``--doxygen``).
+"""A generator's pages read from their markup, against trafilatura as before (Texinfo; ``--doxygen``, ``--rustdoc``).
 
 Texinfo: Debian's ``bash-doc`` 5.2.15-2 (``apt-get download bash-doc && dpkg -x bash-doc_5.2.15-2_all.deb DIR``),
 its ``usr/share/doc/bash/bashref.html`` (one page, makeinfo 6.8). Doxygen: ``libjsoncpp-doc`` 1.9.5-4, every page of
-``usr/share/doc/libjsoncpp-doc/`` (Doxygen 1.9.1). Ingested both ways in one process: "before" sends the generator's
-pages to trafilatura (``docpages.is_doc_page`` patched to refuse them, as it did; for Doxygen its permalink mark
-"◆" kept too), "after" is the code as committed. Each question of the record's ``questions.json`` (written for the
-check, each answer found verbatim in both extractions) is asked alone through the function's ``QAService`` with
-hybrid retrieval, as ``make run DOCS=...`` serves, never abstaining; figures into the record's ``result.json``.
+``usr/share/doc/libjsoncpp-doc/`` (Doxygen 1.9.1; ``../docs-doxygen/doxygen.patch`` applied). rustdoc: ``rust-doc``
+1.63.0+dfsg1-2, four pages of its ``html/std/`` (``Vec``, ``String``, ``HashMap``, ``Option``). Ingested both ways
+in one process: "before" sends the generator's pages to trafilatura (``docpages.is_doc_page`` patched to refuse
+them, as it did; Doxygen's permalink mark "◆" and rustdoc's furniture kept too), "after" is the code as committed.
+Each question of the record's ``questions.json`` (written for the check, each answer found verbatim in both
+extractions) is asked alone through the function's ``QAService`` with hybrid retrieval, as ``make run DOCS=...``
+serves, never abstaining; figures into the record's ``result.json``.
 
     python records/bench/docs-texinfo/study.py DIR/usr/share/doc/bash/bashref.html
     python records/bench/docs-texinfo/study.py --doxygen DIR/usr/share/doc/libjsoncpp-doc/*.html
+    python records/bench/docs-texinfo/study.py --rustdoc DIR/usr/share/doc/rust-doc/html/std/{vec/struct.Vec.html,\
+string/struct.String.html,collections/hash_map/struct.HashMap.html,option/enum.Option.html}
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -34,23 +39,28 @@ HERE = Path(__file__).resolve().parent
 
 
 class Before:
-    """The extraction as it was, inside ``with Before(doxygen):``."""
+    """The extraction as it was for ``generator``'s pages, inside ``with Before(generator):``."""
 
-    def __init__(self, doxygen: bool):
-        self.doxygen = doxygen
+    def __init__(self, generator: str):
+        self.generator = generator
 
     def __enter__(self):
         self.shipped, self.marks = docpages.is_doc_page, extract_module._PERMALINK_TEXTS
-        generator = docpages._DOXYGEN if self.doxygen else docpages._TEXINFO
-        docpages.is_doc_page = lambda root: not generator.search(docpages._generator(root)) and self.shipped(root)
-        if self.doxygen:
+        self.furniture = getattr(docpages, "drop_furniture", None)
+        made_by = re.compile(self.generator if self.generator != "texinfo" else "makeinfo|texi2any|texi2html", re.I)
+        docpages.is_doc_page = lambda root: not made_by.search(docpages._generator(root)) and self.shipped(root)
+        if self.generator == "doxygen":
             extract_module._PERMALINK_TEXTS = self.marks - {"\u25c6"}
+        if self.generator == "rustdoc":
+            docpages.drop_furniture = lambda root: False
 
     def __exit__(self, *exc):
         docpages.is_doc_page, extract_module._PERMALINK_TEXTS = self.shipped, self.marks
+        if self.furniture is not None:
+            docpages.drop_furniture = self.furniture
 
 
-def readable(pages: list[Path], doxygen: bool) -> list[Path]:
+def readable(pages: list[Path], generator: str) -> list[Path]:
     """The pages with text both ways (a Doxygen directory page holds only a graph: "no text found")."""
     def ok(page: Path) -> bool:
         try:
@@ -58,18 +68,19 @@ def readable(pages: list[Path], doxygen: bool) -> list[Path]:
             return True
         except extract_module.ExtractError:
             return False
-    with Before(doxygen):
+    with Before(generator):
         before = {p for p in pages if ok(p)}
     return [p for p in pages if p in before and ok(p)]
 
 
 # what the generator's furniture leaves in a passage when it is read as text
-NOISE = {False: ("Previous:", "Up:"), True: ("More...", "Definition at line", "Referenced by", "\u25c6")}
+NOISE = {"texinfo": ("Previous:", "Up:"), "doxygen": ("More...", "Definition at line", "Referenced by", "\u25c6"),
+         "rustdoc": ("Notable traits", "Expand description", "\u24d8")}
 
 
-def run(pages: list[Path], questions: list[dict], before: bool, doxygen: bool = False) -> dict:
-    with Before(doxygen) if before else contextlib.nullcontext():
-        return _run(pages, questions, NOISE[doxygen])
+def run(pages: list[Path], questions: list[dict], before: bool, generator: str = "texinfo") -> dict:
+    with Before(generator) if before else contextlib.nullcontext():
+        return _run(pages, questions, NOISE[generator])
 
 
 def _run(pages: list[Path], questions: list[dict], noise: tuple[str, ...]) -> dict:
@@ -97,11 +108,11 @@ def _run(pages: list[Path], questions: list[dict], noise: tuple[str, ...]) -> di
 
 
 def main() -> int:
-    doxygen = sys.argv[1] == "--doxygen"
-    pages = readable([Path(p) for p in sys.argv[1 + doxygen:]], doxygen)
-    record = HERE.parent / "docs-doxygen" if doxygen else HERE
+    generator = sys.argv[1][2:] if sys.argv[1] in ("--doxygen", "--rustdoc") else "texinfo"
+    pages = readable([Path(p) for p in sys.argv[1 + (generator != "texinfo"):]], generator)
+    record = HERE.parent / f"docs-{generator}"
     questions = json.loads((record / "questions.json").read_text(encoding="utf-8"))
-    result = {"before": run(pages, questions, True, doxygen), "after": run(pages, questions, False, doxygen)}
+    result = {"before": run(pages, questions, True, generator), "after": run(pages, questions, False, generator)}
     (record / "result.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     for name, r in result.items():
         print(f"{name}: {r['pages']} pages, {r['passages']} passages ({r['passages_with_furniture']} with the "
