@@ -55,7 +55,7 @@ _TEXINFO_NOISE = (
     "//table[contains(concat(' ', @class, ' '), ' menu ') or starts-with(@class, 'index-')"
     " or contains(@class, 'printindex') or .//a[contains(concat(' ', @class, ' '), ' summary-letter ')]]")
 
-# rustdoc's (Rust API references; its pages go on to trafilatura): the "source" links and stability versions beside
+# rustdoc's (Rust API references), dropped before any reading: the "source" links and stability versions beside
 # each item's signature, the "Notable traits" tooltips inside signatures, the "Expand description" toggle's label,
 # the examples' "Run" links and "ⓘ" marks. Its pages are then read here: trafilatura dropped descriptions it had
 # seen before on the page ("Appends an element to the back of a collection.", Vec::push's, in std's Vec page).
