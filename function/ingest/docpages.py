@@ -35,8 +35,9 @@ import re
 from function.ingest.extract import Blocks
 
 # <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
-_GENERATORS = re.compile(r"sphinx|docutils|docbook|asciidoc|makeinfo|texi2any|texi2html|rustdoc", re.I)
-_TEXINFO = re.compile(r"makeinfo|texi2any|texi2html", re.I)
+_TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
+_GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc", re.I)
+_WHOLE = re.compile(rf"docbook|asciidoc|{_TEXINFO_NAMES}", re.I)  # read whole (``_read_whole``)
 # Markup that only these generators write, for pages without a generator meta (Sphinx themes often drop it).
 _MARKERS = ("sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
 # Sphinx's permalinks, which MkDocs and some blogs write too: a Sphinx page only with Sphinx's content root.
@@ -55,16 +56,18 @@ _TEXINFO_NOISE = (
     "//table[contains(concat(' ', @class, ' '), ' menu ') or starts-with(@class, 'index-')"
     " or contains(@class, 'printindex') or .//a[contains(concat(' ', @class, ' '), ' summary-letter ')]]")
 
-# rustdoc's (Rust API references), dropped before any reading: the "source" links and stability versions beside
-# each item's signature, the "Notable traits" tooltips inside signatures, the "Expand description" toggle's label,
-# the examples' "Run" links and "ⓘ" marks. Its pages are then read here: trafilatura dropped descriptions it had
-# seen before on the page ("Appends an element to the back of a collection.", Vec::push's, in std's Vec page).
+# rustdoc's (Rust API references): the "source" links and stability versions beside each item's signature, the
+# "Notable traits" tooltips inside signatures, the "Expand description" toggle's label, the examples' "Run" links and
+# "ⓘ" marks. Its pages are read here: trafilatura dropped descriptions it had seen before on the page ("Appends an
+# element to the back of a collection.", Vec::push's, in std's Vec page).
 _RUSTDOC_NOISE = ("//span[contains(concat(' ', @class, ' '), ' rightside ') or contains(concat(' ', @class, ' '),"
                   " ' out-of-band ') or contains(concat(' ', @class, ' '), ' notable-traits ')]",
                   "//summary[contains(concat(' ', @class, ' '), ' hideme ')]",
                   "//*[contains(concat(' ', @class, ' '), ' tooltip ')]",  # "ⓘ" before an example that panics
                   "//a[contains(concat(' ', @class, ' '), ' test-arrow ') or contains(concat(' ', @class, ' '),"
                   " ' srclink ')]", "//button")
+# each generator's own furniture, dropped with ``_NOISE`` from its pages
+_FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE))
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
@@ -110,15 +113,6 @@ def _has_class(root, names) -> bool:
     return any(root.xpath(f"//*[contains(concat(' ', @class, ' '), ' {m} ')]") for m in names)
 
 
-def drop_furniture(root) -> bool:
-    """Remove rustdoc's page furniture (``_RUSTDOC_NOISE``), before any reading; whether any was removed."""
-    found = [el for path in _RUSTDOC_NOISE for el in root.xpath(path)] if re.search(
-        r"rustdoc", _generator(root), re.I) else []
-    for el in found:
-        _drop(el)
-    return bool(found)
-
-
 def is_doc_page(root) -> bool:
     """Whether ``root`` (a parsed page, its class names in lower case: ``lower_classes``) comes from one of the
     generators read here."""
@@ -139,7 +133,8 @@ def read(root) -> tuple[str, Blocks]:
     footer around it; other pages are read whole (DocBook's, AsciiDoc's and Texinfo's by design).
     """
     whole = _read_whole(root)
-    for path in _NOISE + (_TEXINFO_NOISE if _TEXINFO.search(_generator(root)) else ()):
+    generator = _generator(root)
+    for path in _NOISE + tuple(p for made_by, paths in _FURNITURE if made_by.search(generator) for p in paths):
         for el in root.xpath(path):
             _drop(el)
     page_title = " ".join((root.findtext(".//title") or "").split())
@@ -164,7 +159,7 @@ def _title_heading(content, page_title: str):
 def _read_whole(root) -> bool:
     """Whether the page is DocBook's, AsciiDoc's or Texinfo's, read whole (``_ROOTS``): by its generator or its
     markup."""
-    return bool(re.search(r"docbook|asciidoc|makeinfo|texi2any|texi2html", _generator(root), re.I)) or _has_class(
+    return bool(_WHOLE.search(_generator(root))) or _has_class(
         root, ("navheader", "refentry", "refnamediv", "sectionbody", "titlepage"))
 
 

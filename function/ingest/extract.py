@@ -513,7 +513,6 @@ def _html(name: str, data: bytes) -> Document:
 
     docpages.lower_classes(root)
     changed = drop_permalinks(root)
-    changed = docpages.drop_furniture(root) or changed
     if docpages.is_doc_page(root):
         title, out = docpages.read(root)
         return _assemble(name, "html", title, out.finish())

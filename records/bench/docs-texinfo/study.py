@@ -5,7 +5,7 @@ its ``usr/share/doc/bash/bashref.html`` (one page, makeinfo 6.8). Doxygen: ``lib
 ``usr/share/doc/libjsoncpp-doc/`` (Doxygen 1.9.1; ``../docs-doxygen/doxygen.patch`` applied). rustdoc: ``rust-doc``
 1.63.0+dfsg1-2, four pages of its ``html/std/`` (``Vec``, ``String``, ``HashMap``, ``Option``). Ingested both ways
 in one process: "before" sends the generator's pages to trafilatura (``docpages.is_doc_page`` patched to refuse
-them, as it did; Doxygen's permalink mark "◆" and rustdoc's furniture kept too), "after" is the code as committed.
+them, as it did, so its furniture is kept too; Doxygen's permalink mark "◆" too), "after" is the code as committed.
 Each question of the record's ``questions.json`` (written for the check, each answer found verbatim in both
 extractions) is asked alone through the function's ``QAService`` with hybrid retrieval, as ``make run DOCS=...``
 serves, never abstaining; figures into the record's ``result.json``.
@@ -46,18 +46,13 @@ class Before:
 
     def __enter__(self):
         self.shipped, self.marks = docpages.is_doc_page, extract_module._PERMALINK_TEXTS
-        self.furniture = getattr(docpages, "drop_furniture", None)
-        made_by = re.compile(self.generator if self.generator != "texinfo" else "makeinfo|texi2any|texi2html", re.I)
+        made_by = re.compile(self.generator if self.generator != "texinfo" else docpages._TEXINFO_NAMES, re.I)
         docpages.is_doc_page = lambda root: not made_by.search(docpages._generator(root)) and self.shipped(root)
         if self.generator == "doxygen":
             extract_module._PERMALINK_TEXTS = self.marks - {"\u25c6"}
-        if self.generator == "rustdoc":
-            docpages.drop_furniture = lambda root: False
 
     def __exit__(self, *exc):
         docpages.is_doc_page, extract_module._PERMALINK_TEXTS = self.shipped, self.marks
-        if self.furniture is not None:
-            docpages.drop_furniture = self.furniture
 
 
 def readable(pages: list[Path], generator: str) -> list[Path]:
