@@ -771,3 +771,42 @@ def test_markdown_headings_written_in_html_and_their_anchors():
     assert [s.heading for s in doc.sections] == [("Widget",), ("Widget", "Install"), ("Widget", "Usage"),
                                                  ("Widget", "Using it from C#")]
     assert "\u00b6" not in doc.text and "# Usage" not in doc.text
+
+
+INLINE_CODE_HTML = b"""<html><head><title>Client guide</title></head><body><main><article>
+<h1>Client guide</h1>
+<p>Call <code>client.connect()</code> before anything else; the <code> timeout </code> option is in seconds.
+The client retries three times, then raises an error that names the host it could not reach.</p>
+<pre><code>client = Client()
+client.connect()</code></pre>
+<p>Set <code>retries</code> to change that.</p>
+</article></main></body></html>"""
+
+
+def _literals(doc: Document) -> list[str]:
+    return [doc.text[s.start:s.end] for s in doc.spans if s.kind == "literal"]
+
+
+@pytest.mark.parametrize("name, data, literals", [
+    ("api/widgets.html", SPHINX, ["widgets.mount", "widget", "screws=4", "class", "widgets.Widget", "spin"]),
+    ("guide.html", INLINE_CODE_HTML, ["client.connect()", "timeout", "retries"]),  # trafilatura's page
+    ("api.md", b"# Use `spin()`\n\nCall `mount(w)` or ` stop `.\n\n| flag | means |\n|---|---|\n| `-q` | quiet |\n"
+               b"\n```\nmount(w)\n```\n", ["spin()", "mount(w)", "stop", "-q"]),
+    ("sag.html", DOCBOOK, ["-p port", "--port=port", "-c size"]),
+])
+def test_inline_code_is_marked_and_the_text_is_what_it_was_without_marks(name, data, literals, monkeypatch):
+    """Inline code becomes "literal" spans (Sphinx's signature pieces "widgets." and "Widget" as one; code blocks
+    are not inline code), and the text, title, sections and other spans are exactly what extraction gives
+    without marking anything."""
+    from function.ingest import docpages
+    from function.ingest import extract as extract_module
+
+    doc = extract(name, data)
+    assert _literals(doc) == literals
+    assert not any(c in doc.text + doc.title + repr(doc.sections) + repr(doc.spans) for c in "\ufdd0\ufdd1")
+    monkeypatch.setattr(extract_module, "code_marked", lambda text: text)
+    monkeypatch.setattr(docpages, "mark_code", lambda content: None)
+    plain = extract(name, data)
+    assert _literals(plain) == []
+    assert (doc.text, doc.title, doc.sections) == (plain.text, plain.title, plain.sections)
+    assert [s for s in doc.spans if s.kind != "literal"] == plain.spans

@@ -20,6 +20,8 @@ def test_tokens_pack_into_bytes_and_back():
     assert p.token_dtype == "<u2" and len(p.token_ids) == 10 and len(p.offsets) == 40
     assert p.ids.tolist() == list(range(30517, 30522))
     assert p.char_offsets.tolist() == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]
+    with pytest.raises(ValueError, match="code marks"):  # a mark past the text's end
+        Passage.from_tokens("m", "T", "d", "ab", [1], [[0, 2]], "fp", 30522, marks=[(1, 3)]).check()
     big = passage(vocab=250_002)
     assert ids_dtype(250_002) == "<u4" and big.ids.tolist() == list(range(249_997, 250_002))
     p.check()
@@ -60,6 +62,11 @@ def test_store_contract(store):
     assert store.get_many(["a"])["a"].n_tokens == 2
     assert store.delete_many(["a", "missing"]) == 1
     assert store.count() == 1
+    coded = Passage.from_tokens("c", "Title", "doc", "call opts() or x", [1, 2], [[0, 4], [5, 9]], "fp", 30522,
+                                marks=[(5, 11), (15, 16)])
+    store.upsert_many([coded])  # inline code spans come back as stored; a passage without any has none
+    assert store.get_many(["c"])["c"].code_spans.tolist() == [[5, 11], [15, 16]]
+    assert store.get_many(["b"])["b"].code_spans.shape == (0, 2)
 
 
 def test_shared_answer_cache_respects_expiry(store):

@@ -21,6 +21,10 @@ tables and definition lists in document order.
 - Texinfo's (``makeinfo``'s: GNU manuals) node navigation lines ("Next: ..., Previous: ..., Up: ... [Contents]
   [Index]"), tables of contents, node menus and index tables are dropped; trafilatura kept the navigation line of
   every node and none of the headings (the Bash Reference Manual: 153 headings, one section).
+- Inline code (``<code>``, ``<tt>``, ``<kbd>``, ``<samp>``, ``<var>``, Sphinx's ``pre`` spans and signature names,
+  DocBook's ``option``, ``filename``, ``function``, ``varname``, ... classes) is marked for ``extract._assemble``,
+  which keeps where it is as "literal" spans: the reader lifts an answer that is one where a question asks for a
+  name (``function.model.reader.CODE``).
 - Class names are read in lower case: DocBook's DSSSL stylesheets (the "Modular DocBook HTML Stylesheet" of
   older manuals, Slony-I's among them) write ``CLASS="NAVHEADER"``, ``CLASS="NOTE"``, in HTML 4 pages that
   browsers render in quirks mode, where class selectors ignore case.
@@ -32,7 +36,7 @@ from __future__ import annotations
 
 import re
 
-from function.ingest.extract import Blocks
+from function.ingest.extract import CODE_CLOSE, CODE_OPEN, Blocks, unmarked
 
 # <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
 _TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
@@ -92,6 +96,32 @@ _ADMONITIONS = {"admonition", "admonitionblock", "note", "tip", "warning", "impo
 _ADMONITION_TITLE = {"admonition-title", "title"}
 
 
+# Inline code: these elements, and elements of these classes (Sphinx's, DocBook XSL's, AsciiDoc's), outside <pre>.
+_CODE_TAGS = {"code", "tt", "kbd", "samp", "var"}
+_CODE_CLASSES = {"pre", "literal", "option", "parameter", "command", "filename", "varname", "function", "constant",
+                 "envar", "returnvalue", "type", "sig-name", "descname", "sig-prename", "descclassname"}
+
+
+def mark_code(content) -> None:
+    """Mark each outermost inline-code element under ``content`` (``extract.CODE_OPEN`` and ``CODE_CLOSE`` around its
+    text); one in a code block is the block's, one holding blocks is not inline."""
+    marked = set()
+    for el in content.iter():  # document order: an element before what it holds
+        if not isinstance(el.tag, str) or el.tag in _BLOCK:
+            continue
+        if not (el.tag in _CODE_TAGS or _classes(el) & _CODE_CLASSES):
+            continue
+        if any(a.tag == "pre" or a in marked for a in el.iterancestors()) or any(
+                isinstance(d.tag, str) and d.tag in _BLOCK for d in el.iterdescendants()):
+            continue
+        marked.add(el)
+        el.text = CODE_OPEN + (el.text or "")
+        if len(el):
+            el[-1].tail = (el[-1].tail or "") + CODE_CLOSE
+        else:
+            el.text += CODE_CLOSE
+
+
 def _classes(el) -> set[str]:
     return set((el.get("class") or "").split())
 
@@ -146,6 +176,7 @@ def read(root) -> tuple[str, Blocks]:
     heading = _title_heading(content, page_title)
     title = _inline(heading) if heading is not None else page_title
     out = Blocks()
+    mark_code(content)
     _Walker(out).container(content)
     return title, out
 
@@ -260,11 +291,11 @@ class _Walker:
         heading = names[0].xpath("./h1|./h2|./h3|./h4|./h5|./h6") if names else []
         if not heading:
             return False
-        said = _inline(names[0])[len(_inline(heading[0])):].strip()
+        said = unmarked(_inline(names[0]))[len(unmarked(_inline(heading[0]))):].strip()
         name = re.split(r"\s+(?:\u2014|--|-)\s+", said, maxsplit=1)[0].strip() if said else ""
         level = int(heading[0].tag[1])
         named = re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w.])") if name else None
-        if not named or len(name) > 120 or any(named.search(h) for h in (_inline(heading[0]),
+        if not named or len(name) > 120 or any(named.search(h) for h in (unmarked(_inline(heading[0])),
                                                                          *self.out.headings.above(level))):
             return False
         self.out.heading(level + 0.25, name)

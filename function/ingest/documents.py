@@ -16,6 +16,7 @@ the same passages.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 from collections.abc import Iterable, Iterator
@@ -26,7 +27,7 @@ from function.ingest.sources import InputFile, is_json
 from function.store.ids import chunk_passage_id
 
 # Bump when extraction or splitting changes what the same bytes become, so unchanged files are redone.
-VERSION = "2"  # 2: documentation structure (entries, code blocks, headings of generated HTML)
+VERSION = "3"  # 2: documentation structure (entries, code blocks, headings of generated HTML); 3: inline code marks
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Piece:
     chunk: int
     start: int | None = None  # span in the document's extracted text; None for JSON records
     end: int | None = None
+    marks: tuple[tuple[int, int], ...] = ()  # inline code in ``text`` (``extract``'s "literal" spans)
 
 
 @dataclass
@@ -82,8 +84,15 @@ def _text_document(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> D
 
     doc = extract(file.rel, data)
     chunks = split(doc, tokenizer, recipe.max_tokens, recipe.overlap_tokens)
-    pieces = [Piece(chunk_passage_id(file.rel, c.index), c.title or doc.title, c.text, c.index, c.start, c.end)
-              for c in chunks]
+    literals = sorted((s.start, s.end) for s in doc.spans if s.kind == "literal")
+    starts = [a for a, _ in literals]
+
+    def marks(c) -> tuple[tuple[int, int], ...]:  # the inline code wholly inside a passage, in its own offsets
+        first, last = bisect.bisect_left(starts, c.start), bisect.bisect_left(starts, c.end)
+        return tuple((a - c.start, z - c.start) for a, z in literals[first:last] if z <= c.end)
+
+    pieces = [Piece(chunk_passage_id(file.rel, c.index), c.title or doc.title, c.text, c.index, c.start, c.end,
+                    marks(c)) for c in chunks]
     return DocumentUnit(file.rel, doc.title, file.source, recipe.digest(file.rel.encode(), data), pieces)
 
 

@@ -80,8 +80,9 @@ class Section:
 
 @dataclass
 class Span:
-    """A code block (``kind == "code"``), a table (``"table"``, one line per row) or an API entry (``"entry"``:
-    a signature or term and its description, from an HTML or Markdown definition list) at ``text[start:end]``;
+    """A code block (``kind == "code"``), a table (``"table"``, one line per row), an API entry (``"entry"``:
+    a signature or term and its description, from an HTML or Markdown definition list) or a piece of inline code
+    (``"literal"``: ``CODE_OPEN``) at ``text[start:end]``;
     an entry's ``name`` goes into the title of a passage that continues it ("" for one that names nothing,
     such as a "Parameters" field list)."""
 
@@ -97,7 +98,7 @@ class Document:
     text: str
     sections: list[Section]
     format: str
-    spans: list[Span] = field(default_factory=list)  # code, tables and entries, by start (outer entry first)
+    spans: list[Span] = field(default_factory=list)  # code, tables, entries, inline code, by start (outer first)
 
 
 # ---------------------------------------------------------------- normalisation and assembly
@@ -129,6 +130,60 @@ def normalise_code(text: str) -> str:
     text = _CONTROL.sub(" ", text).replace("\u00a0", " ")
     lines = [line.rstrip() for line in text.split("\n") if line.strip()]
     return textwrap.dedent("\n".join(lines)).lstrip()
+
+
+# Inline code (an HTML page's <code>, <tt>, <kbd> and the like, Markdown's `backticks`) is marked while a page is
+# read by two of Unicode's noncharacters (set aside for a program's internal use, never text) around its text;
+# ``_assemble`` takes them out again and keeps where they were as "literal" spans, which passages carry to the
+# reader (``Passage.marks``). The text is exactly what it would be without them.
+CODE_OPEN, CODE_CLOSE = "\ufdd0", "\ufdd1"
+_CODE_MARKS = re.compile("[\ufdd0\ufdd1]")
+_OPEN_SPACE = re.compile("\ufdd0(\\s+)")
+_SPACE_CLOSE = re.compile("(\\s+)\ufdd1")
+
+
+def code_marked(text: str) -> str:
+    """``text`` marked as inline code (nothing to mark in white space alone)."""
+    return CODE_OPEN + text + CODE_CLOSE if text.strip() else text
+
+
+def unmarked(text: str) -> str:
+    """``text`` without inline-code marks: what a title, a heading path or an entry's name holds."""
+    return _CODE_MARKS.sub("", text)
+
+
+def _literals(marked: str) -> tuple[str, list[tuple[int, int]]]:
+    """A text block's normalised text and where its outermost marked runs are in it (adjacent runs as one: Sphinx
+    marks "requests." and "get" of "requests.get" apart). No runs where normalising the marked text would not
+    give exactly the block's text (a mark between a letter and its accent, say)."""
+    block = normalise_block(unmarked(marked))
+    if CODE_OPEN not in marked:
+        return block, []
+    for _ in range(4):  # white space inside a mark moves outside it (nested marks: again)
+        moved = _SPACE_CLOSE.sub(CODE_CLOSE + r"\1", _OPEN_SPACE.sub(r"\1" + CODE_OPEN, marked))
+        if moved == marked:
+            break
+        marked = moved
+    out: list[str] = []
+    runs: list[tuple[int, int]] = []
+    pos, depth, start = 0, 0, 0
+    for piece in re.split("([\ufdd0\ufdd1])", normalise_block(marked)):
+        if piece == CODE_OPEN:
+            depth += 1
+            start = pos if depth == 1 else start
+        elif piece == CODE_CLOSE:
+            if depth == 1 and pos > start:
+                if runs and runs[-1][1] == start:
+                    runs[-1] = (runs[-1][0], pos)
+                else:
+                    runs.append((start, pos))
+            depth = max(0, depth - 1)
+        else:
+            out.append(piece)
+            pos += len(piece)
+    if "".join(out) != block:
+        return block, []
+    return block, [(a, z) for a, z in runs if "\n" not in block[a:z]]
 
 
 @dataclass(frozen=True)
@@ -165,8 +220,8 @@ class Blocks:
     def heading(self, level: float, text: str) -> None:
         self._flush()
         text = strip_marks(" ".join(text.split()))
-        if text:
-            self.headings.push(level, text)
+        if unmarked(text).strip():
+            self.headings.push(level, unmarked(text))
             self.items.append(Block(self.headings.path, text))
 
     def text(self, text: str, kind: str = "text") -> None:
@@ -188,7 +243,7 @@ class Blocks:
         """An entry starts with ``signature`` as its first line; ``name`` (default: the signature) titles it."""
         self._flush()
         signature = strip_marks(" ".join(signature.split()))
-        self.items.append(_Open(" ".join((signature if name is None else name).split())[:_TITLE_CHARS]))
+        self.items.append(_Open(" ".join(unmarked(signature if name is None else name).split())[:_TITLE_CHARS]))
         if signature:
             self._lead.append(signature + "\n")
 
@@ -237,7 +292,7 @@ def _assemble(name: str, fmt: str, title: str, blocks) -> Document:
                 spans.append(Span("entry", start, pos, entry_name))
             continue
         heading, raw, kind = (item.heading, item.text, item.kind) if isinstance(item, Block) else (*item, "text")
-        block = normalise_code(raw) if kind == "code" else normalise_block(raw)
+        block, literals = (normalise_code(unmarked(raw)), []) if kind == "code" else _literals(raw)
         if not block:
             continue
         if parts:
@@ -245,19 +300,20 @@ def _assemble(name: str, fmt: str, title: str, blocks) -> Document:
         for entry in open_entries:
             if entry[1] is None:
                 entry[1] = pos
-        heading = tuple(h for h in (normalise_block(x).replace("\n", " ") for x in heading) if h)
+        heading = tuple(h for h in (normalise_block(unmarked(x)).replace("\n", " ") for x in heading) if h)
         if sections and sections[-1].heading == heading:
             sections[-1].end = pos + len(block)
         else:
             sections.append(Section(heading, pos, pos + len(block)))
         if kind != "text":
             spans.append(Span(kind, pos, pos + len(block)))
+        spans.extend(Span("literal", pos + a, pos + z) for a, z in literals)
         parts.append(block)
         pos += len(block)
     text = "\n\n".join(parts)
     if not text:
         raise ExtractError(f"{name}: no text found in this {fmt} file")
-    title = strip_marks(normalise_block(title).replace("\n", " ")) or _stem(name)
+    title = strip_marks(normalise_block(unmarked(title)).replace("\n", " ")) or _stem(name)
     spans.sort(key=lambda s: (s.start, -s.end))
     return Document(title=title, text=text, sections=sections, format=fmt, spans=spans)
 
@@ -330,8 +386,10 @@ def _inline_text(token) -> str:
     """Plain text of an inline token: no emphasis, link or image syntax (an image gives its alt text)."""
     out = []
     for child in token.children or ():
-        if child.type in ("text", "code_inline"):
+        if child.type == "text":
             out.append(child.content)
+        elif child.type == "code_inline":
+            out.append(code_marked(child.content))
         elif child.type == "softbreak":
             out.append(" ")
         elif child.type == "hardbreak":
@@ -660,6 +718,8 @@ def _xml_text(el) -> str:
             out.append("\n" + "\n".join(_list_lines(child)) + "\n")
         elif child.tag == "table":
             out.append("\n" + _table_text(child) + "\n")
+        elif child.tag == "code" and "\n" not in "".join(child.itertext()):  # inline code
+            out.append(code_marked(_xml_text(child)))
         else:
             out.append(_xml_text(child))
         out.append(child.tail or "")

@@ -5,6 +5,7 @@ A passage document::
     text, title, doc_id        strings
     source, chunk, start, end  where it comes from (passage.Passage; absent on older documents)
     tags                       array of strings (``--tag``; absent on older documents: no tags)
+    marks                      bytes: inline code spans (passage.Passage.marks; absent where none)
     token_ids, offsets         bytes (packed, see passage.py), never arrays of integers
     token_dtype, n_tokens      how to unpack them
     tokenizer                  sha256 fingerprint of the tokenizer that made them
@@ -121,7 +122,7 @@ class FirestoreStore:
     def get_many(self, ids: list[str]) -> dict[str, Passage]:
         refs = [self.passages.document(i) for i in ids]
         try:
-            snaps = list(self.client.get_all(refs, field_paths=_FIELDS + _PLACE_FIELDS + ("tags",), retry=None,
+            snaps = list(self.client.get_all(refs, field_paths=_FIELDS + _PLACE_FIELDS + ("tags", "marks"), retry=None,
                                              timeout=self.timeout_s))
         except self._errors as e:
             raise self._failed("get passages", e) from None
@@ -131,7 +132,8 @@ class FirestoreStore:
             if snap.exists:
                 d = snap.to_dict()
                 found[snap.id] = Passage(snap.id, *(d[f] for f in _FIELDS),
-                                         **{f: d[f] for f in _PLACE_FIELDS if f in d}, tags=tuple(d.get("tags", ())))
+                                         **{f: d[f] for f in _PLACE_FIELDS if f in d}, tags=tuple(d.get("tags", ())),
+                                         marks=d.get("marks") or b"")
         return found
 
     def _indexed(self, ids: list[str]) -> tuple[set[str], dict[str, tuple[list[str], int]]]:
@@ -193,6 +195,8 @@ class FirestoreStore:
             for pid, p in by_id.items():
                 data = {f: getattr(p, f) for f in _FIELDS + _PLACE_FIELDS}
                 data["tags"] = list(p.tags)
+                if p.marks:
+                    data["marks"] = p.marks
                 if indexing:
                     data["bm25_terms"] = "\x00".join(analysed[pid].frequencies()).encode("utf-8")
                     data["bm25_length"] = analysed[pid].length

@@ -19,6 +19,11 @@ def ids_dtype(vocab_size: int) -> str:
     return "<u2" if vocab_size <= 1 << 16 else "<u4"
 
 
+def pack_spans(spans) -> bytes:
+    """(start, end) character pairs as ``Passage.marks`` bytes."""
+    return np.asarray(list(spans), dtype=np.int64).reshape(-1, 2).astype(OFFSETS_DTYPE).tobytes()
+
+
 @dataclass(frozen=True)
 class Passage:
     """One stored passage. Four fields say where it comes from, so an answer can point into
@@ -26,7 +31,9 @@ class Passage:
     recorded), ``chunk`` (its index among its document's passages) and ``start``/``end`` (its character
     span in the document's extracted text; None for records given as JSON, which are their own text).
     ``tags`` are its document's, given at ingestion (``--tag``) for questions filtered on them; none for
-    passages stored before tags were recorded."""
+    passages stored before tags were recorded. ``marks`` are the passage's inline code (``code_spans``: (start, end)
+character pairs in ``text``, packed like ``offsets``), found by extraction in documentation pages; none for plain
+text, JSON records and passages stored before they were recorded."""
 
     id: str
     title: str
@@ -42,16 +49,17 @@ class Passage:
     start: int | None = None
     end: int | None = None
     tags: tuple[str, ...] = ()
+    marks: bytes = b""
 
     @classmethod
     def from_tokens(cls, pid: str, title: str, doc_id: str, text: str, ids: np.ndarray,
                     offsets: np.ndarray, tokenizer: str, vocab_size: int, source: str = "",
                     chunk: int | None = None, start: int | None = None, end: int | None = None,
-                    tags: tuple[str, ...] = ()) -> Passage:
+                    tags: tuple[str, ...] = (), marks=()) -> Passage:
         dtype = ids_dtype(vocab_size)
         return cls(pid, title, doc_id, text, np.asarray(ids).astype(dtype).tobytes(), dtype,
                    np.asarray(offsets).astype(OFFSETS_DTYPE).tobytes(), int(len(ids)), tokenizer,
-                   source, chunk, start, end, tuple(tags))
+                   source, chunk, start, end, tuple(tags), pack_spans(marks))
 
     @property
     def ids(self) -> np.ndarray:
@@ -62,14 +70,22 @@ class Passage:
         return np.frombuffer(self.offsets, dtype=OFFSETS_DTYPE).reshape(-1, 2)
 
     @property
+    def code_spans(self) -> np.ndarray:
+        """``marks`` unpacked: an (n, 2) array of character spans of inline code in ``text``."""
+        return np.frombuffer(self.marks or b"", dtype=OFFSETS_DTYPE).reshape(-1, 2)
+
+    @property
     def nbytes(self) -> int:
-        return len(self.token_ids) + len(self.offsets) + 2 * len(self.text) + len(self.title) + 200
+        return len(self.token_ids) + len(self.offsets) + len(self.marks) + 2 * len(self.text) + len(self.title) + 200
 
     def check(self) -> None:
         """Raise ValueError if the packed fields disagree with each other."""
         width = np.dtype(self.token_dtype).itemsize
         if len(self.token_ids) != self.n_tokens * width or len(self.offsets) != self.n_tokens * 8:
             raise ValueError(f"passage {self.id!r}: packed tokens do not match n_tokens={self.n_tokens}")
+        spans = self.code_spans if len(self.marks or b"") % 8 == 0 else None
+        if spans is None or ((spans[:, 0] >= spans[:, 1]) | (spans[:, 1] > len(self.text))).any():
+            raise ValueError(f"passage {self.id!r}: its code marks are not spans of its text")
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ document's text, and a ``documents`` table holds one row per ingested document
 A file made before these existed is migrated on open by adding the columns
 (old rows get ``source`` "" and no span) and the table. ``tags`` holds a
 passage's tags (``--tag``) as a JSON array ('[]' for rows stored before it),
-which a filtered search reads with ``json_each`` (``fts5.Fts5Index.search``).
+which a filtered search reads with ``json_each`` (``fts5.Fts5Index.search``);
+``marks`` its inline code spans (``Passage.marks``; NULL for none and in rows stored before them).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ CREATE TABLE IF NOT EXISTS passages (
     chunk INTEGER,
     span_start INTEGER,
     span_end INTEGER,
-    tags TEXT NOT NULL DEFAULT '[]'
+    tags TEXT NOT NULL DEFAULT '[]',
+    marks BLOB
 );
 CREATE TABLE IF NOT EXISTS answers (
     key TEXT PRIMARY KEY,
@@ -75,13 +77,13 @@ CREATE TABLE IF NOT EXISTS meta (
 """
 # Columns added after the first release: ALTER TABLE adds them to older files (see _migrate).
 _ADDED_COLUMNS = {"source": "TEXT NOT NULL DEFAULT ''", "chunk": "INTEGER", "span_start": "INTEGER",
-                  "span_end": "INTEGER", "tags": "TEXT NOT NULL DEFAULT '[]'"}
+                  "span_end": "INTEGER", "tags": "TEXT NOT NULL DEFAULT '[]'", "marks": "BLOB"}
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS passages_doc_id ON passages (doc_id);
 CREATE INDEX IF NOT EXISTS documents_source ON documents (source);
 """
 _COLUMNS = ("id, title, doc_id, text, token_ids, token_dtype, offsets, n_tokens, tokenizer, "
-            "source, chunk, span_start, span_end, tags")
+            "source, chunk, span_start, span_end, tags, marks")
 _DOC_COLUMNS = "doc_id, source, sha256, passage_ids, updated"
 _CHUNK = 500  # below SQLite's bound-parameter limit
 
@@ -100,8 +102,9 @@ def _delete_in(db: sqlite3.Connection, table: str, column: str, keys: list[str])
 
 
 def _passage(row: tuple) -> Passage:
-    """A ``passages`` row (``_COLUMNS``) as a ``Passage``: its last column, the tags, is a JSON array."""
-    return Passage(*row[:-1], tags=tuple(json.loads(row[-1])))
+    """A ``passages`` row (``_COLUMNS``) as a ``Passage``: the tags are a JSON array, the marks NULL in rows stored
+    before they were recorded."""
+    return Passage(*row[:-2], tags=tuple(json.loads(row[-2])), marks=row[-1] or b"")
 
 
 def _new_generation(db: sqlite3.Connection) -> None:
@@ -176,9 +179,10 @@ class SqliteStore:
             for p in passages:
                 (rowid,) = db.execute(
                     f"INSERT OR REPLACE INTO passages ({_COLUMNS}, updated) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid",
                     (p.id, p.title, p.doc_id, p.text, p.token_ids, p.token_dtype, p.offsets, p.n_tokens,
-                     p.tokenizer, p.source, p.chunk, p.start, p.end, json.dumps(list(p.tags)), now)).fetchone()
+                     p.tokenizer, p.source, p.chunk, p.start, p.end, json.dumps(list(p.tags)), p.marks or None,
+                     now)).fetchone()
                 fts5.write(db, rowid, p.title, p.text)
             _new_generation(db)
 
