@@ -324,3 +324,84 @@ def test_a_piece_of_a_heading_is_a_name_only_when_it_looks_like_one(block, span,
     text = f"{block}\n\nWhat it does."
     start = text.index(span)
     assert in_heading(text, f"Page > {block}", start, start + len(span)) is heading
+
+
+@pytest.mark.parametrize("text, mark, span, code", [
+    ("call .opts() now", "opts", ".opts()", True),  # a leading dot and a trailing "()" aside, either side
+    ("call .opts() now", ".opts()", "opts", True),
+    ("use `DEBUG` here", "DEBUG", "`DEBUG`", True),
+    ("requests.get(url)", "requests.get", "requests.get", True),
+    ("requests.get(url)", "requests.get", "get", False),  # a piece of the code is not the code
+    ("requests.get(url)", "requests.get", "requests.get(url", False),
+    ("set the nofile item", "nofile", "item", False),
+])
+def test_is_code_says_whether_a_span_is_one_whole_piece_of_marked_code(text, mark, span, code):
+    from function.model.reader import is_code
+
+    marks = np.array([at(text, mark)])
+    assert is_code(text, marks, *at(text, span)) is code
+    assert not is_code(text, None, *at(text, span)) and not is_code(text, np.zeros((0, 2)), *at(text, span))
+
+
+def test_where_a_question_asks_for_a_name_the_page_s_code_is_lifted():
+    text = "Options: declare requiredOption for a mandatory one."
+    passage, words = _passage(text)
+    b = build_batch([11, 12], [passage.ids], SPEC)
+    heading, code = words.index("Options:"), words.index("requiredOption")
+    # the reader prefers the label (6 + 5.5) to the method's name (5 + 5)
+    start, end = _logits(b, [heading, code], [], [6.0, 5.0])
+    _, end = _logits(b, [], [heading, code], [5.5, 5.0])
+    marks = [np.array([at(text, "requiredOption")])]
+    name = "Which method declares a mandatory option?"
+
+    def best(question, marks):
+        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question, marks=marks)
+        assert sum(a.score for a in found) <= 1.0 + 1e-9
+        return text[found[0].start:found[0].end]
+
+    assert best(name, marks) == "requiredOption"
+    assert best(name, None) == "Options:"  # nothing marked: as the reader had it
+    assert best("How do I make an option mandatory?", marks) == "Options:"  # not a question for a name
+    [alone] = answers_from_logits(start, end, b, [passage], 1, 30, np.array([0.0]), texts=[text], question=name,
+                                  marks=marks)  # asked alone: the chosen passage read with its marks too
+    assert text[alone.start:alone.end] == "requiredOption"
+
+
+def test_inline_code_of_an_ingested_page_reaches_the_reader(tiny_artifact, monkeypatch, tmp_path):
+    """Markdown's `backticks` become the stored passage's marks and the reader gets them; a context has none."""
+    from function.config import Settings
+    from function.ingest.cli import main as ingest_main
+    from function.model import reader
+    from function.service.pipeline import QAService
+    from function.service.qa_request import QARequest
+    from function.service.runtime import Runtime
+    from function.store.sqlite import SqliteStore
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text = "Declare a mandatory option with `requiredOption()`, or set `mandatory` on an `Option`."
+    (docs / "guide.md").write_text("# Options\n\n" + text + "\n")
+    env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_CACHE": "0", "QA_SQLITE_PATH": str(tmp_path / "p.db")}
+    assert ingest_main([str(docs), "--quiet", "--store", "sqlite", "--sqlite-path", env["QA_SQLITE_PATH"],
+                        "--artifact", env["QA_ARTIFACT_DIR"]]) == 0
+    store = SqliteStore(tmp_path / "p.db")
+    [stored] = store.get_many(list(store.passages_of("guide.md"))).values()
+    store.close()
+    assert [stored.text[a:z] for a, z in stored.code_spans] == ["requiredOption()", "mandatory", "Option"]
+    assert "`" not in stored.text and "\ufdd0" not in stored.text + stored.title
+    seen = []
+    original = reader.is_code
+
+    def recording(text, marks, start, end):
+        seen.append(None if marks is None else [text[a:z] for a, z in marks])
+        return original(text, marks, start, end)
+
+    monkeypatch.setattr(reader, "is_code", recording)
+    service = QAService(Runtime(Settings.from_env(env)))
+    service.answer(QARequest("Which method declares a mandatory option?", None, (stored.id,), top_k=3,
+                             max_answer_tokens=30, abstain=False))
+    assert seen and all(m == ["requiredOption()", "mandatory", "Option"] for m in seen)
+    seen.clear()
+    service.answer(QARequest("Which method declares a mandatory option?", text, None, top_k=3, max_answer_tokens=30,
+                             abstain=False))
+    assert seen == []  # a context brings no marks: nothing to lift

@@ -34,6 +34,20 @@ CANDIDATES = 16
 # heading, "Timeouts" at 0.99 for "Which parameter tells Requests to stop waiting ...?", where "timeout" in the
 # sentence under it reads 2e-4).
 HEADING = 30.0
+# A span that is a whole piece of its page's inline code (``is_code``: a <code> element, Markdown's `backticks`, as
+# ingestion marks them, ``Passage.marks``) gains this much, in logits, where the sentence term ranks spans, for a
+# question that asks for a name (``NAME_QUESTION``: "Which option ...?", "What method ...?", "What does X
+# return?"): documentation writes the names it means as code. Chosen on the documentation benchmark's dev part
+# (docs/documents.md, "An answer that is the page's code"; 2 and 4 gained alike, with a cut to the code inside an
+# answer lost); SQuAD's paragraphs and plain text hold no marks.
+CODE = 2.0
+NAME_QUESTION = re.compile(
+    r"^\s*which\b|^\s*what\b(?:\s+[\w.'-]+){0,4}?\s+(?:options?|flags?|switch(?:es)?|arguments?|parameters?|"
+    r"keywords?|methods?|functions?|class(?:es)?|modules?|packages?|exceptions?|errors?|variables?|settings?|"
+    r"files?|director(?:y|ies)|commands?|subcommands?|events?|hooks?|headers?|fields?|propert(?:y|ies)|"
+    r"attributes?|items?|keys?|formatters?|values?|constants?|macros?|codes?|types?|names?)\b"
+    r"|^\s*what\s+does\s+.+\s+return\b", re.IGNORECASE)
+_BARE = re.compile(r"[`'\"]*\.?(.*?)(?:\(\))?[`'\"]*$", re.S)  # a name as written: `.opts()` is opts
 _TITLE_SEP = " > "  # function.ingest.split: "Document > Heading > Subheading"
 # what a name or a command has and a heading's words do not: brackets, dots, underscores, slashes, a prompt, an
 # option's dash, camelCase (and ``in_heading``: a heading's first word that does not start with a capital)
@@ -179,6 +193,21 @@ def in_heading(text: str, title: str | None, start: int, end: int) -> bool:
     return not (span == first and not first[0].isupper())  # "os" of "os — ...", gitattributes' "text"
 
 
+def _bare(text: str, start: int, end: int) -> tuple[int, int]:
+    m = _BARE.match(text, start, end)
+    return m.start(1), m.end(1)
+
+
+def is_code(text: str, marks: np.ndarray | None, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is one whole marked piece of inline code (``marks``: (start, end) rows), quotes,
+    a leading "." and a trailing "()" aside on either side (".opts()" is the code "opts", "opts" the code
+    ".opts()")."""
+    if marks is None or not len(marks) or start >= end:
+        return False
+    want = _bare(text, start, end)
+    return any(_bare(text, int(a), int(z)) == want for a, z in marks if a < end and z > start)
+
+
 def shape(text: str, start: int, end: int, question: str | None = None) -> tuple[int, int]:
     """A span's characters as an answer: no white space at either end (``trim``), ended with its line
     (``line_end``), a name or a shell command whole (``whole_name``, ``command_line``), a term without its
@@ -206,6 +235,7 @@ def answers_from_logits(
     question: str | None = None,
     sentence_weight: float | None = None,
     titles: Sequence[str | None] | None = None,
+    marks: Sequence[np.ndarray | None] | None = None,
 ) -> list[Answer]:
     """Best spans mapped to character offsets in their passage's text (``passage_bias``: see
     ``function.model.decode``), from the ``windows`` marked True only (default: all; a
@@ -222,10 +252,12 @@ def answers_from_logits(
     (default: ``sentence.WEIGHT`` with a ``passage_bias``, for retrieved passages, else
     ``sentence.WEIGHT_GIVEN``) times the share of the question's terms their sentence holds
     (``function.model.sentence``) added to their logits, less ``sentence.ECHO`` for a span that is the question's
-    own words (``sentence.echoes``) and less ``HEADING`` for a span in one of its passage's headings (``in_heading``,
-    with the passages' ``titles``; where the passage is read, not where retrieved passages compete): each score ``s``
-    becomes ``s * exp(weight * overlap - ECHO * echo - HEADING * heading)``, renormalised over what the spans listed
-    add (still in [0, 1]). With a ``passage_bias`` (retrieved passages), that ranking chooses the passage and the
+    own words (``sentence.echoes``), less ``HEADING`` for a span in one of its passage's headings (``in_heading``,
+    with the passages' ``titles``; where the passage is read, not where retrieved passages compete), and plus
+    ``CODE`` for a span that is a piece of its passage's inline code (``is_code``, with the passages' ``marks``) where
+    the question asks for a name (``NAME_QUESTION``): each score ``s`` becomes
+    ``s * exp(weight * overlap - ECHO * echo - HEADING * heading + CODE * code)``, renormalised over what the spans
+    listed add (still in [0, 1]). With a ``passage_bias`` (retrieved passages), that ranking chooses the passage and the
     answer is then chosen within it as if the request had named it (``_within_chosen_passage``).
     """
     # a few spare candidates stand in for spans of white space only
@@ -245,10 +277,10 @@ def answers_from_logits(
         found.append(Answer(s.passage, start, end, s.score))
     if ranked:
         # across retrieved passages a heading's span still tells which passage answers; within it, not what
-        found = _by_sentence(found, question, texts, sentence_weight, titles if passage_bias is None else None)
+        found = _by_sentence(found, question, texts, sentence_weight, titles if passage_bias is None else None, marks)
     if ranked and passage_bias is not None and found:
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
-                                       windows, question, titles)
+                                       windows, question, titles, marks)
     out: list[Answer] = []
     for a in found:
         if len(out) == top_k:
@@ -263,7 +295,8 @@ def answers_from_logits(
 def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,
                            passages: Sequence, max_answer_tokens: int, texts: Sequence[str],
                            windows: np.ndarray | None, question: str,
-                           titles: Sequence[str | None] | None) -> list[Answer]:
+                           titles: Sequence[str | None] | None,
+                           marks: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
     """Two stages for retrieved passages: ``found``'s best span chooses the passage (spans of every passage read,
     ``passage_bias`` and the sentence term at ``sentence.WEIGHT``), then the answer is the span that passage alone
     gives, decoded as if the request had named it (its windows only, the reader's own probabilities, the sentence
@@ -277,7 +310,8 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
     inner = answers_from_logits(np.asarray(start_logits)[rows], np.asarray(end_logits)[rows], own,
                                 [passages[chosen]], 1, max_answer_tokens, None, [texts[chosen]], mine,
                                 question=question, sentence_weight=sentence.WEIGHT_GIVEN,
-                                titles=None if titles is None else [titles[chosen]])
+                                titles=None if titles is None else [titles[chosen]],
+                                marks=None if marks is None else [marks[chosen]])
     if not inner:
         return found
     a = inner[0]
@@ -286,9 +320,10 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
 
 
 def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weight: float,
-                 titles: Sequence[str | None] | None = None) -> list[Answer]:
-    """``found`` ranked again with the sentence term, the echo and the heading (``answers_from_logits``), best
-    first."""
+                 titles: Sequence[str | None] | None = None,
+                 marks: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
+    """``found`` ranked again with the sentence term, the echo, the heading and the code (``answers_from_logits``),
+    best first."""
     if not found:
         return found
     bonus = weight * np.asarray(sentence.overlaps(question, texts, [(a.passage, a.start, a.end) for a in found]))
@@ -297,6 +332,9 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     if titles is not None:
         bonus = bonus - HEADING * np.asarray([in_heading(texts[a.passage], titles[a.passage], a.start, a.end)
                                               for a in found])
+    if marks is not None and any(m is not None and len(m) for m in marks) and NAME_QUESTION.search(question):
+        bonus = bonus + CODE * np.asarray([is_code(texts[a.passage], marks[a.passage], a.start, a.end)
+                                           for a in found])
     scores = np.asarray([a.score for a in found], dtype=np.float64)
     lifted = scores * np.exp(bonus)
     lifted = lifted / (1.0 + (lifted - scores).sum())  # the other spans' mass as it was

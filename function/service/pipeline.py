@@ -82,6 +82,7 @@ class Reading:
     bias: np.ndarray | None = None  # retrieval: the passages' BM25 scores, added to their spans' logits
     retrieved: list[dict] | None = None  # retrieval: what the reply says about the passages
     doc_starts: list[int | None] | None = None  # where each passage starts in its document's text, if known
+    marks: list[np.ndarray] | None = None  # each passage's inline code spans (``Passage.code_spans``), if stored
 
     @classmethod
     def of_stored(cls, stored: list[Passage], retrieved: list[dict] | None = None,
@@ -89,7 +90,8 @@ class Reading:
         from function.model.reader import PassageTokens
 
         return cls([PassageTokens(p.ids, p.char_offsets) for p in stored], [p.text for p in stored],
-                   [_passage_meta(p) for p in stored], bias, retrieved, [p.start for p in stored])
+                   [_passage_meta(p) for p in stored], bias, retrieved, [p.start for p in stored],
+                   [p.code_spans for p in stored])
 
     def located(self, passage: int, start: int, end: int) -> dict:
         """The answer's offsets in its document's extracted text, where the passage records its span."""
@@ -354,7 +356,7 @@ class QAService:
         found = [] if verdict is not None and verdict["abstained"] else answers_from_logits(
             start_logits, end_logits, batch, reading.tokens, req.top_k, req.max_answer_tokens, reading.bias,
             texts=reading.texts, windows=windows, null_weight=NULL_WEIGHT,  # used with a retrieval bias only
-            question=req.question, titles=[m.get("title") for m in reading.meta])
+            question=req.question, titles=[m.get("title") for m in reading.meta], marks=reading.marks)
         answers = [
             {"text": reading.texts[a.passage][a.start : a.end], "score": round(a.score, 6),
              "start": a.start, "end": a.end, "snippet": snippet(reading.texts[a.passage], a.start, a.end),
