@@ -361,7 +361,8 @@ def test_where_a_question_asks_for_a_name_the_page_s_code_is_lifted():
 
     assert best(name, marks) == "requiredOption"
     assert best(name, None) == "Options:"  # nothing marked: as the reader had it
-    assert best("How do I make an option mandatory?", marks) == "Options:"  # not a question for a name
+    assert best("How do I make an option mandatory?", marks) == "requiredOption"  # a way to do it: often code too
+    assert best("Why would an option be mandatory?", marks) == "Options:"  # not a question for a name
     [alone] = answers_from_logits(start, end, b, [passage], 1, 30, np.array([0.0]), texts=[text], question=name,
                                   marks=marks)  # asked alone: the chosen passage read with its marks too
     assert text[alone.start:alone.end] == "requiredOption"

@@ -36,17 +36,18 @@ CANDIDATES = 16
 HEADING = 30.0
 # A span that is a whole piece of its page's inline code (``is_code``: a <code> element, Markdown's `backticks`, as
 # ingestion marks them, ``Passage.marks``) gains this much, in logits, where the sentence term ranks spans, for a
-# question that asks for a name (``NAME_QUESTION``: "Which option ...?", "What method ...?", "What does X
-# return?"): documentation writes the names it means as code. Chosen on the documentation benchmark's dev part
-# (docs/documents.md, "An answer that is the page's code"; 2 and 4 gained alike, with a cut to the code inside an
-# answer lost); SQuAD's paragraphs and plain text hold no marks.
+# question that asks for a name or a way to do something (``NAME_QUESTION``: "Which option ...?", "What method
+# ...?", "What does X return?", "How do I ...?"): documentation writes the names it means as code. Chosen on the
+# documentation benchmark's dev part (docs/documents.md: 2 and 4 gained alike, a cut to the code inside an answer
+# lost; "How do I" by a second rule); SQuAD's paragraphs and plain text hold no marks.
 CODE = 2.0
 NAME_QUESTION = re.compile(
     r"^\s*which\b|^\s*what\b(?:\s+[\w.'-]+){0,4}?\s+(?:options?|flags?|switch(?:es)?|arguments?|parameters?|"
     r"keywords?|methods?|functions?|class(?:es)?|modules?|packages?|exceptions?|errors?|variables?|settings?|"
     r"files?|director(?:y|ies)|commands?|subcommands?|events?|hooks?|headers?|fields?|propert(?:y|ies)|"
     r"attributes?|items?|keys?|formatters?|values?|constants?|macros?|codes?|types?|names?)\b"
-    r"|^\s*what\s+does\s+.+\s+return\b", re.IGNORECASE)
+    r"|^\s*what\s+does\s+.+\s+return\b"
+    r"|^\s*how\s+(?:do|can|should)\s+(?:i|you|we)\b|^\s*how\s+to\b", re.IGNORECASE)
 _BARE = re.compile(r"[`'\"]*\.?(.*?)(?:\(\))?[`'\"]*$", re.S)  # a name as written: `.opts()` is opts
 _TITLE_SEP = " > "  # function.ingest.split: "Document > Heading > Subheading"
 # what a name or a command has and a heading's words do not: brackets, dots, underscores, slashes, a prompt, an

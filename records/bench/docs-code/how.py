@@ -1,0 +1,35 @@
+"""The code lift for "How do I ...?" questions too (RULE.md's addendum): the dev part, shipped and extended, in turn.
+
+    PYTHONPATH=. python records/bench/docs-code/how.py --out build/docs-code-how
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+import bench.docs as bdocs
+from function.model import reader
+
+HOW = r"^\s*how\s+(?:do|can|should)\s+(?:i|you|we)\b|^\s*how\s+to\b"
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", type=Path, required=True)
+    args = p.parse_args()
+    shipped = reader.NAME_QUESTION
+    for name, pattern in (("shipped", shipped),
+                          ("how", re.compile(shipped.pattern + "|" + HOW, re.IGNORECASE))):
+        reader.NAME_QUESTION = pattern
+        bdocs.main(["--part", "dev", "--out", str(args.out / name)])
+        t = json.loads((args.out / name / "docs.json").read_text())["tables"]["pooled"]["dev"]
+        print(name, {k: t[k] for k in ("f1", "exact_match", "f1_right_passage", "no_answer_answerable")}, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
