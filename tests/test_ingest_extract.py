@@ -788,16 +788,16 @@ def _literals(doc: Document) -> list[str]:
 
 
 @pytest.mark.parametrize("name, data, literals", [
-    ("api/widgets.html", SPHINX, ["widgets.mount", "widget", "screws=4", "class", "widgets.Widget", "spin"]),
+    ("api/widgets.html", SPHINX, ["widgets.mount", "widget", "screws", "=", "4", "class", "widgets.Widget", "spin"]),
     ("guide.html", INLINE_CODE_HTML, ["client.connect()", "timeout", "retries"]),  # trafilatura's page
     ("api.md", b"# Use `spin()`\n\nCall `mount(w)` or ` stop `.\n\n| flag | means |\n|---|---|\n| `-q` | quiet |\n"
                b"\n```\nmount(w)\n```\n", ["spin()", "mount(w)", "stop", "-q"]),
     ("sag.html", DOCBOOK, ["-p port", "--port=port", "-c size"]),
 ])
 def test_inline_code_is_marked_and_the_text_is_what_it_was_without_marks(name, data, literals, monkeypatch):
-    """Inline code becomes "literal" spans (Sphinx's signature pieces "widgets." and "Widget" as one; code blocks
-    are not inline code), and the text, title, sections and other spans are exactly what extraction gives
-    without marking anything."""
+    """Inline code becomes "literal" spans (Sphinx's signature pieces "widgets." and "Widget" as one, a parameter's
+    "screws", "=" and "4" apart, so a default is a whole piece; code blocks are not inline code), and the text,
+    title, sections and other spans are exactly what extraction gives without marking anything."""
     from function.ingest import docpages
     from function.ingest import extract as extract_module
 

@@ -153,8 +153,9 @@ def unmarked(text: str) -> str:
 
 
 def _literals(marked: str) -> tuple[str, list[tuple[int, int]]]:
-    """A text block's normalised text and where its outermost marked runs are in it (adjacent runs as one: Sphinx
-    marks "requests." and "get" of "requests.get" apart). No runs where normalising the marked text would not
+    """A text block's normalised text and where its outermost marked runs are in it (touching runs as one where the
+    first ends with "." or "::": Sphinx marks "requests." and "get" of "requests.get" apart, and a parameter's
+    "params", "=" and "None" apart too, which stay three). No runs where normalising the marked text would not
     give exactly the block's text (a mark between a letter and its accent, say)."""
     block = normalise_block(unmarked(marked))
     if CODE_OPEN not in marked:
@@ -173,7 +174,7 @@ def _literals(marked: str) -> tuple[str, list[tuple[int, int]]]:
             start = pos if depth == 1 else start
         elif piece == CODE_CLOSE:
             if depth == 1 and pos > start:
-                if runs and runs[-1][1] == start:
+                if runs and runs[-1][1] == start and "".join(out)[runs[-1][0]:start].endswith((".", "::")):
                     runs[-1] = (runs[-1][0], pos)
                 else:
                     runs.append((start, pos))
