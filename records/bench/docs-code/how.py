@@ -1,6 +1,9 @@
-"""The code lift for "How do I ...?" questions too (RULE.md's addendum): the dev part, shipped and extended, in turn.
+"""The code lift for more kinds of question (RULE.md's addenda): the dev part with the shipped ``NAME_QUESTION`` and
+with it extended by ``--pattern``, in turn in one process.
 
-    PYTHONPATH=. python records/bench/docs-code/how.py --out build/docs-code-how
+    PYTHONPATH=. python records/bench/docs-code/how.py --out build/docs-code-how                  # addendum 1
+    PYTHONPATH=. python records/bench/docs-code/how.py --name default --pattern '\\bdefaults?\\b' \\
+        --out build/docs-code-default                                                          # addendum 3
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ HOW = r"^\s*how\s+(?:do|can|should)\s+(?:i|you|we)\b|^\s*how\s+to\b"
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--name", default="how")
+    p.add_argument("--pattern", default=HOW, help="added to NAME_QUESTION with '|'")
     args = p.parse_args()
     shipped = reader.NAME_QUESTION
     for name, pattern in (("shipped", shipped),
-                          ("how", re.compile(shipped.pattern + "|" + HOW, re.IGNORECASE))):
+                          (args.name, re.compile(shipped.pattern + "|" + args.pattern, re.IGNORECASE))):
         reader.NAME_QUESTION = pattern
         bdocs.main(["--part", "dev", "--out", str(args.out / name)])
         t = json.loads((args.out / name / "docs.json").read_text())["tables"]["pooled"]["dev"]
