@@ -107,9 +107,10 @@ def mark_code(content) -> None:
     text); one in a code block is the block's, one holding blocks is not inline."""
     marked = set()
     for el in content.iter():  # document order: an element before what it holds
-        if not isinstance(el.tag, str) or el.tag in _BLOCK:
+        tag = el.tag
+        if not isinstance(tag, str) or tag in _BLOCK:
             continue
-        if not (el.tag in _CODE_TAGS or _classes(el) & _CODE_CLASSES):
+        if tag not in _CODE_TAGS and _CODE_CLASSES.isdisjoint((el.get("class") or "").split()):
             continue
         if any(a.tag == "pre" or a in marked for a in el.iterancestors()) or any(
                 isinstance(d.tag, str) and d.tag in _BLOCK for d in el.iterdescendants()):
