@@ -810,3 +810,8 @@ def test_inline_code_is_marked_and_the_text_is_what_it_was_without_marks(name, d
     assert _literals(plain) == []
     assert (doc.text, doc.title, doc.sections) == (plain.text, plain.title, plain.sections)
     assert [s for s in doc.spans if s.kind != "literal"] == plain.spans
+
+
+def test_a_page_s_own_noncharacters_are_not_read_as_code_marks():
+    doc = extract("odd.md", "a \ufdd0 b \ufdd1 and `c` d\n".encode())
+    assert doc.text == "a b and c d" and _literals(doc) == ["c"]

@@ -353,6 +353,8 @@ def extract(name: str, data: bytes) -> Document:
         raise ExtractError(f"{name}: unsupported file type (expected one of {', '.join(sorted(SUFFIXES))})")
     if fmt == "pdf":
         return _pdf(name, data)
+    # a page's own noncharacters would read as inline-code marks (``CODE_OPEN``): they are not text, so they go
+    data = data.replace(CODE_OPEN.encode(), b"").replace(CODE_CLOSE.encode(), b"")
     if fmt == "html":
         return _html(name, data)
     text = _decode(name, data)
