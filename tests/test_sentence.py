@@ -62,6 +62,17 @@ def _logits(batch, start_word, end_word, value):
     return start, end
 
 
+def _two_spans(text, first, second, start_values, end_values):
+    """A passage of ``text`` in one window, and logits that make the words ``first`` and ``second`` the model's spans
+    (each word alone, or from one to the other), their start and end logits as given."""
+    passage, words = _passage(text)
+    b = build_batch([11, 12], [passage.ids], SPEC)
+    at_words = [words.index(first), words.index(second)]
+    start, _ = _logits(b, at_words, [], start_values)
+    _, end = _logits(b, [], at_words, end_values)
+    return passage, b, start, end
+
+
 def test_the_question_lifts_the_span_whose_sentence_says_what_it_asks():
     text = "Paris is large. The treaty was signed in Vienna."
     passage, words = _passage(text)
@@ -99,12 +110,9 @@ def test_echoes_says_whether_an_answer_is_the_question_s_own_words(question, ans
 
 def test_an_answer_that_is_the_question_s_own_words_gives_way():
     text = "Use pam_exec with expose_authtok to hand the password to the command."
-    passage, words = _passage(text)
-    b = build_batch([11, 12], [passage.ids], SPEC)
-    named, option = words.index("pam_exec"), words.index("expose_authtok")
     # the model prefers the module's name (4 + 7) to the option (5 + 4) and to the span across both (4 + 4)
-    start, _ = _logits(b, [named, option], [], [4.0, 5.0])
-    _, end = _logits(b, [], [named, option], [7.0, 4.0])
+    passage, b, start, end = _two_spans(text, "pam_exec", "expose_authtok", [4.0, 5.0], [7.0, 4.0])
+    named = _passage(text)[1].index("pam_exec")
     plain = answers_from_logits(start, end, b, [passage], 2, 30, texts=[text])
     assert text[plain[0].start:plain[0].end] == "pam_exec"
     asked = answers_from_logits(start, end, b, [passage], 5, 30, texts=[text],
@@ -345,12 +353,8 @@ def test_is_code_says_whether_a_span_is_one_whole_piece_of_marked_code(text, mar
 
 def test_where_a_question_asks_for_a_name_the_page_s_code_is_lifted():
     text = "Options: declare requiredOption for a mandatory one."
-    passage, words = _passage(text)
-    b = build_batch([11, 12], [passage.ids], SPEC)
-    heading, code = words.index("Options:"), words.index("requiredOption")
     # the reader prefers the label (6 + 5.5) to the method's name (5 + 5)
-    start, end = _logits(b, [heading, code], [], [6.0, 5.0])
-    _, end = _logits(b, [], [heading, code], [5.5, 5.0])
+    passage, b, start, end = _two_spans(text, "Options:", "requiredOption", [6.0, 5.0], [5.5, 5.0])
     marks = [np.array([at(text, "requiredOption")])]
     name = "Which method declares a mandatory option?"
 

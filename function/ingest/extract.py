@@ -221,8 +221,9 @@ class Blocks:
     def heading(self, level: float, text: str) -> None:
         self._flush()
         text = strip_marks(" ".join(text.split()))
-        if unmarked(text).strip():
-            self.headings.push(level, unmarked(text))
+        plain = unmarked(text)
+        if plain.strip():
+            self.headings.push(level, plain)
             self.items.append(Block(self.headings.path, text))
 
     def text(self, text: str, kind: str = "text") -> None:
