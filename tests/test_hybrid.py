@@ -357,45 +357,6 @@ def test_ingestion_stores_each_passage_s_embedding_and_questions_alone_are_fused
     assert not np.allclose(bias, passage_bias([h.score for h in hits]))
 
 
-def test_a_name_question_s_code_entries_are_compared_through_the_retrieval_encoder(tiny_artifact, encoder_folder,
-                                                                                       tmp_path, monkeypatch):
-    """With hybrid retrieval the reader gets the request's cosines (``reader.ENTRY``), by passage id and asked alone;
-    without an encoder it gets none."""
-    from bench.in_process import open_service
-    from function.model import reader
-    from function.retrieval.encoder import Cosines
-    from function.service.qa_request import QARequest
-    from harness.launch import ingest
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "limits.md").write_text("# Items\n\n`nofile`\nmaximum number of open file descriptors\n\n"
-                                    "`rss`\nmaximum resident set size\n")
-    env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_STORE": "sqlite", "QA_CACHE": "0",
-           "QA_SQLITE_PATH": str(tmp_path / "p.sqlite"), "QA_INDEX_URI": str(tmp_path / "index.lance"),
-           "QA_INDEX_ENCODER": str(encoder_folder), "QA_INDEX_REFRESH_S": "0.01"}
-    ingest(env, str(docs), "--quiet", check=True)
-    given = []
-    original = reader._by_sentence
-
-    def recording(found, question, texts, weight, titles=None, marks=None, similar=None):
-        given.append(similar)
-        return original(found, question, texts, weight, titles, marks, similar)
-
-    monkeypatch.setattr(reader, "_by_sentence", recording)
-    question = "Which item sets the maximum number of open file descriptors?"
-    service = open_service(env)
-    [pid] = service.rt.store().passages_of("limits.md")
-    for req in (QARequest(question, None, (pid,), 1, 30, abstain=False), QARequest(question, None, None, 1, 30, 3)):
-        given.clear()
-        service.answer(req)
-        assert given and all(isinstance(c, Cosines) and c.encoder is service.rt.searcher().encoder for c in given)
-    given.clear()
-    plain = open_service({k: v for k, v in env.items() if k not in ("QA_INDEX_URI", "QA_INDEX_ENCODER")})
-    plain.answer(QARequest(question, None, (pid,), 1, 30, abstain=False))
-    assert given and all(c is None for c in given) and plain.rt.sentence_encoder() is None
-
-
 def test_the_encoder_needs_a_lance_index_and_a_complete_folder(tmp_path, encoder_folder):
     from function.config import ConfigError, Settings
 

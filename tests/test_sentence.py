@@ -372,61 +372,6 @@ def test_where_a_question_asks_for_a_name_the_page_s_code_is_lifted():
     assert text[alone.start:alone.end] == "requiredOption"
 
 
-@pytest.mark.parametrize("text, word, want", [
-    (LIMITS := "nofile\nmaximum number of open file descriptors\n\nrss\nmaximum resident set size (KB)", "rss",
-     "rss\nmaximum resident set size (KB)"),  # no full stop in the list: its blank lines part the entries
-    (LIMITS, "nofile", "nofile\nmaximum number of open file descriptors"),
-    ("Intro here. Use -f to force\nan ignored file. Next one.", "-f", "Use -f to force\nan ignored file."),
-])
-def test_an_entry_is_its_sentence_cut_at_blank_lines(text, word, want):
-    from function.model.sentence import entry
-
-    assert entry(text, text.index(word)) == want
-
-
-def test_a_name_question_takes_the_code_whose_entry_the_encoder_finds_closest():
-    text = LIMITS
-    # the reader prefers the name after the description the question paraphrases (5 + 5 against 4.5 + 4.5)
-    passage, b, start, end = _two_spans(text, "nofile", "rss", [4.5, 5.0], [4.5, 5.0])
-    marks = [np.array([at(text, "nofile"), at(text, "rss")])]
-    cosine = {"nofile\nmaximum number of open file descriptors": 0.8, "rss\nmaximum resident set size (KB)": 0.2}
-    asked = []
-
-    def similar(question, texts):
-        asked.append((question, list(texts)))
-        return np.array([cosine[t] for t in texts])
-
-    def best(question, marks, similar):
-        found = answers_from_logits(start, end, b, [passage], 2, 30, texts=[text], question=question, marks=marks,
-                                    similar=similar)
-        assert sum(a.score for a in found) <= 1.0 + 1e-9
-        return text[found[0].start:found[0].end]
-
-    name = "Which item sets the maximum number of open file descriptors?"
-    assert best(name, marks, None) == "rss"  # no encoder: the reader's choice
-    assert best(name, marks, similar) == "nofile"
-    assert asked and all(q == name and sorted(t) == sorted(cosine) for q, t in asked)  # each entry once
-    asked.clear()
-    assert best("Why is there a limit on open file descriptors?", marks, similar) == "rss"  # not a name question
-    assert best(name, None, similar) == "rss"  # no code: nothing to compare
-    assert asked == []
-    [alone] = answers_from_logits(start, end, b, [passage], 1, 30, np.array([0.0]), texts=[text], question=name,
-                                  marks=marks, similar=similar)  # asked alone: both stages
-    assert text[alone.start:alone.end] == "nofile"
-
-
-def test_a_request_s_cosines_embed_each_text_once():
-    from function.retrieval.encoder import Cosines
-    from tests.test_hybrid import FakeEncoder
-
-    encoder = FakeEncoder({"q": [1.0, 0.0, 0.0, 0.0], "a": [1.0, 1.0, 0.0, 0.0], "b": [0.0, 1.0, 0.0, 0.0]})
-    cosines = Cosines(encoder)
-    assert encoder.calls == 0  # nothing embedded until asked
-    assert cosines("q", ["a", "b", "a"]).tolist() == pytest.approx([2 ** -0.5, 0.0, 2 ** -0.5])
-    assert cosines("q", ["b", "a"]).tolist() == pytest.approx([0.0, 2 ** -0.5])
-    assert encoder.calls == 1
-
-
 def test_inline_code_of_an_ingested_page_reaches_the_reader(tiny_artifact, monkeypatch, tmp_path):
     """Markdown's `backticks` become the stored passage's marks and the reader gets them; a context has none."""
     from function.config import Settings

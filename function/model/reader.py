@@ -10,7 +10,7 @@ for the spans and ``no_answer_verdict`` (or its ``no_answer_margin``) for abstai
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -41,14 +41,6 @@ HEADING = 30.0
 # documentation benchmark's dev part (docs/documents.md: 2 and 4 gained alike, a cut to the code inside an answer
 # lost; "How do I" by a second rule); SQuAD's paragraphs and plain text hold no marks.
 CODE = 2.0
-# Where the code lift applies and a sentence encoder is at hand (``answers_from_logits``' ``similar``: hybrid
-# retrieval's), a code candidate also gains this much times the cosine between the question and its entry
-# (``sentence.entry``: the sentence it starts, cut at blank lines: an option's name line and its description), so a
-# list of options answers with the name whose description the question paraphrases ("nofile" of "nofile\nmaximum
-# number of open file descriptors", cosine 0.81 against 0.17-0.22 for the entries around it). Chosen on the
-# documentation benchmark's dev part (docs/retrieval.md, "Which entry a question means": 4 and 8 gained alike asked
-# alone, 4 kept by the rule written first); SQuAD's paragraphs hold no code, so it never applies there.
-ENTRY = 4.0
 NAME_QUESTION = re.compile(
     r"^\s*which\b|^\s*what\b(?:\s+[\w.'-]+){0,4}?\s+(?:options?|flags?|switch(?:es)?|arguments?|parameters?|"
     r"keywords?|methods?|functions?|class(?:es)?|modules?|packages?|exceptions?|errors?|variables?|settings?|"
@@ -245,7 +237,6 @@ def answers_from_logits(
     sentence_weight: float | None = None,
     titles: Sequence[str | None] | None = None,
     marks: Sequence[np.ndarray | None] | None = None,
-    similar: Callable[[str, list[str]], np.ndarray] | None = None,
 ) -> list[Answer]:
     """Best spans mapped to character offsets in their passage's text (``passage_bias``: see
     ``function.model.decode``), from the ``windows`` marked True only (default: all; a
@@ -265,12 +256,10 @@ def answers_from_logits(
     own words (``sentence.echoes``), less ``HEADING`` for a span in one of its passage's headings (``in_heading``,
     with the passages' ``titles``; where the passage is read, not where retrieved passages compete), and plus
     ``CODE`` for a span that is a piece of its passage's inline code (``is_code``, with the passages' ``marks``) where
-    the question asks for a name (``NAME_QUESTION``), and with ``similar`` (question, texts -> their cosines with the
-    question) ``ENTRY`` times the cosine of such a code span's entry (``sentence.entry``): each score ``s`` becomes
-    ``s * exp(weight * overlap - ECHO * echo - HEADING * heading + (CODE + ENTRY * cosine) * code)``, renormalised
-    over what the spans listed add (still in [0, 1]). With a ``passage_bias`` (retrieved passages), that ranking
-    chooses the passage and the answer is then chosen within it as if the request had named it
-    (``_within_chosen_passage``).
+    the question asks for a name (``NAME_QUESTION``): each score ``s`` becomes
+    ``s * exp(weight * overlap - ECHO * echo - HEADING * heading + CODE * code)``, renormalised over what the spans
+    listed add (still in [0, 1]). With a ``passage_bias`` (retrieved passages), that ranking chooses the passage and the
+    answer is then chosen within it as if the request had named it (``_within_chosen_passage``).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
@@ -289,11 +278,10 @@ def answers_from_logits(
         found.append(Answer(s.passage, start, end, s.score))
     if ranked:
         # across retrieved passages a heading's span still tells which passage answers; within it, not what
-        found = _by_sentence(found, question, texts, sentence_weight, titles if passage_bias is None else None, marks,
-                             similar)
+        found = _by_sentence(found, question, texts, sentence_weight, titles if passage_bias is None else None, marks)
     if ranked and passage_bias is not None and found:
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
-                                       windows, question, titles, marks, similar)
+                                       windows, question, titles, marks)
     out: list[Answer] = []
     for a in found:
         if len(out) == top_k:
@@ -309,8 +297,7 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
                            passages: Sequence, max_answer_tokens: int, texts: Sequence[str],
                            windows: np.ndarray | None, question: str,
                            titles: Sequence[str | None] | None,
-                           marks: Sequence[np.ndarray | None] | None = None,
-                           similar: Callable[[str, list[str]], np.ndarray] | None = None) -> list[Answer]:
+                           marks: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
     """Two stages for retrieved passages: ``found``'s best span chooses the passage (spans of every passage read,
     ``passage_bias`` and the sentence term at ``sentence.WEIGHT``), then the answer is the span that passage alone
     gives, decoded as if the request had named it (its windows only, the reader's own probabilities, the sentence
@@ -325,7 +312,7 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
                                 [passages[chosen]], 1, max_answer_tokens, None, [texts[chosen]], mine,
                                 question=question, sentence_weight=sentence.WEIGHT_GIVEN,
                                 titles=None if titles is None else [titles[chosen]],
-                                marks=None if marks is None else [marks[chosen]], similar=similar)
+                                marks=None if marks is None else [marks[chosen]])
     if not inner:
         return found
     a = inner[0]
@@ -335,10 +322,9 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
 
 def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weight: float,
                  titles: Sequence[str | None] | None = None,
-                 marks: Sequence[np.ndarray | None] | None = None,
-                 similar: Callable[[str, list[str]], np.ndarray] | None = None) -> list[Answer]:
-    """``found`` ranked again with the sentence term, the echo, the heading, the code and its entry
-    (``answers_from_logits``), best first."""
+                 marks: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
+    """``found`` ranked again with the sentence term, the echo, the heading and the code (``answers_from_logits``),
+    best first."""
     if not found:
         return found
     bonus = weight * np.asarray(sentence.overlaps(question, texts, [(a.passage, a.start, a.end) for a in found]))
@@ -348,24 +334,13 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
         bonus = bonus - HEADING * np.asarray([in_heading(texts[a.passage], titles[a.passage], a.start, a.end)
                                               for a in found])
     if marks is not None and any(m is not None and len(m) for m in marks) and NAME_QUESTION.search(question):
-        code = np.asarray([is_code(texts[a.passage], marks[a.passage], a.start, a.end) for a in found])
-        bonus = bonus + CODE * code
-        if similar is not None and code.any():
-            bonus = bonus + ENTRY * _entry_cosines(found, code, question, texts, similar)
+        bonus = bonus + CODE * np.asarray([is_code(texts[a.passage], marks[a.passage], a.start, a.end)
+                                           for a in found])
     scores = np.asarray([a.score for a in found], dtype=np.float64)
     lifted = scores * np.exp(bonus)
     lifted = lifted / (1.0 + (lifted - scores).sum())  # the other spans' mass as it was
     order = np.argsort(-lifted, kind="stable")
     return [Answer(found[i].passage, found[i].start, found[i].end, float(lifted[i])) for i in order]
-
-
-def _entry_cosines(found: list[Answer], code: np.ndarray, question: str, texts: Sequence[str],
-                   similar: Callable[[str, list[str]], np.ndarray]) -> np.ndarray:
-    """Each code candidate's entry's cosine with the question (0 for the others), each distinct entry once."""
-    entries = {i: sentence.entry(texts[found[i].passage], found[i].start) for i in np.flatnonzero(code)}
-    distinct = list(dict.fromkeys(entries.values()))
-    cosine = dict(zip(distinct, (float(c) for c in similar(question, distinct)), strict=True))
-    return np.asarray([cosine[entries[i]] if i in entries else 0.0 for i in range(len(found))])
 
 
 def no_answer_margin(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,

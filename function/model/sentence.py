@@ -79,19 +79,6 @@ class Sentences:
         return len(found) / len(question)
 
 
-_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
-
-
-def entry(text: str, start: int) -> str:
-    """The sentence that character ``start`` is in, cut at the blank lines around ``start``: for a name in a list of
-    options ("nofile\nmaximum number of open file descriptors\n\nrss\n...", one sentence without a full stop),
-    its line and its description; in prose, the sentence. What ``reader.ENTRY`` compares with the question."""
-    a, z = Sentences(text)._bounds(start)
-    before = [m.end() for m in _BLANK_LINE.finditer(text, a, start)]
-    after = _BLANK_LINE.search(text, start, z)
-    return text[before[-1] if before else a : after.start() if after else z].strip()
-
-
 def question_terms(question: str) -> frozenset[str]:
     """The terms ``Sentences.overlap`` looks for: the question's index terms, as retrieval searches them."""
     return frozenset(query_terms(question))

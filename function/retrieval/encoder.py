@@ -113,20 +113,3 @@ class SentenceEncoder:
             (hidden,) = self._session.run(None, {name: feed[name] for name in self._inputs})[:1]
             out[rows] = mean_pooled(hidden, mask)
         return out
-
-
-class Cosines:
-    """One request's cosines with its question through ``encoder``: ``cosines(question, texts)`` -> one per text,
-    each distinct text (the question too) embedded once however often it is asked about, and nothing embedded until
-    then."""
-
-    def __init__(self, encoder: SentenceEncoder):
-        self.encoder = encoder
-        self._vectors: dict[str, np.ndarray] = {}
-
-    def __call__(self, question: str, texts: list[str]) -> np.ndarray:
-        want = [t for t in dict.fromkeys([question, *texts]) if t not in self._vectors]
-        if want:
-            self._vectors.update(zip(want, self.encoder.embed(want), strict=True))
-        q = self._vectors[question]
-        return np.asarray([float(self._vectors[t] @ q) for t in texts], dtype=np.float64)

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from function.model.load import Model
     from function.model.reader import PassageTokens
     from function.model.windows import Batch
-    from function.retrieval.encoder import Cosines
     from function.store.passage import Passage
 
 STAGES = ("tokenize", "fetch", "queue", "inference", "postprocess")
@@ -267,7 +266,7 @@ class QAService:
         batch, start_logits, end_logits, queue_ms = self._run(req, model, reading, batch)
         timer.lap("inference")
         timer.move("inference", "queue", queue_ms)  # waiting for the model is not the model's time
-        payload = self._payload(req, model, reading, batch, start_logits, end_logits, self._cosines())
+        payload = self._payload(req, model, reading, batch, start_logits, end_logits)
         timer.lap("postprocess")
         if cache is not None:
             cache.put(key, payload, shared)
@@ -344,19 +343,9 @@ class QAService:
                                   f"{self.rt.settings.max_windows} per request")
         return batch
 
-    def _cosines(self) -> Cosines | None:
-        """This request's cosines with its question, where hybrid retrieval's encoder is configured (the reader's
-        ``ENTRY`` term; it embeds nothing unless a name question has code candidates)."""
-        encoder = self.rt.sentence_encoder()
-        if encoder is None:
-            return None
-        from function.retrieval.encoder import Cosines
-
-        return Cosines(encoder)
-
     @staticmethod
     def _payload(req: QARequest, model: Model, reading: Reading, batch: Batch,
-                 start_logits: np.ndarray, end_logits: np.ndarray, cosines: Cosines | None = None) -> dict:
+                 start_logits: np.ndarray, end_logits: np.ndarray) -> dict:
         """The reply: the best spans as text with their offsets and passages, the model, what was retrieved."""
         from function.model.reader import answers_from_logits
         from function.retrieval.span_bias import NULL_WEIGHT
@@ -367,7 +356,7 @@ class QAService:
         found = [] if verdict is not None and verdict["abstained"] else answers_from_logits(
             start_logits, end_logits, batch, reading.tokens, req.top_k, req.max_answer_tokens, reading.bias,
             texts=reading.texts, windows=windows, null_weight=NULL_WEIGHT,  # used with a retrieval bias only
-            question=req.question, titles=[m.get("title") for m in reading.meta], marks=reading.marks, similar=cosines)
+            question=req.question, titles=[m.get("title") for m in reading.meta], marks=reading.marks)
         answers = [
             {"text": reading.texts[a.passage][a.start : a.end], "score": round(a.score, 6),
              "start": a.start, "end": a.end, "snippet": snippet(reading.texts[a.passage], a.start, a.end),

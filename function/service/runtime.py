@@ -121,14 +121,6 @@ class Runtime:
             return self._index
         return self.store().index
 
-    def sentence_encoder(self):
-        """Hybrid retrieval's sentence encoder (``QA_INDEX_ENCODER``: ``function.retrieval.encoder``), or None
-        without one; the reader also compares a name question with its code candidates' entries through it
-        (``function.model.reader.ENTRY``)."""
-        if not self.settings.index_encoder:
-            return None
-        return self.searcher().encoder  # a HybridIndex: open_index makes one whenever QA_INDEX_ENCODER is set
-
     def corpus_changed(self) -> None:
         """An ingestion changed the passages (``cache.CorpusGeneration``): the separate retrieval index, if
         open, looks for its newest version on its next search, not up to ``QA_INDEX_REFRESH_S`` later."""
