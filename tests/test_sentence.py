@@ -103,6 +103,10 @@ def test_the_question_lifts_the_span_whose_sentence_says_what_it_asks():
     ("Which property tells me the encoding used to decode r.text?", "r.encoding", False),
     ("How do I set a umask at login?", "umasks", False),  # whole words only
     ("What is it?", "  ", False),
+    ("Which APISpec method stores information about a tag?", "apispec.core.APISpec", True),  # the subject, qualified
+    ("Which Session method mounts an adapter?", "requests.Session()", True),
+    ("Which Session method mounts an adapter?", "Session.mount", False),  # its last part is not the question's
+    ("Which method of Adapter sends a request?", "Adapter.send", False),
 ])
 def test_echoes_says_whether_an_answer_is_the_question_s_own_words(question, answer, echo):
     assert echoes(question, answer) is echo

@@ -41,6 +41,7 @@ WEIGHT_GIVEN = 6.0  # the spans of the passages a request names (``passage_ids``
 ECHO = 8.0
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_DOTTED = re.compile(r"[\w.]*\w\.([A-Z]\w*)(?:\(\))?")  # a dotted name; its last part, a class's name
 _JOINERS = re.compile(r"(?<=\w)[-_](?=\w)|\s+")
 
 
@@ -88,7 +89,12 @@ def echoes(question: str, answer: str) -> bool:
     """Whether ``answer`` is the question's own words: its text, case kept, with hyphens, underscores and white
     space read alike, stands whole in the question ("pam_exec" for "Which pam_exec option ...?", "git-grep" for
     "How do I get git grep to ...?"). A literal made from a question's word ("--short" for "the short format",
-    "DEBUG" for "debug namespaces") is not."""
+    "DEBUG" for "debug namespaces") is not. A dotted name whose last part is a class named in the question is the
+    question's subject, qualified ("apispec.core.APISpec" for "Which APISpec method ...?"); an attribute named after
+    the question's word is not ("r.encoding" for "the encoding used ...")."""
+    dotted = _DOTTED.fullmatch(answer.strip())
+    if dotted:
+        answer = dotted.group(1)
     words = _JOINERS.sub(" ", answer).strip()
     spaced = _spaced(question)
     if not words or words not in spaced:  # most candidates: no pattern to build
