@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 from build_model.docdata.fetch import FetchError, download_and_unpack
@@ -61,24 +62,58 @@ def selected(package: dict, folder: Path) -> list[tuple[str, Path]]:
     return [(f.rel, Path(f.source)) for f in listing.files]
 
 
+LISTING = ".listing"  # in a corpus folder: what it was built from (hidden: ingestion leaves it out)
+
+
 def corpus(docset: dict, cache: Path = CACHE, say=lambda m: None) -> tuple[Path, list[str]]:
-    """The set's corpus folder (rebuilt from the fetched packages) and its files' ids, sorted."""
-    folder = cache / docset["set"] / "corpus"
-    if folder.exists():
-        shutil.rmtree(folder)
-    files: list[str] = []
+    """The set's corpus folder and its files' ids, sorted: the files the set selects from its fetched packages,
+    under ``<set>/corpus/<package name>/...``. The folder is kept while its listing (each file's id, source and
+    size) is what the set selects now; otherwise it is built in a folder of its own and moved into place by
+    renames, so that runs sharing a cache neither copy it each time nor delete it under one another."""
+    chosen: list[tuple[str, Path]] = []
     for package in docset["source"]["packages"]:
         unpacked = fetch(docset["source"]["kind"], package["name"], package["version"], cache, say)
-        chosen = selected(package, unpacked)
-        if not chosen:
+        picked = selected(package, unpacked)
+        if not picked:
             raise FetchError(f"set {docset['set']}: package {package['name']} {package['version']} has no file "
                              f"matching its include/exclude under {package['root']!r}")
-        for rel, path in chosen:
-            target = folder / package["name"] / rel
+        chosen += [(f"{package['name']}/{rel}", path) for rel, path in picked]
+    chosen.sort()
+    listing = "".join(f"{fid}\t{path}\t{path.stat().st_size}\n" for fid, path in chosen)
+    folder = cache / docset["set"] / "corpus"
+    files = [fid for fid, _ in chosen]
+    if _listing(folder) == listing:
+        return folder, files
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix="corpus-", dir=folder.parent))
+    try:
+        for fid, path in chosen:
+            target = fresh / fid
             target.parent.mkdir(parents=True, exist_ok=True)
             try:
                 shutil.copyfile(path, target)
             except OSError as e:
                 raise FetchError(f"set {docset['set']}: cannot copy {path}: {e}") from e
-            files.append(f"{package['name']}/{rel}")
-    return folder, sorted(files)
+        (fresh / LISTING).write_text(listing)
+        stale = fresh.with_name(fresh.name + "-stale")
+        try:
+            folder.rename(stale)  # an older corpus out of the way (another run may have moved it already)
+        except FileNotFoundError:
+            pass
+        try:
+            fresh.rename(folder)
+        except OSError:  # another run put its own in place meanwhile: the same selection, or it says so below
+            if _listing(folder) != listing:
+                raise FetchError(f"set {docset['set']}: {folder} is being rebuilt by another run from another "
+                                 "selection; run again when it is done") from None
+        shutil.rmtree(stale, ignore_errors=True)
+    finally:
+        shutil.rmtree(fresh, ignore_errors=True)
+    return folder, files
+
+
+def _listing(folder: Path) -> str | None:
+    try:
+        return (folder / LISTING).read_text()
+    except OSError:
+        return None

@@ -79,6 +79,25 @@ def test_the_corpus_is_the_selected_files_under_the_package_name(cache, tmp_path
     assert (folder / API).read_bytes() == (HERE / "api" / "client.html").read_bytes()
 
 
+def test_the_corpus_is_kept_while_its_selection_holds_and_replaced_whole_when_it_changes(cache, monkeypatch):
+    """Runs sharing a cache: the second neither copies the files again nor deletes the folder the first reads; a
+    changed selection gets a new folder, moved into place, with nothing left of the old one or of the build."""
+    folder, files = docs_fetch.corpus(SET, cache)
+    copies = []
+    copyfile = shutil.copyfile
+    monkeypatch.setattr(docs_fetch.shutil, "copyfile", lambda a, b: copies.append(b) or copyfile(a, b))
+    inode = folder.stat().st_ino
+    assert docs_fetch.corpus(SET, cache) == (folder, files) and copies == [] and folder.stat().st_ino == inode
+    narrower = copy.deepcopy(SET)
+    narrower["source"]["packages"][0]["include"] = ["*.md"]
+    again, only = docs_fetch.corpus(narrower, cache)
+    assert again == folder and only == [GUIDE] and len(copies) == 1
+    assert not (folder / API).exists() and (folder / GUIDE).is_file()
+    assert sorted(p.name for p in folder.parent.iterdir()) == ["corpus"]  # no build or stale folder left
+    (folder / docs_fetch.LISTING).unlink()  # a corpus laid out before listings: built again
+    assert docs_fetch.corpus(narrower, cache) == (folder, [GUIDE]) and len(copies) == 2
+
+
 def test_gold_answers_are_checked_against_the_extracted_text(cache, tmp_path, capsys):
     sets = write_set(tmp_path / "sets", SET)
     assert run(["--check"], sets, cache) == 0
