@@ -815,3 +815,8 @@ def test_inline_code_is_marked_and_the_text_is_what_it_was_without_marks(name, d
 def test_a_page_s_own_noncharacters_are_not_read_as_code_marks():
     doc = extract("odd.md", "a \ufdd0 b \ufdd1 and `c` d\n".encode())
     assert doc.text == "a b and c d" and _literals(doc) == ["c"]
+    # written as character references, they reach the parsed page: a documentation page drops them there too
+    page = (b'<html><head><meta name="generator" content="Sphinx"></head><body><div class="body"><h1>T</h1>'
+            b"<p>Use &#xFDD0;foo&#xFDD1; and <code>bar</code>.</p></div></body></html>")
+    doc = extract("odd.html", page)
+    assert "Use foo and bar." in doc.text and _literals(doc) == ["bar"]

@@ -177,9 +177,20 @@ def read(root) -> tuple[str, Blocks]:
     heading = _title_heading(content, page_title)
     title = _inline(heading) if heading is not None else page_title
     out = Blocks()
+    _drop_noncharacters(content)
     mark_code(content)
     _Walker(out).container(content)
     return title, out
+
+
+def _drop_noncharacters(content) -> None:
+    """The page's own U+FDD0 and U+FDD1 out of ``content``'s text, which a character reference (``&#xFDD0;``) puts
+    there after ``extract`` dropped the raw bytes: they would read as ``mark_code``'s marks."""
+    for el in content.iter():
+        if el.text and (CODE_OPEN in el.text or CODE_CLOSE in el.text):
+            el.text = unmarked(el.text)
+        if el.tail and (CODE_OPEN in el.tail or CODE_CLOSE in el.tail):
+            el.tail = unmarked(el.tail)
 
 
 def _title_heading(content, page_title: str):

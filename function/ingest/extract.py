@@ -168,13 +168,15 @@ def _literals(marked: str) -> tuple[str, list[tuple[int, int]]]:
     out: list[str] = []
     runs: list[tuple[int, int]] = []
     pos, depth, start = 0, 0, 0
+    last, before = "", ""  # the text's last two characters so far; and before the open run
     for piece in re.split("([\ufdd0\ufdd1])", normalise_block(marked)):
         if piece == CODE_OPEN:
             depth += 1
-            start = pos if depth == 1 else start
+            if depth == 1:
+                start, before = pos, last
         elif piece == CODE_CLOSE:
             if depth == 1 and pos > start:
-                if runs and runs[-1][1] == start and "".join(out)[runs[-1][0]:start].endswith((".", "::")):
+                if runs and runs[-1][1] == start and before[-(start - runs[-1][0]):].endswith((".", "::")):
                     runs[-1] = (runs[-1][0], pos)
                 else:
                     runs.append((start, pos))
@@ -182,6 +184,7 @@ def _literals(marked: str) -> tuple[str, list[tuple[int, int]]]:
         else:
             out.append(piece)
             pos += len(piece)
+            last = (last + piece)[-2:]
     if "".join(out) != block:
         return block, []
     return block, [(a, z) for a, z in runs if "\n" not in block[a:z]]
