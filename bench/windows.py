@@ -10,9 +10,10 @@ and alone (the ``--top-k-passages`` passages BM25 retrieves); and a fourth,
 mostly fit one). Every request is
 answered by every strategy in turn, the order rotating from one question to
 the next, so that a slow spell of the machine hits them all. The cascade is
-off (``QA_CASCADE=0``): a question asked alone reads all its passages at once,
+off (``QA_CASCADE=0``) unless ``--cascade``: a question asked alone reads all its passages at once,
 the padded batch it is measured against (``python -m bench cascade`` measures
-the cascade on top of these runs).
+the cascade on top of these runs; ``--cascade`` compares strategies as the
+function's default runs them, the first passage read first).
 
   padded      all windows as one batch padded to the longest (as before; ``Inference(padded=True)``)
   unpadded    the function's default: each window at its own length, across the cores for a lone
@@ -21,9 +22,11 @@ the cascade on top of these runs).
   buckets     windows grouped by length, each group padded to its longest, one run per group after
               another with every thread (``bucket_groups``: the grouping with the least padding plus a
               per-run cost of ``--run-cost`` tokens); measured here only, not in the function
-  other-session  ``unpadded`` with ``QA_SECOND_SESSION`` the other way round from its default: a lone
-              request's windows spread over a second, 1-thread session, or over the model's own (not run
-              unless named in ``--strategies``)
+  spread      ``unpadded`` with ``QA_SPREAD_WINDOWS`` the other way round from its default (a lone request's
+              windows across the cores, or one after another), on ``unpadded``'s own service and ONNX Runtime
+              session, as a deployment would run either (``Toggled``): two sessions in one process disturb each
+              other (each one's idle intra-op threads spin after its runs) (not run unless named in
+              ``--strategies``)
 
 It reports, per path and strategy: server time (the reply's ``total``) and the
 model's share (``inference``) as p50 / p95 / mean, the median of each
@@ -39,6 +42,7 @@ behind ``function.service.inference.INTRA_OP_EFFICIENCY``. Writes
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
@@ -55,7 +59,7 @@ from bench.in_process import ingest_into, load_squad, open_service
 from bench.stats import latency_summary
 from harness.paths import REPO, SQUAD, default_artifact
 
-STRATEGIES = ("padded", "unpadded", "sequential", "buckets", "other-session")
+STRATEGIES = ("padded", "unpadded", "sequential", "buckets", "spread")
 PATHS = ("context", "passage_ids", "alone", "long_context")
 RESULTS = REPO / "records" / "bench" / "windows"
 
@@ -69,9 +73,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--top-k-passages", type=int, default=5)
     p.add_argument("--threads", type=int, default=0, help="QA_THREADS (0: the CPUs this process may use)")
     p.add_argument("--strategies", nargs="+", choices=STRATEGIES,
-                   default=[s for s in STRATEGIES if s != "other-session"])
+                   default=[s for s in STRATEGIES if s != "spread"])
     p.add_argument("--run-cost", type=int, default=64, help="buckets: one more run's cost, in padded tokens")
     p.add_argument("--warmup", type=int, default=5, help="questions asked first and not recorded")
+    p.add_argument("--cascade", action="store_true",
+                   help="the cascade on (QA_CASCADE=1, the function's default): a question alone reads its first "
+                        "passage first")
     p.add_argument("--out", type=Path, default=RESULTS)
     return p.parse_args(argv)
 
@@ -131,25 +138,46 @@ def bucket_inference(settings, cpus: int, run_cost: int):
     return Buckets(settings, cpus)
 
 
+class Toggled:
+    """``service`` answering with its inference settings changed (``changes``) for each request: a second strategy
+    on the same ONNX Runtime session, whose run counters it shares."""
+
+    def __init__(self, service, **changes):
+        self.service, self.changes = service, changes
+
+    @property
+    def rt(self):
+        return self.service.rt
+
+    def answer(self, req):
+        inference = self.service.rt.inference
+        before = inference._settings
+        inference._settings = dataclasses.replace(before, **self.changes)
+        try:
+            return self.service.answer(req)
+        finally:
+            inference._settings = before
+
+
 def services(env: dict, strategies: list[str], run_cost: int) -> dict:
-    """One ``QAService`` per strategy over the same store (the first one's)."""
+    """One ``QAService`` per strategy over the same store (the first one's); ``spread`` on ``unpadded``'s."""
+    from function.config import Settings
     from function.cpus import available_cpus
 
     out = {}
-    for name in strategies:
+    for name in [s for s in strategies if s != "spread"] + (["unpadded"] if "spread" in strategies else []):
+        if name in out:
+            continue
         mode = "serial" if name in ("sequential", "buckets") else "adaptive"
-        other = {}
-        if name == "other-session":
-            from function.config import Settings
-
-            other = {"QA_SECOND_SESSION": "0" if Settings.from_env({}).second_session else "1"}
-        service = open_service({**env, "QA_INFERENCE_MODE": mode, **other})
+        service = open_service({**env, "QA_INFERENCE_MODE": mode})
         if name == "padded":
             service.rt.inference.padded = True
         elif name == "buckets":
             service.rt.inference = bucket_inference(service.rt.settings, available_cpus(), run_cost)
         out[name] = service
-    return out
+    if "spread" in strategies:
+        out["spread"] = Toggled(out["unpadded"], spread_windows=not Settings.from_env({}).spread_windows)
+    return {name: out[name] for name in list(dict.fromkeys(strategies)) + [n for n in out if n not in strategies]}
 
 
 def requests_of(question: dict, texts: dict, top_k_passages: int, max_tokens: int) -> dict:
@@ -283,7 +311,8 @@ def markdown(result: dict) -> str:
              f"`{result['command']}`", "",
              f"Model `{result['artifact']['name']}` ({result['artifact']['artifact_hash'][:12]}), "
              f"{result['corpus_paragraphs']} paragraphs (train.json + dev.json) in SQLite, {result['questions']} "
-             f"dev questions on each path, answer cache and cascade off; {m['cpu']}, {m['available_cpus']} CPUs, "
+             f"dev questions on each path, answer cache off, cascade {'on' if result.get('cascade') else 'off'}; "
+             f"{m['cpu']}, {m['available_cpus']} CPUs, "
              f"QA_THREADS={result['threads'] or 'all'}; load average at start {m['load_average_at_start']}, at the end "
              f"{result.get('load_average_at_end')} (other work than a training job shows here only).", ""]
     if not m["quiet"]:
@@ -329,7 +358,7 @@ def main(argv=None) -> int:
     names = list(dict.fromkeys(args.strategies))
     with tempfile.TemporaryDirectory() as tmp:
         env = {"QA_ARTIFACT_DIR": str(artifact), "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(Path(tmp) / "p.sqlite"),
-               "QA_CACHE": "0", "QA_THREADS": str(args.threads), "QA_CASCADE": "0"}
+               "QA_CACHE": "0", "QA_THREADS": str(args.threads), "QA_CASCADE": "1" if args.cascade else "0"}
         by_name = services(env, names, args.run_cost)
         seconds = ingest_into(next(iter(by_name.values())), records)
         log(f"{len(records)} paragraphs ingested in {seconds:.1f} s; {len(dev)} questions x {len(PATHS)} paths x "
@@ -343,7 +372,8 @@ def main(argv=None) -> int:
               "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
               "artifact": {"path": os.path.relpath(artifact, REPO), "name": manifest.name,
                            "artifact_hash": manifest.artifact_hash},
-              "machine": described, "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+              "machine": described, "cascade": args.cascade,
+              "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
               "threads": args.threads, "corpus_paragraphs": len(records),
               "questions": len(dev) - args.warmup, "top_k_passages": args.top_k_passages, "run_cost": args.run_cost,
               "runs": runs, "speedup": gains, "paths": summarise(rows, dev, names), "requests": rows}

@@ -80,6 +80,11 @@ VARIABLES: tuple[Variable, ...] = (
              "first time requests overlap (`1`: the weights held twice from then on, about 25-37 MB), or on the "
              "model's own session (`0`: 0.87-0.92x the requests/s on 384-token windows at 2-8 clients; "
              "docs/benchmarks.md#one-session-or-two)."),
+    Variable("QA_SPREAD_WINDOWS", "0", "`adaptive` mode with more than one CPU: `1` runs the windows of a request "
+             "that runs alone (a question asked alone reads 5 passages) concurrently across the cores where that is "
+             "predicted to finish sooner; `0` runs them one after another with every CPU. On a quiet 2-CPU Intel "
+             "host one after another was 0.79x the server time with the cascade, 0.93x without "
+             "(docs/benchmarks.md#windows-without-padding, which says how to measure your host)."),
     Variable("QA_MEMORY_TRIM", "1", "Hand the memory that concurrent model runs freed back to the system once a "
              "burst of overlapping requests is over (glibc's `malloc_trim`, 0.5 s after the last one ends, off the "
              "request path; requests one at a time never trigger it). `0`: keep it, as glibc does by default "
@@ -183,6 +188,7 @@ class Settings:
     inference_concurrency: int
     inference_mode: str
     second_session: bool  # adaptive: a 1-thread session beside the wide one
+    spread_windows: bool  # adaptive: a lone request's windows across the cores
     memory_trim: bool  # malloc_trim once a burst of overlapping requests is over
     batch_max_windows: int
     batch_wait_ms: float
@@ -273,6 +279,7 @@ class Settings:
             inference_concurrency=integer("QA_INFERENCE_CONCURRENCY"),
             inference_mode=mode,
             second_session=flag("QA_SECOND_SESSION"),
+            spread_windows=flag("QA_SPREAD_WINDOWS"),
             memory_trim=flag("QA_MEMORY_TRIM"),
             batch_max_windows=integer("QA_BATCH_MAX_WINDOWS", 1),
             batch_wait_ms=batch_wait_ms,

@@ -52,17 +52,19 @@ def test_a_whole_run_on_the_tiny_model_compares_every_strategy_on_every_path(tin
                                       "answers": [{"text": "The Loire", "answer_start": 0}]}]}]}]}))
     out = tmp_path / "out"
     assert main(["--artifact", str(tiny_artifact.folder), "--data", str(data), "--questions", "4", "--warmup", "1",
-                 "--threads", "2", "--strategies", "padded", "unpadded", "sequential", "buckets", "other-session",
+                 "--threads", "2", "--strategies", "padded", "unpadded", "sequential", "buckets", "spread",
                  "--out", str(out)]) == 0
     result = json.loads((out / "windows.json").read_text())
     assert set(result["paths"]) == {"context", "passage_ids", "alone", "long_context"}
     for path in result["paths"].values():
-        assert set(path["strategies"]) == {"padded", "unpadded", "sequential", "buckets", "other-session"}
+        assert set(path["strategies"]) == {"padded", "unpadded", "sequential", "buckets", "spread"}
         assert path["strategies"]["padded"]["same_answer_as_padded"] == 1.0
         assert path["strategies"]["unpadded"]["same_answer_as_padded"] == 1.0  # a float model: the same answers
         assert path["strategies"]["buckets"]["same_answer_as_padded"] == 1.0
-        assert path["strategies"]["other-session"]["same_answer_as_padded"] == 1.0  # QA_SECOND_SESSION flipped
+        assert path["strategies"]["spread"]["same_answer_as_padded"] == 1.0  # QA_SPREAD_WINDOWS flipped
     for path in ("alone", "long_context"):
         assert result["paths"][path]["windows_mean"] > 1 and result["paths"][path]["tokens_share_of_padded"] < 1
     assert result["runs"]["padded"]["spread_runs"] == 0 and result["runs"]["buckets"]["runs"] > 0
+    # the lone questions spread over the cores: by the toggled strategy alone (its counters are unpadded's)
+    assert result["runs"]["spread"]["spread_runs"] > 0
     assert "| alone |" in (out / "windows.md").read_text()

@@ -188,7 +188,8 @@ def test_a_lone_request_spread_over_the_cores_stops_or_reads_on_as_the_full_read
     """adaptive mode, 2 threads: the first passage's windows and the others' start together; a settled question
     keeps the first passage's answer, an unsettled one the full read's."""
     env = {"QA_ARTIFACT_DIR": str(artifact), "QA_CACHE": "0", "QA_STORE": "sqlite",
-           "QA_SQLITE_PATH": str(tmp_path / "p.sqlite"), "QA_INFERENCE_MODE": "adaptive", "QA_THREADS": "2"}
+           "QA_SQLITE_PATH": str(tmp_path / "p.sqlite"), "QA_INFERENCE_MODE": "adaptive", "QA_THREADS": "2",
+           "QA_SPREAD_WINDOWS": "1"}
     off, on = open_service({**env, "QA_CASCADE": "0"}), open_service({**env, "QA_CASCADE": "1"})
     ingest_into(off, records)
     on.rt.model()

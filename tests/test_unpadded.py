@@ -123,7 +123,7 @@ def questions(records):
 def services(folder, tmp_path, records, mode="adaptive"):
     env = {"QA_ARTIFACT_DIR": str(folder), "QA_CACHE": "0", "QA_STORE": "sqlite",
            "QA_SQLITE_PATH": str(tmp_path / "p.sqlite"), "QA_INFERENCE_MODE": mode,
-           "QA_INFERENCE_CONCURRENCY": "2", "QA_THREADS": "2"}
+           "QA_INFERENCE_CONCURRENCY": "2", "QA_THREADS": "2", "QA_SPREAD_WINDOWS": "1"}
     padded, unpadded = open_service(env), open_service(env)
     padded.rt.inference.padded = True
     ingest_into(padded, records)
@@ -184,10 +184,14 @@ def test_concurrent_unpadded_requests_get_the_padded_answers_in_every_mode(absta
         assert_same_reply(g, want)
 
 
-def test_a_lone_request_spreads_its_windows_only_in_adaptive_mode_with_runs_beside_it_allowed(tiny_artifact):
+def test_a_lone_request_spreads_its_windows_only_when_asked_in_adaptive_mode_with_runs_beside_it_allowed(
+        tiny_artifact):
     env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_THREADS": "2"}
-    for mode, concurrency, spread in (("adaptive", "2", True), ("adaptive", "1", False), ("serial", "1", False)):
-        svc = open_service({**env, "QA_INFERENCE_MODE": mode, "QA_INFERENCE_CONCURRENCY": concurrency})
+    for mode, concurrency, asked, spread in (("adaptive", "2", "1", True), ("adaptive", "2", None, False),
+                                             ("adaptive", "2", "0", False), ("adaptive", "1", "1", False),
+                                             ("serial", "1", "1", False)):
+        svc = open_service({**env, "QA_INFERENCE_MODE": mode, "QA_INFERENCE_CONCURRENCY": concurrency,
+                            **({} if asked is None else {"QA_SPREAD_WINDOWS": asked})})
         model = svc.rt.model()
         enc = model.tokenizer.encode(" ".join(["The Normans gave their name to Normandy, a region in France."] * 8))
         batch = prepare(model.tokenizer.encode("Who?").ids, [PassageTokens(enc.ids, enc.offsets)] * 2, model.spec)

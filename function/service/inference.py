@@ -21,10 +21,13 @@
 
 Whatever the mode, a request's windows run each at its own length, not padded
 to its longest (``function.model.unpadded``): one after another on the
-session its run was given, except where a request runs alone in ``adaptive``
-mode and its windows finish sooner spread over the cores, one per core, each
-on the wide session (``unpadded.spreads``; quicker than on the 1-thread one,
-docs/benchmarks.md#one-session-or-two). ``batch`` mode still stacks whole
+session its run was given. With ``QA_SPREAD_WINDOWS=1``, a request that runs
+alone in ``adaptive`` mode spreads its windows over the cores, one per core,
+each on the wide session, where ``unpadded.spreads`` predicts that finishes
+sooner; off by default: measured quietly on one session, one after another
+with every CPU was faster (docs/benchmarks.md#windows-without-padding; the
+earlier measurements that chose spreading ran beside a training job, where
+more threads win a larger share of the CPUs). ``batch`` mode still stacks whole
 requests into one padded run. ``padded=True`` runs each request's windows as
 one padded batch instead, as before: for measuring against it.
 
@@ -46,8 +49,9 @@ from function.config import Settings
 # One window on n intra-op threads is taken to run about n times this as fast as on one: what ``unpadded.spreads``
 # weighs a spread against. Measured quietly on 2 CPUs: 1.84-1.91x for 128-384 tokens (0.92-0.95), but spreading a
 # lone question's 5 windows over the wide session beat running them one after another by more than that predicts
-# (49.8 against 65.7 ms p50, docs/benchmarks.md#one-session-or-two), so the lower value, which spreads more
-# often, stays.
+# (49.8 against 65.7 ms p50, docs/benchmarks.md#one-session-or-two) beside a training job, so the lower value,
+# which spreads more often, stays for QA_SPREAD_WINDOWS=1 (off by default: quietly, on one session, one after
+# another was faster).
 INTRA_OP_EFFICIENCY = 0.85
 
 if TYPE_CHECKING:
@@ -87,6 +91,13 @@ class Inference:
         return {"mode": self.mode, "runs_at_a_time": self.runs_at_a_time, "threads_per_run": self.threads,
                 "sessions": self.sessions + (self.narrow_load_ms is not None),
                 "windows": "padded" if self.padded else "unpadded"}
+
+    def _spreads(self, batch: Batch) -> bool:
+        """Whether a lone request's windows go across the cores (``QA_SPREAD_WINDOWS``, where predicted sooner)."""
+        from function.model.unpadded import spreads
+
+        return self._settings.spread_windows and spreads(batch, self.threads,
+                                                         max(1.0, self.threads * INTRA_OP_EFFICIENCY))
 
     def _second_session(self) -> bool:
         return self.mode == "adaptive" and self.runs_at_a_time > 1 and self._settings.second_session
@@ -145,21 +156,18 @@ class Inference:
         first passage's) and True where ``settles`` says that they settle the question, else every window's
         and False.
 
-        A lone request whose windows would spread over the cores (``adaptive``) runs the others beside the
-        first passage's from the start, the first passage's first, and drops those not yet begun once they
-        settle it: a question the first passage does not settle then waits no longer than without the
+        A lone request whose windows spread over the cores (``adaptive``, ``QA_SPREAD_WINDOWS``) runs the others
+        beside the first passage's from the start, the first passage's first, and drops those not yet begun once
+        they settle it: a question the first passage does not settle then waits no longer than without the
         cascade (the window under way on another core when it stops is finished, unread). Otherwise the first
         passage's windows run, then the others' if need be.
         """
-        from function.model.unpadded import spreads
-
         if self.mode == "adaptive" and not self.padded and self.runs_at_a_time > 1:
             t0 = time.perf_counter()
             with self.slots:
                 queue_ms = (time.perf_counter() - t0) * 1000
                 with self._lock:
-                    spread = self._active == 0 and spreads(batch, self.threads,
-                                                           max(1.0, self.threads * INTRA_OP_EFFICIENCY))
+                    spread = self._active == 0 and self._spreads(batch)
                     if spread:
                         self._active += 1
                         self.spread_runs += 1
@@ -213,12 +221,9 @@ class Inference:
         return run_unpadded(infer, batch)
 
     def _adaptive(self, model: Model, batch: Batch) -> tuple[np.ndarray, np.ndarray]:
-        from function.model.unpadded import spreads
-
         with self._lock:
             alone = self._active == 0 or self.runs_at_a_time == 1
-            spread = (alone and not self.padded and self.runs_at_a_time > 1
-                      and spreads(batch, self.threads, max(1.0, self.threads * INTRA_OP_EFFICIENCY)))
+            spread = alone and not self.padded and self.runs_at_a_time > 1 and self._spreads(batch)
             infer = model.infer if alone else self._beside(model)
             self._active += 1
             if spread:
