@@ -106,7 +106,8 @@ VARIABLES: tuple[Variable, ...] = (
              "`passage_ids`, when the request does not say (`top_k_passages`)."),
     Variable("QA_MAX_TOP_K_PASSAGES", "20", "Largest `top_k_passages`."),
     Variable("QA_CASCADE", "1", "A question asked alone reads its best-ranked passage first and the others only "
-             "when the model is not sure of an answer there (1), or reads them all at once (0) "
+             "when the model is not sure of an answer there, nor sees one in a passage retrieval put well ahead "
+             "(1), or reads them all at once (0) "
              "(docs/retrieval.md, \"Reading less: the cascade\")."),
     Variable("QA_MAX_ANSWER_TOKENS", "64", "Largest `max_answer_tokens`."),
     Variable("QA_LOG_TEXT_CHARS", "100", "Characters of the question written to logs (0: none)."),

@@ -174,6 +174,18 @@ def test_settled_needs_a_likely_span_and_a_margin_below_both_limits():
     assert cascade.settled(start, end, b, 30, THRESHOLD, blocks=[np.zeros(8, dtype=np.int64)])
 
 
+def test_a_first_passage_well_ahead_in_retrieval_settles_with_a_less_likely_span_but_never_a_no_answer_one():
+    b = build_batch([11, 12], [np.arange(100, 108)], SPEC)
+    cs = b.context_start
+    start, end = np.zeros(b.input_ids.shape), np.zeros(b.input_ids.shape)
+    start[0, cs:cs + 2], end[0, cs + 1:cs + 3] = 12.0, 12.0  # two likely starts and ends: p ~ 0.25, margin -24
+    assert not cascade.settled(start, end, b, 30, THRESHOLD)
+    assert not cascade.settled(start, end, b, 30, THRESHOLD, lead=cascade.MIN_LEAD - 0.01)
+    assert cascade.settled(start, end, b, 30, THRESHOLD, lead=cascade.MIN_LEAD)
+    start[0, 0], end[0, 0] = 40.0, 40.0  # [CLS] above every span: looks unanswerable, whatever retrieval says
+    assert not cascade.settled(start, end, b, 30, THRESHOLD, lead=10.0)
+
+
 def test_rows_and_first_windows_cut_a_batch_at_its_first_passage():
     b = build_batch([11], [np.arange(100, 120), np.arange(200, 205)], SPEC)
     n = cascade.first_windows(b)

@@ -8,7 +8,9 @@ from them when both
 
 - the reader's own probability of its best span there (``p_start * p_end``, each
   window normalised over its [CLS] and its passage tokens: the score of a
-  ``passage_ids`` answer) is at least ``MIN_SPAN_PROBABILITY``, and
+  ``passage_ids`` answer) is at least ``MIN_SPAN_PROBABILITY``, or retrieval
+  ranks that passage well ahead of the next (its score at least ``MIN_LEAD``
+  times the second passage's: ``lead``), and
 - the no-answer margin of those windows (``decode.null_score``: [CLS] against
   the best span, raw logits) is at most ``MAX_MARGIN`` and at most the
   artifact's no-answer threshold, so a first passage that looks unanswerable
@@ -18,7 +20,7 @@ from them when both
 Otherwise the remaining passages' windows run, and the answer is decoded from
 every window's logits exactly as a full read decodes them (each window runs at
 its own length, ``function.model.unpadded``, so its logits do not depend on what
-ran beside it). The two thresholds were chosen on the SQuAD dev questions asked
+ran beside it). The thresholds were chosen on the SQuAD dev questions asked
 alone (figures and the command in docs/retrieval.md, "Reading less: the
 cascade"), so the dev F1 of the cascade is not an unbiased figure.
 """
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
 
 MIN_SPAN_PROBABILITY = 0.4
 MAX_MARGIN = -8.0
+MIN_LEAD = 1.3
 
 
 def first_windows(batch: Batch) -> int:
@@ -43,14 +46,16 @@ def first_windows(batch: Batch) -> int:
 
 def settled(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch, max_answer_tokens: int,
             no_answer_threshold: float | None, min_probability: float = MIN_SPAN_PROBABILITY,
-            max_margin: float = MAX_MARGIN, blocks: list[np.ndarray] | None = None) -> bool:
-    """Whether these windows (the first passage's) settle the question: the model is sure of a span in them.
-    ``blocks``: the passage's tokens' paragraphs (``decode.paragraphs``), so that, as in the answer, a span
-    across a blank line does not count."""
+            max_margin: float = MAX_MARGIN, blocks: list[np.ndarray] | None = None,
+            lead: float | None = None) -> bool:
+    """Whether these windows (the first passage's) settle the question: the model is sure of a span in them,
+    or retrieval put their passage ``lead`` >= ``MIN_LEAD`` times the second's score and the model sees an answer
+    there (the margin). ``blocks``: the passage's tokens' paragraphs (``decode.paragraphs``), so that, as in the
+    answer, a span across a blank line does not count."""
     from function.model.decode import best_spans, null_score
 
     spans = best_spans(start_logits, end_logits, batch, 1, max_answer_tokens, blocks=blocks)
-    if not spans or spans[0].score < min_probability:
+    if not spans or (spans[0].score < min_probability and (lead is None or lead < MIN_LEAD)):
         return False
     margin = null_score(start_logits, end_logits, batch, max_answer_tokens).margin
     limit = max_margin if no_answer_threshold is None else min(max_margin, no_answer_threshold)

@@ -289,9 +289,11 @@ class QAService:
         no_answer = model.manifest.no_answer
         threshold = None if no_answer is None else float(no_answer["threshold"])
         blocks = [paragraphs(reading.texts[0], reading.tokens[0].offsets)]
+        scores = [r["score"] for r in reading.retrieved or []]  # the retrieval's, best first
+        lead = scores[0] / scores[1] if len(scores) > 1 and scores[1] > 0 else None
         ran, stopped = self.rt.inference.run_first(
             model, batch, n, lambda start, end: cascade.settled(start, end, first, req.max_answer_tokens, threshold,
-                                                                blocks=blocks))
+                                                                blocks=blocks, lead=lead))
         return first if stopped else batch, ran.start_logits, ran.end_logits, ran.queue_ms
 
     @staticmethod
