@@ -83,7 +83,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("QA_SPREAD_WINDOWS", "0", "`adaptive` mode with more than one CPU: `1` runs the windows of a request "
              "that runs alone (a question asked alone reads 5 passages) concurrently across the cores where that is "
              "predicted to finish sooner; `0` runs them one after another with every CPU. On a quiet 2-CPU Intel "
-             "host one after another was 0.79x the server time with the cascade, 0.93x without "
+             "host one after another took 0.86x the server time (p50) with the cascade, 0.90x without "
              "(docs/benchmarks.md#windows-without-padding, which says how to measure your host)."),
     Variable("QA_MEMORY_TRIM", "1", "Hand the memory that concurrent model runs freed back to the system once a "
              "burst of overlapping requests is over (glibc's `malloc_trim`, 0.5 s after the last one ends, off the "
