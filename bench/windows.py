@@ -164,10 +164,10 @@ def services(env: dict, strategies: list[str], run_cost: int) -> dict:
     from function.config import Settings
     from function.cpus import available_cpus
 
+    names = list(dict.fromkeys(strategies))
+    own = [n for n in names if n != "spread"] + (["unpadded"] if "spread" in names and "unpadded" not in names else [])
     out = {}
-    for name in [s for s in strategies if s != "spread"] + (["unpadded"] if "spread" in strategies else []):
-        if name in out:
-            continue
+    for name in own:
         mode = "serial" if name in ("sequential", "buckets") else "adaptive"
         service = open_service({**env, "QA_INFERENCE_MODE": mode})
         if name == "padded":
@@ -177,7 +177,7 @@ def services(env: dict, strategies: list[str], run_cost: int) -> dict:
         out[name] = service
     if "spread" in strategies:
         out["spread"] = Toggled(out["unpadded"], spread_windows=not Settings.from_env({}).spread_windows)
-    return {name: out[name] for name in list(dict.fromkeys(strategies)) + [n for n in out if n not in strategies]}
+    return {name: out[name] for name in names + [n for n in own if n not in names]}
 
 
 def requests_of(question: dict, texts: dict, top_k_passages: int, max_tokens: int) -> dict:
