@@ -220,3 +220,13 @@ def test_a_lone_request_spread_over_the_cores_stops_or_reads_on_as_the_full_read
         assert all(a["passage_id"] == stopped.payload["retrieved"][0]["passage_id"]
                    for a in stopped.payload["answers"])
     assert on.rt.inference.spread_runs  # some of them ran spread over the cores
+
+
+def test_the_lead_is_the_first_retrieval_score_over_the_second_as_the_index_gave_them_not_as_the_reply_rounds():
+    from function.service.pipeline import Reading
+
+    tiny = Reading([], [], [], retrieved=[{"score": 0.0001}, {"score": 0.0001}], scores=[0.00013, 0.0001])
+    assert tiny.lead() == pytest.approx(1.3)  # the reply's rounded scores would say 1.0
+    assert Reading([], [], [], scores=[2.0]).lead() is None  # one passage: nothing to be ahead of
+    assert Reading([], [], [], scores=[2.0, 0.0]).lead() is None
+    assert Reading([], [], []).lead() is None  # a context or passage ids: no retrieval

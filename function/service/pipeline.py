@@ -83,15 +83,22 @@ class Reading:
     retrieved: list[dict] | None = None  # retrieval: what the reply says about the passages
     doc_starts: list[int | None] | None = None  # where each passage starts in its document's text, if known
     marks: list[np.ndarray] | None = None  # each passage's inline code spans (``Passage.code_spans``), if stored
+    scores: list[float] | None = None  # retrieval: the passages' scores as the index gave them (the reply rounds)
 
     @classmethod
     def of_stored(cls, stored: list[Passage], retrieved: list[dict] | None = None,
-                  bias: np.ndarray | None = None) -> Reading:
+                  bias: np.ndarray | None = None, scores: list[float] | None = None) -> Reading:
         from function.model.reader import PassageTokens
 
         return cls([PassageTokens(p.ids, p.char_offsets) for p in stored], [p.text for p in stored],
                    [_passage_meta(p) for p in stored], bias, retrieved, [p.start for p in stored],
-                   [p.code_spans for p in stored])
+                   [p.code_spans for p in stored], scores)
+
+    def lead(self) -> float | None:
+        """How far retrieval put the first passage ahead: its score over the second's (None: fewer than two
+        passages, or a second scored 0)."""
+        s = self.scores or []
+        return s[0] / s[1] if len(s) > 1 and s[1] > 0 else None
 
     def located(self, passage: int, start: int, end: int) -> dict:
         """The answer's offsets in its document's extracted text, where the passage records its span."""
@@ -289,8 +296,7 @@ class QAService:
         no_answer = model.manifest.no_answer
         threshold = None if no_answer is None else float(no_answer["threshold"])
         blocks = [paragraphs(reading.texts[0], reading.tokens[0].offsets)]
-        scores = [r["score"] for r in reading.retrieved or []]  # the retrieval's, best first
-        lead = scores[0] / scores[1] if len(scores) > 1 and scores[1] > 0 else None
+        lead = reading.lead()
         ran, stopped = self.rt.inference.run_first(
             model, batch, n, lambda start, end: cascade.settled(start, end, first, req.max_answer_tokens, threshold,
                                                                 blocks=blocks, lead=lead))
@@ -322,7 +328,8 @@ class QAService:
             hits = self.retrieve(req.question, req.top_k_passages, req.where, corpus)
             timer.lap("retrieve")
             stored, retrieved, bias = self._read_retrieved(hits, n_question, model, req.passages, corpus)
-            reading = Reading.of_stored(stored, retrieved, bias)
+            score = {h.passage_id: h.score for h in hits}
+            reading = Reading.of_stored(stored, retrieved, bias, [score[p.id] for p in stored])
         timer.lap("fetch")
         return reading
 
