@@ -414,36 +414,3 @@ def test_inline_code_of_an_ingested_page_reaches_the_reader(tiny_artifact, monke
     service.answer(QARequest("Which method declares a mandatory option?", text, None, top_k=3, max_answer_tokens=30,
                              abstain=False))
     assert seen == []  # a context brings no marks: nothing to lift
-
-
-@pytest.mark.parametrize("text, mark, span, widened", [
-    ("filter with tcp.port in {80, 443, 8080} here", "tcp.port in {80, 443, 8080}", "tcp.port",
-     "tcp.port in {80, 443, 8080}"),  # an expression written as one piece of code: the whole piece
-    ("capture tcp port 23 and host 10.0.0.5 only", "tcp port 23 and host 10.0.0.5", "port 23",
-     "tcp port 23 and host 10.0.0.5"),
-    ("call json.dumps(obj) now", "json.dumps(obj)", "json.dumps", "json.dumps"),  # a name its piece calls: the name
-    ("set index=0 to pop the first", "index=0", "index", "index"),  # a name its piece gives a value: the name
-    ("call .opts() now", ".opts()", "opts", "opts"),  # already the piece (a leading "." and "()" aside)
-    ("run it\nnow", "run it\nnow", "run", "run"),  # a piece over two lines is not widened to
-    ("x " + "a" * 90 + " y", "a" * 90, "a" * 10, "a" * 10),  # nor one longer than WIDEST_CODE
-])
-def test_a_span_inside_a_piece_of_code_is_widened_to_the_piece(text, mark, span, widened):
-    from function.model.reader import whole_code
-
-    marks = np.array([at(text, mark)])
-    a, z = whole_code(text, marks, *at(text, span))
-    assert text[a:z] == widened
-    assert whole_code(text, None, *at(text, span)) == at(text, span)
-
-
-def test_a_question_for_a_name_gets_the_whole_piece_of_code_and_another_question_the_span():
-    text = "Use the filter tcp.port in {80, 443} for both."
-    passage, b, start, end = _two_spans(text, "tcp.port", "both.", [6.0, 1.0], [6.0, 1.0])
-    marks = [np.array([at(text, "tcp.port in {80, 443}")])]
-
-    def best(question):
-        [found] = answers_from_logits(start, end, b, [passage], 1, 30, texts=[text], question=question, marks=marks)
-        return text[found.start:found.end]
-
-    assert best("How do I show packets on port 80 or 443?") == "tcp.port in {80, 443}"
-    assert best("Why are ports filtered?") == "tcp.port"  # not a question for a name: the span as read

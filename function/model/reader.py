@@ -209,29 +209,6 @@ def is_code(text: str, marks: np.ndarray | None, start: int, end: int) -> bool:
     return any(_bare(text, int(a), int(z)) == want for a, z in marks if a < end and z > start)
 
 
-# The longest piece of inline code an answer is widened to (``whole_code``): an expression or a command on one line.
-WIDEST_CODE = 80
-
-
-def whole_code(text: str, marks: np.ndarray | None, start: int, end: int) -> tuple[int, int]:
-    """``text[start:end]`` widened to the marked piece of inline code it lies inside (``marks``: (start, end) rows),
-    where it is not that piece already (``is_code``'s comparison) and the piece is on one line, at most
-    ``WIDEST_CODE`` characters: documentation writes an expression or a command as one code element, and a part of it
-    ("tcp.port" of ``tcp.port in {80, 443, 8080}``) is seldom what is asked. A name the piece goes on to call or to give
-    a value ("json.dumps" of ``json.dumps(obj)``, "index" of ``index=0``) stays the name. For questions that ask for
-    a name (``NAME_QUESTION``), as ``answers_from_logits`` applies it; chosen on the documentation benchmark's dev part
-    (docs/documents.md)."""
-    if marks is None or not len(marks) or start >= end:
-        return start, end
-    want = _bare(text, start, end)
-    for a, z in marks:
-        a, z = int(a), int(z)
-        if (a <= start and end <= z and z - a <= WIDEST_CODE and "\n" not in text[a:z] and _bare(text, a, z) != want
-                and text[end:end + 1] not in ("(", "=")):
-            return trim(text, a, z)
-    return start, end
-
-
 def shape(text: str, start: int, end: int, question: str | None = None) -> tuple[int, int]:
     """A span's characters as an answer: no white space at either end (``trim``), ended with its line
     (``line_end``), a name or a shell command whole (``whole_name``, ``command_line``), a term without its
@@ -272,9 +249,7 @@ def answers_from_logits(
     never cut (``whole_name``), a command at a shell prompt is whole (``command_line``), and a term is not
     followed into its description (``term_of_entry``).
     With the ``question`` too, a question about a file or directory gets the path a span holds
-    (``path_in_answer``); where it asks for a name (``NAME_QUESTION``) and the passages' ``marks`` are given, a span
-    inside a piece of inline code is widened to the piece (``whole_code``); and the best ``CANDIDATES`` spans are
-    ranked again with ``sentence_weight``
+    (``path_in_answer``), and the best ``CANDIDATES`` spans are ranked again with ``sentence_weight``
     (default: ``sentence.WEIGHT`` with a ``passage_bias``, for retrieved passages, else
     ``sentence.WEIGHT_GIVEN``) times the share of the question's terms their sentence holds
     (``function.model.sentence``) added to their logits, less ``sentence.ECHO`` for a span that is the question's
@@ -287,8 +262,6 @@ def answers_from_logits(
     answer is then chosen within it as if the request had named it (``_within_chosen_passage``).
     """
     # a few spare candidates stand in for spans of white space only
-    widen = (marks is not None and question is not None and any(m is not None and len(m) for m in marks)
-             and bool(NAME_QUESTION.search(question)))
     spare = 0 if texts is None else 2
     blocks = None if texts is None else [paragraphs(t, p.offsets) for t, p in zip(texts, passages, strict=True)]
     if sentence_weight is None:
@@ -302,8 +275,6 @@ def answers_from_logits(
         start, end = int(offsets[s.token_start, 0]), int(offsets[s.token_end, 1])
         if texts is not None:
             start, end = shape(texts[s.passage], start, end, question)
-            if widen and start < end:
-                start, end = whole_code(texts[s.passage], marks[s.passage], start, end)
         found.append(Answer(s.passage, start, end, s.score))
     if ranked:
         # across retrieved passages a heading's span still tells which passage answers; within it, not what
