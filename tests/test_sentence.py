@@ -414,3 +414,30 @@ def test_inline_code_of_an_ingested_page_reaches_the_reader(tiny_artifact, monke
     service.answer(QARequest("Which method declares a mandatory option?", text, None, top_k=3, max_answer_tokens=30,
                              abstain=False))
     assert seen == []  # a context brings no marks: nothing to lift
+
+
+@pytest.mark.parametrize("span, option", [
+    ("-k", True), ("--prune", True), ("-h, --help", True), ("-h,--help", True), ("--depth=<depth>", True),
+    ("--set-upstream", True), ("-c <count>", True),
+    ("helpOption", False), ("git fetch --prune", False), ("-", False), ("--", False), ("key=val", False),
+    ("e", False), ("The -k", False),
+])
+def test_is_option_says_whether_a_span_is_a_command_line_option_or_a_list_of_its_forms(span, option):
+    from function.model.reader import is_option
+
+    assert is_option(span) is option
+
+
+def test_where_a_question_asks_for_an_option_a_span_that_is_one_is_lifted():
+    text = "Start it with helpOption or -h to print the help."
+    # the reader prefers the method's name (6 + 5.5) to the flag (5 + 5)
+    passage, b, start, end = _two_spans(text, "helpOption", "-h", [6.0, 5.0], [5.5, 5.0])
+
+    def best(question):
+        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question)
+        assert sum(a.score for a in found) <= 1.0 + 1e-9
+        return text[found[0].start:found[0].end]
+
+    assert best("Which option prints the help?") == "-h"
+    assert best("Which flag prints the help?") == "-h"
+    assert best("Which method prints the help?") == "helpOption"  # not a question for an option

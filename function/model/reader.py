@@ -41,6 +41,14 @@ HEADING = 30.0
 # documentation benchmark's dev part (docs/documents.md: 2 and 4 gained alike, a cut to the code inside an answer
 # lost; "How do I" by a second rule); SQuAD's paragraphs and plain text hold no marks.
 CODE = 2.0
+# Where a question asks for an option, a flag or a switch (``OPTION_QUESTION``), a span that is a command-line option
+# or a list of its forms (``is_option``: "-k", "--prune", "-h, --help") gains ``OPTION`` logits in the same ranking:
+# the answer type the question names. The size of ``CODE``, not tuned; kept on the documentation benchmark's dev part
+# (docs/documents.md: one answer right, three made exact: "a" -> "-a"); no SQuAD dev question matches.
+OPTION = 2.0
+OPTION_QUESTION = re.compile(r"\b(?:options?|flags?|switch(?:es)?)\b", re.IGNORECASE)
+_ONE_OPTION = r"--?[A-Za-z0-9?][\w.-]*(?:=<?[\w.|-]+>?| <[\w.|-]+>)?"
+_OPTION = re.compile(rf"{_ONE_OPTION}(?:\s*,\s*{_ONE_OPTION})*")
 NAME_QUESTION = re.compile(
     r"^\s*which\b|^\s*what\b(?:\s+[\w.'-]+){0,4}?\s+(?:options?|flags?|switch(?:es)?|arguments?|parameters?|"
     r"keywords?|methods?|functions?|class(?:es)?|modules?|packages?|exceptions?|errors?|variables?|settings?|"
@@ -199,6 +207,12 @@ def _bare(text: str, start: int, end: int) -> tuple[int, int]:
     return m.start(1), m.end(1)
 
 
+def is_option(span: str) -> bool:
+    """Whether ``span`` is a command-line option or a list of its forms: "-k", "--prune", "-h, --help",
+    "--depth=<depth>"."""
+    return _OPTION.fullmatch(span.strip()) is not None
+
+
 def is_code(text: str, marks: np.ndarray | None, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is one whole marked piece of inline code (``marks``: (start, end) rows), quotes,
     a leading "." and a trailing "()" aside on either side (".opts()" is the code "opts", "opts" the code
@@ -256,10 +270,11 @@ def answers_from_logits(
     own words (``sentence.echoes``), less ``HEADING`` for a span in one of its passage's headings (``in_heading``,
     with the passages' ``titles``; where the passage is read, not where retrieved passages compete), and plus
     ``CODE`` for a span that is a piece of its passage's inline code (``is_code``, with the passages' ``marks``) where
-    the question asks for a name (``NAME_QUESTION``): each score ``s`` becomes
-    ``s * exp(weight * overlap - ECHO * echo - HEADING * heading + CODE * code)``, renormalised over what the spans
-    listed add (still in [0, 1]). With a ``passage_bias`` (retrieved passages), that ranking chooses the passage and the
-    answer is then chosen within it as if the request had named it (``_within_chosen_passage``).
+    the question asks for a name (``NAME_QUESTION``), and ``OPTION`` for a span that is a command-line option
+    (``is_option``) where it asks for an option, a flag or a switch (``OPTION_QUESTION``): each score ``s`` becomes
+    ``s * exp(weight * overlap - ECHO * echo - HEADING * heading + CODE * code + OPTION * option)``, renormalised over
+    what the spans listed add (still in [0, 1]). With a ``passage_bias`` (retrieved passages), that ranking chooses the
+    passage and the answer is then chosen within it as if the request had named it (``_within_chosen_passage``).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
@@ -323,8 +338,8 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
 def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weight: float,
                  titles: Sequence[str | None] | None = None,
                  marks: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
-    """``found`` ranked again with the sentence term, the echo, the heading and the code (``answers_from_logits``),
-    best first."""
+    """``found`` ranked again with the sentence term, the echo, the heading, the code and the option
+    (``answers_from_logits``), best first."""
     if not found:
         return found
     bonus = weight * np.asarray(sentence.overlaps(question, texts, [(a.passage, a.start, a.end) for a in found]))
@@ -336,6 +351,8 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     if marks is not None and any(m is not None and len(m) for m in marks) and NAME_QUESTION.search(question):
         bonus = bonus + CODE * np.asarray([is_code(texts[a.passage], marks[a.passage], a.start, a.end)
                                            for a in found])
+    if OPTION_QUESTION.search(question):
+        bonus = bonus + OPTION * np.asarray([is_option(texts[a.passage][a.start:a.end]) for a in found])
     scores = np.asarray([a.score for a in found], dtype=np.float64)
     lifted = scores * np.exp(bonus)
     lifted = lifted / (1.0 + (lifted - scores).sum())  # the other spans' mass as it was
