@@ -235,6 +235,14 @@ def right_passage(q: dict, passages: dict[str, list[tuple[str, str]]]) -> str | 
     return next((pid for pid, text in passages.get(q["file"], ()) if holds(q, text)), None)
 
 
+def as_written(prediction: str, answers: list[str]) -> float:
+    """1.0 where the prediction is one of the answer forms as written, case and punctuation kept (white space
+    collapsed): documentation's answers are code, where "-a" is not "a" and "%O" not "%o", which SQuAD's
+    normalisation (lower case, no punctuation, no articles) reads alike."""
+    got = " ".join(prediction.split())
+    return float(bool(got) and any(got == " ".join(form.split()) for form in answers))
+
+
 def ask_question(service, q: dict, passages: dict[str, list[tuple[str, str]]]) -> dict:
     from function.errors import NotFound
 
@@ -257,9 +265,11 @@ def ask_question(service, q: dict, passages: dict[str, list[tuple[str, str]]]) -
             "question": q["question"], "answers": q["answers"],
             "answer": text, "no_answer": _no_answer(served),
             "probability": (served.get("no_answer") or {}).get("probability"), "em": em, "f1": f1,
+            "em_as_written": as_written(text, q["answers"]),
             "answer_never_abstaining": text_never, "em_never": em_never, "f1_never": f1_never,
             "retrieved": ids, "recall@5": hit,
             "right_passage": pid, "answer_right_passage": text_given, "em_given": em_given, "f1_given": f1_given,
+            "em_as_written_given": as_written(text_given, q["answers"]),
             "server_ms": ms}
 
 
@@ -331,10 +341,12 @@ def figures(rows: list[dict], off_rows: list[dict]) -> dict:
     return {
         "questions": len(rows),
         "exact_match": _pct([r["em"] for r in rows]), "f1": _pct([r["f1"] for r in rows]),
+        "exact_match_as_written": _pct([r["em_as_written"] for r in rows]),
         "exact_match_never_abstaining": _pct([r["em_never"] for r in rows]),
         "f1_never_abstaining": _pct([r["f1_never"] for r in rows]),
         "f1_right_passage": _pct([r["f1_given"] for r in rows]),
         "exact_match_right_passage": _pct([r["em_given"] for r in rows]),
+        "exact_match_as_written_right_passage": _pct([r["em_as_written_given"] for r in rows]),
         "recall@5": round(sum(r["recall@5"] for r in rows) / len(rows), 4) if rows else None,
         "no_answer_answerable": _pct([r["no_answer"] for r in rows]),
         "no_passage_holds_answer": sum(r["right_passage"] is None for r in rows),
@@ -371,13 +383,15 @@ def _n(x, fmt: str = "{:.1f}") -> str:
     return "-" if x is None else fmt.format(x)
 
 
-_HEAD = ("| {label} | part | questions | EM | F1 | F1 never abstaining | F1 right passage | recall@5 "
+_HEAD = ("| {label} | part | questions | EM | EM as written | F1 | F1 never abstaining | F1 right passage "
+         "| EM as written, right passage | recall@5 "
          "| \"no answer\" (answerable) | off-topic | \"no answer\" (off-topic) | server p50 ms |")
 
 
 def _line(label: str, part: str, f: dict) -> str:
-    return (f"| {label} | {part} | {f['questions']} | {_n(f['exact_match'])} | {_n(f['f1'])} "
-            f"| {_n(f['f1_never_abstaining'])} | {_n(f['f1_right_passage'])} | {_n(f['recall@5'], '{:.3f}')} "
+    return (f"| {label} | {part} | {f['questions']} | {_n(f['exact_match'])} | {_n(f['exact_match_as_written'])} "
+            f"| {_n(f['f1'])} | {_n(f['f1_never_abstaining'])} | {_n(f['f1_right_passage'])} "
+            f"| {_n(f['exact_match_as_written_right_passage'])} | {_n(f['recall@5'], '{:.3f}')} "
             f"| {_n(f['no_answer_answerable'], '{:.1f}%')} | {f['off_topic']} "
             f"| {_n(f['no_answer_off_topic'], '{:.1f}%')} "
             f"| {_n(f['server_ms_p50'])} |")
@@ -407,11 +421,11 @@ def markdown(result: dict) -> str:
         pk = ", ".join(f"{p['name']} {p['version']} ({p['kind']})" for p in s["packages"])
         lines.append(f"| {s['set']} | {s['generator']} | {pk} | {s['ingestion']['documents']} "
                      f"| {s['ingestion']['passages']:,} |")
-    lines += ["", "## Per set", "", _HEAD.format(label="set"), "|---" * 12 + "|"]
+    lines += ["", "## Per set", "", _HEAD.format(label="set"), "|---" * 14 + "|"]
     for name, by_part in t["by_set"].items():
         lines += [_line(name, part, f) for part, f in by_part.items()]
     lines += [_line("**pooled**", part, f) for part, f in t["pooled"].items()]
-    lines += ["", "## Per question kind (all sets)", "", _HEAD.format(label="kind"), "|---" * 12 + "|"]
+    lines += ["", "## Per question kind (all sets)", "", _HEAD.format(label="kind"), "|---" * 14 + "|"]
     for kind, by_part in t["by_kind"].items():
         lines += [_line(kind, part, f) for part, f in by_part.items()]
     pooled = t["pooled"].get("all") or next(iter(t["pooled"].values()))
@@ -419,7 +433,9 @@ def markdown(result: dict) -> str:
               f"{pooled['answers_with_permalink_mark']} of {pooled['answers_given']} answers given (asked alone, "
               "never abstaining, right passage, off-topic). Questions whose answer no passage of their file "
               f"holds whole (right passage scores 0): {pooled['no_passage_holds_answer']}.", "",
-              "EM / F1: SQuAD normalisation, best over the answer forms, an abstention scoring 0. F1 never "
+              "EM / F1: SQuAD normalisation, best over the answer forms, an abstention scoring 0. EM as written: the "
+              "answer is one of the forms with case and punctuation kept (white space collapsed), which SQuAD's "
+              "normalisation hides (\"a\" for \"-a\", \"%O\" for \"%o\"). F1 never "
               "abstaining: the same question with `\"abstain\": false`. F1 right passage: asked by passage id "
               "with the first passage of the question's file that holds the answer (a gold form, and the question's "
               "evidence phrase where it has one), never abstaining. recall@5: a passage among the 5 retrieved is "

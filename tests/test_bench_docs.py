@@ -179,6 +179,15 @@ def test_scores_take_the_best_form_with_squad_normalisation():
     assert docs.score("", ["x"]) == (0.0, 0.0)  # "no answer" scores 0
 
 
+def test_as_written_keeps_case_and_punctuation_that_squad_normalisation_drops():
+    assert docs.score("a", ["-a"]) == (1.0, 1.0) and docs.as_written("a", ["-a"]) == 0.0
+    assert docs.score("%O", ["%o"])[0] == 1.0 and docs.as_written("%O", ["%o"]) == 0.0
+    assert docs.score("The -k", ["-k"])[0] == 1.0 and docs.as_written("The -k", ["-k"]) == 0.0
+    assert docs.as_written("-h,  --help", ["-h, --help"]) == 1.0  # white space collapsed
+    assert docs.as_written("fetch", ["tinyhttp.fetch", "fetch"]) == 1.0  # any form
+    assert docs.as_written("", [""]) == 0.0  # "no answer" scores 0
+
+
 def test_the_right_passage_holds_a_gold_form_and_the_evidence():
     q = {"answers": ["4"], "evidence": "retries=4", "file": "f"}
     passages = {"f": [("f#0", "Retry 4 times."), ("f#1", "fetch(url, retries=4)"), ("f#2", "retries=4 again")]}
@@ -200,6 +209,7 @@ def test_a_gold_form_or_evidence_counts_only_as_whole_words():
 def _row(set_, kind, part, em, f1, no_answer=False, mark=""):
     return {"id": f"{set_}-{kind}-{part}-{em}", "set": set_, "kind": kind, "part": part, "em": em, "f1": f1,
             "em_never": em, "f1_never": f1, "em_given": 1.0, "f1_given": 1.0, "recall@5": em > 0,
+            "em_as_written": em / 2, "em_as_written_given": 1.0,
             "no_answer": no_answer, "right_passage": "p", "server_ms": 10.0, "answer": "" if no_answer else "x" + mark,
             "answer_never_abstaining": "x", "answer_right_passage": "y"}
 
@@ -214,6 +224,8 @@ def test_figures_per_set_per_kind_and_per_part():
     t = docs.tables([a, b], ["dev", "test"])
     assert set(t["by_set"]) == {"a", "b"} and set(t["by_set"]["a"]) == {"dev", "test", "all"}
     assert t["by_set"]["a"]["dev"]["f1"] == 100.0 and t["by_set"]["a"]["test"]["f1"] == 50.0
+    assert t["by_set"]["a"]["dev"]["exact_match_as_written"] == 50.0
+    assert t["by_set"]["a"]["dev"]["exact_match_as_written_right_passage"] == 100.0
     assert t["by_set"]["b"]["test"]["no_answer_answerable"] == 50.0
     pooled = t["pooled"]
     assert pooled["test"]["questions"] == 3 and pooled["test"]["f1"] == pytest.approx(50.0)
@@ -241,6 +253,7 @@ def test_the_bench_asks_every_question_through_the_function(cache, tmp_path, tin
         # Every answer is held whole by a passage of its own file, and that passage was asked by id.
         assert r["right_passage"] is not None and r["right_passage"].startswith(r["file"].replace("/", "%2F"))
         assert 0 <= r["em"] <= r["f1"] <= 1 and 0 <= r["f1_given"] <= 1 and r["server_ms"] > 0
+        assert r["em_as_written"] <= r["em"] and r["em_as_written_given"] <= r["em_given"]
         assert len(r["retrieved"]) <= 5
     t = result["tables"]
     assert t["pooled"]["dev"]["questions"] == 2 and t["pooled"]["test"]["questions"] == 3
