@@ -10,6 +10,7 @@ from function.model.reader import (
     PassageTokens,
     answers_from_logits,
     command_line,
+    edges,
     line_end,
     path_in_answer,
     term_of_entry,
@@ -301,3 +302,26 @@ def test_with_a_passage_bias_scores_are_a_softmax_over_every_candidate_span():
     want = sorted(logits.values(), reverse=True)[:10]
     assert [s.score for s in spans] == pytest.approx([float(np.exp(v - norm)) for v in want])
     assert sum(s.score for s in spans) < 1.0
+
+
+@pytest.mark.parametrize("text, span, answer", [
+    ("use the -f flag", "the -f", "-f"),  # an article before a lone option, code name or path goes
+    ("call the .option() method", "the .option()", ".option()"),
+    ("edit the /etc/pam.conf file", "the /etc/pam.conf", "/etc/pam.conf"),
+    ("uses the __missing__ method", "the __missing__ method", "the __missing__ method"),  # more than the name follows
+    ("the Beatles sang", "the Beatles", "the Beatles"),  # not a name written as code
+    ("the byte length of a string or bytes field.", "the byte length of a string or bytes field.",
+     "the byte length of a string or bytes field"),  # a full stop after several words goes
+    ("in Washington D.C.", "Washington D.C.", "Washington D.C."),  # an abbreviation keeps it
+    ("made by Apple Inc.", "Apple Inc.", "Apple Inc."),
+    ("and appending ...", "and appending ...", "and appending ..."),  # an ellipsis too
+    ("one word.", "word.", "word."),  # a single word: left as it is
+    ('prefix them with a "-" character', '-" character', '"-" character'),  # an unpaired quote takes in its pair
+    ('the value "a1762" here', 'a1762"', '"a1762"'),
+    ('the value "a1762" here', '"a1762', '"a1762"'),
+    ('say "hi" and "bye"', '"hi" and "bye"', '"hi" and "bye"'),  # paired: left as it is
+])
+def test_edges_shape_an_answer_as_documentation_writes_it(text, span, answer):
+    start = text.index(span)
+    a, z = edges(text, start, start + len(span))
+    assert text[a:z] == answer
