@@ -42,7 +42,6 @@ behind ``function.service.inference.INTRA_OP_EFFICIENCY``. Writes
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import random
@@ -139,11 +138,11 @@ def bucket_inference(settings, cpus: int, run_cost: int):
 
 
 class Toggled:
-    """``service`` answering with its inference settings changed (``changes``) for each request: a second strategy
-    on the same ONNX Runtime session, whose run counters it shares."""
+    """``service`` answering each request with ``spread_lone`` (``Inference``: ``QA_SPREAD_WINDOWS``) set as given:
+    a second strategy on the same ONNX Runtime session, whose run counters it shares."""
 
-    def __init__(self, service, **changes):
-        self.service, self.changes = service, changes
+    def __init__(self, service, spread_lone: bool):
+        self.service, self.spread_lone = service, spread_lone
 
     @property
     def rt(self):
@@ -151,12 +150,11 @@ class Toggled:
 
     def answer(self, req):
         inference = self.service.rt.inference
-        before = inference._settings
-        inference._settings = dataclasses.replace(before, **self.changes)
+        before, inference.spread_lone = inference.spread_lone, self.spread_lone
         try:
             return self.service.answer(req)
         finally:
-            inference._settings = before
+            inference.spread_lone = before
 
 
 def services(env: dict, strategies: list[str], run_cost: int) -> dict:
@@ -176,7 +174,7 @@ def services(env: dict, strategies: list[str], run_cost: int) -> dict:
             service.rt.inference = bucket_inference(service.rt.settings, available_cpus(), run_cost)
         out[name] = service
     if "spread" in strategies:
-        out["spread"] = Toggled(out["unpadded"], spread_windows=not Settings.from_env({}).spread_windows)
+        out["spread"] = Toggled(out["unpadded"], not Settings.from_env({}).spread_windows)
     return {name: out[name] for name in names + [n for n in own if n not in names]}
 
 

@@ -73,6 +73,7 @@ class Inference:
     def __init__(self, settings: Settings, cpus: int, padded: bool = False):
         self.mode = settings.inference_mode
         self.padded = padded  # each request's windows as one padded run (as before unpadded runs)
+        self.spread_lone = settings.spread_windows  # adaptive: a lone request's windows across the cores
         self.runs_at_a_time = settings.model_runs(cpus)
         self.threads = settings.run_threads(cpus)
         self.sessions = self.runs_at_a_time if self.mode == "pool" else 1
@@ -96,8 +97,7 @@ class Inference:
         """Whether a lone request's windows go across the cores (``QA_SPREAD_WINDOWS``, where predicted sooner)."""
         from function.model.unpadded import spreads
 
-        return self._settings.spread_windows and spreads(batch, self.threads,
-                                                         max(1.0, self.threads * INTRA_OP_EFFICIENCY))
+        return self.spread_lone and spreads(batch, self.threads, max(1.0, self.threads * INTRA_OP_EFFICIENCY))
 
     def _second_session(self) -> bool:
         return self.mode == "adaptive" and self.runs_at_a_time > 1 and self._settings.second_session
