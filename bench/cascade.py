@@ -119,7 +119,7 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
         except NotFound:
             rows.append({**row, "empty": True})
             continue
-        stored, _, _ = service._read_retrieved(hits, len(q_ids), model)
+        stored, _ = service._read_retrieved(hits, len(q_ids), model)
         by_id = {h.passage_id: h for h in hits}
         scores = np.array([by_id[p.id].score for p in stored])
         cosines = [by_id[p.id].cosine for p in stored]  # hybrid retrieval's, else None

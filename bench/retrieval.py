@@ -189,7 +189,8 @@ def abstention(service, questions: list[dict], top_k_passages: int, threshold: f
         q_ids = model.tokenizer.encode(q["question"]).ids
         try:
             hits = service.retrieve(q["question"], top_k_passages)
-            stored, _, bias = service._read_retrieved(hits, len(q_ids), model)
+            stored, reading = service._read_retrieved(hits, len(q_ids), model)
+            bias = reading.bias
         except NotFound:  # no searchable word: nothing read, nothing answered
             rows["retrieval"].append({"id": q["id"], "text": "", "margin": math.inf, "gold_read": False})
             stored, bias = None, None

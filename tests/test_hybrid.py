@@ -351,8 +351,10 @@ def test_ingestion_stores_each_passage_s_embedding_and_questions_alone_are_fused
     hits = fused("Who ruled Normandy?", terms, 3)
     assert all(h.cosine is not None for h in hits)
     model = service.rt.model()
-    kept, _, bias = service._read_retrieved(hits, 8, model)
+    kept, reading = service._read_retrieved(hits, 8, model)
+    bias = reading.bias
     assert [p.id for p in kept] == [h.passage_id for h in hits]
+    assert reading.scores == [h.score for h in hits]  # the hits' own scores, for the cascade's lead
     assert bias.tolist() == pytest.approx(passage_bias([h.score for h in hits], cosines=[h.cosine for h in hits]))
     assert not np.allclose(bias, passage_bias([h.score for h in hits]))
 

@@ -327,9 +327,7 @@ class QAService:
         else:
             hits = self.retrieve(req.question, req.top_k_passages, req.where, corpus)
             timer.lap("retrieve")
-            stored, retrieved, bias = self._read_retrieved(hits, n_question, model, req.passages, corpus)
-            score = {h.passage_id: h.score for h in hits}
-            reading = Reading.of_stored(stored, retrieved, bias, [score[p.id] for p in stored])
+            _, reading = self._read_retrieved(hits, n_question, model, req.passages, corpus)
         timer.lap("fetch")
         return reading
 
@@ -380,10 +378,11 @@ class QAService:
         return payload
 
     def _read_retrieved(self, hits: list[Hit], n_question: int, model: Model, with_texts: bool = False,
-                        corpus: str | None = None) -> tuple[list[Passage], list[dict], np.ndarray]:
+                        corpus: str | None = None) -> tuple[list[Passage], Reading]:
         """The retrieved passages, best first, as many as fit one model run (QA_MAX_WINDOWS; at least
-        one), what the reply says about them (``with_texts``: also their texts and documents, for a client
-        that shows them), and their spans' bias (``function.retrieval.span_bias``)."""
+        one), and their ``Reading``: what the reply says about them (``with_texts``: also their texts and
+        documents, for a client that shows them), their spans' bias (``function.retrieval.span_bias``) and the
+        hits' own scores."""
         from function.model.windows import window_starts
         from function.retrieval.span_bias import passage_bias
 
@@ -407,7 +406,9 @@ class QAService:
         retrieved = [{"passage_id": p.id, "title": p.title, "score": round(hit[p.id].score, 4),
                       **({"cosine": round(hit[p.id].cosine, 4)} if hit[p.id].cosine is not None else {}),
                       **({**_passage_meta(p), "text": p.text} if with_texts else {})} for p in kept]
-        return kept, retrieved, passage_bias([hit[p.id].score for p in kept], cosines=[hit[p.id].cosine for p in kept])
+        scores = [hit[p.id].score for p in kept]
+        return kept, Reading.of_stored(kept, retrieved, passage_bias(scores, cosines=[hit[p.id].cosine for p in kept]),
+                                       scores)
 
     @staticmethod
     def _totals(timer: Timer, started: float) -> dict:
