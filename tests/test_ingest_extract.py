@@ -225,6 +225,46 @@ def test_pdf_sections_are_pages():
     _spans_index_text(doc)
 
 
+def test_pdf_monospaced_text_is_code_inline_and_in_blocks():
+    """A word set in Courier inside prose is inline code (a "literal" span, as HTML's <code>), and a box whose every
+    line is monospaced is a code block with its lines and indentation (issue 39: code keeps its line breaks)."""
+    pytest.importorskip("reportlab", reason="reportlab (a test dependency) makes the PDF fixture")
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf)
+    text = c.beginText(72, 720)
+    text.setFont("Times-Roman", 11)
+    text.textOut("Call the ")
+    text.setFont("Courier", 11)
+    text.textOut("showPage")
+    text.setFont("Times-Roman", 11)
+    text.textLine(" method of the canvas to end the current page and start another one.")
+    c.drawText(text)
+    c.setFont("Courier", 10)
+    c.drawString(90, 600, "def hello(c):")
+    c.drawString(90, 588, '    c.drawString(100, 100, "Hi")')  # indented as code listings set it: with spaces
+    c.drawString(90, 576, "hello(canvas)")
+    c.showPage()
+    c.save()
+    doc = extract("guide.pdf", buf.getvalue())
+    literals = [doc.text[s.start:s.end] for s in doc.spans if s.kind == "literal"]
+    assert "showPage" in literals and "Call the showPage method" in doc.text
+    code = [doc.text[s.start:s.end] for s in doc.spans if s.kind == "code"]
+    assert code == ['def hello(c):\n    c.drawString(100, 100, "Hi")\nhello(canvas)']
+    _spans_index_text(doc)
+
+
+@pytest.mark.parametrize("font, monospaced", [
+    ("Courier-Bold", True), ("KFBIJV+NimbusMonL-Regu", True), ("VQLGWX+CMTT10", True), ("DejaVuSansMono", True),
+    ("Times-Roman", False), ("UKVDRO+NimbusSanL-Regu", False), ("LUFLJB+CMR10", False), ("Helvetica", False),
+])
+def test_which_pdf_fonts_set_code(font, monospaced):
+    from function.ingest.extract import _MONOSPACED
+
+    assert bool(_MONOSPACED.search(font.split("+")[-1])) is monospaced
+
+
 @pytest.mark.parametrize("name, data, message", [
     ("latin1.txt", "caf\xe9".encode("latin-1"), "latin1.txt: not UTF-8"),
     ("empty.md", b"  \n\n ", "empty.md: no text"),

@@ -26,8 +26,10 @@ from function.ingest.json_input import Record, Rejected, parse_text
 from function.ingest.sources import InputFile, is_json
 from function.store.ids import chunk_passage_id
 
-# Bump when extraction or splitting changes what the same bytes become, so unchanged files are redone.
-VERSION = "3"  # 2: documentation structure (entries, code blocks, headings of generated HTML); 3: inline code marks
+# Bump when extraction or splitting changes what the same bytes become, so unchanged files are redone. 2: documentation
+# structure (entries, code blocks, headings of generated HTML); 3: inline code marks;
+# 4: a PDF's monospaced text as code.
+VERSION = "4"
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,9 @@ serving image's requirements.txt):
   ``pypdf`` (BSD, 4 MB) follows the content stream's drawing order, and its layout mode puts the two
   columns side by side on each line. Here, table cells that pdfminer leaves as separate one-line boxes on
   one baseline are joined back into "cell | cell" rows, running headers and footers (page numbers) that
-  recur on most pages are dropped, and ligatures ("ﬁ") are unfolded.
+  recur on most pages are dropped, and ligatures ("ﬁ") are unfolded. Text set in a monospaced font is code, as
+  HTML's <code> is: a run of it in prose is inline code, and a text box all in it is a code block with its lines
+  (chosen on the benchmark's two PDF dev sets: docs/documents.md).
 
 Plain text must be UTF-8 (a BOM is allowed); a file that is not, or that holds no text, or a PDF that cannot
 be parsed (encrypted, damaged, scanned without a text layer) raises ``ExtractError`` naming the file.
@@ -776,7 +778,7 @@ def _pdf(name: str, data: bytes) -> Document:
     from pdfminer.pdfpage import PDFPage
     from pdfminer.pdfparser import PDFParser
 
-    blocks: list[tuple[tuple[str, ...], str]] = []
+    blocks: list[Block] = []
     title = ""
     try:
         document = PDFDocument(PDFParser(io.BytesIO(data)))
@@ -792,9 +794,9 @@ def _pdf(name: str, data: bytes) -> Document:
         raise ExtractError(f"{name}: not a readable PDF ({type(e).__name__}: {e})") from None
     running = _running_lines(pages)
     for number, boxes in enumerate(pages, 1):
-        for text in _pdf_rows([b for b in boxes if id(b) not in running]):
-            blocks.append(((f"page {number}",), text))
-    if not any(b.strip() for _, b in blocks):
+        for kind, text in _pdf_rows([b for b in boxes if id(b) not in running]):
+            blocks.append(Block((f"page {number}",), text, kind))
+    if not any(b.text.strip() for b in blocks):
         raise ExtractError(f"{name}: no text layer in this PDF (a scan needs OCR first)")
     return _assemble(name, "pdf", title, blocks)
 
@@ -823,12 +825,16 @@ _LIGATURES = str.maketrans({chr(c): unicodedata.normalize("NFKC", chr(c)) for c 
 
 def _box_text(box) -> str:
     """A text box's wrapped lines as one paragraph (a line ending in a hyphen joins the next without a space)."""
+    return _joined(box.get_text().split("\n"))
+
+
+def _joined(lines) -> str:
     out = ""
-    for line in box.get_text().translate(_LIGATURES).split("\n"):
-        line = line.strip()
+    for line in lines:
+        line = line.translate(_LIGATURES).strip()
         if not line:
             continue
-        out = out + line if not out or out.endswith("-") else f"{out} {line}"
+        out = out + line if not out or unmarked(out).endswith("-") else f"{out} {line}"
     return out
 
 
@@ -849,10 +855,11 @@ def _running_lines(pages: list[list]) -> set[int]:
     return {id(b) for found in seen.values() if len(found) >= max(2, len(pages) / 2) for b in found}
 
 
-def _pdf_rows(boxes) -> list[str]:
-    """Paragraph texts in pdfminer's order; a run of one-line boxes laid out in rows (table cells) becomes
-    one "a | b" line per row, top to bottom, whatever order pdfminer read the cells in (often column-wise)."""
-    out: list[str] = []
+def _pdf_rows(boxes) -> list[tuple[str, str]]:
+    """(kind, text) of each paragraph in pdfminer's order (``_box_marked``: code blocks, inline code marked); a run
+    of one-line boxes laid out in rows (table cells) becomes one "a | b" line per row, top to bottom, whatever order
+    pdfminer read the cells in (often column-wise)."""
+    out: list[tuple[str, str]] = []
     run: list = []
     for box in [*boxes, None]:
         if box is not None and len([ln for ln in box.get_text().split("\n") if ln.strip()]) == 1:
@@ -861,11 +868,11 @@ def _pdf_rows(boxes) -> list[str]:
         out.extend(_table_rows(run))
         run = []
         if box is not None:
-            out.append(_box_text(box))
+            out.append(_box_marked(box))
     return out
 
 
-def _table_rows(run: list) -> list[str]:
+def _table_rows(run: list) -> list[tuple[str, str]]:
     """One-line boxes grouped by shared baseline; boxes in their own order when no two share one."""
     rows: list[list] = []
     for box in sorted(run, key=lambda b: -b.y1):
@@ -875,8 +882,47 @@ def _table_rows(run: list) -> list[str]:
         else:
             row.append(box)
     if all(len(r) == 1 for r in rows):
-        return [_box_text(b) for b in run]
-    return [" | ".join(_box_text(b) for b in sorted(r, key=lambda b: b.x0)) for r in rows]
+        return [("text", _box_marked(b, lines=False)[1]) for b in run]
+    return [("text", " | ".join(_box_marked(b, lines=False)[1] for b in sorted(r, key=lambda b: b.x0)))
+            for r in rows]
+
+
+# Fonts that set code: monospaced ones (a subset's "ABCDEF+" prefix aside; NimbusMonL: URW's Courier, in TeX's PDFs).
+_MONOSPACED = re.compile(r"courier|mono|nimbusmon|cmtt|lmtt|consol|menlo|typewriter|inconsolata|\bcode", re.IGNORECASE)
+
+
+def _box_marked(box, lines: bool = True) -> tuple[str, str]:
+    """A text box as ("code", its lines) where every line is set in a monospaced font (``lines``: a code block,
+    each line's indentation kept from its characters and its place), else as ("text", its paragraph) with runs of
+    monospaced characters marked as inline code (``CODE_OPEN``), as HTML's <code> is."""
+    from pdfminer.layout import LTChar, LTTextLine
+
+    rows = [box] if isinstance(box, LTTextLine) else [ln for ln in box if isinstance(ln, LTTextLine)]
+    chars = [[c for c in ln if isinstance(c, LTChar) and c.get_text().strip()] for ln in rows]
+    mono = [[bool(_MONOSPACED.search(c.fontname.split("+")[-1])) for c in cs] for cs in chars]
+    if not any(any(m) for m in mono):
+        return "text", _box_text(box)
+    if lines and all(m and all(m) for m in mono):
+        width = min((c.width for cs in chars for c in cs), default=0.0) or 1.0
+        left = min(ln.x0 for ln in rows)
+        text = "\n".join(" " * round((ln.x0 - left) / width) + ln.get_text().rstrip("\n").translate(_LIGATURES)
+                         for ln in rows)
+        return "code", text
+    marked = []
+    for ln in rows:
+        out, inside = [], False
+        for c in ln:
+            t = c.get_text()
+            if isinstance(c, LTChar) and t.strip():
+                code = bool(_MONOSPACED.search(c.fontname.split("+")[-1]))
+                if code != inside:
+                    out.append(CODE_OPEN if code else CODE_CLOSE)
+                    inside = code
+            out.append(t)
+        if inside:
+            out.append(CODE_CLOSE)
+        marked.append("".join(out))
+    return "text", _joined(marked)
 
 
 def _apart(a, b) -> bool:
