@@ -260,9 +260,9 @@ def test_pdf_monospaced_text_is_code_inline_and_in_blocks():
     ("Times-Roman", False), ("UKVDRO+NimbusSanL-Regu", False), ("LUFLJB+CMR10", False), ("Helvetica", False),
 ])
 def test_which_pdf_fonts_set_code(font, monospaced):
-    from function.ingest.extract import _MONOSPACED
+    from function.ingest.extract import _monospaced
 
-    assert bool(_MONOSPACED.search(font.split("+")[-1])) is monospaced
+    assert _monospaced(font) is monospaced
 
 
 @pytest.mark.parametrize("name, data, message", [

@@ -43,6 +43,7 @@ be parsed (encrypted, damaged, scanned without a text layer) raises ``ExtractErr
 
 from __future__ import annotations
 
+import functools
 import importlib
 import io
 import re
@@ -834,7 +835,7 @@ def _joined(lines) -> str:
         line = line.translate(_LIGATURES).strip()
         if not line:
             continue
-        out = out + line if not out or unmarked(out).endswith("-") else f"{out} {line}"
+        out = out + line if not out or out.rstrip(CODE_OPEN + CODE_CLOSE).endswith("-") else f"{out} {line}"
     return out
 
 
@@ -891,6 +892,12 @@ def _table_rows(run: list) -> list[tuple[str, str]]:
 _MONOSPACED = re.compile(r"courier|mono|nimbusmon|cmtt|lmtt|consol|menlo|typewriter|inconsolata|\bcode", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=256)
+def _monospaced(fontname: str) -> bool:
+    """Whether a PDF font sets code (``_MONOSPACED``), its subset's "ABCDEF+" prefix aside."""
+    return _MONOSPACED.search(fontname.split("+")[-1]) is not None
+
+
 def _box_marked(box, lines: bool = True) -> tuple[str, str]:
     """A text box as ("code", its lines) where every line is set in a monospaced font (``lines``: a code block,
     each line's indentation kept from its characters and its place), else as ("text", its paragraph) with runs of
@@ -899,7 +906,7 @@ def _box_marked(box, lines: bool = True) -> tuple[str, str]:
 
     rows = [box] if isinstance(box, LTTextLine) else [ln for ln in box if isinstance(ln, LTTextLine)]
     chars = [[c for c in ln if isinstance(c, LTChar) and c.get_text().strip()] for ln in rows]
-    mono = [[bool(_MONOSPACED.search(c.fontname.split("+")[-1])) for c in cs] for cs in chars]
+    mono = [[_monospaced(c.fontname) for c in cs] for cs in chars]
     if not any(any(m) for m in mono):
         return "text", _box_text(box)
     if lines and all(m and all(m) for m in mono):
@@ -914,7 +921,7 @@ def _box_marked(box, lines: bool = True) -> tuple[str, str]:
         for c in ln:
             t = c.get_text()
             if isinstance(c, LTChar) and t.strip():
-                code = bool(_MONOSPACED.search(c.fontname.split("+")[-1]))
+                code = _monospaced(c.fontname)
                 if code != inside:
                     out.append(CODE_OPEN if code else CODE_CLOSE)
                     inside = code
