@@ -265,6 +265,42 @@ def test_which_pdf_fonts_set_code(font, monospaced):
     assert _monospaced(font) is monospaced
 
 
+def test_pdf_layout_does_not_depend_on_where_its_boxes_lie_in_memory(monkeypatch):
+    """pdfminer breaks ties between equally distant pairs of text boxes by ``id``: three boxes in a row at equal
+    gaps group (A B) C or A (B C) by their memory addresses, so a PDF read twice could read differently. Reversing
+    the order of every address must not change how extraction's layout groups them."""
+    import builtins
+
+    pytest.importorskip("reportlab", reason="reportlab (a test dependency) makes the PDF fixture")
+    from pdfminer.layout import LAParams, LTPage, LTTextBoxHorizontal, LTTextGroup
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf)
+    c.drawString(72, 700, "word")
+    c.save()
+    extract("one-word.pdf", buf.getvalue())  # extraction sets pdfminer's layout up
+
+    def grouping():
+        page = LTPage(1, (0, 0, 300, 100))
+        boxes = []
+        for name, x in zip("ABC", (10, 110, 210)):
+            box = LTTextBoxHorizontal()
+            box.set_bbox((x, 40, x + 80, 50))
+            box.name = name
+            boxes.append(box)
+
+        def tree(obj):
+            return tuple(tree(o) for o in obj) if isinstance(obj, LTTextGroup) else obj.name
+
+        return [tree(group) for group in page.group_textboxes(LAParams(), boxes)]
+
+    real_id = builtins.id
+    first = grouping()
+    monkeypatch.setattr(builtins, "id", lambda obj: -real_id(obj))
+    assert grouping() == first and first in ([(("A", "B"), "C")], [("A", ("B", "C"))])
+
+
 @pytest.mark.parametrize("name, data, message", [
     ("latin1.txt", "caf\xe9".encode("latin-1"), "latin1.txt: not UTF-8"),
     ("empty.md", b"  \n\n ", "empty.md: no text"),

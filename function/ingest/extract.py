@@ -46,6 +46,7 @@ from __future__ import annotations
 import functools
 import importlib
 import io
+import itertools
 import re
 import textwrap
 import unicodedata
@@ -779,6 +780,7 @@ def _pdf(name: str, data: bytes) -> Document:
     from pdfminer.pdfpage import PDFPage
     from pdfminer.pdfparser import PDFParser
 
+    _steady_layout()
     blocks: list[Block] = []
     title = ""
     try:
@@ -800,6 +802,30 @@ def _pdf(name: str, data: bytes) -> Document:
     if not any(b.text.strip() for b in blocks):
         raise ExtractError(f"{name}: no text layer in this PDF (a scan needs OCR first)")
     return _assemble(name, "pdf", title, blocks)
+
+
+_SERIALS = itertools.count()
+
+
+def _serial(obj) -> int:
+    """A number for ``obj`` in the order it is first asked for: ``id`` with no memory address in it."""
+    try:
+        return obj._qa_serial
+    except AttributeError:
+        obj._qa_serial = serial = next(_SERIALS)
+        return serial
+
+
+def _steady_layout() -> None:
+    """Makes pdfminer's layout analysis give the same boxes in the same order on every run. Its grouping of text
+    boxes (``LTLayoutContainer.group_textboxes``) keeps pairs of boxes in a heap keyed (distance, id(a), id(b)), so
+    two pairs at the same distance (a column of line numbers beside a listing) merge in the order of their memory
+    addresses, which differ run to run, and with them the reading order (pdfminer.six and euske/pdfminer issue 306:
+    "PDF Miner returns different results every time"). The module's ``id`` is used for nothing but those tie-breaks
+    and the set of merged ids, so a serial number in the order the boxes and groups are first met stands in."""
+    import pdfminer.layout
+
+    pdfminer.layout.id = _serial
 
 
 # Titles that PDF producers write when the author set none.
