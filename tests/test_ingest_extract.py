@@ -265,6 +265,45 @@ def test_which_pdf_fonts_set_code(font, monospaced):
     assert _monospaced(font) is monospaced
 
 
+def test_pdf_listing_indented_by_position_is_one_code_block_and_a_table_of_code_stays_rows():
+    """TeX draws a listing's indentation by position, not with spaces, and pdfminer then makes a box of each line
+    (it joins lines whose edges align): the lines one under the other are one code block, their indentation taken
+    from their places. Cells of code side by side in rows stay a table (each cell's text whole), and a line of prose
+    that ends in code ends there (TeX's manuals end a displayed command so: records/bench/docs-pdf-listings)."""
+    pytest.importorskip("reportlab", reason="reportlab (a test dependency) makes the PDF fixture")
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf)
+    c.setFont("Times-Roman", 11)
+    c.drawString(72, 700, "The function below greets the canvas and then returns it to the caller for reuse.")
+    c.setFont("Courier", 10)
+    listing = [(0, "def hello(c):"), (4, "for i in range(3):"), (8, 'c.drawString(100, 100, "Hi")'), (4, "return c"),
+               (0, "hello(canvas)")]
+    for n, (indent, line) in enumerate(listing):
+        c.drawString(90 + 6 * indent, 660 - 12 * n, line)  # Courier 10: 6 points a character
+    text = c.beginText(72, 580)
+    text.setFont("Times-Roman", 11)
+    text.textOut("Each option below is set in the typewriter font, its default beside it, as in ")
+    text.setFont("Courier", 11)
+    text.textLine("--depth")
+    text.setFont("Times-Roman", 11)
+    text.textLine("which names the depth.")
+    c.drawText(text)
+    c.setFont("Courier", 10)
+    for n, (option, default) in enumerate([("--depth", "3"), ("--max-width", "80")]):  # edges unaligned: a box each
+        c.drawString(90 + 30 * n, 550 - 12 * n, option)
+        c.drawString(250 + 30 * n, 550 - 12 * n, default)
+    c.save()
+    doc = extract("guide.pdf", buf.getvalue())
+    code = [doc.text[s.start:s.end] for s in doc.spans if s.kind == "code"]
+    assert code == ['def hello(c):\n    for i in range(3):\n        c.drawString(100, 100, "Hi")\n    return c\n'
+                    "hello(canvas)"]
+    assert "--depth | 3\n\n--max-width | 80" in doc.text  # each row a paragraph, as any table's
+    assert "beside it, as in --depth\nwhich names the depth." in doc.text  # the line ends with its code
+    _spans_index_text(doc)
+
+
 def test_pdf_layout_does_not_depend_on_where_its_boxes_lie_in_memory(monkeypatch):
     """pdfminer breaks ties between equally distant pairs of text boxes by ``id``: three boxes in a row at equal
     gaps group (A B) C or A (B C) by their memory addresses, so a PDF read twice could read differently. Reversing
@@ -896,3 +935,11 @@ def test_a_page_s_own_noncharacters_are_not_read_as_code_marks():
             b"<p>Use &#xFDD0;foo&#xFDD1; and <code>bar</code>.</p></div></body></html>")
     doc = extract("odd.html", page)
     assert "Use foo and bar." in doc.text and _literals(doc) == ["bar"]
+
+
+def test_a_pdf_line_ending_in_a_word_s_hyphen_joins_the_next_without_a_space_a_minus_sign_does_not():
+    from function.ingest.extract import CODE_CLOSE, CODE_OPEN, _joined
+
+    assert _joined(["the configu-", "ration file"]) == "the configu-ration file"
+    assert _joined(["a right margin of width -", "inch"]) == "a right margin of width - inch"
+    assert _joined([f"set {CODE_OPEN}--max-", f"depth{CODE_CLOSE} to"]) == f"set {CODE_OPEN}--max-depth{CODE_CLOSE} to"

@@ -851,7 +851,7 @@ _LIGATURES = str.maketrans({chr(c): unicodedata.normalize("NFKC", chr(c)) for c 
 
 
 def _box_text(box) -> str:
-    """A text box's wrapped lines as one paragraph (a line ending in a hyphen joins the next without a space)."""
+    """A text box's wrapped lines as one paragraph (a line ending in a word's hyphen joins the next without a space)."""
     return _joined(box.get_text().split("\n"))
 
 
@@ -861,8 +861,11 @@ def _joined(lines) -> str:
         line = line.translate(_LIGATURES).strip()
         if not line:
             continue
-        out = out + line if not out or out.rstrip(CODE_OPEN + CODE_CLOSE).endswith("-") else f"{out} {line}"
+        out = out + line if not out or _HYPHENATED.search(out[-8:].rstrip(CODE_OPEN + CODE_CLOSE)) else f"{out} {line}"
     return out
+
+
+_HYPHENATED = re.compile(r"\w-$")  # a word broken at the line's end ("width -" ends in a minus sign, not a break)
 
 
 def _running_lines(pages: list[list]) -> set[int]:
@@ -883,19 +886,69 @@ def _running_lines(pages: list[list]) -> set[int]:
 
 
 def _pdf_rows(boxes) -> list[tuple[str, str]]:
-    """(kind, text) of each paragraph in pdfminer's order (``_box_marked``: code blocks, inline code marked); a run
-    of one-line boxes laid out in rows (table cells) becomes one "a | b" line per row, top to bottom, whatever order
-    pdfminer read the cells in (often column-wise)."""
+    """(kind, text) of each paragraph in pdfminer's order (``_box_marked``: code blocks, inline code marked; boxes of
+    code one under the other one block, ``_listings``); a run of one-line boxes laid out in rows (table cells)
+    becomes one "a | b" line per row, top to bottom, whatever order pdfminer read the cells in (often column-wise)."""
     out: list[tuple[str, str]] = []
     run: list = []
-    for box in [*boxes, None]:
-        if box is not None and len([ln for ln in box.get_text().split("\n") if ln.strip()]) == 1:
+    for box in [*_listings(boxes), None]:
+        if box is not None and not isinstance(box, _Listing) and _line_count(box) == 1:
             run.append(box)
             continue
         out.extend(_table_rows(run))
         run = []
         if box is not None:
             out.append(_box_marked(box))
+    return out
+
+
+def _line_count(box) -> int:
+    return len([ln for ln in box.get_text().split("\n") if ln.strip()])
+
+
+class _Listing:
+    """Boxes of code one under the other, as one box of their lines for ``_box_marked``."""
+
+    def __init__(self, boxes: list):
+        from pdfminer.layout import LTTextLine
+
+        self.lines = [ln for b in boxes for ln in ([b] if isinstance(b, LTTextLine) else b)
+                      if isinstance(ln, LTTextLine)]
+
+    def __iter__(self):
+        return iter(self.lines)
+
+
+def _listings(boxes: list) -> list:
+    """The page's boxes with each stack of two or more boxes of code made one ``_Listing``: boxes set all in a
+    monospaced font, each the next line down from the one before (at most half a line between them) and
+    overlapping it across, a one-line box only where no other box shares its line (not a table's cell). pdfminer
+    puts a line into its neighbour's box only where their left, right or centre edges align, so a listing indented
+    by position, not by spaces (as TeX draws one, and a signature's continued arguments), comes as a box per line
+    or per indentation."""
+    from pdfminer.layout import LTChar, LTTextLine
+
+    def code(box) -> bool:
+        lines = [box] if isinstance(box, LTTextLine) else [ln for ln in box if isinstance(ln, LTTextLine)]
+        chars = [c for ln in lines for c in ln if isinstance(c, LTChar) and c.get_text().strip()]
+        if not chars or not all(_monospaced(c.fontname) for c in chars):
+            return False
+        return len(lines) > 1 or not any(_same_line(box, other) for other in boxes if other is not box)
+
+    def under(above, box) -> bool:
+        line = min(ln.height for ln in _Listing([box]).lines) if not isinstance(box, LTTextLine) else box.height
+        return -0.1 * line <= above.y0 - box.y1 <= 0.5 * line and not _apart(above, box)
+
+    out: list = []
+    stack: list = []
+    for box in [*boxes, None]:
+        if box is not None and stack and under(stack[-1], box) and code(box):
+            stack.append(box)
+            continue
+        out.extend([_Listing(stack)] if len(stack) > 1 else stack)
+        stack = [box] if box is not None and code(box) else []
+        if box is not None and not stack:
+            out.append(box)
     return out
 
 
@@ -954,7 +1007,9 @@ def _box_marked(box, lines: bool = True) -> tuple[str, str]:
             out.append(t)
         if inside:
             out.append(CODE_CLOSE)
-        marked.append("".join(out))
+        # a table cell's one line without its end (which a closing mark would hold inside: "--depth\n| 3"); in a
+        # paragraph a line that ends in code keeps it, and the paragraph breaks there, as a displayed command does
+        marked.append("".join(out) if lines else "".join(out).replace("\n", ""))
     return "text", _joined(marked)
 
 
