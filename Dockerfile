@@ -145,6 +145,27 @@ COPY encoder/ ./encoder/
 ENV QA_INDEX_ENCODER=/app/encoder
 USER 10001:10001
 
+# --- a serving image with its corpus inside (optional) ----------------------
+#   QA_STORE=sqlite QA_SQLITE_PATH=corpus/passages.sqlite python -m function.ingest DOCS...
+#   docker build --target runtime-corpus -t qa-corpus .
+# For documents that change with releases, not between them (a product's manuals): every instance
+# answers from its own copy of the SQLite file (the passages and their BM25 index), so no question
+# reads Firestore and there is none to set up (docs/deploy.md#the-corpus-in-the-image); a new corpus
+# is a new image. The folder belongs to the service user: SQLite keeps its write-ahead log beside the
+# file (in the container's writable layer; answering writes nothing else). With hybrid retrieval,
+# ingest with QA_INDEX_URI=corpus/index.lance QA_INDEX_ENCODER=encoder as well and build
+# --target runtime-lance-corpus, which searches that folder.
+FROM serving AS runtime-corpus
+COPY --chown=10001:10001 corpus/ ./corpus/
+ENV QA_STORE=sqlite \
+    QA_SQLITE_PATH=/app/corpus/passages.sqlite
+
+FROM runtime-lance AS runtime-lance-corpus
+COPY --chown=10001:10001 corpus/ ./corpus/
+ENV QA_STORE=sqlite \
+    QA_SQLITE_PATH=/app/corpus/passages.sqlite \
+    QA_INDEX_URI=/app/corpus/index.lance
+
 # --- the serving image (the default target: the last stage) ------------------
 # The serving stage as it is: `docker build .` builds it, and the ingestion image
 # shares its layers up to `app`.

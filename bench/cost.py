@@ -28,7 +28,9 @@ below is counted or timed in this run:
    1.), passages (``QA_PASSAGE_CACHE_BYTES``), index documents
    (``QA_TERM_CACHE_BYTES``), both (the defaults). Answer cache as deployed
    (every question a miss): Firestore operations per question, over the stream
-   and by its hundreds, and the server's time.
+   and by its hundreds, and the server's time. Then the same paragraphs in a
+   SQLite file, as the ``runtime-corpus`` image holds them (no Firestore), and
+   the same stream from it.
 
 Steps 1-3 keep nothing of the store in memory (every question reads its terms
 and passages, as on a new instance); step 4 is what a warm instance reads.
@@ -65,6 +67,8 @@ KINDS = {"context": "context", "passage": "passage_ids", "retrieval": "retrieval
 HIT_RATES = (0.0, 0.4, 0.8)
 # What the stream's instance keeps of the store in memory: (passages, index documents).
 STREAM_CACHES = {"none": (False, False), "passages": (True, False), "terms": (False, True), "both": (True, True)}
+# The same stream from the corpus in the image (``docker build --target runtime-corpus``): a SQLite file, no Firestore.
+IMAGE = "image"
 
 
 def server(env: dict, cpus: int, log_path: Path, **extra: str) -> FunctionServer:
@@ -87,10 +91,13 @@ def kept_of_the_store(passages: bool = False, terms: bool = False) -> dict:
 
 
 def settled_ops(srv: FunctionServer, wait_s: float = 10.0) -> dict:
-    """``store.ops`` once the background cache writes have landed (none in flight)."""
+    """``store.ops`` once the background cache writes have landed (none in flight); none for a SQLite store (no
+    operation of it is billed)."""
     deadline = time.monotonic() + wait_s
     while True:
         store = srv.health()["store"]
+        if store["kind"] == "sqlite":
+            return {"reads": 0, "writes": 0}
         if store["ops_in_flight"] == 0:
             return store["ops"]
         if time.monotonic() > deadline:
@@ -143,7 +150,7 @@ def stream(srv: FunctionServer, questions: list[dict], window: int = 100) -> dic
     lines = [x for x in srv.logs()[lines_before:] if x.get("kind") == KINDS["retrieval"]]
     n = len(questions)
     server_ms = [x["latency_ms"] for x in lines]
-    own = [x["store_ops"]["reads"] for x in lines]
+    own = [x.get("store_ops", {}).get("reads", 0) for x in lines]  # a SQLite store's lines have none
     return {"requests": n, "server_ms_p50": round(statistics.median(server_ms), 2),
             "server_ms_p90": round(statistics.quantiles(server_ms, n=10)[-1], 2) if n > 1 else server_ms[0],
             "billed_alone_s": round(statistics.mean(cost_model.billed_alone_s(ms) for ms in server_ms), 4),
@@ -173,7 +180,18 @@ def measure_stream(env: dict, args, work: Path, log=print) -> dict:
         with warmed(env, args.cpus, work / f"stream-{name}.log", None, QA_CACHE_SHARED="0",
                     **kept_of_the_store(passages, terms)) as srv:
             out[name] = stream(srv, questions)
+    image = {**env, "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(work / "corpus" / "passages.sqlite")}
+    log("  the same corpus in a SQLite file, as the runtime-corpus image holds it, and the stream again")
+    ingest(image, str(args.data / "dev.json"), str(args.data / "train.json"), "--quiet", "--artifact",
+           str(args.artifact), check=True, timeout_s=3600)
+    with warmed(image, args.cpus, work / "stream-image.log", None, QA_CACHE_SHARED="0") as srv:
+        out[IMAGE] = stream(srv, questions)
     return out
+
+
+def stream_settings(stream: dict) -> list[str]:
+    """The stream's settings a run measured, in order (records made before ``IMAGE`` lack it)."""
+    return [name for name in (*STREAM_CACHES, IMAGE) if name in stream]
 
 
 @contextlib.contextmanager
@@ -266,7 +284,7 @@ def stream_rows(measured: dict, vcpus: float, memory_gib: float) -> list[dict]:
     cache (the default tier)."""
     hit, rows = measured["local_hit"]["retrieval"], []
     busy_miss_s, busy_hit_s = (measured[k]["retrieval"]["billed_busy_s"] for k in ("busy_miss", "busy_local_hit"))
-    for name in STREAM_CACHES:
+    for name in stream_settings(measured["stream"]):
         miss = measured["stream"][name]
         ways = {
             "alone": (cost_model.Units(miss["billed_alone_s"], miss["reads"], miss["writes"]),
@@ -296,10 +314,11 @@ def stream_markdown(result: dict) -> list[str]:
              "| kept in memory | Firestore reads / question | writes | reads per question, by 100 questions | "
              "server ms p50 / p90 | Firestore $, 0% | **$ per million, 0%: alone / busy** | 40% | 80% |",
              "|---|---|---|---|---|---|---|---|---|"]
-    for name in STREAM_CACHES:
+    for name in stream_settings(st):
         m = st[name]
         windows = " ".join(f"{r:.2f}" for r in m["reads_by_window"])
-        lines.append(f"| {name} | {m['reads']:.2f} | {m['writes']:.2f} | {windows} | {m['server_ms_p50']} / "
+        label = "the corpus in the image (SQLite; passages kept)" if name == IMAGE else name
+        lines.append(f"| {label} | {m['reads']:.2f} | {m['writes']:.2f} | {windows} | {m['server_ms_p50']} / "
                      f"{m['server_ms_p90']} | {total[(name, 'alone', 0.0)]['firestore']:.2f} | "
                      f"**{total[(name, 'alone', 0.0)]['total']:.2f} / {total[(name, 'busy', 0.0)]['total']:.2f}** | "
                      + " | ".join(f"{total[(name, 'alone', h)]['total']:.2f} / {total[(name, 'busy', h)]['total']:.2f}"

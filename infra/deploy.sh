@@ -16,6 +16,9 @@
 #   in that Lance table, which infra/ingest_job.sh writes. The image must hold requirements-lance.txt
 #   (the Dockerfile's runtime-lance target: INDEX=lance infra/release.sh builds it); --functions adds
 #   it to the staged requirements.txt.
+# The corpus in the image: CORPUS=image deploys an image built with the Dockerfile's runtime-corpus (or
+#   runtime-lance-corpus) target, which answers from its own SQLite file (and Lance folder): QA_STORE=sqlite,
+#   no Firestore setting, no index setting (docs/deploy.md#the-corpus-in-the-image).
 # Cloud Run: IMAGE defaults to $REGION-docker.pkg.dev/$PROJECT_ID/$REPOSITORY/$SERVICE:latest.
 # Functions: the folder STAGE_DIR (build/function-source) gets main.py, function/,
 #   the artifact (ARTIFACT_DIR, default artifact/) and requirements.txt; the function
@@ -41,6 +44,15 @@ while (( $# )); do
 done
 load_settings
 load_index_settings
+CORPUS=${CORPUS:-}
+case $CORPUS in
+  "") ;;
+  image)
+    [[ -z "$QA_INDEX_URI" ]] \
+      || die "CORPUS=image: the image names its own index (runtime-lance-corpus); leave INDEX and QA_INDEX_URI unset"
+    [[ "$TARGET" == run ]] || die "CORPUS=image deploys a Cloud Run image; --functions deploys a source folder" ;;
+  *) die "CORPUS=$CORPUS: empty (passages in Firestore) or image (the image's corpus/, docker build --target runtime-corpus)" ;;
+esac
 
 MEMORY=${MEMORY:-512Mi}
 CPU=${CPU:-1}
@@ -78,8 +90,12 @@ esac
 # adaptive, the default: a lone request runs on every vCPU, concurrent ones on one
 # each; docs/benchmarks.md#throughput-under-concurrency); for the same reason as
 # QA_THREADS, not detected.
-ENV_VARS="QA_STORE=firestore,QA_FIRESTORE_DATABASE=${FIRESTORE_DATABASE}"
-ENV_VARS+=",QA_PASSAGES_COLLECTION=${PASSAGES_COLLECTION},QA_ANSWERS_COLLECTION=${ANSWERS_COLLECTION}"
+if [[ "$CORPUS" == image ]]; then
+  ENV_VARS="QA_STORE=sqlite"  # the image's own QA_SQLITE_PATH (and QA_INDEX_URI) stand
+else
+  ENV_VARS="QA_STORE=firestore,QA_FIRESTORE_DATABASE=${FIRESTORE_DATABASE}"
+  ENV_VARS+=",QA_PASSAGES_COLLECTION=${PASSAGES_COLLECTION},QA_ANSWERS_COLLECTION=${ANSWERS_COLLECTION}"
+fi
 ENV_VARS+=",QA_EAGER_LOAD=1,QA_THREADS=${CPU},QA_INFERENCE_CONCURRENCY=${CPU},THREADS=${CONCURRENCY},WORKERS=1"
 # MALLOC_ARENA_MAX=2 (also in the Dockerfile; Cloud Functions builds without it):
 # fewer glibc heap arenas for the request threads, ~100 MB less resident memory.

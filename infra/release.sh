@@ -15,7 +15,9 @@
 # build of the artifact needs more), INDEX (empty: the store's own retrieval index;
 # lance: the images with the Lance index, the Dockerfile's runtime-lance and
 # ingest-lance targets, and the service deployed with QA_INDEX_URI=gs://$BUCKET/index/$SERVICE,
-# which infra/ingest_job.sh writes with INDEX=lance); others in infra/lib.sh.
+# which infra/ingest_job.sh writes with INDEX=lance), CORPUS (empty: passages in Firestore; image: the
+# corpus ingested into corpus/ beforehand, baked into the image, the Dockerfile's runtime-corpus or
+# runtime-lance-corpus target; docs/deploy.md#the-corpus-in-the-image); others in infra/lib.sh.
 set -euo pipefail
 # shellcheck source=infra/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -36,7 +38,9 @@ MIN_INSTANCES=${MIN_INSTANCES:-0}
 MAX_INSTANCES=${MAX_INSTANCES:-10}
 BUILD_TIMEOUT=${BUILD_TIMEOUT:-3600s}
 BILLING=${BILLING:-request}
+CORPUS=${CORPUS:-}
 [[ "$ARTIFACT_SOURCE" =~ ^(repo|cache|build)$ ]] || die "ARTIFACT_SOURCE must be repo, cache or build"
+[[ -z "$CORPUS" || "$CORPUS" == image ]] || die "CORPUS=$CORPUS: empty (passages in Firestore) or image (corpus/ in the image)"
 # The pipeline deploys the index where setup.sh's grants are: another QA_INDEX_URI is infra/deploy.sh's.
 [[ -z "$QA_INDEX_URI" || "$QA_INDEX_URI" == "gs://${BUCKET}/${INDEX_PREFIX}/${SERVICE}" ]] \
   || die "QA_INDEX_URI=$QA_INDEX_URI: the pipeline deploys gs://${BUCKET}/${INDEX_PREFIX}/${SERVICE} (INDEX=lance); deploy another with infra/deploy.sh"
@@ -45,6 +49,9 @@ cd "$REPO_DIR"
 if [[ $ARTIFACT_SOURCE == repo && ! -f artifact/manifest.json ]]; then
   die "artifact/manifest.json is missing: build the model first, or ARTIFACT_SOURCE=cache (infra/train_vertex.sh)"
 fi
+if [[ $CORPUS == image && ! -f corpus/passages.sqlite ]]; then
+  die "CORPUS=image: corpus/passages.sqlite is missing: ingest first (QA_STORE=sqlite QA_SQLITE_PATH=corpus/passages.sqlite python -m function.ingest DOCS)"
+fi
 if [[ $ARTIFACT_SOURCE != repo && ! -f "$BUILD_CONFIG" ]]; then
   die "BUILD_CONFIG $BUILD_CONFIG does not exist"
 fi
@@ -52,8 +59,12 @@ fi
 SUBS="_REGION=${REGION},_SERVICE=${SERVICE},_BUCKET=${BUCKET},_REPOSITORY=${REPOSITORY}"
 SUBS+=",_ARTIFACT_SOURCE=${ARTIFACT_SOURCE},_BUILD_CONFIG=${BUILD_CONFIG}"
 SUBS+=",_MIN_INSTANCES=${MIN_INSTANCES},_MAX_INSTANCES=${MAX_INSTANCES},_BILLING=${BILLING}"
-SUBS+=",_INDEX=${INDEX}"
-say "Releasing $SERVICE to $PROJECT_ID ($REGION), artifact from $ARTIFACT_SOURCE${QA_INDEX_URI:+, retrieval index $QA_INDEX_URI}"
+SUBS+=",_INDEX=${INDEX},_CORPUS=${CORPUS}"
+if [[ $CORPUS == image ]]; then
+  say "Releasing $SERVICE to $PROJECT_ID ($REGION), artifact from $ARTIFACT_SOURCE, the corpus of corpus/ in the image"
+else
+  say "Releasing $SERVICE to $PROJECT_ID ($REGION), artifact from $ARTIFACT_SOURCE${QA_INDEX_URI:+, retrieval index $QA_INDEX_URI}"
+fi
 gc builds submit . --region="$REGION" --config=cloudbuild.yaml --substitutions="$SUBS" \
   --ignore-file=infra/gcloudignore --gcs-source-staging-dir="gs://${BUCKET}/source" \
   --service-account="projects/${PROJECT_ID}/serviceAccounts/${BUILD_SA}" \

@@ -142,7 +142,7 @@ def test_dockerignore_keeps_caches_tests_and_local_state_out():
     assert rules[0] == "*", "allowlist: ignore everything, then name what a stage copies"
     allowed = {r[1:].rstrip("/") for r in rules if r.startswith("!")}
     assert allowed == {"main.py", "requirements.txt", "requirements-ingest.txt", "requirements-lance.txt", "function",
-                       "artifact", "encoder", "build_model", "data"}, allowed
+                       "artifact", "encoder", "corpus", "build_model", "data"}, allowed
     for pattern in ("**/__pycache__/", "**/tests/"):
         assert pattern in rules
 

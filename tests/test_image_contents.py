@@ -114,6 +114,39 @@ def test_answers_a_given_context_over_http(server):
     assert best["text"] == context[best["start"]:best["end"]] and best["text"]
 
 
+@pytest.fixture(scope="module")
+def corpus_image(image, tmp_path_factory):
+    """``--target runtime-corpus``: the serving image plus a corpus ingested beforehand into ``corpus/``."""
+    corpus = tmp_path_factory.mktemp("corpus")
+    done = ingest(image, [str(SAMPLE)], {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(corpus / "passages.sqlite")})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return img.assemble(tmp_path_factory.mktemp("corpus-image") / "fs", {"corpus/": corpus}, target="runtime-corpus",
+                        on=image)
+
+
+def test_the_corpus_image_answers_questions_alone_from_the_corpus_inside_it(corpus_image):
+    """Its own settings point at its file (no store setting given, no Firestore): a question asked alone is
+    answered from the passages ingested before the build."""
+    env = corpus_image.env()
+    assert env["QA_STORE"] == "sqlite"
+    assert env["QA_SQLITE_PATH"] == str(corpus_image.path("/app/corpus/passages.sqlite"))
+    assert corpus_image.path("/app/corpus/passages.sqlite").is_file()
+    server = serve(corpus_image, {})
+    try:
+        server.start()
+        assert server.health()["store"] == {"kind": "sqlite", "path": env["QA_SQLITE_PATH"]}
+        reply = post(server.url, {"question": QUESTION})
+        assert reply.status == 200, reply.body
+        retrieved = [p["passage_id"] for p in reply.body["retrieved"]]
+        assert retrieved and set(retrieved) <= set(_passages())
+        best = reply.body["answers"][0]
+        text = _passages()[best["passage_id"]]
+        assert best["passage_id"] in retrieved and best["text"] == text[best["start"]:best["end"]] and best["text"]
+    finally:
+        server.stop()
+        server.close()
+
+
 def test_image_is_small(image):
     # torch alone would add several hundred MB; the runtime stack is a fraction of that.
     sizes = img.sizes(image, gzipped=False)  # the push size is `python -m bench image`'s (gzips every file)

@@ -704,3 +704,19 @@ def test_rules_refuse_client_sdks_in_the_emulator(rules_emulator):
     _assert_status(200, f"{rules_emulator}/passages/a", "PATCH", doc, owner=True)
     _assert_status(200, f"{rules_emulator}/passages/a", owner=True)
     _assert_status(403, f"{rules_emulator}/passages/a")
+
+
+def test_deploy_of_an_image_that_holds_its_corpus_sets_no_firestore(dry):
+    """CORPUS=image: the runtime-corpus image answers from its own SQLite file; the service gets no Firestore
+    setting that could send it elsewhere, and no index setting (the image names its own)."""
+    _, commands = dry("deploy.sh", CORPUS="image")
+    env = _env_vars(_one(commands, "gcloud", "run", "deploy"))
+    assert env["QA_STORE"] == "sqlite"
+    assert not {k for k in env if k.startswith(("QA_FIRESTORE", "QA_PASSAGES", "QA_ANSWERS", "QA_INDEX"))}
+    assert env["QA_EAGER_LOAD"] == "1"  # the rest as any deployment's
+    for setting, message in (({"CORPUS": "image", "INDEX": "lance"}, "names its own index"),
+                             ({"CORPUS": "bucket"}, "CORPUS=bucket")):
+        done, commands = dry("deploy.sh", ok=False, **setting)
+        assert done.returncode == 1 and message in done.stderr and commands == [], done.stderr
+    done, commands = dry("deploy.sh", "--functions", ok=False, CORPUS="image")
+    assert done.returncode == 1 and "Cloud Run image" in done.stderr and commands == []
