@@ -30,7 +30,8 @@ below is counted or timed in this run:
    (every question a miss): Firestore operations per question, over the stream
    and by its hundreds, and the server's time. Then the same paragraphs in a
    SQLite file, as the ``runtime-corpus`` image holds them (no Firestore), and
-   the same stream from it.
+   the same stream from it; and again with the Lance folder and the encoder
+   beside the file, as ``runtime-lance-corpus`` holds them (hybrid retrieval).
 
 Steps 1-3 keep nothing of the store in memory (every question reads its terms
 and passages, as on a new instance); step 4 is what a warm instance reads.
@@ -61,14 +62,17 @@ from bench import cost_model, machine, prices
 from bench.questions import mix, payload, sample_questions
 from harness import client
 from harness.launch import FunctionServer, ingest
-from harness.paths import ARTIFACT, MAIN, REPO, SAMPLE, SQUAD
+from harness.paths import ARTIFACT, ENCODER, MAIN, REPO, SAMPLE, SQUAD
 
 KINDS = {"context": "context", "passage": "passage_ids", "retrieval": "retrieval"}  # bench.questions' -> the log's
 HIT_RATES = (0.0, 0.4, 0.8)
 # What the stream's instance keeps of the store in memory: (passages, index documents).
 STREAM_CACHES = {"none": (False, False), "passages": (True, False), "terms": (False, True), "both": (True, True)}
-# The same stream from the corpus in the image (``docker build --target runtime-corpus``): a SQLite file, no Firestore.
-IMAGE = "image"
+# The same stream from the corpus in the image: a SQLite file (``docker build --target runtime-corpus``), and with the
+# Lance folder and the encoder beside it (``runtime-lance-corpus``: hybrid retrieval); no Firestore.
+IMAGE, IMAGE_HYBRID = "image", "image-hybrid"
+STREAM_LABELS = {IMAGE: "the corpus in the image (SQLite; passages kept)",
+                 IMAGE_HYBRID: "the corpus in the image, hybrid (SQLite and a Lance folder, the encoder)"}
 
 
 def server(env: dict, cpus: int, log_path: Path, **extra: str) -> FunctionServer:
@@ -180,18 +184,22 @@ def measure_stream(env: dict, args, work: Path, log=print) -> dict:
         with warmed(env, args.cpus, work / f"stream-{name}.log", None, QA_CACHE_SHARED="0",
                     **kept_of_the_store(passages, terms)) as srv:
             out[name] = stream(srv, questions)
-    image = {**env, "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(work / "corpus" / "passages.sqlite")}
-    log("  the same corpus in a SQLite file, as the runtime-corpus image holds it, and the stream again")
-    ingest(image, str(args.data / "dev.json"), str(args.data / "train.json"), "--quiet", "--artifact",
-           str(args.artifact), check=True, timeout_s=3600)
-    with warmed(image, args.cpus, work / "stream-image.log", None, QA_CACHE_SHARED="0") as srv:
-        out[IMAGE] = stream(srv, questions)
+    corpus, hybrid = work / "corpus", work / "corpus-hybrid"
+    images = {IMAGE: {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(corpus / "passages.sqlite")},
+              IMAGE_HYBRID: {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(hybrid / "passages.sqlite"),
+                             "QA_INDEX_URI": str(hybrid / "index.lance"), "QA_INDEX_ENCODER": str(ENCODER)}}
+    for name, settings in images.items():
+        log(f"  the same corpus as the {name} setting's image holds it (no Firestore), and the stream again")
+        ingest({**env, **settings}, str(args.data / "dev.json"), str(args.data / "train.json"), "--quiet",
+               "--artifact", str(args.artifact), check=True, timeout_s=3600)
+        with warmed({**env, **settings}, args.cpus, work / f"stream-{name}.log", None, QA_CACHE_SHARED="0") as srv:
+            out[name] = stream(srv, questions)
     return out
 
 
 def stream_settings(stream: dict) -> list[str]:
     """The stream's settings a run measured, in order (records made before ``IMAGE`` lack it)."""
-    return [name for name in (*STREAM_CACHES, IMAGE) if name in stream]
+    return [name for name in (*STREAM_CACHES, IMAGE, IMAGE_HYBRID) if name in stream]
 
 
 @contextlib.contextmanager
@@ -317,7 +325,7 @@ def stream_markdown(result: dict) -> list[str]:
     for name in stream_settings(st):
         m = st[name]
         windows = " ".join(f"{r:.2f}" for r in m["reads_by_window"])
-        label = "the corpus in the image (SQLite; passages kept)" if name == IMAGE else name
+        label = STREAM_LABELS.get(name, name)
         lines.append(f"| {label} | {m['reads']:.2f} | {m['writes']:.2f} | {windows} | {m['server_ms_p50']} / "
                      f"{m['server_ms_p90']} | {total[(name, 'alone', 0.0)]['firestore']:.2f} | "
                      f"**{total[(name, 'alone', 0.0)]['total']:.2f} / {total[(name, 'busy', 0.0)]['total']:.2f}** | "

@@ -76,10 +76,10 @@ def test_the_cost_run_counts_what_each_kind_of_question_costs(tiny_artifact, tmp
     assert len(stream["none"]["reads_by_window"]) == 1
     assert by[("local", "retrieval", "alone", 0.0)]["reads"] == m["local_miss"]["retrieval"]["reads"]  # nothing kept
     # the corpus in the image: the same questions from a SQLite file, nothing read from Firestore
-    image = stream[cost.IMAGE]
-    assert image["requests"] == 30 and (image["reads"], image["writes"]) == (0, 0)
+    for name in (cost.IMAGE, cost.IMAGE_HYBRID):
+        assert stream[name]["requests"] == 30 and (stream[name]["reads"], stream[name]["writes"]) == (0, 0)
     streamed = {(r["stream"], r["billed"], r["hit_rate"]): r for r in result["bill"]["rows"] if "stream" in r}
-    assert len(streamed) == (len(cost.STREAM_CACHES) + 1) * 2 * len(cost.HIT_RATES)
+    assert len(streamed) == (len(cost.STREAM_CACHES) + 2) * 2 * len(cost.HIT_RATES)
     assert streamed[("both", "busy", 0.0)]["reads"] == reads["both"]
     billed = streamed[(cost.IMAGE, "alone", 0.0)]["dollars_per_million"]
     both = streamed[("both", "alone", 0.0)]["dollars_per_million"]

@@ -906,14 +906,18 @@ def _line_count(box) -> int:
     return len([ln for ln in box.get_text().split("\n") if ln.strip()])
 
 
+def _text_lines(box) -> list:
+    """A text box's lines (pdfminer's ``LTTextLine``s; a line is its own), or a ``_Listing``'s."""
+    from pdfminer.layout import LTTextLine
+
+    return [box] if isinstance(box, LTTextLine) else [ln for ln in box if isinstance(ln, LTTextLine)]
+
+
 class _Listing:
     """Boxes of code one under the other, as one box of their lines for ``_box_marked``."""
 
     def __init__(self, boxes: list):
-        from pdfminer.layout import LTTextLine
-
-        self.lines = [ln for b in boxes for ln in ([b] if isinstance(b, LTTextLine) else b)
-                      if isinstance(ln, LTTextLine)]
+        self.lines = [ln for b in boxes for ln in _text_lines(b)]
 
     def __iter__(self):
         return iter(self.lines)
@@ -926,28 +930,28 @@ def _listings(boxes: list) -> list:
     puts a line into its neighbour's box only where their left, right or centre edges align, so a listing indented
     by position, not by spaces (as TeX draws one, and a signature's continued arguments), comes as a box per line
     or per indentation."""
-    from pdfminer.layout import LTChar, LTTextLine
+    from pdfminer.layout import LTChar
 
     def code(box) -> bool:
-        lines = [box] if isinstance(box, LTTextLine) else [ln for ln in box if isinstance(ln, LTTextLine)]
+        lines = _text_lines(box)
         chars = [c for ln in lines for c in ln if isinstance(c, LTChar) and c.get_text().strip()]
         if not chars or not all(_monospaced(c.fontname) for c in chars):
             return False
         return len(lines) > 1 or not any(_same_line(box, other) for other in boxes if other is not box)
 
     def under(above, box) -> bool:
-        line = min(ln.height for ln in _Listing([box]).lines) if not isinstance(box, LTTextLine) else box.height
+        line = min(ln.height for ln in _text_lines(box))
         return -0.1 * line <= above.y0 - box.y1 <= 0.5 * line and not _apart(above, box)
 
     out: list = []
     stack: list = []
-    for box in [*boxes, None]:
-        if box is not None and stack and under(stack[-1], box) and code(box):
+    for box, is_code in [*((b, code(b)) for b in boxes), (None, False)]:
+        if is_code and stack and under(stack[-1], box):
             stack.append(box)
             continue
         out.extend([_Listing(stack)] if len(stack) > 1 else stack)
-        stack = [box] if box is not None and code(box) else []
-        if box is not None and not stack:
+        stack = [box] if is_code else []
+        if box is not None and not is_code:
             out.append(box)
     return out
 
@@ -981,9 +985,9 @@ def _box_marked(box, lines: bool = True) -> tuple[str, str]:
     """A text box as ("code", its lines) where every line is set in a monospaced font (``lines``: a code block,
     each line's indentation kept from its characters and its place), else as ("text", its paragraph) with runs of
     monospaced characters marked as inline code (``CODE_OPEN``), as HTML's <code> is."""
-    from pdfminer.layout import LTChar, LTTextLine
+    from pdfminer.layout import LTChar
 
-    rows = [box] if isinstance(box, LTTextLine) else [ln for ln in box if isinstance(ln, LTTextLine)]
+    rows = _text_lines(box)
     chars = [[c for c in ln if isinstance(c, LTChar) and c.get_text().strip()] for ln in rows]
     mono = [[_monospaced(c.fontname) for c in cs] for cs in chars]
     if not any(any(m) for m in mono):
