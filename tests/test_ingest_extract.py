@@ -225,6 +225,17 @@ def test_pdf_sections_are_pages():
     _spans_index_text(doc)
 
 
+def _draw_runs(c, x: float, y: float, lines: list[list[tuple[str, str]]]) -> None:
+    """Lines of text on a reportlab canvas, each a list of (font, text) runs at 11 points."""
+    text = c.beginText(x, y)
+    for runs in lines:
+        for font, run in runs:
+            text.setFont(font, 11)
+            text.textOut(run)
+        text.textLine("")
+    c.drawText(text)
+
+
 def test_pdf_monospaced_text_is_code_inline_and_in_blocks():
     """A word set in Courier inside prose is inline code (a "literal" span, as HTML's <code>), and a box whose every
     line is monospaced is a code block with its lines and indentation (issue 39: code keeps its line breaks)."""
@@ -233,14 +244,8 @@ def test_pdf_monospaced_text_is_code_inline_and_in_blocks():
 
     buf = io.BytesIO()
     c = canvas.Canvas(buf)
-    text = c.beginText(72, 720)
-    text.setFont("Times-Roman", 11)
-    text.textOut("Call the ")
-    text.setFont("Courier", 11)
-    text.textOut("showPage")
-    text.setFont("Times-Roman", 11)
-    text.textLine(" method of the canvas to end the current page and start another one.")
-    c.drawText(text)
+    _draw_runs(c, 72, 720, [[("Times-Roman", "Call the "), ("Courier", "showPage"),
+                             ("Times-Roman", " method of the canvas to end the current page and start another one.")]])
     c.setFont("Courier", 10)
     c.drawString(90, 600, "def hello(c):")
     c.drawString(90, 588, '    c.drawString(100, 100, "Hi")')  # indented as code listings set it: with spaces
@@ -282,14 +287,9 @@ def test_pdf_listing_indented_by_position_is_one_code_block_and_a_table_of_code_
                (0, "hello(canvas)")]
     for n, (indent, line) in enumerate(listing):
         c.drawString(90 + 6 * indent, 660 - 12 * n, line)  # Courier 10: 6 points a character
-    text = c.beginText(72, 580)
-    text.setFont("Times-Roman", 11)
-    text.textOut("Each option below is set in the typewriter font, its default beside it, as in ")
-    text.setFont("Courier", 11)
-    text.textLine("--depth")
-    text.setFont("Times-Roman", 11)
-    text.textLine("which names the depth.")
-    c.drawText(text)
+    _draw_runs(c, 72, 580, [[("Times-Roman", "Each option below is set in the typewriter font, its default beside it, "
+                                            "as in "), ("Courier", "--depth")],
+                            [("Times-Roman", "which names the depth.")]])
     c.setFont("Courier", 10)
     for n, (option, default) in enumerate([("--depth", "3"), ("--max-width", "80")]):  # edges unaligned: a box each
         c.drawString(90 + 30 * n, 550 - 12 * n, option)
