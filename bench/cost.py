@@ -190,15 +190,16 @@ def measure_stream(env: dict, args, work: Path, log=print) -> dict:
                              "QA_INDEX_URI": str(hybrid / "index.lance"), "QA_INDEX_ENCODER": str(ENCODER)}}
     for name, settings in images.items():
         log(f"  the same corpus as the {name} setting's image holds it (no Firestore), and the stream again")
-        ingest({**env, **settings}, str(args.data / "dev.json"), str(args.data / "train.json"), "--quiet",
+        image_env = {**env, **settings}
+        ingest(image_env, str(args.data / "dev.json"), str(args.data / "train.json"), "--quiet",
                "--artifact", str(args.artifact), check=True, timeout_s=3600)
-        with warmed({**env, **settings}, args.cpus, work / f"stream-{name}.log", None, QA_CACHE_SHARED="0") as srv:
+        with warmed(image_env, args.cpus, work / f"stream-{name}.log", None, QA_CACHE_SHARED="0") as srv:
             out[name] = stream(srv, questions)
     return out
 
 
 def stream_settings(stream: dict) -> list[str]:
-    """The stream's settings a run measured, in order (records made before ``IMAGE`` lack it)."""
+    """The stream's settings a run measured, in order (records made before ``IMAGE`` and ``IMAGE_HYBRID`` lack them)."""
     return [name for name in (*STREAM_CACHES, IMAGE, IMAGE_HYBRID) if name in stream]
 
 

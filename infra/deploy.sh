@@ -44,15 +44,12 @@ while (( $# )); do
 done
 load_settings
 load_index_settings
-CORPUS=${CORPUS:-}
-case $CORPUS in
-  "") ;;
-  image)
-    [[ -z "$QA_INDEX_URI" ]] \
-      || die "CORPUS=image: the image names its own index (runtime-lance-corpus); leave INDEX and QA_INDEX_URI unset"
-    [[ "$TARGET" == run ]] || die "CORPUS=image deploys a Cloud Run image; --functions deploys a source folder" ;;
-  *) die "CORPUS=$CORPUS: empty (passages in Firestore) or image (the image's corpus/, docker build --target runtime-corpus)" ;;
-esac
+load_corpus_settings
+if [[ "$CORPUS" == image ]]; then
+  [[ -z "$QA_INDEX_URI" ]] \
+    || die "CORPUS=image: the image names its own index (runtime-lance-corpus); leave INDEX and QA_INDEX_URI unset"
+  [[ "$TARGET" == run ]] || die "CORPUS=image deploys a Cloud Run image; --functions deploys a source folder"
+fi
 
 MEMORY=${MEMORY:-512Mi}
 CPU=${CPU:-1}

@@ -132,3 +132,11 @@ load_index_settings() {
   [[ -z "$QA_INDEX_REFRESH_S" || "$QA_INDEX_REFRESH_S" =~ ^[0-9]+([.][0-9]+)?$ ]] \
     || die "QA_INDEX_REFRESH_S=$QA_INDEX_REFRESH_S is not a number of seconds"
 }
+
+# load_corpus_settings: CORPUS, checked: empty (passages in Firestore) or image (the build context's corpus/ baked
+# into the image, the Dockerfile's runtime-corpus or runtime-lance-corpus target); in deploy.sh and release.sh.
+load_corpus_settings() {
+  CORPUS=${CORPUS:-}
+  [[ -z "$CORPUS" || "$CORPUS" == image ]] \
+    || die "CORPUS=$CORPUS: empty (passages in Firestore) or image (corpus/ in the image, docker build --target runtime-corpus)"
+}

@@ -32,15 +32,14 @@ while (( $# )); do
 done
 load_settings
 load_index_settings
+load_corpus_settings
 ARTIFACT_SOURCE=${ARTIFACT_SOURCE:-repo}
 BUILD_CONFIG=${BUILD_CONFIG:-build_model/configs/production.toml}
 MIN_INSTANCES=${MIN_INSTANCES:-0}
 MAX_INSTANCES=${MAX_INSTANCES:-10}
 BUILD_TIMEOUT=${BUILD_TIMEOUT:-3600s}
 BILLING=${BILLING:-request}
-CORPUS=${CORPUS:-}
 [[ "$ARTIFACT_SOURCE" =~ ^(repo|cache|build)$ ]] || die "ARTIFACT_SOURCE must be repo, cache or build"
-[[ -z "$CORPUS" || "$CORPUS" == image ]] || die "CORPUS=$CORPUS: empty (passages in Firestore) or image (corpus/ in the image)"
 # The pipeline deploys the index where setup.sh's grants are: another QA_INDEX_URI is infra/deploy.sh's.
 [[ -z "$QA_INDEX_URI" || "$QA_INDEX_URI" == "gs://${BUCKET}/${INDEX_PREFIX}/${SERVICE}" ]] \
   || die "QA_INDEX_URI=$QA_INDEX_URI: the pipeline deploys gs://${BUCKET}/${INDEX_PREFIX}/${SERVICE} (INDEX=lance); deploy another with infra/deploy.sh"
