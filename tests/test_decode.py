@@ -14,6 +14,7 @@ from function.model.reader import (
     line_end,
     path_in_answer,
     term_of_entry,
+    whole_call,
     whole_name,
 )
 from function.model.windows import WindowSpec, build_batch
@@ -241,6 +242,48 @@ def test_answers_from_logits_give_a_file_question_the_path():
     [asked] = answers_from_logits(start, end, b, [passage], top_k=1, max_answer_tokens=30, texts=[text],
                                   question="Which file holds the rules?")
     assert text[asked.start:asked.end] == "/etc/env.conf"
+
+
+HOW = "How do I make the units one centimetre?"
+
+
+@pytest.mark.parametrize("text, span, want", [
+    ("unitsize(1cm);", "unitsize", "unitsize(1cm)"),
+    ("Assigning settings.scroll=n for a positive n", "settings.scroll", "settings.scroll=n"),
+    ("    canvas.setDash(6,3)", "canvas.setDash", "canvas.setDash(6,3)"),
+    ("renderPM.drawToFile(d, 'out.png', 'PNG')", "renderPM.drawToFile", "renderPM.drawToFile(d, 'out.png', 'PNG')"),
+    ("doc.build(story, onFirstPage=myFirstPage)", "onFirstPage", "onFirstPage=myFirstPage"),
+    ("Border='[0 0 0]' hides it", "Border", "Border='[0 0 0]'"),
+    ("set x=1.", "x", "x=1"),  # the sentence's full stop stays out
+    ("void filloutside(picture pic=currentpicture, path g);", "filloutside", "filloutside"),  # a declaration
+    ("string hex(pen p)", "hex", "hex"),
+    ("call .opts() on the program", "opts", "opts"),  # empty brackets: the name
+    ("if a==b then", "a", "a"),  # a comparison, not a value given
+    ("draw(f(x,\ny))", "f", "f"),  # not past the line
+    ("g(" + "1," * 50 + "2)", "g", "g"),  # longer than WIDEST_CALL
+    ("the angle(1)", "the angle", "the angle"),  # words, not a name
+])
+def test_whole_call_gives_a_how_question_the_call_or_assignment_its_name_starts(text, span, want):
+    a = text.index(span)
+    s, e = whole_call(HOW, text, a, a + len(span))
+    assert text[s:e] == want
+    # a question that asks for the name keeps the name, and so does a span inside a call
+    assert whole_call("Which function sets the units?", text, a, a + len(span)) == (a, a + len(span))
+    assert whole_call(None, text, a, a + len(span)) == (a, a + len(span))
+
+
+def test_answers_from_logits_give_a_how_question_the_whole_call():
+    text = "Set the units with\n\nunitsize(1cm);\n\nbefore drawing."
+    words = [(m.start(), m.end()) for m in __import__("re").finditer(r"\w+|[^\w\s]", text)]
+    passage = PassageTokens(np.arange(100, 100 + len(words)), np.array(words))
+    b = build_batch([11], [passage.ids], SPEC)
+    cs = b.context_start  # the model's span: "unitsize" (word 4)
+    start, end = logits_for(b, {(0, cs + 4): 9.0}, {(0, cs + 4): 9.0})
+    for question, want in [("How do I set the units to 1cm?", "unitsize(1cm)"),
+                           ("Which function sets the units?", "unitsize"), (None, "unitsize")]:
+        [got] = answers_from_logits(start, end, b, [passage], top_k=1, max_answer_tokens=30, texts=[text],
+                                    question=question)
+        assert text[got.start:got.end] == want
 
 
 def test_paragraphs_count_blank_lines_only():

@@ -160,6 +160,42 @@ def command_line(text: str, start: int, end: int) -> tuple[int, int]:
     return trim(text, start, end)
 
 
+HOW_QUESTION = re.compile(r"^\s*how\s+(?:do|can|should)\s+(?:i|you|we)\b|^\s*how\s+to\b", re.IGNORECASE)
+# The longest call or assignment an answer is widened to (``whole_call``): one statement on one line.
+WIDEST_CALL = 80
+_CALLED_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+_VALUE = re.compile(r"=(?![=>])(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s;,)\]}]+)")
+_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+_DECLARED = re.compile(r"[A-Za-z_][\w.]*[*&]*\s+[*&]*[A-Za-z_]\w*")  # "picture pic", "string s": a signature
+
+
+def whole_call(question: str | None, text: str, start: int, end: int) -> tuple[int, int]:
+    """For a question that asks how to do something (``HOW_QUESTION``), an answer that is one name written straight
+    before a call's "(" or a value's "=" becomes the whole call or assignment: "unitsize" of ``unitsize(1cm);`` ->
+    "unitsize(1cm)", "settings.scroll" of ``settings.scroll=n`` -> "settings.scroll=n": such a question asks for what
+    to write, and the model tends to stop at the name. Not a declaration (a "type name" pair inside the brackets,
+    quoted strings aside: "void filloutside(picture pic=currentpicture, ...)" keeps "filloutside"), not empty brackets
+    (".opts()" stays "opts"), never past the line and at most ``WIDEST_CALL`` characters in all. A "Which ...?"
+    question asks for the name, and keeps it (docs/documents.md)."""
+    if question is None or not HOW_QUESTION.search(question) or not _CALLED_NAME.fullmatch(text, start, end):
+        return start, end
+    if text.startswith("(", end):
+        depth, i, stop = 0, end, min(len(text), start + WIDEST_CALL)
+        while i < stop and text[i] != "\n":
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            if depth == 0:
+                inside = _QUOTED.sub("''", text[end + 1 : i])
+                if inside.strip() and not _DECLARED.search(inside):
+                    return start, i + 1
+                break
+            i += 1
+        return start, end
+    m = _VALUE.match(text, end)
+    if m and m.end() - start <= WIDEST_CALL:
+        return start, len(text[: m.end()].rstrip("."))
+    return start, end
+
+
 def term_of_entry(text: str, start: int, end: int) -> int:
     """Where an answer that runs from a term into its description ends: at the term. "opts.string - a string or
     array of strings ..." (a Markdown list's "term - description", a manual page's "name - summary") answers
@@ -251,7 +287,8 @@ def edges(text: str, start: int, end: int) -> tuple[int, int]:
 def shape(text: str, start: int, end: int, question: str | None = None) -> tuple[int, int]:
     """A span's characters as an answer: no white space at either end (``trim``), ended with its line
     (``line_end``), a name or a shell command whole (``whole_name``, ``command_line``), a term without its
-    description (``term_of_entry``), for a question about a file or directory, the path (``path_in_answer``), and its
+    description (``term_of_entry``), for a question about a file or directory, the path (``path_in_answer``), for a
+    question how to do something, a call or an assignment whole (``whole_call``), and its
     edges as written (``edges``: no article before a lone code name, no full stop after several words, no unpaired
     quote); ``start == end`` where nothing is left."""
     start, end = trim(text, start, end)
@@ -259,7 +296,7 @@ def shape(text: str, start: int, end: int, question: str | None = None) -> tuple
     if start < end:
         start, end = command_line(text, *whole_name(text, start, end))
         start, end = path_in_answer(question, text, start, term_of_entry(text, start, end))
-        start, end = edges(text, start, end)
+        start, end = edges(text, *whole_call(question, text, start, end))
     return start, end
 
 
