@@ -938,8 +938,41 @@ def test_a_page_s_own_noncharacters_are_not_read_as_code_marks():
 
 
 def test_a_pdf_line_ending_in_a_word_s_hyphen_joins_the_next_without_a_space_a_minus_sign_does_not():
-    from function.ingest.extract import CODE_CLOSE, CODE_OPEN, _joined
+    from function.ingest.extract import _BREAK, CODE_CLOSE, CODE_OPEN, _joined
 
-    assert _joined(["the configu-", "ration file"]) == "the configu-ration file"
+    assert _joined(["the configu-", "ration file"]) == f"the configu{_BREAK}ration file"  # a break, for the document
+    assert _joined(["page 12-", "13"]) == "page 12-13" and _joined(["X-", "Ray"]) == "X-Ray"  # no break to decide
     assert _joined(["a right margin of width -", "inch"]) == "a right margin of width - inch"
     assert _joined([f"set {CODE_OPEN}--max-", f"depth{CODE_CLOSE} to"]) == f"set {CODE_OPEN}--max-depth{CODE_CLOSE} to"
+
+
+def test_a_word_a_pdf_breaks_at_a_line_s_end_is_whole_where_the_document_writes_it_whole():
+    from function.ingest.extract import Block, _dehyphenated, _joined
+
+    def read(*texts):
+        return [b.text for b in _dehyphenated([Block(("page 1",), t, "text") for t in texts])]
+
+    broken = _joined(["Edit the con-", "figuration, then the built-", "in tools and the re-", "entrant ones."])
+    assert read(broken, "A configuration file. Some built-in tools.") == [
+        "Edit the configuration, then the built-in tools and the re-entrant ones.",  # "reentrant": written nowhere
+        "A configuration file. Some built-in tools."]
+    # a compound the document writes with its hyphen keeps it, even where the whole word is written too
+    assert read(_joined(["a built-", "in"]), "builtin and built-in")[0] == "a built-in"
+    assert read(broken)[0] == "Edit the con-figuration, then the built-in tools and the re-entrant ones."
+
+
+def test_a_pdf_s_hyphenated_line_ends_read_as_the_words_the_document_writes():
+    pytest.importorskip("reportlab", reason="reportlab (a test dependency) makes the PDF fixture")
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf)
+    lines = ["The configuration file is read first. Its con-", "figuration of each built-",
+             "in command comes from the user's own environ-", "ment, unless the environment is empty."]
+    for i, line in enumerate(lines):
+        c.drawString(72, 700 - 14 * i, line)
+    c.showPage()
+    c.save()
+    text = extract("hyphens.pdf", buf.getvalue()).text
+    assert "Its configuration of each built-in command comes from the user's own environment, unless" in text
+    assert "\ufdd2" not in text

@@ -50,7 +50,7 @@ import itertools
 import re
 import textwrap
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 SUFFIXES = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
@@ -801,7 +801,7 @@ def _pdf(name: str, data: bytes) -> Document:
             blocks.append(Block((f"page {number}",), text, kind))
     if not any(b.text.strip() for b in blocks):
         raise ExtractError(f"{name}: no text layer in this PDF (a scan needs OCR first)")
-    return _assemble(name, "pdf", title, blocks)
+    return _assemble(name, "pdf", title, _dehyphenated(blocks))
 
 
 _SERIALS = itertools.count()
@@ -856,16 +856,49 @@ def _box_text(box) -> str:
 
 
 def _joined(lines) -> str:
+    """Wrapped lines as one paragraph: a line ending in a word's hyphen joins the next without a space, the hyphen
+    marked as a break (``_BREAK``, for ``_dehyphenated``) where a letter comes before it and a lower-case letter
+    after it outside inline code ("con-" / "figuration"); a minus sign ("width -") keeps its space."""
     out = ""
     for line in lines:
-        line = line.translate(_LIGATURES).strip()
+        line = line.translate(_LIGATURES).replace(_BREAK, "").strip()
         if not line:
             continue
-        out = out + line if not out or _HYPHENATED.search(out[-8:].rstrip(CODE_OPEN + CODE_CLOSE)) else f"{out} {line}"
+        if not out or not _HYPHENATED.search(out[-8:].rstrip(CODE_OPEN + CODE_CLOSE)):
+            out = f"{out} {line}" if out else line
+        elif out[-2:-1].isalpha() and line[0].islower() and out.count(CODE_OPEN) <= out.count(CODE_CLOSE):
+            out = out[:-1] + _BREAK + line
+        else:
+            out += line
     return out
 
 
 _HYPHENATED = re.compile(r"\w-$")  # a word broken at the line's end ("width -" ends in a minus sign, not a break)
+# a hyphen that broke a word at a line's end, until the whole document's words say whether it stays (a noncharacter:
+# never text)
+_BREAK = "\ufdd2"
+_BROKEN = re.compile(rf"([^\W\d_]+){_BREAK}([^\W\d_]+)")
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+
+
+def _dehyphenated(blocks: list[Block]) -> list[Block]:
+    """Each word broken at a line's end (``_joined``) whole where the document writes the whole word elsewhere and
+    never the hyphenated form within a line ("con-" / "figuration" -> "configuration": TeX hyphenates by syllable),
+    else with its hyphen, as a compound broken at its own hyphen is ("built-" / "in" -> "built-in")."""
+    words: set[str] = set()
+    for b in blocks:
+        for w in _WORD.findall(_BROKEN.sub(" ", b.text).replace(_BREAK, " ")):
+            words.add(w.casefold())
+            if "-" in w:  # a compound's parts are words written whole too
+                words.update(part.casefold() for part in w.split("-"))
+
+    def mend(m: re.Match) -> str:
+        a, z = m.group(1), m.group(2)
+        whole = (a + z).casefold() in words and f"{a}-{z}".casefold() not in words
+        return a + z if whole else f"{a}-{z}"
+
+    return [replace(b, text=_BROKEN.sub(mend, b.text).replace(_BREAK, "-")) if _BREAK in b.text else b
+            for b in blocks]
 
 
 def _running_lines(pages: list[list]) -> set[int]:
