@@ -174,6 +174,12 @@ def test_answers_from_logits_cut_a_span_at_its_line_s_end_and_drop_what_then_rep
     ("it ends. Then", "ends", "ends"),  # a full stop before a space is a sentence's end
     ("in the mid-1990s", "1990s", "1990s"),  # a hyphen does not join
     ("under /etc/skel/ by default", "skel", "skel"),  # nor a slash
+    ("Runtime complexity: O(log(n))", "O", "O(log(n))"),  # a lone letter before a bracket: the expression
+    ("written T(n) = 7n2", "T", "T(n)"),
+    ("vitamin C (ascorbic acid)", "C", "C"),  # a space before the bracket
+    ("an O(n log n + " + "m" * 40 + ") bound", "O", "O"),  # longer than WIDEST_LETTER_CALL
+    ("O(n\nlog n)", "O", "O"),  # not past the line
+    ("DTIME(f(n))", "E", "E"),  # a word's last letter is no lone letter
 ])
 def test_whole_name_widens_a_span_to_the_dotted_or_underscored_name_it_cuts(text, part, whole):
     a = text.index(part)

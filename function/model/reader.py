@@ -124,7 +124,9 @@ def whole_name(text: str, start: int, end: int) -> tuple[int, int]:
 
     The model's tokenizer splits such a name at its dots, so a span can start or end at any of its parts;
     documentation answers are the whole name. Only "." and "_" between letters or digits join: a hyphen, a
-    slash or a full stop before a space leave the span as it is.
+    slash or a full stop before a space leave the span as it is. A lone letter written straight before a bracket
+    takes in its bracketed group ("O" of "O(log(n))", "T" of "T(n)"), on its line, at most ``WIDEST_LETTER_CALL``
+    characters in all: a letter alone is never what such text answers.
     """
     def word(i: int) -> bool:
         return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
@@ -137,7 +139,26 @@ def whole_name(text: str, start: int, end: int) -> tuple[int, int]:
         end += 1
         while word(end):
             end += 1
+    if end - start == 1 and text[start].isalpha() and not word(start - 1) and text.startswith("(", end):
+        end = _bracket_end(text, end, min(len(text), start + WIDEST_LETTER_CALL), end)
     return start, end
+
+
+# The longest "O(log(n))" a lone letter before a bracket is widened to (``whole_name``).
+WIDEST_LETTER_CALL = 40
+
+
+def _bracket_end(text: str, i: int, stop: int, default: int) -> int:
+    """Where the bracketed group opening at ``text[i]`` closes (just after its ")"), if it closes before ``stop`` and
+    on the same line; ``default`` where it does not."""
+    depth = 0
+    for j in range(i, stop):
+        if text[j] == "\n":
+            break
+        depth += {"(": 1, ")": -1}.get(text[j], 0)
+        if depth == 0:
+            return j + 1
+    return default
 
 
 _TERM_DASH = re.compile(r"(\S*[^\W\d]\S*) [-\u2013\u2014] \S")  # a term with a letter: not "1914 - 1918"
@@ -180,16 +201,9 @@ def whole_call(question: str | None, text: str, start: int, end: int) -> tuple[i
     if question is None or not HOW_QUESTION.search(question) or not _CALLED_NAME.fullmatch(text, start, end):
         return start, end
     if text.startswith("(", end):
-        depth, i, stop = 0, end, min(len(text), start + WIDEST_CALL)
-        while i < stop and text[i] != "\n":
-            depth += {"(": 1, ")": -1}.get(text[i], 0)
-            if depth == 0:
-                inside = _QUOTED.sub("''", text[end + 1 : i])
-                if inside.strip() and not _DECLARED.search(inside):
-                    return start, i + 1
-                break
-            i += 1
-        return start, end
+        close = _bracket_end(text, end, min(len(text), start + WIDEST_CALL), end)
+        inside = _QUOTED.sub("''", text[end + 1 : close - 1])
+        return (start, close) if close > end and inside.strip() and not _DECLARED.search(inside) else (start, end)
     m = _VALUE.match(text, end)
     if m and m.end() - start <= WIDEST_CALL:
         return start, len(text[: m.end()].rstrip("."))
