@@ -49,13 +49,13 @@ OPTION = 2.0
 OPTION_QUESTION = re.compile(r"\b(?:options?|flags?|switch(?:es)?)\b", re.IGNORECASE)
 _ONE_OPTION = r"--?[A-Za-z0-9?][\w.-]*(?:=<?[\w.|-]+>?| <[\w.|-]+>)?"
 _OPTION = re.compile(rf"{_ONE_OPTION}(?:\s*,\s*{_ONE_OPTION})*")
+_HOW = r"^\s*how\s+(?:do|can|should)\s+(?:i|you|we)\b|^\s*how\s+to\b"  # "How do I ...?", "How to ...?"
 NAME_QUESTION = re.compile(
     r"^\s*which\b|^\s*what\b(?:\s+[\w.'-]+){0,4}?\s+(?:options?|flags?|switch(?:es)?|arguments?|parameters?|"
     r"keywords?|methods?|functions?|class(?:es)?|modules?|packages?|exceptions?|errors?|variables?|settings?|"
     r"files?|director(?:y|ies)|commands?|subcommands?|events?|hooks?|headers?|fields?|propert(?:y|ies)|"
     r"attributes?|items?|keys?|formatters?|values?|constants?|macros?|codes?|types?|names?)\b"
-    r"|^\s*what\s+does\s+.+\s+return\b"
-    r"|^\s*how\s+(?:do|can|should)\s+(?:i|you|we)\b|^\s*how\s+to\b", re.IGNORECASE)
+    r"|^\s*what\s+does\s+.+\s+return\b|" + _HOW, re.IGNORECASE)
 _BARE = re.compile(r"[`'\"]*\.?(.*?)(?:\(\))?[`'\"]*$", re.S)  # a name as written: `.opts()` is opts
 _TITLE_SEP = " > "  # function.ingest.split: "Document > Heading > Subheading"
 # what a name or a command has and a heading's words do not: brackets, dots, underscores, slashes, a prompt, an
@@ -181,7 +181,7 @@ def command_line(text: str, start: int, end: int) -> tuple[int, int]:
     return trim(text, start, end)
 
 
-HOW_QUESTION = re.compile(r"^\s*how\s+(?:do|can|should)\s+(?:i|you|we)\b|^\s*how\s+to\b", re.IGNORECASE)
+HOW_QUESTION = re.compile(_HOW, re.IGNORECASE)
 # The longest call or assignment an answer is widened to (``whole_call``): one statement on one line.
 WIDEST_CALL = 80
 _CALLED_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
