@@ -4,9 +4,12 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from function.model.decode import best_spans, paragraphs
 from function.model.reader import (
+    WIDEST_CALL,
     PassageTokens,
     answers_from_logits,
     command_line,
@@ -18,6 +21,7 @@ from function.model.reader import (
     whole_name,
 )
 from function.model.windows import WindowSpec, build_batch
+from tests.support.fuzz import examples
 
 SPEC = WindowSpec(max_seq_len=16, stride=3, max_query_tokens=5, cls_id=101, sep_id=102, pad_id=0)
 
@@ -374,3 +378,15 @@ def test_edges_shape_an_answer_as_documentation_writes_it(text, span, answer):
     start = text.index(span)
     a, z = edges(text, start, start + len(span))
     assert text[a:z] == answer
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.text(alphabet="ab_.(),= \n'\"xO1", max_size=40), st.data())
+def test_widening_keeps_the_span_and_its_line(text, data):
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    for s, e in (whole_call(HOW, text, start, end), whole_name(text, start, end)):
+        assert s <= start and end <= e <= len(text)  # never narrower, never past the text
+        assert "\n" not in text[end:e]  # nor past the line
+    s, e = whole_call(HOW, text, start, end)
+    assert s == start and (e == end or e - start <= WIDEST_CALL)

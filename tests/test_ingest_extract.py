@@ -5,8 +5,11 @@ from __future__ import annotations
 import io
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from function.ingest.extract import SUFFIXES, Document, ExtractError, extract, normalise_block, require
+from tests.support.fuzz import examples
 
 MARKDOWN = b"""# Widget Guide
 
@@ -976,3 +979,17 @@ def test_a_pdf_s_hyphenated_line_ends_read_as_the_words_the_document_writes():
     text = extract("hyphens.pdf", buf.getvalue()).text
     assert "Its configuration of each built-in command comes from the user's own environment, unless" in text
     assert "\ufdd2" not in text
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.text(alphabet="ab -\n\ufdd2", max_size=30), min_size=1, max_size=4))
+def test_deciding_line_end_hyphens_only_drops_or_writes_the_marked_hyphens(texts):
+    from function.ingest.extract import _BREAK, Block, _dehyphenated
+
+    out = [b.text for b in _dehyphenated([Block(("page 1",), t, "text") for t in texts])]
+    for before, after in zip(texts, out, strict=True):
+        assert _BREAK not in after
+        assert after.replace("-", "") == before.replace(_BREAK, "").replace("-", "")  # each break "" or "-"
+        assert before.count("-") <= after.count("-") <= before.count("-") + before.count(_BREAK)
+        if _BREAK not in before:
+            assert after == before
