@@ -373,6 +373,12 @@ def test_with_a_passage_bias_scores_are_a_softmax_over_every_candidate_span():
     ('the value "a1762" here', 'a1762"', '"a1762"'),
     ('the value "a1762" here', '"a1762', '"a1762"'),
     ('say "hi" and "bye"', '"hi" and "bye"', '"hi" and "bye"'),  # paired: left as it is
+    ("two numbers in points (1/72 of an inch) each", "numbers in points (1/72 of an inch",
+     "numbers in points (1/72 of an inch)"),  # a bracket it opens takes in its ")"
+    ("f(a, g(b) and c) here", "f(a, g(b", "f(a, g(b) and c)"),  # the first one it leaves open
+    ("in the interval [0,360) or 0", "interval [0,360)", "interval [0,360)"),  # an interval: left as it is
+    ("see (the next\nline)", "see (the next", "see (the next"),  # not past the line
+    ("a (" + "b " * 30 + ")", "a (b", "a (b"),  # nor more than WIDEST_CLOSE past the answer
 ])
 def test_edges_shape_an_answer_as_documentation_writes_it(text, span, answer):
     start = text.index(span)

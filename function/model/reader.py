@@ -273,6 +273,8 @@ def is_code(text: str, marks: np.ndarray | None, start: int, end: int) -> bool:
     return any(_bare(text, int(a), int(z)) == want for a, z in marks if a < end and z > start)
 
 
+# How far past an answer the ")" of a bracket it opens may be for ``edges`` to take it in.
+WIDEST_CLOSE = 40
 _ARTICLE_BEFORE_CODE = re.compile(r"(?:the|an?)\s+(?=[-.$/~`]|\S*(?:_|\(\)))", re.IGNORECASE)
 _ABBREVIATION = re.compile(r"(?:\b[A-Z]|\b[A-Z][A-Za-z]{0,2}|\.\.)\.$")
 
@@ -280,10 +282,11 @@ _ABBREVIATION = re.compile(r"(?:\b[A-Z]|\b[A-Z][A-Za-z]{0,2}|\.\.)\.$")
 def edges(text: str, start: int, end: int) -> tuple[int, int]:
     """An answer's edges as written: no article before the one name, written as code, an option or a path, that
     follows it ("the -f" -> "-f"), no full stop ending an answer of several words unless it ends an abbreviation or
-    an ellipsis ("... field." -> "... field"), and a double quote left unpaired takes in the one beside it
-    ('-" character' -> '"-" character'). Kept on the documentation benchmark's dev part by its "EM as written"
-    (docs/documents.md); SQuAD's normalisation drops articles and punctuation, so its EM and F1 read these answers
-    as before."""
+    an ellipsis ("... field." -> "... field"), a double quote left unpaired takes in the one beside it
+    ('-" character' -> '"-" character'), and a round bracket it opens takes in its ")" where that comes on the same
+    line within ``WIDEST_CLOSE`` characters ("points (1/72 of an inch" -> "points (1/72 of an inch)"). Kept on the
+    documentation benchmark's dev part by its "EM as written" (docs/documents.md); SQuAD's normalisation drops
+    articles and punctuation, so its EM and F1 read these answers as before."""
     m = _ARTICLE_BEFORE_CODE.match(text, start, end)
     if m and m.end() < end and not any(c.isspace() for c in text[m.end():end]):  # "the -f", not "the X method"
         start = m.end()
@@ -295,7 +298,21 @@ def edges(text: str, start: int, end: int) -> tuple[int, int]:
             start -= 1
         elif end < len(text) and text[end] == '"':
             end += 1
+    opened = _unclosed(text, start, end)
+    if opened is not None:  # "points (1/72 of an inch" takes in its ")"
+        end = _bracket_end(text, opened, min(len(text), end + WIDEST_CLOSE), end)
     return trim(text, start, end)
+
+
+def _unclosed(text: str, start: int, end: int) -> int | None:
+    """Where the first "(" of ``text[start:end]`` that it does not close is; None where it closes every one."""
+    opens: list[int] = []
+    for i in range(start, end):
+        if text[i] == "(":
+            opens.append(i)
+        elif text[i] == ")" and opens:
+            opens.pop()
+    return opens[0] if opens else None
 
 
 def shape(text: str, start: int, end: int, question: str | None = None) -> tuple[int, int]:
