@@ -18,6 +18,7 @@ from function.model.reader import (
     path_in_answer,
     term_of_entry,
     whole_call,
+    whole_code,
     whole_name,
 )
 from function.model.windows import WindowSpec, build_batch
@@ -396,3 +397,39 @@ def test_widening_keeps_the_span_and_its_line(text, data):
         assert "\n" not in text[end:e]  # nor past the line
     s, e = whole_call(HOW, text, start, end)
     assert s == start and (e == end or e - start <= WIDEST_CALL)
+
+
+def _marked(text: str, *pieces: str) -> np.ndarray:
+    return np.array([(text.index(p), text.index(p) + len(p)) for p in pieces], dtype=np.int64).reshape(-1, 2)
+
+
+@pytest.mark.parametrize("text, pieces, span, want", [
+    ("Run npm install --save-dev semantic-release first.", ["npm install --save-dev semantic-release"],
+     "--save-dev semantic-release", "npm install --save-dev semantic-release"),
+    ("Run npm install --save-dev semantic-release first.", ["npm install --save-dev semantic-release"],
+     "npm install --save-dev semantic-release", "npm install --save-dev semantic-release"),  # the piece already
+    ("Run npm install first.", ["npm"], "Run npm", "Run npm"),  # not inside a piece
+    ("Call a.b(c) or\nd", ["a.b(c) or\nd"], "a.b", "a.b"),  # a piece over two lines: as it is
+    ("Use " + "x" * 90 + " here", ["x" * 90], "xxx", "xxx"),  # longer than WIDEST_CODE
+])
+def test_whole_code_widens_an_answer_to_the_piece_of_inline_code_it_lies_in(text, pieces, span, want):
+    a = text.index(span)
+    s, e = whole_code(text, _marked(text, *pieces), a, a + len(span))
+    assert text[s:e] == want
+    assert whole_code(text, None, a, a + len(span)) == (a, a + len(span))
+
+
+def test_answers_from_logits_widen_a_how_question_s_answer_to_its_inline_command_only():
+    text = "Install it with npm install --save-dev semantic-release in your project."
+    words = [(m.start(), m.end()) for m in __import__("re").finditer(r"\S+", text)]
+    passage = PassageTokens(np.arange(100, 100 + len(words)), np.array(words))
+    marks = _marked(text, "npm install --save-dev semantic-release")
+    b = build_batch([11], [passage.ids], SPEC)
+    cs = b.context_start  # the model's span: "--save-dev semantic-release" (words 5 to 6)
+    start, end = logits_for(b, {(0, cs + 5): 9.0}, {(0, cs + 6): 9.0})
+    for question, want in [("How do I install semantic-release?", "npm install --save-dev semantic-release"),
+                           ("Which tool installs semantic-release?", "--save-dev semantic-release"),
+                           (None, "--save-dev semantic-release")]:
+        [got] = answers_from_logits(start, end, b, [passage], top_k=1, max_answer_tokens=30, texts=[text],
+                                    question=question, marks=[marks])
+        assert text[got.start:got.end] == want

@@ -275,6 +275,27 @@ def is_code(text: str, marks: np.ndarray | None, start: int, end: int) -> bool:
 
 # How far past an answer the ")" of a bracket it opens may be for ``edges`` to take it in.
 WIDEST_CLOSE = 40
+# The longest piece of inline code a "How do I ...?" answer inside it is widened to (``whole_code``).
+WIDEST_CODE = 80
+
+
+def whole_code(text: str, marks: np.ndarray | None, start: int, end: int) -> tuple[int, int]:
+    """``text[start:end]`` widened to the marked piece of inline code it lies inside (``marks``: (start, end) rows),
+    where it is not that piece already (``is_code``'s comparison) and the piece is on one line, at most
+    ``WIDEST_CODE`` characters: "--save-dev semantic-release" of ``npm install --save-dev semantic-release``. For a
+    question that asks how to do something (``HOW_QUESTION``), as ``answers_from_logits`` applies it: such a question
+    asks for the command or expression to write; one that asks "Which tool ...?" wants the command's first word, so
+    it is not widened (docs/documents.md)."""
+    if marks is None or not len(marks) or start >= end:
+        return start, end
+    want = _bare(text, start, end)
+    for a, z in marks:
+        a, z = int(a), int(z)
+        if a <= start and end <= z and z - a <= WIDEST_CODE and "\n" not in text[a:z] and _bare(text, a, z) != want:
+            return trim(text, a, z)
+    return start, end
+
+
 _ARTICLE_BEFORE_CODE = re.compile(r"(?:the|an?)\s+(?=[-.$/~`]|\S*(?:_|\(\)))", re.IGNORECASE)
 _ABBREVIATION = re.compile(r"(?:\b[A-Z]|\b[A-Z][A-Za-z]{0,2}|\.\.)\.$")
 
@@ -373,6 +394,8 @@ def answers_from_logits(
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
+    widen = (texts is not None and marks is not None and question is not None and bool(HOW_QUESTION.search(question))
+             and any(m is not None and len(m) for m in marks))
     blocks = None if texts is None else [paragraphs(t, p.offsets) for t, p in zip(texts, passages, strict=True)]
     if sentence_weight is None:
         sentence_weight = sentence.WEIGHT if passage_bias is not None else sentence.WEIGHT_GIVEN
@@ -385,6 +408,8 @@ def answers_from_logits(
         start, end = int(offsets[s.token_start, 0]), int(offsets[s.token_end, 1])
         if texts is not None:
             start, end = shape(texts[s.passage], start, end, question)
+            if widen and start < end:
+                start, end = whole_code(texts[s.passage], marks[s.passage], start, end)
         found.append(Answer(s.passage, start, end, s.score))
     if ranked:
         # across retrieved passages a heading's span still tells which passage answers; within it, not what
