@@ -379,7 +379,9 @@ def answers_from_logits(
     never cut (``whole_name``), a command at a shell prompt is whole (``command_line``), and a term is not
     followed into its description (``term_of_entry``).
     With the ``question`` too, a question about a file or directory gets the path a span holds
-    (``path_in_answer``), and the best ``CANDIDATES`` spans are ranked again with ``sentence_weight``
+    (``path_in_answer``), a question how to do something the call or assignment a name starts (``whole_call``) and,
+    with the passages' ``marks``, the piece of inline code a span lies in (``whole_code``), and the best
+    ``CANDIDATES`` spans are ranked again with ``sentence_weight``
     (default: ``sentence.WEIGHT`` with a ``passage_bias``, for retrieved passages, else
     ``sentence.WEIGHT_GIVEN``) times the share of the question's terms their sentence holds
     (``function.model.sentence``) added to their logits, less ``sentence.ECHO`` for a span that is the question's
