@@ -202,8 +202,10 @@ def whole_call(question: str | None, text: str, start: int, end: int) -> tuple[i
         return start, end
     if text.startswith("(", end):
         close = _bracket_end(text, end, min(len(text), start + WIDEST_CALL), end)
+        if close == end:  # the bracket does not close on its line within WIDEST_CALL
+            return start, end
         inside = _QUOTED.sub("''", text[end + 1 : close - 1])
-        return (start, close) if close > end and inside.strip() and not _DECLARED.search(inside) else (start, end)
+        return (start, close) if inside.strip() and not _DECLARED.search(inside) else (start, end)
     m = _VALUE.match(text, end)
     if m and m.end() - start <= WIDEST_CALL:
         return start, len(text[: m.end()].rstrip("."))
