@@ -435,3 +435,28 @@ def test_the_cli_records_a_moved_threshold_with_why_and_its_figures(artifact_cop
         cli.main([str(artifact_copy), "--dev", str(small_dev), "--write", "--shift", "-1"])
     with pytest.raises(SystemExit):
         cli.main([str(artifact_copy), "--dev", str(small_dev), "--shift", "-1", "--shift-why", "x"])
+
+
+# -- the threshold moved by retrieval's cosine (hybrid retrieval, questions asked alone) -----------------------
+
+def test_the_no_answer_threshold_moves_with_the_best_cosine_of_the_passages_read():
+    from function.retrieval.span_bias import NO_ANSWER_COSINE_AT, NO_ANSWER_COSINE_WEIGHT, no_answer_shift
+
+    assert no_answer_shift([0.2, None, NO_ANSWER_COSINE_AT + 0.25]) == pytest.approx(NO_ANSWER_COSINE_WEIGHT * 0.25)
+    assert no_answer_shift([NO_ANSWER_COSINE_AT - 0.1]) == pytest.approx(-NO_ANSWER_COSINE_WEIGHT * 0.1)
+    assert no_answer_shift([None, None]) == 0.0 and no_answer_shift([]) == 0.0  # BM25 alone: no cosines
+    assert no_answer_shift([0.9], exact=False) == 0.0  # the approximate index's scores are not cosines
+
+
+def test_a_shifted_threshold_decides_and_the_probability_follows_it():
+    from function.service.pipeline import _no_answer
+    from function.service.qa_request import QARequest
+
+    b = build_batch([11, 12], [np.arange(100, 108)], SPEC)
+    start, end = logits(b, {(0, 0): 5.0, (0, 4 + 2): 3.0}, {(0, 0): 4.0, (0, 4 + 5): 2.0})  # margin 4.0
+    req = QARequest("q?", None, None, 1, 30, 5)
+    for shift, abstained in [(0.0, True), (-1.0, True), (1.5, False)]:  # threshold 3.0 + shift against 4.0
+        reply, windows = _no_answer(req, {"threshold": 3.0}, b, start, end, shift)
+        assert reply["abstained"] is abstained
+        assert reply["probability"] == pytest.approx(no_answer_probability(4.0, 3.0 + shift), abs=1e-6)
+        assert windows.tolist() == [not abstained]  # a window answers only at or below the moved threshold

@@ -164,6 +164,7 @@ class LanceIndex(Searcher):
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="lance")
         self._since_fold = 0  # rows this writer wrote since it last folded them into the indexes
         self.ann_ef, self.ann_nprobes = ANN_EF, ANN_NPROBES  # how wide a search through the vector index looks
+        self._vector_index_seen: tuple[int | None, bool] = (None, False)  # (table version, has a vector index)
 
     # -- reading (the function) -------------------------------------------------
 
@@ -271,7 +272,16 @@ class LanceIndex(Searcher):
         table = ds.to_table(columns=["id", "_distance"], nearest=query, **restrict)
         ids, distances = table.column("id").to_pylist(), table.column("_distance").to_pylist()
         ranked = sorted(zip(ids, distances), key=lambda hit: (hit[1], hit[0]))
-        return [Hit(pid, 1.0 - float(distance)) for pid, distance in ranked[:k]]
+        cosines = exact or not self._vector_indexed(ds)  # a flat search reports the cosine itself
+        return [Hit(pid, 1.0 - float(distance), exact=cosines) for pid, distance in ranked[:k]]
+
+    def _vector_indexed(self, ds) -> bool:
+        """Whether ``ds`` (a version of the table) has an approximate index over its vectors; read once a version."""
+        key = ds.version
+        if self._vector_index_seen[0] != key:
+            indexed = any("vector" in index.get("fields", []) for index in ds.list_indices())
+            self._vector_index_seen = (key, indexed)
+        return self._vector_index_seen[1]
 
     def nearest(self, vector, k: int, exact: bool = False, where: PassageFilter | None = None) -> list[Hit]:
         """The ``k`` passages whose vectors are nearest ``vector``, best first, within ``where``; ``exact`` reads

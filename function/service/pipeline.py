@@ -84,15 +84,17 @@ class Reading:
     doc_starts: list[int | None] | None = None  # where each passage starts in its document's text, if known
     marks: list[np.ndarray] | None = None  # each passage's inline code spans (``Passage.code_spans``), if stored
     scores: list[float] | None = None  # retrieval: the passages' scores as the index gave them (the reply rounds)
+    threshold_shift: float = 0.0  # retrieval: how far the "no answer" threshold moves (``span_bias.no_answer_shift``)
 
     @classmethod
     def of_stored(cls, stored: list[Passage], retrieved: list[dict] | None = None,
-                  bias: np.ndarray | None = None, scores: list[float] | None = None) -> Reading:
+                  bias: np.ndarray | None = None, scores: list[float] | None = None,
+                  threshold_shift: float = 0.0) -> Reading:
         from function.model.reader import PassageTokens
 
         return cls([PassageTokens(p.ids, p.char_offsets) for p in stored], [p.text for p in stored],
                    [_passage_meta(p) for p in stored], bias, retrieved, [p.start for p in stored],
-                   [p.code_spans for p in stored], scores)
+                   [p.code_spans for p in stored], scores, threshold_shift)
 
     def lead(self) -> float | None:
         """How far retrieval put the first passage ahead: its score over the second's (None: fewer than two
@@ -120,7 +122,7 @@ def abstains(req: QARequest, no_answer: dict) -> bool:
 
 
 def _no_answer(req: QARequest, no_answer: dict, batch: Batch, start_logits: np.ndarray,
-               end_logits: np.ndarray) -> tuple[dict, np.ndarray | None]:
+               end_logits: np.ndarray, shift: float = 0.0) -> tuple[dict, np.ndarray | None]:
     """The reply's ``no_answer`` (whether it abstained, and the probability behind the decision), and
     the windows its answers may come from (None: all).
 
@@ -128,11 +130,12 @@ def _no_answer(req: QARequest, no_answer: dict, batch: Batch, start_logits: np.n
     caller can apply a threshold of its own; ``abstained`` is the exact decision
     (margin > threshold), which the rounded probability only mirrors. Where the
     request abstains and some window holds an answer, the answers come from the
-    windows that say so (``function.model.decode``).
+    windows that say so (``function.model.decode``). ``shift`` moves the artifact's
+    threshold for this question (``Reading.threshold_shift``).
     """
     from function.model.reader import no_answer_verdict
 
-    verdict = no_answer_verdict(start_logits, end_logits, batch, float(no_answer["threshold"]),
+    verdict = no_answer_verdict(start_logits, end_logits, batch, float(no_answer["threshold"]) + shift,
                                 req.max_answer_tokens)
     abstaining = abstains(req, no_answer)
     reply = {"abstained": abstaining and verdict.above, "probability": round(verdict.probability, 6)}
@@ -294,7 +297,7 @@ class QAService:
         n = cascade.first_windows(batch)
         first = batch.rows(slice(0, n))
         no_answer = model.manifest.no_answer
-        threshold = None if no_answer is None else float(no_answer["threshold"])
+        threshold = None if no_answer is None else float(no_answer["threshold"]) + reading.threshold_shift
         blocks = [paragraphs(reading.texts[0], reading.tokens[0].offsets)]
         lead = reading.lead()
         ran, stopped = self.rt.inference.run_first(
@@ -359,7 +362,7 @@ class QAService:
 
         no_answer = model.manifest.no_answer
         verdict, windows = (None, None) if no_answer is None else _no_answer(req, no_answer, batch, start_logits,
-                                                                           end_logits)
+                                                                           end_logits, reading.threshold_shift)
         found = [] if verdict is not None and verdict["abstained"] else answers_from_logits(
             start_logits, end_logits, batch, reading.tokens, req.top_k, req.max_answer_tokens, reading.bias,
             texts=reading.texts, windows=windows, null_weight=NULL_WEIGHT,  # used with a retrieval bias only
@@ -384,7 +387,7 @@ class QAService:
         documents, for a client that shows them), their spans' bias (``function.retrieval.span_bias``) and the
         hits' own scores."""
         from function.model.windows import window_starts
-        from function.retrieval.span_bias import passage_bias
+        from function.retrieval.span_bias import no_answer_shift, passage_bias
 
         stored = self._fetch(tuple(h.passage_id for h in hits), model.tokenizer.fingerprint, missing_ok=True,
                              corpus=corpus)
@@ -406,9 +409,9 @@ class QAService:
         retrieved = [{"passage_id": p.id, "title": p.title, "score": round(hit[p.id].score, 4),
                       **({"cosine": round(hit[p.id].cosine, 4)} if hit[p.id].cosine is not None else {}),
                       **({**_passage_meta(p), "text": p.text} if with_texts else {})} for p in kept]
-        scores = [hit[p.id].score for p in kept]
-        return kept, Reading.of_stored(kept, retrieved, passage_bias(scores, cosines=[hit[p.id].cosine for p in kept]),
-                                       scores)
+        scores, cosines = [hit[p.id].score for p in kept], [hit[p.id].cosine for p in kept]
+        shift = no_answer_shift(cosines, exact=all(hit[p.id].exact for p in kept))
+        return kept, Reading.of_stored(kept, retrieved, passage_bias(scores, cosines=cosines), scores, shift)
 
     @staticmethod
     def _totals(timer: Timer, started: float) -> dict:
