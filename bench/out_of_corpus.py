@@ -13,6 +13,9 @@ in the fold that ingested its article and *out of corpus* in the other, so each
 of the 1,227 questions is measured once in each role. ``--sample`` adds what a
 new user tries first: ``make run``'s sample corpus, its own 208 questions in
 corpus and the 100 of ``samples/off_topic_questions.txt`` out of it.
+``--retrieval hybrid`` searches each corpus as ``make run DOCS=...`` does: a Lance
+index beside the store with the sentence encoder's vectors, BM25 and embeddings
+mixed, whose cosine also moves the "no answer" threshold (docs/no_answer.md).
 
 Reports, per corpus: the share of out-of-corpus questions answered "no answer"
 (the model's abstention, or nothing in the store matching the question), the
@@ -32,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import in_process
-from harness.paths import ARTIFACT, REPO, SQUAD
+from harness.paths import ARTIFACT, ENCODER, REPO, SQUAD
 
 FOLDS = ((0, 2, 4, 6), (1, 3, 5))  # dev.json article indices ingested in each fold
 SAMPLE = REPO / "samples" / "squad_sample.json"
@@ -51,6 +54,11 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="also the sample corpus (make run's) against samples/off_topic_questions.txt")
     p.add_argument("--every", type=int, default=1, help="ask only every N-th dev question (1: all)")
     p.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads (QA_THREADS)")
+    p.add_argument("--retrieval", choices=("bm25", "hybrid"), default="bm25",
+                   help="bm25 (the default): the SQLite store's own index; hybrid: a Lance index with the encoder's "
+                        "vectors beside it (QA_INDEX_URI + QA_INDEX_ENCODER, what make run DOCS=... serves), whose "
+                        "cosine also moves the 'no answer' threshold")
+    p.add_argument("--encoder", type=Path, default=ENCODER, help="sentence encoder folder for --retrieval hybrid")
     p.add_argument("--out", type=Path, default=None,
                    help="folder for out_of_corpus.json and .md (default: records/bench/no_answer/<model name>)")
     return p.parse_args(argv)
@@ -157,14 +165,18 @@ def off_topic_questions() -> list[str]:
 
 
 def service_env(args, folder: Path) -> dict:
-    return {"QA_ARTIFACT_DIR": str(args.artifact), "QA_STORE": "sqlite",
-            "QA_SQLITE_PATH": str(folder / "passages.sqlite"), "QA_CACHE": "0", "QA_THREADS": str(args.threads)}
+    env = {"QA_ARTIFACT_DIR": str(args.artifact), "QA_STORE": "sqlite",
+           "QA_SQLITE_PATH": str(folder / "passages.sqlite"), "QA_CACHE": "0", "QA_THREADS": str(args.threads)}
+    if getattr(args, "retrieval", "bm25") == "hybrid":  # a Lance table of the corpus's own, with vectors
+        env |= {"QA_INDEX_URI": str(folder / "index.lance"), "QA_INDEX_ENCODER": str(Path(args.encoder).resolve())}
+    return env
 
 
 def markdown(result: dict) -> str:
     lines = [f"# Questions asked alone, with and without their answer in the corpus ({result['artifact']['name']})",
              "", f"`{result['command']}`, {result['date']}; artifact {result['artifact']['hash'][:12]}, "
-             f"top {result['top_k_passages']} passages, threshold {result['threshold']}.", "",
+             f"top {result['top_k_passages']} passages, threshold {result['threshold']}, "
+             f"retrieval {result.get('retrieval', 'bm25')}.", "",
              "| corpus | out of corpus: \"no answer\" | ... nothing matched | in corpus: abstained "
              "| in corpus EM / F1 | never abstaining EM / F1 | F1 drop |",
              "|---|---|---|---|---|---|---|"]
@@ -206,7 +218,7 @@ def main(argv=None) -> int:
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
         "artifact": {"name": manifest.name, "hash": manifest.artifact_hash},
         "threshold": (manifest.raw.get("no_answer") or {}).get("threshold"),
-        "top_k_passages": args.top_k_passages, "folds": FOLDS, "corpora": corpora,
+        "top_k_passages": args.top_k_passages, "retrieval": args.retrieval, "folds": FOLDS, "corpora": corpora,
         "seconds": round(time.perf_counter() - t0, 1),
     }
     if args.out is None:

@@ -507,3 +507,15 @@ def test_warm_latency_of_several_contenders_takes_turns_in_blocks(monkeypatch):
     runs = [(url, len(list(group))) for url, group in __import__("itertools").groupby(calls[2:])]
     # blocks of 25 (the last 10) after 2 unrecorded requests each, the first of each round rotating: a b, b a, a b
     assert [url for url, _ in runs] == ["A", "B", "A", "B"] and [n for _, n in runs] == [27, 27 + 27, 27 + 12, 12]
+
+
+def test_out_of_corpus_searches_as_make_run_docs_does_with_retrieval_hybrid(tmp_path):
+    from bench.out_of_corpus import parse_args, service_env
+
+    bm25 = service_env(parse_args(["--retrieval", "bm25"]), tmp_path)
+    assert "QA_INDEX_URI" not in bm25 and "QA_INDEX_ENCODER" not in bm25
+    hybrid = service_env(parse_args(["--retrieval", "hybrid", "--encoder", str(tmp_path / "enc")]), tmp_path)
+    assert hybrid["QA_INDEX_URI"] == str(tmp_path / "index.lance")  # the corpus's own table, beside its store
+    assert hybrid["QA_INDEX_ENCODER"] == str((tmp_path / "enc").resolve())
+    assert {k: v for k, v in hybrid.items() if not k.startswith("QA_INDEX_")} == bm25
+    assert parse_args([]).retrieval == "bm25"  # the records of the SQLite store's own index stay comparable
