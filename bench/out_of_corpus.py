@@ -167,8 +167,8 @@ def off_topic_questions() -> list[str]:
 def service_env(args, folder: Path) -> dict:
     env = {"QA_ARTIFACT_DIR": str(args.artifact), "QA_STORE": "sqlite",
            "QA_SQLITE_PATH": str(folder / "passages.sqlite"), "QA_CACHE": "0", "QA_THREADS": str(args.threads)}
-    if getattr(args, "retrieval", "bm25") == "hybrid":  # a Lance table of the corpus's own, with vectors
-        env |= {"QA_INDEX_URI": str(folder / "index.lance"), "QA_INDEX_ENCODER": str(Path(args.encoder).resolve())}
+    if args.retrieval == "hybrid":  # a Lance table of the corpus's own, with vectors
+        env |= {"QA_INDEX_URI": str(folder / "index.lance"), "QA_INDEX_ENCODER": str(args.encoder.resolve())}
     return env
 
 
@@ -176,7 +176,7 @@ def markdown(result: dict) -> str:
     lines = [f"# Questions asked alone, with and without their answer in the corpus ({result['artifact']['name']})",
              "", f"`{result['command']}`, {result['date']}; artifact {result['artifact']['hash'][:12]}, "
              f"top {result['top_k_passages']} passages, threshold {result['threshold']}, "
-             f"retrieval {result.get('retrieval', 'bm25')}.", "",
+             f"retrieval {result['retrieval']}.", "",
              "| corpus | out of corpus: \"no answer\" | ... nothing matched | in corpus: abstained "
              "| in corpus EM / F1 | never abstaining EM / F1 | F1 drop |",
              "|---|---|---|---|---|---|---|"]
