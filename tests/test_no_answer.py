@@ -449,14 +449,16 @@ def test_the_no_answer_threshold_moves_with_the_best_cosine_of_the_passages_read
 
 
 def test_a_shifted_threshold_decides_and_the_probability_follows_it():
-    from function.service.pipeline import _no_answer
+    from function.service.pipeline import Reading, _no_answer
     from function.service.qa_request import QARequest
 
     b = build_batch([11, 12], [np.arange(100, 108)], SPEC)
     start, end = logits(b, {(0, 0): 5.0, (0, 4 + 2): 3.0}, {(0, 0): 4.0, (0, 4 + 5): 2.0})  # margin 4.0
     req = QARequest("q?", None, None, 1, 30, 5)
     for shift, abstained in [(0.0, True), (-1.0, True), (1.5, False)]:  # threshold 3.0 + shift against 4.0
-        reply, windows = _no_answer(req, {"threshold": 3.0}, b, start, end, shift)
+        reading = Reading([], [], [], threshold_shift=shift)
+        assert reading.threshold(None) is None  # an artifact without a threshold has nothing to move
+        reply, windows = _no_answer(req, {"threshold": 3.0}, b, start, end, reading.threshold({"threshold": 3.0}))
         assert reply["abstained"] is abstained
         assert reply["probability"] == pytest.approx(no_answer_probability(4.0, 3.0 + shift), abs=1e-6)
         assert windows.tolist() == [not abstained]  # a window answers only at or below the moved threshold

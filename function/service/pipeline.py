@@ -96,6 +96,11 @@ class Reading:
                    [_passage_meta(p) for p in stored], bias, retrieved, [p.start for p in stored],
                    [p.code_spans for p in stored], scores, threshold_shift)
 
+    def threshold(self, no_answer: dict | None) -> float | None:
+        """The "no answer" threshold for this reading: the artifact's (``no_answer``, None: it has none) moved by
+        ``threshold_shift``; the verdict and the cascade's stop both decide by it."""
+        return None if no_answer is None else float(no_answer["threshold"]) + self.threshold_shift
+
     def lead(self) -> float | None:
         """How far retrieval put the first passage ahead: its score over the second's (None: fewer than two
         passages, or a second scored 0)."""
@@ -122,7 +127,7 @@ def abstains(req: QARequest, no_answer: dict) -> bool:
 
 
 def _no_answer(req: QARequest, no_answer: dict, batch: Batch, start_logits: np.ndarray,
-               end_logits: np.ndarray, shift: float = 0.0) -> tuple[dict, np.ndarray | None]:
+               end_logits: np.ndarray, threshold: float) -> tuple[dict, np.ndarray | None]:
     """The reply's ``no_answer`` (whether it abstained, and the probability behind the decision), and
     the windows its answers may come from (None: all).
 
@@ -130,13 +135,12 @@ def _no_answer(req: QARequest, no_answer: dict, batch: Batch, start_logits: np.n
     caller can apply a threshold of its own; ``abstained`` is the exact decision
     (margin > threshold), which the rounded probability only mirrors. Where the
     request abstains and some window holds an answer, the answers come from the
-    windows that say so (``function.model.decode``). ``shift`` moves the artifact's
-    threshold for this question (``Reading.threshold_shift``).
+    windows that say so (``function.model.decode``). ``threshold``: the artifact's, as
+    this question's reading moves it (``Reading.threshold``).
     """
     from function.model.reader import no_answer_verdict
 
-    verdict = no_answer_verdict(start_logits, end_logits, batch, float(no_answer["threshold"]) + shift,
-                                req.max_answer_tokens)
+    verdict = no_answer_verdict(start_logits, end_logits, batch, threshold, req.max_answer_tokens)
     abstaining = abstains(req, no_answer)
     reply = {"abstained": abstaining and verdict.above, "probability": round(verdict.probability, 6)}
     return reply, (verdict.answering if abstaining else None)
@@ -296,8 +300,7 @@ class QAService:
 
         n = cascade.first_windows(batch)
         first = batch.rows(slice(0, n))
-        no_answer = model.manifest.no_answer
-        threshold = None if no_answer is None else float(no_answer["threshold"]) + reading.threshold_shift
+        threshold = reading.threshold(model.manifest.no_answer)
         blocks = [paragraphs(reading.texts[0], reading.tokens[0].offsets)]
         lead = reading.lead()
         ran, stopped = self.rt.inference.run_first(
@@ -362,7 +365,7 @@ class QAService:
 
         no_answer = model.manifest.no_answer
         verdict, windows = (None, None) if no_answer is None else _no_answer(req, no_answer, batch, start_logits,
-                                                                           end_logits, reading.threshold_shift)
+                                                                           end_logits, reading.threshold(no_answer))
         found = [] if verdict is not None and verdict["abstained"] else answers_from_logits(
             start_logits, end_logits, batch, reading.tokens, req.top_k, req.max_answer_tokens, reading.bias,
             texts=reading.texts, windows=windows, null_weight=NULL_WEIGHT,  # used with a retrieval bias only
