@@ -372,6 +372,14 @@ def test_ingestion_stores_each_passage_s_embedding_and_questions_alone_are_fused
 
     assert all(h.exact for h in hits)  # 66 rows: no approximate index, the cosines themselves
     assert reading.threshold_shift == pytest.approx(no_answer_shift([h.cosine for h in hits])) != 0.0
+    # ... and, as the pipeline reads a question, with the share of its terms the passages hold too
+    from function.retrieval.span_bias import term_share
+
+    _, asked_alone = service._read_retrieved(hits, 8, model, question_terms=terms)
+    share = term_share(terms, [(p.title, p.text) for p in kept])
+    assert share is not None and 0.0 < share <= 1.0
+    assert asked_alone.threshold_shift == pytest.approx(no_answer_shift([h.cosine for h in hits], share=share))
+    assert asked_alone.threshold_shift != pytest.approx(reading.threshold_shift)
 
 
 def test_the_encoder_needs_a_lance_index_and_a_complete_folder(tmp_path, encoder_folder):

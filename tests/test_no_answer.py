@@ -448,6 +448,23 @@ def test_the_no_answer_threshold_moves_with_the_best_cosine_of_the_passages_read
     assert no_answer_shift([0.9], exact=False) == 0.0  # the approximate index's scores are not cosines
 
 
+def test_the_share_of_the_question_s_terms_moves_it_further_where_the_cosine_moves_it():
+    from function.retrieval.span_bias import NO_ANSWER_TERMS_AT, NO_ANSWER_TERMS_WEIGHT, no_answer_shift, term_share
+
+    terms = ["normans", "ruled", "duchy", "1066"]
+    passages = [("Normans", "The duchy was ruled from Rouen."), (None, "Nothing of it here, 1066 aside.")]
+    assert term_share(terms, passages) == 0.75  # the best passage: three of the four, title included
+    assert term_share(terms, [(None, "Rouen")]) == 0.0
+    assert term_share([], passages) is None and term_share(terms, []) is None
+    cosine = no_answer_shift([0.7])
+    moved = cosine + NO_ANSWER_TERMS_WEIGHT * (0.75 - NO_ANSWER_TERMS_AT)
+    assert no_answer_shift([0.7], share=0.75) == pytest.approx(moved)
+    assert no_answer_shift([0.7], share=0.2) < cosine  # passages holding little of the question: refused sooner
+    assert no_answer_shift([0.7], share=None) == cosine
+    # where the cosine does not move it (BM25 alone, the approximate index), the share does not either
+    assert no_answer_shift([None], share=1.0) == 0.0 and no_answer_shift([0.7], exact=False, share=1.0) == 0.0
+
+
 def test_a_shifted_threshold_decides_and_the_probability_follows_it():
     from function.service.pipeline import Reading, _no_answer
     from function.service.qa_request import QARequest

@@ -333,7 +333,8 @@ class QAService:
         else:
             hits = self.retrieve(req.question, req.top_k_passages, req.where, corpus)
             timer.lap("retrieve")
-            _, reading = self._read_retrieved(hits, n_question, model, req.passages, corpus)
+            _, reading = self._read_retrieved(hits, n_question, model, req.passages, corpus,
+                                              question_terms=query_terms(req.question))
         timer.lap("fetch")
         return reading
 
@@ -384,13 +385,15 @@ class QAService:
         return payload
 
     def _read_retrieved(self, hits: list[Hit], n_question: int, model: Model, with_texts: bool = False,
-                        corpus: str | None = None) -> tuple[list[Passage], Reading]:
+                        corpus: str | None = None,
+                        question_terms: list[str] | None = None) -> tuple[list[Passage], Reading]:
         """The retrieved passages, best first, as many as fit one model run (QA_MAX_WINDOWS; at least
         one), and their ``Reading``: what the reply says about them (``with_texts``: also their texts and
-        documents, for a client that shows them), their spans' bias (``function.retrieval.span_bias``) and the
-        hits' own scores."""
+        documents, for a client that shows them), their spans' bias (``function.retrieval.span_bias``), the
+        hits' own scores and how far the "no answer" threshold moves (``question_terms``: the question's analysed
+        terms, of which the passages' share moves it where the cosine does)."""
         from function.model.windows import window_starts
-        from function.retrieval.span_bias import no_answer_shift, passage_bias
+        from function.retrieval.span_bias import no_answer_shift, passage_bias, term_share
 
         stored = self._fetch(tuple(h.passage_id for h in hits), model.tokenizer.fingerprint, missing_ok=True,
                              corpus=corpus)
@@ -413,7 +416,9 @@ class QAService:
                       **({"cosine": round(hit[p.id].cosine, 4)} if hit[p.id].cosine is not None else {}),
                       **({**_passage_meta(p), "text": p.text} if with_texts else {})} for p in kept]
         scores, cosines = [hit[p.id].score for p in kept], [hit[p.id].cosine for p in kept]
-        shift = no_answer_shift(cosines, exact=all(hit[p.id].exact for p in kept))
+        exact = all(hit[p.id].exact for p in kept)
+        share = term_share(question_terms, [(p.title, p.text) for p in kept]) if question_terms and exact else None
+        shift = no_answer_shift(cosines, exact=exact, share=share)
         return kept, Reading.of_stored(kept, retrieved, passage_bias(scores, cosines=cosines), scores, shift)
 
     @staticmethod
