@@ -152,7 +152,6 @@ def test_rows_carry_vectors_searched_by_cosine(tmp_path):
     index = table(tmp_path)
     hits = index.nearest(unit(1, 0, 0, 0), 3)
     assert [h.passage_id for h in hits] == ["a", "e", "c"] and hits[0].score == pytest.approx(1.0, abs=1e-5)
-    assert all(h.exact for h in hits)  # a flat search: the cosines themselves
     assert index.nearest(unit(1, 0, 0, 0), 3, exact=True) == hits
     assert [h.passage_id for h in index.search(["coal"], 5)] == ["c", "b"]  # BM25 as before
     restricted = index.search(["coal", "normandy"], 5, among=("a", "e"))
@@ -179,18 +178,29 @@ def test_optimize_builds_the_approximate_vector_index_once_there_are_rows_enough
     index.optimize()  # too few rows to train partitions on: flat search only
     assert not any("vector" in i["fields"] for i in lance.dataset(str(tmp_path / "ix")).list_indices())
     flat = index.nearest(vectors[42], 3)
-    assert all(h.exact for h in flat) and flat[0].score == pytest.approx(1.0, abs=1e-5)
+    assert flat[0].score == pytest.approx(1.0, abs=1e-5)
     index.upsert([IndexRow(f"p{i}", "d", f"word{i % 7}") for i in range(150, 300)], vectors[150:])
     index.optimize()
     assert any("vector" in i["fields"] for i in lance.dataset(str(tmp_path / "ix")).list_indices())
     [hit] = index.nearest(vectors[42], 1)
     assert hit.passage_id == "p42"
-    # the approximate index reports 2 x cosine - 1 (as pylance 0.40 does), so its scores are not marked as cosines,
-    # and the "no answer" threshold does not move by them (span_bias.no_answer_shift)
-    assert not hit.exact and hit.score == pytest.approx(1.0, abs=0.05)
-    assert index.nearest(vectors[42], 1, exact=True)[0].exact
-    far = index.nearest(-vectors[42], 300)[-1]  # the farthest vector: cosine -1 read as 2 x -1 - 1 = -3
-    assert far.score < -1.5 and not far.exact
+    # the approximate index alone reports the squared L2 distance of unit vectors (pylance 0.40), 2 - 2 x cosine: its
+    # scores are taken back to the cosines, so the "no answer" threshold moves by them as by a flat search's
+    query = rng.standard_normal(8).astype(np.float32)
+    query /= np.linalg.norm(query)
+    approximate = index.nearest(query, 5)
+    assert [h.score for h in approximate] == pytest.approx([float(vectors[int(h.passage_id[1:])] @ query)
+                                                          for h in approximate], abs=0.02)  # 8-bit quantised
+    assert hit.score == pytest.approx(1.0, abs=0.02)
+    far = index.nearest(-vectors[42], 300)[-1]  # the farthest vector: cosine -1 (read as -3 before 2026-11-30)
+    assert far.score == pytest.approx(-1.0, abs=0.05)
+    # rows the index does not cover yet: Lance scores every hit again exactly, 1 - the cosine distance
+    extra = rng.standard_normal((10, 8)).astype(np.float32)
+    extra /= np.linalg.norm(extra, axis=1, keepdims=True)
+    index.upsert([IndexRow(f"q{i}", "d", "w") for i in range(10)], extra)
+    mixed = index.nearest(query, 5)
+    every = {**{f"p{i}": v for i, v in enumerate(vectors)}, **{f"q{i}": v for i, v in enumerate(extra)}}
+    assert [h.score for h in mixed] == pytest.approx([float(every[h.passage_id] @ query) for h in mixed], abs=1e-5)
 
 
 def test_the_vector_search_probes_as_many_partitions_as_it_is_told(tmp_path, monkeypatch):
@@ -370,7 +380,6 @@ def test_ingestion_stores_each_passage_s_embedding_and_questions_alone_are_fused
     # and the "no answer" threshold moves with the best cosine of the passages read
     from function.retrieval.span_bias import no_answer_shift
 
-    assert all(h.exact for h in hits)  # 66 rows: no approximate index, the cosines themselves
     assert reading.threshold_shift == pytest.approx(no_answer_shift([h.cosine for h in hits])) != 0.0
     # ... and, as the pipeline reads a question, with the share of its terms the passages hold too
     from function.retrieval.span_bias import term_share

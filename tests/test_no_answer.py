@@ -445,7 +445,6 @@ def test_the_no_answer_threshold_moves_with_the_best_cosine_of_the_passages_read
     assert no_answer_shift([0.2, None, NO_ANSWER_COSINE_AT + 0.25]) == pytest.approx(NO_ANSWER_COSINE_WEIGHT * 0.25)
     assert no_answer_shift([NO_ANSWER_COSINE_AT - 0.1]) == pytest.approx(-NO_ANSWER_COSINE_WEIGHT * 0.1)
     assert no_answer_shift([None, None]) == 0.0 and no_answer_shift([]) == 0.0  # BM25 alone: no cosines
-    assert no_answer_shift([0.9], exact=False) == 0.0  # the approximate index's scores are not cosines
 
 
 def test_the_share_of_the_question_s_terms_moves_it_further_where_the_cosine_moves_it():
@@ -461,8 +460,8 @@ def test_the_share_of_the_question_s_terms_moves_it_further_where_the_cosine_mov
     assert no_answer_shift([0.7], share=0.75) == pytest.approx(moved)
     assert no_answer_shift([0.7], share=0.2) < cosine  # passages holding little of the question: refused sooner
     assert no_answer_shift([0.7], share=None) == cosine
-    # where the cosine does not move it (BM25 alone, the approximate index), the share does not either
-    assert no_answer_shift([None], share=1.0) == 0.0 and no_answer_shift([0.7], exact=False, share=1.0) == 0.0
+    # where the cosine does not move it (BM25 alone), the share does not either
+    assert no_answer_shift([None], share=1.0) == 0.0 and no_answer_shift([], share=1.0) == 0.0
 
 
 def test_a_shifted_threshold_decides_and_the_probability_follows_it():

@@ -30,8 +30,6 @@ class Hit:
     passage_id: str
     score: float  # the passage's BM25 score (a dense hit of ``LanceIndex.nearest``: its cosine)
     cosine: float | None = None  # hybrid retrieval: the question's cosine to the passage (``hybrid.HybridIndex``)
-    # the cosine as it is, not the approximate index's 2 x cosine - 1 (``LanceIndex.nearest``)
-    exact: bool = False
 
 
 @dataclass(frozen=True)

@@ -164,7 +164,8 @@ class LanceIndex(Searcher):
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="lance")
         self._since_fold = 0  # rows this writer wrote since it last folded them into the indexes
         self.ann_ef, self.ann_nprobes = ANN_EF, ANN_NPROBES  # how wide a search through the vector index looks
-        self._vector_index_seen: tuple[int | None, bool] = (None, False)  # (table version, has a vector index)
+        # (table version, whether its vector index covers every row: ``_scores_halved``)
+        self._vector_index_seen: tuple[int | None, bool] = (None, False)
 
     # -- reading (the function) -------------------------------------------------
 
@@ -272,24 +273,29 @@ class LanceIndex(Searcher):
         table = ds.to_table(columns=["id", "_distance"], nearest=query, **restrict)
         ids, distances = table.column("id").to_pylist(), table.column("_distance").to_pylist()
         ranked = sorted(zip(ids, distances), key=lambda hit: (hit[1], hit[0]))
-        cosines = exact or not self._vector_indexed(ds)  # a flat search reports the cosine itself
-        return [Hit(pid, 1.0 - float(distance), exact=cosines) for pid, distance in ranked[:k]]
+        # a flat search, and one over a table with rows its index does not cover yet (Lance scores those hits again
+        # exactly), report 1 - the cosine distance; the index alone the squared L2 distance of unit vectors, 2 - 2 x
+        # the cosine (seen with pylance 0.40): both taken back to the cosine itself
+        halved = not exact and self._scores_halved(ds)
+        return [Hit(pid, 1.0 - float(distance) / (2.0 if halved else 1.0)) for pid, distance in ranked[:k]]
 
-    def _vector_indexed(self, ds) -> bool:
-        """Whether ``ds`` (a version of the table) has an approximate index over its vectors; read once a version."""
+    def _scores_halved(self, ds) -> bool:
+        """Whether a search of ``ds`` (a version of the table) through its approximate vector index reports squared
+        L2 distances: it has one and it covers every row. Read once a version."""
         key = ds.version
         if self._vector_index_seen[0] != key:
-            indexed = any("vector" in index.get("fields", []) for index in ds.list_indices())
-            self._vector_index_seen = (key, indexed)
+            names = [index["name"] for index in ds.list_indices() if "vector" in index.get("fields", [])]
+            covered = bool(names) and ds.stats.index_stats(names[0]).get("num_unindexed_rows", 1) == 0
+            self._vector_index_seen = (key, covered)
         return self._vector_index_seen[1]
 
     def nearest(self, vector, k: int, exact: bool = False, where: PassageFilter | None = None) -> list[Hit]:
         """The ``k`` passages whose vectors are nearest ``vector``, best first, within ``where``; ``exact`` reads
-        every vector instead of the approximate index. A hit's score is 1 - Lance's cosine distance: the cosine
-        itself from a flat search, or from a table with rows the index does not cover yet, but 2 * cosine - 1 from the
-        IVF_HNSW_SQ index alone (its distance is the squared L2 distance of unit vectors; seen with pylance 0.40).
-        The order is right either way; a caller mixing the scores with others must not depend on their scale
-        (``function.retrieval.hybrid`` scales them per question)."""
+        every vector instead of the approximate index. A hit's score is the question's cosine to the passage, read
+        from Lance's distance as the search made it: 1 - the cosine distance from a flat search, or from a table with
+        rows the index does not cover yet, 1 - half the squared L2 distance of unit vectors from the IVF_HNSW_SQ
+        index alone (seen with pylance 0.40; within its 8-bit quantisation, about 0.01). Before 2026-11-30 the index's
+        scores were left as 2 x cosine - 1, and the "no answer" threshold did not move by them."""
         if self.dim is None:
             raise ValueError("this index was opened without dense vectors (dim)")
         return self._guarded(self._nearest, vector, k, exact, where)

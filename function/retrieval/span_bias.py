@@ -33,9 +33,9 @@ the odd half of the questions and holding on the even half; on the documentation
 benchmark it changed nothing asked alone (docs/retrieval.md, "Ranking the answers
 of several passages"). A passage only BM25 found carries the lowest cosine of the
 vector search's list, a bound on its own (its vector is not read). Where Lance
-answers from its approximate index alone (tables past 5,000 rows) it reports
-2 x cosine - 1 (``LanceIndex.nearest``), so the weight acts as 4 there: inside the
-plateau measured (2 to 16 all gained).
+answered from its approximate index alone (tables past 5,000 rows) it reported
+2 x cosine - 1 until 2026-11-30 (so the weight acted as 4 there, inside the plateau
+measured: 2 to 16 all gained); ``LanceIndex.nearest`` gives the cosines themselves now.
 
 BM25_WEIGHT and the division were chosen for the 6-layer abstention-trained
 artifact on the SQuAD dev questions asked alone, NULL_WEIGHT for the model trained
@@ -88,15 +88,16 @@ def term_share(question_terms: Sequence[str], passages: Sequence[tuple[str | Non
     return max(len(wanted.intersection([*terms(title or ""), *terms(text)])) for title, text in passages) / len(wanted)
 
 
-def no_answer_shift(cosines: Sequence[float | None], exact: bool = True, share: float | None = None,
+def no_answer_shift(cosines: Sequence[float | None], share: float | None = None,
                     weight: float = NO_ANSWER_COSINE_WEIGHT, at: float = NO_ANSWER_COSINE_AT,
                     terms_weight: float = NO_ANSWER_TERMS_WEIGHT, terms_at: float = NO_ANSWER_TERMS_AT) -> float:
     """How far the "no answer" threshold moves for a question asked alone whose retrieved passages have these
     cosines to it (hybrid retrieval): ``weight`` x (the best - ``at``), up where some passage is close to the question
     in meaning, down where none is. An off-topic question's nearest passage is far from it (on the documentation
     benchmark's dev part the best cosine's median was 0.33 off-topic, 0.61 answerable), which the reader's margin alone
-    does not see. 0 without cosines (BM25 alone), or where they are not the cosines themselves (``exact`` False: the
-    approximate vector index's scores, ``LanceIndex.nearest``). The weight and the point were chosen by SQuAD 2.0's
+    does not see. 0 without cosines (BM25 alone). (Before 2026-11-30 also 0 where Lance searched its approximate
+    vector index alone, tables of 5,000 rows and more, whose scores were then 2 x cosine - 1; ``LanceIndex.nearest``
+    takes them back to the cosines now.) The weight and the point were chosen by SQuAD 2.0's
     objective (in-corpus F1 and out-of-corpus "no answer" alike) on SQuAD dev folds stored with every train.json
     paragraph, keeping the documentation dev part's abstentions at most 5%: there "no answer" out of corpus rose from
     72.5% to 80.9% for in-corpus F1 -0.25 (docs/no_answer.md, "A larger corpus, and the passages' cosine").
@@ -107,6 +108,6 @@ def no_answer_shift(cosines: Sequence[float | None], exact: bool = True, share: 
     with train.json 80.9% -> 86.2% computed from the replies, docs/no_answer.md); with BM25 alone the same signal
     was bound by the documentation abstentions and gained too little to keep, so it moves nothing there."""
     found = [c for c in cosines if c is not None]
-    if not (found and exact):
+    if not found:
         return 0.0
     return weight * (max(found) - at) + (terms_weight * (share - terms_at) if share is not None else 0.0)

@@ -416,9 +416,9 @@ class QAService:
                       **({"cosine": round(hit[p.id].cosine, 4)} if hit[p.id].cosine is not None else {}),
                       **({**_passage_meta(p), "text": p.text} if with_texts else {})} for p in kept]
         scores, cosines = [hit[p.id].score for p in kept], [hit[p.id].cosine for p in kept]
-        exact = all(hit[p.id].exact for p in kept)
-        share = term_share(question_terms, [(p.title, p.text) for p in kept]) if question_terms and exact else None
-        shift = no_answer_shift(cosines, exact=exact, share=share)
+        hybrid = all(c is not None for c in cosines)  # the share moves the threshold where the cosine does
+        share = term_share(question_terms, [(p.title, p.text) for p in kept]) if question_terms and hybrid else None
+        shift = no_answer_shift(cosines, share=share)
         return kept, Reading.of_stored(kept, retrieved, passage_bias(scores, cosines=cosines), scores, shift)
 
     @staticmethod
