@@ -51,6 +51,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from function.retrieval.terms import terms
+
 BM25_WEIGHT = 8.0
 NULL_WEIGHT = 0.5
 COSINE_WEIGHT = 2.0
@@ -80,8 +82,6 @@ def passage_bias(bm25_scores: Sequence[float], weight: float = BM25_WEIGHT,
 def term_share(question_terms: Sequence[str], passages: Sequence[tuple[str | None, str]]) -> float | None:
     """The largest share of the question's analysed terms (``terms.query_terms``) that one passage (title, text)
     holds, in its title or its text; None without question terms or passages."""
-    from function.retrieval.terms import terms
-
     wanted = set(question_terms)
     if not wanted or not passages:
         return None
