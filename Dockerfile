@@ -145,6 +145,22 @@ COPY encoder/ ./encoder/
 ENV QA_INDEX_ENCODER=/app/encoder
 USER 10001:10001
 
+# --- the images with stored cosines (optional) --------------------------------
+#   docker build --target runtime-cosines    the serving image plus the sentence encoder (encoder/, 23.3 MB)
+#                                            and QA_INDEX_ENCODER, without QA_INDEX_URI: the store's own index
+#                                            still retrieves (BM25) and each passage's stored embedding gives the
+#                                            question's cosine to it, for the span ranking and "no answer"
+#                                            (docs/retrieval.md, "Stored cosines");
+#   docker build --target ingest-cosines     the ingestion image plus the same, which stores the embeddings.
+# No install: the encoder runs on the ONNX Runtime and tokenizers the serving image already has.
+FROM serving AS runtime-cosines
+COPY encoder/ ./encoder/
+ENV QA_INDEX_ENCODER=/app/encoder
+
+FROM ingest AS ingest-cosines
+COPY encoder/ ./encoder/
+ENV QA_INDEX_ENCODER=/app/encoder
+
 # --- a serving image with its corpus inside (optional) ----------------------
 #   QA_STORE=sqlite QA_SQLITE_PATH=corpus/passages.sqlite python -m function.ingest DOCS...
 #   docker build --target runtime-corpus -t qa-corpus .

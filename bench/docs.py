@@ -28,8 +28,10 @@ Retrieval variants (``docs/retrieval.md``, "Documentation"): ``--retrieval hybri
 index as well (``QA_INDEX_URI``, a temporary folder) with the sentence encoder's vectors (``QA_INDEX_ENCODER``,
 ``--encoder``), so questions asked alone are searched by BM25 and embeddings mixed; ``--retrieval lance`` the same
 Lance index without vectors (BM25 alone: hybrid's control); ``--retrieval bm25`` searches the SQLite store's own
-index (the SQLite and Firestore stores' default). Hybrid is the default, as ``make run DOCS=...`` serves a folder
-(before 2026-11-27 it was bm25: the records of that time name their retrieval in their header).
+index (the SQLite and Firestore stores' default); ``--retrieval stored`` the same, with each passage's embedding
+stored beside it (``QA_INDEX_ENCODER`` alone: stored cosines, for the span ranking and "no answer"). Hybrid is the
+default, as ``make run DOCS=...`` serves a folder (before 2026-11-27 it was bm25: the records of that time name their
+retrieval in their header).
 ``--title-weight W`` weights passage-title terms W times text terms in BM25 (``function.retrieval.bm25.TITLE_WEIGHT``);
 ``--env NAME=VALUE`` sets any other function variable for the run.
 """
@@ -400,8 +402,9 @@ def _line(label: str, part: str, f: dict) -> str:
 def _retrieval_line(result: dict) -> str:
     r = result.get("retrieval") or {"kind": "bm25", "title_weight": None, "encoder": None, "env": {}}
     kind = {"hybrid": f"hybrid (BM25 and `{r['encoder']}` embeddings mixed, a Lance index per set)",
-            "lance": "BM25 in a Lance index per set (no vectors)"}.get(r["kind"],
-                                                                       "BM25 (the SQLite store's FTS5 index)")
+            "lance": "BM25 in a Lance index per set (no vectors)",
+            "stored": f"BM25 (the SQLite store's FTS5 index), `{r['encoder']}` embeddings stored with the "
+                      "passages (stored cosines)"}.get(r["kind"], "BM25 (the SQLite store's FTS5 index)")
     extra = "".join(f", `{k}={v}`" for k, v in r["env"].items() if k != "QA_INDEX_ENCODER")
     weight = ("title terms counted as text terms (one column)" if r["title_weight"] is None
               else f"title weight {r['title_weight']:g}")
@@ -461,13 +464,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--check", action="store_true", help="fetch and check the sets' gold answers only (no model)")
     p.add_argument("--show", metavar="FILE", default=None,
                    help="print FILE's extracted text (a path from the set's corpus root; with --sets NAME)")
-    p.add_argument("--retrieval", choices=("bm25", "lance", "hybrid"), default="hybrid",
+    p.add_argument("--retrieval", choices=("bm25", "stored", "lance", "hybrid"), default="hybrid",
                    help="hybrid (the default): a Lance index per set with the encoder's vectors, BM25 and embeddings "
                         "mixed (QA_INDEX_URI + QA_INDEX_ENCODER: what make run DOCS=... and the Lance images serve); "
                         "bm25: the SQLite store's own index (the stores' default); lance: BM25 in a Lance index "
                         "per set (QA_INDEX_URI), hybrid's control")
     p.add_argument("--encoder", type=Path, default=ENCODER,
-                   help="sentence-encoder folder for --retrieval hybrid (default: the shipped encoder/)")
+                   help="sentence-encoder folder for --retrieval hybrid|stored (default: the shipped encoder/)")
     p.add_argument("--title-weight", type=float, default=None,
                    help="weight of passage-title terms in BM25 (default: function.retrieval.bm25.TITLE_WEIGHT; "
                         "--retrieval bm25 only)")
@@ -480,24 +483,24 @@ def parse_args(argv=None) -> argparse.Namespace:
 def run_env(args) -> dict[str, str]:
     """The variables ``--retrieval`` and ``--env`` add to the function's environment; ``SetError`` names a bad one."""
     env: dict[str, str] = {}
-    if args.retrieval == "hybrid":
+    if args.retrieval in ("hybrid", "stored"):
         from function.retrieval.encoder import MANIFEST_FILE
 
         if not (args.encoder / MANIFEST_FILE).is_file():
-            raise SetError(f"--retrieval hybrid: no sentence encoder in {args.encoder} (make it with `python -m "
-                           "build_model.encoder_export`, or name one with --encoder)")
+            raise SetError(f"--retrieval {args.retrieval}: no sentence encoder in {args.encoder} (make it with "
+                           "`python -m build_model.encoder_export`, or name one with --encoder)")
         env["QA_INDEX_ENCODER"] = str(args.encoder.resolve())
     for item in args.env:
         name, sep, value = item.partition("=")
         if not sep or not _ENV_NAME.match(name):
             raise SetError(f"--env {item!r}: expected NAME=VALUE with an upper-case variable name")
         env[name] = value
-    if args.retrieval != "bm25" and args.title_weight is not None:
-        raise SetError("--title-weight applies to --retrieval bm25 only: the Lance index holds a passage's title and "
-                       "text in one column")
-    if env.get("QA_INDEX_URI") or (args.retrieval != "hybrid" and env.get("QA_INDEX_ENCODER")):
-        raise SetError("QA_INDEX_URI and QA_INDEX_ENCODER are set by --retrieval lance|hybrid (a Lance table per set), "
-                       "not by --env")
+    if args.retrieval not in ("bm25", "stored") and args.title_weight is not None:
+        raise SetError("--title-weight applies to --retrieval bm25|stored only: the Lance index holds a passage's "
+                       "title and text in one column")
+    if env.get("QA_INDEX_URI") or (args.retrieval not in ("hybrid", "stored") and env.get("QA_INDEX_ENCODER")):
+        raise SetError("QA_INDEX_URI and QA_INDEX_ENCODER are set by --retrieval lance|hybrid|stored (a Lance table "
+                       "per set; the encoder), not by --env")
     return env
 
 
@@ -556,7 +559,7 @@ def main(argv=None) -> int:
         with tempfile.TemporaryDirectory(prefix="bench-docs-") as tmp:
             for docset, folder, files, _ in prepared:
                 results.append(run_set(docset, folder, files, env, Path(tmp), args.part, args.limit,
-                                       lance=args.retrieval != "bm25"))
+                                       lance=args.retrieval in ("lance", "hybrid")))
                 f = figures(results[-1]["rows"], results[-1]["off_topic_rows"])
                 log(f"{docset['set']}: F1 {f['f1']}, right passage {f['f1_right_passage']}, recall@5 "
                     f"{f['recall@5']}, off-topic no answer {f['no_answer_off_topic']}%")
@@ -573,9 +576,11 @@ def main(argv=None) -> int:
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "artifact": {"path": os.path.relpath(artifact, REPO), "name": manifest.name, "hash": manifest.artifact_hash},
         "top_k_passages": settings.top_k_passages,
-        "retrieval": {"kind": args.retrieval, "title_weight": title_weight if args.retrieval == "bm25" else None,
-                      "index_uri": "a Lance folder per set" if args.retrieval != "bm25" else None,
-                      "encoder": os.path.relpath(args.encoder.resolve(), REPO) if args.retrieval == "hybrid" else None,
+        "retrieval": {"kind": args.retrieval,
+                      "title_weight": title_weight if args.retrieval in ("bm25", "stored") else None,
+                      "index_uri": "a Lance folder per set" if args.retrieval in ("lance", "hybrid") else None,
+                      "encoder": (os.path.relpath(args.encoder.resolve(), REPO)
+                                  if args.retrieval in ("hybrid", "stored") else None),
                       "env": extra_env},
         "abstention": f"threshold {no_answer['threshold']}" if no_answer else "none recorded in the artifact",
         "part": args.part, "limit": args.limit or None,

@@ -291,7 +291,8 @@ def ingest_documents(service, files: list[tuple[str, Path]], root: Path, max_pas
     recipe = Recipe(tokenizer.fingerprint, max_tokens, overlap, service.rt.settings.max_context_chars)
     counts, failures = Counts(), []
     index = service.rt.searcher() if service.rt.settings.index_uri else None  # QA_INDEX_URI: rows there too
-    job = Ingestion(service.rt.store(), tokenizer, 256, counts, note=failures.append, index=index)
+    job = Ingestion(service.rt.store(), tokenizer, 256, counts, note=failures.append, index=index,
+                    encoder=service.rt.passage_encoder())
     extract_s, split_s, write_s = 0.0, 0.0, 0.0
     texts: dict[str, list[str]] = {}
     original = extract_module.extract

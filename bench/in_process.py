@@ -58,7 +58,8 @@ def ingest_into(service, records: list) -> float:
     tokenizer = service.rt.model().tokenizer
     recipe = Recipe(tokenizer.fingerprint, 0, 0, service.rt.settings.max_context_chars)  # records are not split
     index = service.rt.searcher() if service.rt.settings.index_uri else None  # QA_INDEX_URI: written too
-    job = Ingestion(service.rt.store(), tokenizer, batch_size=256, note=lambda message: None, index=index)
+    job = Ingestion(service.rt.store(), tokenizer, batch_size=256, note=lambda message: None, index=index,
+                    encoder=service.rt.passage_encoder())
     job.add_and_flush(from_records("train.json+dev.json", records, recipe))
     job.finish()
     if job.failures or job.counts.passages != len(records):

@@ -15,7 +15,9 @@ new user tries first: ``make run``'s sample corpus, its own 208 questions in
 corpus and the 100 of ``samples/off_topic_questions.txt`` out of it.
 ``--retrieval hybrid`` searches each corpus as ``make run DOCS=...`` does: a Lance
 index beside the store with the sentence encoder's vectors, BM25 and embeddings
-mixed, whose cosine also moves the "no answer" threshold (docs/no_answer.md).
+mixed, whose cosine also moves the "no answer" threshold (docs/no_answer.md); ``--retrieval stored``
+the store's own BM25 with each passage's embedding stored beside it (``QA_INDEX_ENCODER`` alone), whose
+cosine does the same.
 
 Reports, per corpus: the share of out-of-corpus questions answered "no answer"
 (the model's abstention, or nothing in the store matching the question), the
@@ -54,11 +56,12 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="also the sample corpus (make run's) against samples/off_topic_questions.txt")
     p.add_argument("--every", type=int, default=1, help="ask only every N-th dev question (1: all)")
     p.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads (QA_THREADS)")
-    p.add_argument("--retrieval", choices=("bm25", "hybrid"), default="bm25",
+    p.add_argument("--retrieval", choices=("bm25", "stored", "hybrid"), default="bm25",
                    help="bm25 (the default): the SQLite store's own index; hybrid: a Lance index with the encoder's "
                         "vectors beside it (QA_INDEX_URI + QA_INDEX_ENCODER, what make run DOCS=... serves), whose "
-                        "cosine also moves the 'no answer' threshold")
-    p.add_argument("--encoder", type=Path, default=ENCODER, help="sentence encoder folder for --retrieval hybrid")
+                        "cosine also moves the 'no answer' threshold; stored: the store's own index, each passage's "
+                        "embedding stored beside it (QA_INDEX_ENCODER alone), its cosine doing the same")
+    p.add_argument("--encoder", type=Path, default=ENCODER, help="sentence encoder for --retrieval hybrid|stored")
     p.add_argument("--out", type=Path, default=None,
                    help="folder for out_of_corpus.json and .md (default: records/bench/no_answer/<model name>)")
     return p.parse_args(argv)
@@ -169,6 +172,8 @@ def service_env(args, folder: Path) -> dict:
            "QA_SQLITE_PATH": str(folder / "passages.sqlite"), "QA_CACHE": "0", "QA_THREADS": str(args.threads)}
     if args.retrieval == "hybrid":  # a Lance table of the corpus's own, with vectors
         env |= {"QA_INDEX_URI": str(folder / "index.lance"), "QA_INDEX_ENCODER": str(args.encoder.resolve())}
+    elif args.retrieval == "stored":  # the store's own index; each passage's embedding beside it
+        env["QA_INDEX_ENCODER"] = str(args.encoder.resolve())
     return env
 
 

@@ -40,12 +40,15 @@ VARIABLES: tuple[Variable, ...] = (
              "or Firestore's term documents), else a Lance table shared by every instance: a folder, or "
              "`gs://BUCKET/PATH` on Cloud Storage (needs `requirements-lance.txt`; docs/retrieval.md). Ingestion "
              "writes passages to the store and their terms to it."),
-    Variable("QA_INDEX_ENCODER", "", "With `QA_INDEX_URI`: a sentence-encoder folder (the shipped `encoder/`, "
-             "or `python -m build_model.encoder_export`'s) for hybrid retrieval: ingestion stores each passage's "
+    Variable("QA_INDEX_ENCODER", "", "A sentence-encoder folder (the shipped `encoder/`, or `python -m "
+             "build_model.encoder_export`'s). With `QA_INDEX_URI`, hybrid retrieval: ingestion stores each passage's "
              "embedding in the Lance table, and a question asked alone is searched by its terms (BM25) and by its "
-             "embedding, the two rankings' scores mixed. Empty: BM25 alone (docs/retrieval.md: +2.5 F1 at 10^6 "
-             "passages, +1.1 at 10^5, +0.4 at 10^4, +2.8 on documentation). The Lance images and `make run "
-             "DOCS=...` set it to the shipped encoder."),
+             "embedding, the two rankings' scores mixed (docs/retrieval.md: +2.5 F1 at 10^6 passages, +1.1 at 10^5, "
+             "+0.4 at 10^4, +2.8 on documentation). Without it, stored cosines: ingestion stores each passage's "
+             "embedding with the passage, the store's own index still retrieves (BM25), and the question's cosine to "
+             "each passage retrieved weighs its spans and moves the \"no answer\" threshold as hybrid retrieval's "
+             "does (docs/no_answer.md). Empty: BM25 alone. The Lance images and `make run DOCS=...` set it to the "
+             "shipped encoder."),
     Variable("QA_INDEX_REFRESH_S", "10", "With `QA_INDEX_URI`: how often an instance looks for what ingestion has "
              "added to the index (seconds)."),
     Variable("QA_CACHE", "1", "Answer cache on (1) or off (0)."),
@@ -153,12 +156,11 @@ def parse_flag(name: str, value: str) -> bool:
     raise ConfigError(f"{name} must be 1 or 0, got {value!r}")
 
 
-def index_encoder(folder: str, index_uri: str) -> str:
-    """QA_INDEX_ENCODER: empty, or a folder holding a sentence encoder, with a Lance index to store vectors in."""
+def index_encoder(folder: str) -> str:
+    """QA_INDEX_ENCODER: empty, or a folder holding a sentence encoder (with ``index_uri`` its vectors live in the
+    Lance table, without it beside each passage in the store)."""
     if not folder:
         return ""
-    if not index_uri:
-        raise ConfigError("QA_INDEX_ENCODER needs QA_INDEX_URI: the vectors live in the Lance table it names")
     from function.retrieval.encoder import MANIFEST_FILE, MODEL_FILE, TOKENIZER_FILE
 
     missing = [name for name in (MANIFEST_FILE, MODEL_FILE, TOKENIZER_FILE) if not (Path(folder) / name).is_file()]
@@ -209,7 +211,7 @@ class Settings:
     index_uri: str = ""  # a Lance table for retrieval; "": the store's own index
     index_refresh_s: float = 10.0
     corpus_check_s: float = 1.0  # how long the corpus generation read last is used (cache.CorpusGeneration)
-    index_encoder: str = ""  # a sentence-encoder folder: hybrid retrieval in the Lance table; "": BM25 alone
+    index_encoder: str = ""  # a sentence-encoder folder: hybrid (with index_uri) or stored cosines; "": BM25 alone
     max_filter_values: int = 100  # most documents, and most tags, in one question's filter
     max_filter_chars: int = 512  # longest filter value
     term_cache_bytes: int = 16 * 1024 * 1024  # Firestore's term documents kept in memory (firestore_terms.TermIndex)
@@ -302,7 +304,7 @@ class Settings:
             index_uri=env.get("QA_INDEX_URI", "").strip(),
             index_refresh_s=number("QA_INDEX_REFRESH_S"),
             corpus_check_s=number("QA_CORPUS_CHECK_S", zero=True),
-            index_encoder=index_encoder(env.get("QA_INDEX_ENCODER", "").strip(), env.get("QA_INDEX_URI", "").strip()),
+            index_encoder=index_encoder(env.get("QA_INDEX_ENCODER", "").strip()),
         )
 
     def model_runs(self, cpus: int) -> int:

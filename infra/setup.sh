@@ -41,7 +41,7 @@ APIS=(run.googleapis.com cloudbuild.googleapis.com artifactregistry.googleapis.c
 # Fields that are written and read by document id, never queried: exempt them from
 # the automatic single-field indexes (index entries for large values cost write
 # time and storage, and a timestamp index on a TTL field hot-spots).
-PASSAGE_FIELDS=(text token_ids offsets bm25_terms)
+PASSAGE_FIELDS=(text token_ids offsets bm25_terms embedding)
 # The BM25 index (<passages>_terms, function/retrieval/firestore_terms.py) is read by document id.
 TERM_FIELDS=(ids postings)
 ANSWER_FIELDS=(payload expires_at)

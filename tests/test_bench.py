@@ -518,4 +518,6 @@ def test_out_of_corpus_searches_as_make_run_docs_does_with_retrieval_hybrid(tmp_
     assert hybrid["QA_INDEX_URI"] == str(tmp_path / "index.lance")  # the corpus's own table, beside its store
     assert hybrid["QA_INDEX_ENCODER"] == str((tmp_path / "enc").resolve())
     assert {k: v for k, v in hybrid.items() if not k.startswith("QA_INDEX_")} == bm25
+    stored = service_env(parse_args(["--retrieval", "stored", "--encoder", str(tmp_path / "enc")]), tmp_path)
+    assert stored == {**bm25, "QA_INDEX_ENCODER": str((tmp_path / "enc").resolve())}  # the store's own index
     assert parse_args([]).retrieval == "bm25"  # the records of the SQLite store's own index stay comparable

@@ -278,8 +278,10 @@ def test_the_bench_asks_every_question_through_the_function(cache, tmp_path, tin
     (["--env", "QA_TOP_K_PASSAGES"], "NAME=VALUE"),
     (["--env", "lower=1"], "NAME=VALUE"),
     (["--retrieval", "hybrid", "--encoder", "/nonexistent/encoder"], "no sentence encoder in /nonexistent/encoder"),
-    (["--retrieval", "bm25", "--env", "QA_INDEX_URI=/tmp/x.lance"], "--retrieval lance|hybrid"),
-    (["--retrieval", "lance", "--title-weight", "2"], "--retrieval bm25 only"),
+    (["--retrieval", "stored", "--encoder", "/nonexistent/encoder"], "no sentence encoder in /nonexistent/encoder"),
+    (["--retrieval", "bm25", "--env", "QA_INDEX_URI=/tmp/x.lance"], "--retrieval lance|hybrid|stored"),
+    (["--retrieval", "bm25", "--env", "QA_INDEX_ENCODER=encoder"], "--retrieval lance|hybrid|stored"),
+    (["--retrieval", "lance", "--title-weight", "2"], "--retrieval bm25|stored only"),
 ])
 def test_retrieval_options_are_checked_by_name(args, named, cache, tmp_path, capsys):
     sets = write_set(tmp_path / "sets", SET)
@@ -354,6 +356,20 @@ def test_hybrid_retrieval_ingests_vectors_and_searches_by_the_question(cache, tm
     assert result["retrieval"]["kind"] == "hybrid" and result["retrieval"]["title_weight"] is None
     assert result["retrieval"]["env"] == {"QA_INDEX_ENCODER": str(encoder_folder.resolve())}
     assert "Retrieval: hybrid" in (out / "docs.md").read_text()
+
+
+def test_stored_retrieval_keeps_bm25_and_gives_the_passages_read_their_cosines(cache, tmp_path, tiny_artifact,
+                                                                                encoder_folder):
+    sets = write_set(tmp_path / "sets", SET)
+    out = tmp_path / "out"
+    assert run(["--artifact", str(tiny_artifact.folder), "--out", str(out), "--part", "dev", "--retrieval", "stored",
+                "--encoder", str(encoder_folder)], sets, cache) == 0
+    result = json.loads((out / "docs.json").read_text())
+    assert all(r["retrieved"] for r in result["sets"][0]["rows"])
+    assert result["retrieval"] == {"kind": "stored", "title_weight": 1.0, "index_uri": None,
+                                   "encoder": result["retrieval"]["encoder"],
+                                   "env": {"QA_INDEX_ENCODER": str(encoder_folder.resolve())}}
+    assert "embeddings stored with the passages (stored cosines)" in (out / "docs.md").read_text()
 
 
 def test_lance_retrieval_searches_a_lance_index_of_the_set(cache, tmp_path, tiny_artifact, monkeypatch):

@@ -254,11 +254,24 @@ def test_the_lance_images_are_the_plain_ones_plus_the_lance_libraries(stages, ru
         assert not re.search(rf"\b{name}\b", text), f"{name} in the lance images"
 
 
+def test_the_stored_cosines_images_are_the_plain_ones_plus_the_encoder(stages, runtime, ingest):
+    """QA_INDEX_ENCODER without QA_INDEX_URI: the encoder and its variable on top of the plain images, nothing
+    installed (its runtime is the reader's), the serving settings and the user inherited."""
+    for name, base, below in (("runtime-cosines", "serving", runtime), ("ingest-cosines", "ingest", ingest)):
+        own, under = _own(stages, name)
+        assert stage_by_name(stages, name).base == base and under == below.instructions
+        assert [i.keyword for i in own] == ["COPY", "ENV"], own
+        assert copy_of(own[0]).sources == ["encoder/"]
+        assert parse_env(own[1].args) == {"QA_INDEX_ENCODER": "/app/encoder"}
+
+
 @pytest.mark.parametrize(("target", "installs"), [
     (None, []),
     ("runtime-lance", ["requirements-lance.txt"]),
+    ("runtime-cosines", []),
     ("ingest", ["requirements-ingest.txt"]),
     ("ingest-lance", ["requirements-ingest.txt", "requirements-lance.txt"]),
+    ("ingest-cosines", ["requirements-ingest.txt"]),
 ])
 def test_every_serving_and_ingestion_target_assembles_through_its_chain(tmp_path, monkeypatch, target, installs):
     """harness.image lays out each target from its whole FROM chain (pip stubbed: the layout, not the packages)."""
@@ -274,12 +287,12 @@ def test_every_serving_and_ingestion_target_assembles_through_its_chain(tmp_path
     assert pip == installs
     assert (image.workdir / "artifact" / "manifest.json").is_file() and (image.workdir / "main.py").is_file()
     env = image.env({"PATH": "/usr/bin"})
-    serving = target in (None, "runtime-lance")
+    serving = target in (None, "runtime-lance", "runtime-cosines")
     assert (env.get("FUNCTION_TARGET") == "answer") == serving and ("PORT" in env) == serving, env
     assert env["QA_ARTIFACT_DIR"] == str(image.workdir / "artifact")
-    lance = target in ("runtime-lance", "ingest-lance")  # hybrid retrieval's encoder rides along, named
-    assert (image.workdir / "encoder" / "encoder.json").is_file() == lance
-    assert env.get("QA_INDEX_ENCODER") == (str(image.workdir / "encoder") if lance else None), env
+    encoder = target not in (None, "ingest")  # hybrid retrieval's or stored cosines' encoder rides along, named
+    assert (image.workdir / "encoder" / "encoder.json").is_file() == encoder
+    assert env.get("QA_INDEX_ENCODER") == (str(image.workdir / "encoder") if encoder else None), env
 
 
 def test_an_image_whose_stage_changes_files_cannot_stand_in_for_the_stage_it_shares(tmp_path):

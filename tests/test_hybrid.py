@@ -391,15 +391,97 @@ def test_ingestion_stores_each_passage_s_embedding_and_questions_alone_are_fused
     assert asked_alone.threshold_shift != pytest.approx(reading.threshold_shift)
 
 
-def test_the_encoder_needs_a_lance_index_and_a_complete_folder(tmp_path, encoder_folder):
+def test_the_encoder_needs_a_complete_folder_and_without_a_lance_index_means_stored_cosines(tmp_path,
+                                                                                          encoder_folder):
     from function.config import ConfigError, Settings
+    from function.retrieval import open_index, stored_encoder
 
-    with pytest.raises(ConfigError, match="QA_INDEX_ENCODER needs QA_INDEX_URI"):
-        Settings.from_env({"QA_INDEX_ENCODER": str(encoder_folder)})
+    alone = Settings.from_env({"QA_INDEX_ENCODER": str(encoder_folder)})
+    assert open_index(alone) is None and stored_encoder(alone).folder == encoder_folder
+    with pytest.raises(ConfigError, match="no encoder.json, model.onnx, tokenizer.json"):
+        Settings.from_env({"QA_INDEX_ENCODER": str(tmp_path)})
     with pytest.raises(ConfigError, match="no encoder.json, model.onnx, tokenizer.json"):
         Settings.from_env({"QA_INDEX_ENCODER": str(tmp_path), "QA_INDEX_URI": str(tmp_path / "ix")})
     settings = Settings.from_env({"QA_INDEX_ENCODER": str(encoder_folder), "QA_INDEX_URI": str(tmp_path / "ix")})
-    assert settings.index_encoder == str(encoder_folder)
+    assert settings.index_encoder == str(encoder_folder) and stored_encoder(settings) is None
+
+
+# -- stored cosines: QA_INDEX_ENCODER without QA_INDEX_URI ------------------------------------------------------
+
+
+@pytest.fixture
+def stored_env(tiny_artifact, encoder_folder, tmp_path):
+    """The sample corpus ingested by the command line into SQLite, each passage with its embedding."""
+    from harness.launch import ingest
+    from harness.paths import SAMPLE
+
+    env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_STORE": "sqlite",
+           "QA_SQLITE_PATH": str(tmp_path / "p.sqlite"), "QA_INDEX_ENCODER": str(encoder_folder), "QA_CACHE": "0"}
+    done = ingest(env, str(SAMPLE), check=True)
+    assert "stored cosines" in done.stderr
+    return env
+
+
+def test_stored_cosines_weigh_a_question_alone_s_spans_and_move_its_threshold(stored_env):
+    from bench.in_process import open_service
+    from function.retrieval.encoder import SentenceEncoder
+    from function.retrieval.hybrid import dense_text
+    from function.retrieval.span_bias import NO_ANSWER_STORED_OFFSET, no_answer_shift, passage_bias, term_share
+    from function.retrieval.terms import query_terms
+    from function.service.qa_request import QARequest
+
+    service = open_service(stored_env)
+    store = service.rt.store()
+    encoder = SentenceEncoder(stored_env["QA_INDEX_ENCODER"])
+    question = "Who ruled Normandy?"
+    hits = service.retrieve(question, 3)
+    assert all(h.cosine is None for h in hits)  # the store's own index retrieves: BM25
+    passages = [store.get_many([h.passage_id])[h.passage_id] for h in hits]
+    assert all(p.encoder == encoder.identity for p in passages)
+    # each passage stored with what hybrid retrieval would embed (half precision; batched at ingestion)
+    np.testing.assert_allclose([p.vector for p in passages],
+                               encoder.embed([dense_text(p.title, p.text) for p in passages]), atol=3e-3)
+    cosines = [float(p.vector @ encoder.embed([question])[0]) for p in passages]
+
+    reply = service.answer(QARequest(question, None, None, 1, 30, 3)).payload
+    assert [r["passage_id"] for r in reply["retrieved"]] == [h.passage_id for h in hits]
+    assert [r["cosine"] for r in reply["retrieved"]] == pytest.approx(cosines, abs=1e-4)
+
+    model = service.rt.model()
+    terms = query_terms(question)
+    kept, bm25_alone = service._read_retrieved(hits, 8, model, question_terms=terms)  # no question: no cosines
+    _, reading = service._read_retrieved(hits, 8, model, question_terms=terms, question=question)
+    assert reading.bias.tolist() == pytest.approx(passage_bias([h.score for h in hits], cosines=cosines), abs=1e-4)
+    assert not np.allclose(reading.bias, bm25_alone.bias)
+    share = term_share(terms, [(p.title, p.text) for p in kept])
+    assert reading.threshold_shift == pytest.approx(no_answer_shift(cosines, share=share) + NO_ANSWER_STORED_OFFSET,
+                                                    abs=1e-4)
+    assert bm25_alone.threshold_shift == 0.0 != reading.threshold_shift
+
+
+def test_passages_stored_without_the_encoder_are_read_with_bm25_alone_until_ingested_again(stored_env, capsys):
+    from bench.in_process import open_service
+    from function.service.qa_request import QARequest
+    from harness.launch import ingest
+    from harness.paths import SAMPLE
+
+    bare = {k: v for k, v in stored_env.items() if k != "QA_INDEX_ENCODER"}
+    bare["QA_SQLITE_PATH"] = stored_env["QA_SQLITE_PATH"] + ".bare"
+    first = ingest(bare, str(SAMPLE), check=True)
+    assert "stored cosines" not in first.stderr and ", 0 unchanged skipped" in first.stderr
+    with_encoder = {**bare, "QA_INDEX_ENCODER": stored_env["QA_INDEX_ENCODER"]}
+    question = QARequest("Who ruled Normandy?", None, None, 1, 30, 3)
+    reply = open_service(with_encoder).answer(question).payload
+    assert reply["answers"] and all("cosine" not in r for r in reply["retrieved"])  # answered as before
+    service = open_service(with_encoder)
+    assert service.answer(question).payload == reply and service.answer(question).payload == reply
+    logged = capsys.readouterr()
+    assert (logged.out + logged.err).count("passages without an embedding of QA_INDEX_ENCODER's encoder") == 2
+    # the encoder's identity is part of each document's recorded hash: the next run rewrites them all
+    again = ingest(with_encoder, str(SAMPLE), check=True)
+    assert "ingest: 0 documents written" not in again.stderr and ", 0 unchanged skipped" in again.stderr
+    reply = open_service(with_encoder).answer(question).payload
+    assert all(-1.0 <= r["cosine"] <= 1.0 for r in reply["retrieved"])
 
 
 def test_a_table_and_an_encoder_that_do_not_match_are_refused_by_name(tmp_path, capsys):

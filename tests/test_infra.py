@@ -189,6 +189,7 @@ def test_setup_index_exemptions_match_firestore_indexes_json(setup_commands):
     declared = {(o["collectionGroup"], o["fieldPath"]) for o in config["fieldOverrides"] if o["indexes"] == []}
     assert exempt == declared
     assert {("passages", "text"), ("passages", "token_ids"), ("passages", "offsets"), ("passages", "bm25_terms"),
+            ("passages", "embedding"),
             ("passages_terms", "ids"), ("passages_terms", "postings")} <= exempt
     assert [(o["collectionGroup"], o["fieldPath"]) for o in config["fieldOverrides"] if o.get("ttl")] \
         == [("answers", "expires_at")]

@@ -252,6 +252,7 @@ def test_an_older_sqlite_file_is_migrated(tmp_path):
     store = SqliteStore(path)
     old = store.get_many(["p1"])["p1"]
     assert (old.source, old.chunk, old.start, old.end) == ("", None, None, None) and old.n_tokens == 1
+    assert (old.tags, old.marks, old.embedding, old.encoder) == ((), b"", b"", "")
     assert store.passages_of("d") == {"p1": ""} and store.document_count() == 0
     store.close()
 

@@ -25,6 +25,14 @@ def test_tokens_pack_into_bytes_and_back():
     big = passage(vocab=250_002)
     assert ids_dtype(250_002) == "<u4" and big.ids.tolist() == list(range(249_997, 250_002))
     p.check()
+    assert p.vector is None and p.encoder == ""
+    v = np.array([0.6, 0.8, 0.0], np.float32)  # a stored embedding: half precision, with the encoder that made it
+    e = Passage.from_tokens("e", "T", "d", "ab", [1], [[0, 2]], "fp", 30522, vector=v, encoder="enc")
+    assert len(e.embedding) == 6 and e.encoder == "enc" and np.allclose(e.vector, v, atol=1e-3)
+    e.check()
+    assert Passage.from_tokens("n", "T", "d", "ab", [1], [[0, 2]], "fp", 30522, encoder="enc").encoder == ""
+    with pytest.raises(ValueError, match="embedding and the encoder"):  # an embedding nobody made
+        Passage("x", "T", "d", "ab", e.token_ids, e.token_dtype, e.offsets, 1, "fp", embedding=e.embedding).check()
 
 
 def test_passage_ids_that_firestore_cannot_hold_are_invalid():
@@ -67,6 +75,12 @@ def test_store_contract(store):
     store.upsert_many([coded])  # inline code spans come back as stored; a passage without any has none
     assert store.get_many(["c"])["c"].code_spans.tolist() == [[5, 11], [15, 16]]
     assert store.get_many(["b"])["b"].code_spans.shape == (0, 2)
+    v = np.linspace(-1, 1, 8).astype(np.float32)
+    embedded = Passage.from_tokens("v", "Title", "doc", "ab", [1], [[0, 2]], "fp", 30522, vector=v, encoder="enc")
+    store.upsert_many([embedded])  # a stored embedding comes back with the encoder that made it; none where none
+    got = store.get_many(["v", "b"])
+    assert got["v"].embedding == embedded.embedding and got["v"].encoder == "enc"
+    assert got["b"].vector is None and got["b"].encoder == ""
 
 
 def test_shared_answer_cache_respects_expiry(store):

@@ -313,7 +313,7 @@ def run(args, settings: Settings, questions: list[Question], command: str) -> di
         index_uri, encoder = "", ""
         if args.retrieval == "hybrid":  # as make run DOCS=... serves the folder: scripts/serve_local.py
             index_uri = str(Path(tmp) / "index.lance")
-            encoder = docs_encoder(args.encoder or os.environ.get("QA_INDEX_ENCODER") or ENCODER, index_uri)
+            encoder = docs_encoder(args.encoder or os.environ.get("QA_INDEX_ENCODER") or ENCODER)
         settings = dataclasses.replace(settings, store="sqlite", sqlite_path=Path(tmp) / "passages.sqlite",
                                        index_uri=index_uri, index_encoder=encoder)
         ingest_folder(args.docs.expanduser(), settings)
@@ -323,12 +323,12 @@ def run(args, settings: Settings, questions: list[Question], command: str) -> di
 ENCODER = "encoder"  # the shipped sentence encoder, relative to the working directory (as QA_ARTIFACT_DIR's default)
 
 
-def docs_encoder(folder: str, index_uri: str) -> str:
+def docs_encoder(folder: str) -> str:
     """The encoder folder of ``--retrieval hybrid``, checked; ``EvaluationError`` saying what to do otherwise."""
     import importlib.util
 
     try:
-        folder = index_encoder(str(folder), index_uri)
+        folder = index_encoder(str(folder))
     except ConfigError as e:
         raise EvaluationError(f"--retrieval hybrid: {e}; or --retrieval bm25") from None
     if importlib.util.find_spec("lance") is None:

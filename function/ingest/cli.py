@@ -148,8 +148,14 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
     if index is not None:
         say(f"and their terms into the retrieval index {index.description}")
         index.check_writable()  # a table made by another encoder (or none) is refused before the store is written
+    from function.retrieval import stored_encoder
+
+    encoder = stored_encoder(settings)
+    if encoder is not None:
+        say(f"and each passage's embedding by the sentence encoder {settings.index_encoder} (QA_INDEX_ENCODER "
+            "without QA_INDEX_URI: stored cosines)")
     job = Ingestion(store, tokenizer, args.batch_size, counts, args.force, note=progress.note, index=index,
-                    tags=args.tag)
+                    tags=args.tag, encoder=encoder)
     try:
         if args.delete:
             found_before = counts.deleted

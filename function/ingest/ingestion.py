@@ -12,6 +12,9 @@ passage written to the store is written to it too, and each one deleted is delet
 ``finish`` folds the run's rows into the index's search structures.
 ``tags`` (``--tag``) are given to every passage written; they are part of what a document's recorded hash
 covers (``_digest``), so re-ingesting an unchanged document with other tags rewrites it.
+With an ``encoder`` (stored cosines: ``QA_INDEX_ENCODER`` without a separate index), each passage is stored with its
+sentence embedding; the encoder's identity is part of the hash too, so documents ingested without it (or with
+another) are rewritten with embeddings on the next run.
 """
 
 from __future__ import annotations
@@ -51,8 +54,8 @@ class Ingestion:
     """
 
     def __init__(self, store, tokenizer, batch_size: int = 256, counts: Counts | None = None, force: bool = False,
-                 note=None, index=None, tags: Iterable[str] = ()):
-        self.store, self.tokenizer, self.index = store, tokenizer, index
+                 note=None, index=None, tags: Iterable[str] = (), encoder=None):
+        self.store, self.tokenizer, self.index, self.encoder = store, tokenizer, index, encoder
         self.tags = tuple(sorted(set(tags)))
         self.batch_size, self.counts, self.force = batch_size, counts or Counts(), force
         self.note = note or (lambda message: print(message, file=sys.stderr, flush=True))
@@ -128,9 +131,10 @@ class Ingestion:
     def _digest(self, unit: DocumentUnit) -> str:
         """The hash recorded for ``unit``: its own, or, with tags, that hash and the tags hashed together
         (documents ingested without tags keep the hash they were recorded with)."""
-        if not self.tags:
+        extra = (*self.tags, *((f"encoder:{self.encoder.identity}",) if self.encoder is not None else ()))
+        if not extra:
             return unit.sha256
-        return hashlib.sha256("\x00".join((unit.sha256, *self.tags)).encode("utf-8", "surrogatepass")).hexdigest()
+        return hashlib.sha256("\x00".join((unit.sha256, *extra)).encode("utf-8", "surrogatepass")).hexdigest()
 
     def _changed(self, units: list[DocumentUnit]) -> list[DocumentUnit]:
         """The documents to write: all with ``force``, else those whose hash or source the store does not hold."""
@@ -152,15 +156,21 @@ class Ingestion:
 
         pieces = [(u, p) for u in units for p in u.pieces]
         encoded = self.tokenizer.encode_many([p.text for _, p in pieces])
+        vectors, identity = [None] * len(pieces), ""
+        if self.encoder is not None:  # stored cosines: what hybrid retrieval embeds (``hybrid.dense_text``)
+            from function.retrieval.hybrid import dense_text
+
+            vectors = self.encoder.embed([dense_text(p.title, p.text) for _, p in pieces])
+            identity = self.encoder.identity
         passages: dict[str, list[Passage]] = {u.doc_id: [] for u in units}
-        for (u, p), enc in zip(pieces, encoded):
+        for (u, p), enc, vector in zip(pieces, encoded, vectors):
             if len(enc.ids) == 0:
                 self.fail(p.id, f"passage {p.id!r} has no tokens")
                 continue
             passages[u.doc_id].append(Passage.from_tokens(
                 p.id, p.title, u.doc_id, p.text, enc.ids, enc.offsets, self.tokenizer.fingerprint,
                 self.tokenizer.vocab_size, source=u.source, chunk=p.chunk, start=p.start, end=p.end,
-                tags=self.tags, marks=p.marks))
+                tags=self.tags, marks=p.marks, vector=vector, encoder=identity))
         return passages
 
     def _stale_passages(self, unit: DocumentUnit, keep: set[str]) -> list[str]:

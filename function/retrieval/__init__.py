@@ -9,7 +9,9 @@ the same formula. With ``QA_INDEX_URI`` the index is a Lance table apart from
 the store instead (``lance_index``), shared by every instance; ``open_index``
 opens it, and imports nothing of it before then. With ``QA_INDEX_ENCODER`` as
 well, its rows carry sentence embeddings and questions asked alone are searched
-both ways (``hybrid``, ``encoder``).
+both ways (``hybrid``, ``encoder``). With ``QA_INDEX_ENCODER`` alone (stored
+cosines, ``stored_encoder``), the store's own index retrieves and each passage
+is stored with its embedding, for the question's cosine to the passages read.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from function.config import Settings
+    from function.retrieval.encoder import SentenceEncoder
     from function.retrieval.hybrid import HybridIndex
     from function.retrieval.lance_index import LanceIndex
 
@@ -39,3 +42,13 @@ def open_index(settings: Settings) -> LanceIndex | HybridIndex | None:
                        encoder=encoder.identity)
     return HybridIndex(index, encoder)
 
+
+
+def stored_encoder(settings: Settings) -> SentenceEncoder | None:
+    """Stored cosines' sentence encoder (``QA_INDEX_ENCODER`` without ``QA_INDEX_URI``: ingestion stores each
+    passage's embedding beside it), not loaded yet; None otherwise."""
+    if not settings.index_encoder or settings.index_uri:
+        return None
+    from function.retrieval.encoder import SentenceEncoder
+
+    return SentenceEncoder(Path(settings.index_encoder), settings.threads)

@@ -16,6 +16,7 @@ the session's creation on the first question asked alone, as for the reader.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
@@ -62,10 +63,11 @@ class SentenceEncoder:
             h.update(hashlib.sha256((self.folder / name).read_bytes()).digest())
         return h.hexdigest()
 
-    @property
+    @functools.cached_property
     def identity(self) -> str:
-        """What a Lance table's vectors are stamped with: the source model's weights (``source_sha256``, so that
-        two exports of one model agree), or where the manifest does not name them, the folder's fingerprint."""
+        """What a Lance table's vectors (and stored embeddings) are stamped with: the source model's weights
+        (``source_sha256``, so that two exports of one model agree), or where the manifest does not name them, the
+        folder's fingerprint (hashed once: asked for every question with stored cosines)."""
         return str(self.manifest.get("source_sha256") or self.fingerprint)
 
     def load(self) -> None:

@@ -36,6 +36,8 @@ vector search's list, a bound on its own (its vector is not read). Where Lance
 answered from its approximate index alone (tables past 5,000 rows) it reported
 2 x cosine - 1 until 2026-11-30 (so the weight acted as 4 there, inside the plateau
 measured: 2 to 16 all gained); ``LanceIndex.nearest`` gives the cosines themselves now.
+With stored cosines (``QA_INDEX_ENCODER`` without ``QA_INDEX_URI``) every passage BM25
+retrieved has its exact cosine, from the embedding stored with it at ingestion.
 
 BM25_WEIGHT and the division were chosen for the 6-layer abstention-trained
 artifact on the SQuAD dev questions asked alone, NULL_WEIGHT for the model trained
@@ -64,6 +66,12 @@ NO_ANSWER_COSINE_AT = 0.5
 # NO_ANSWER_TERMS_AT) (``term_share``), where the cosine moves it
 NO_ANSWER_TERMS_WEIGHT = 16.0
 NO_ANSWER_TERMS_AT = 0.6
+# Stored cosines (BM25 retrieval, each passage's embedding stored with it): the two moves were chosen where hybrid
+# retrieval picks passages by their cosine too; BM25's passages sit further from the question, so the same moves
+# lower the threshold more. Their threshold is raised by this much on top: the smallest of 0, 0.25, ... at which the
+# SQuAD dev fold's answerable questions abstain at most 1 point more than with BM25 alone (4.8% -> 3.7%; BM25 2.9%),
+# chosen by a rule written first (docs/no_answer.md, "Stored cosines").
+NO_ANSWER_STORED_OFFSET = 0.75
 
 
 def passage_bias(bm25_scores: Sequence[float], weight: float = BM25_WEIGHT,
@@ -106,7 +114,8 @@ def no_answer_shift(cosines: Sequence[float | None], share: float | None = None,
     it further by ``terms_weight`` x (``share`` - ``terms_at``): an off-topic question's passages share a word or
     two with it, an answerable one's hold most of its terms. Chosen the same way on top of the cosine (out of corpus
     with train.json 80.9% -> 86.2% computed from the replies, docs/no_answer.md); with BM25 alone the same signal
-    was bound by the documentation abstentions and gained too little to keep, so it moves nothing there."""
+    was bound by the documentation abstentions and gained too little to keep, so it moves nothing there. BM25 with
+    stored cosines moves it as hybrid retrieval does, and the pipeline adds ``NO_ANSWER_STORED_OFFSET``."""
     found = [c for c in cosines if c is not None]
     if not found:
         return 0.0

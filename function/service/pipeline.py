@@ -159,6 +159,7 @@ class QAService:
         # keyed by (corpus generation, passage id): a passage read before an ingestion is not read after it
         self.passage_cache = LRU(max_bytes=s.passage_cache_bytes, sizeof=lambda p: p.nbytes)
         self._answers: AnswerCache | None = None
+        self._told_unembedded = False  # stored cosines: passages without embeddings were logged (once)
         self._generation = CorpusGeneration(lambda: self.rt.store().generation(), s.corpus_check_s,
                                             on_change=self.rt.corpus_changed)
 
@@ -334,7 +335,8 @@ class QAService:
             hits = self.retrieve(req.question, req.top_k_passages, req.where, corpus)
             timer.lap("retrieve")
             _, reading = self._read_retrieved(hits, n_question, model, req.passages, corpus,
-                                              question_terms=query_terms(req.question))
+                                              question_terms=query_terms(req.question), question=req.question,
+                                              timer=timer)
         timer.lap("fetch")
         return reading
 
@@ -385,15 +387,17 @@ class QAService:
         return payload
 
     def _read_retrieved(self, hits: list[Hit], n_question: int, model: Model, with_texts: bool = False,
-                        corpus: str | None = None,
-                        question_terms: list[str] | None = None) -> tuple[list[Passage], Reading]:
+                        corpus: str | None = None, question_terms: list[str] | None = None,
+                        question: str | None = None, timer: Timer | None = None) -> tuple[list[Passage], Reading]:
         """The retrieved passages, best first, as many as fit one model run (QA_MAX_WINDOWS; at least
         one), and their ``Reading``: what the reply says about them (``with_texts``: also their texts and
         documents, for a client that shows them), their spans' bias (``function.retrieval.span_bias``), the
         hits' own scores and how far the "no answer" threshold moves (``question_terms``: the question's analysed
-        terms, of which the passages' share moves it where the cosine does)."""
+        terms, of which the passages' share moves it where the cosine does). With the ``question`` and stored
+        cosines (``Runtime.passage_encoder``), hits that carry no cosine get one from the passages' stored
+        embeddings (``_stored_cosines``; its time counted as retrieval's in ``timer``)."""
         from function.model.windows import window_starts
-        from function.retrieval.span_bias import no_answer_shift, passage_bias, term_share
+        from function.retrieval.span_bias import NO_ANSWER_STORED_OFFSET, no_answer_shift, passage_bias, term_share
 
         stored = self._fetch(tuple(h.passage_id for h in hits), model.tokenizer.fingerprint, missing_ok=True,
                              corpus=corpus)
@@ -412,14 +416,43 @@ class QAService:
                 break
             kept.append(p)
         hit = {h.passage_id: h for h in hits}  # a hit's cosine: hybrid retrieval's (None: BM25 alone)
-        retrieved = [{"passage_id": p.id, "title": p.title, "score": round(hit[p.id].score, 4),
-                      **({"cosine": round(hit[p.id].cosine, 4)} if hit[p.id].cosine is not None else {}),
-                      **({**_passage_meta(p), "text": p.text} if with_texts else {})} for p in kept]
         scores, cosines = [hit[p.id].score for p in kept], [hit[p.id].cosine for p in kept]
-        hybrid = all(c is not None for c in cosines)  # the share moves the threshold where the cosine does
-        share = term_share(question_terms, [(p.title, p.text) for p in kept]) if question_terms and hybrid else None
-        shift = no_answer_shift(cosines, share=share)
+        offset = 0.0  # stored cosines' own raise of the moved threshold (``NO_ANSWER_STORED_OFFSET``)
+        if question is not None and all(c is None for c in cosines):
+            stored_cosines = self._stored_cosines(question, kept, timer)
+            if stored_cosines is not None:
+                cosines, offset = stored_cosines, NO_ANSWER_STORED_OFFSET
+        retrieved = [{"passage_id": p.id, "title": p.title, "score": round(score, 4),
+                      **({"cosine": round(cosine, 4)} if cosine is not None else {}),
+                      **({**_passage_meta(p), "text": p.text} if with_texts else {})}
+                     for p, score, cosine in zip(kept, scores, cosines, strict=True)]
+        cosined = all(c is not None for c in cosines)  # the share moves the threshold where the cosine does
+        share = term_share(question_terms, [(p.title, p.text) for p in kept]) if question_terms and cosined else None
+        shift = no_answer_shift(cosines, share=share) + offset
         return kept, Reading.of_stored(kept, retrieved, passage_bias(scores, cosines=cosines), scores, shift)
+
+    def _stored_cosines(self, question: str, kept: list[Passage], timer: Timer | None) -> list[float] | None:
+        """The question's cosine to each passage in ``kept``, from the embeddings ingestion stored with them (stored
+        cosines: ``QA_INDEX_ENCODER`` without ``QA_INDEX_URI``); None without that encoder, or where a passage has no
+        embedding of it (ingested before it was set, or by another encoder: BM25 alone then, as before it)."""
+        encoder = self.rt.passage_encoder()
+        if encoder is None:
+            return None
+        identity = encoder.identity
+        if not all(p.embedding and p.encoder == identity for p in kept):
+            if not self._told_unembedded:  # once per process: every such question would say it again
+                self._told_unembedded = True
+                log("WARNING", "stored cosines: passages without an embedding of QA_INDEX_ENCODER's encoder are read "
+                    "with BM25 alone (ingest them again with it set; said once)",
+                    passage_ids=[p.id for p in kept if not (p.embedding and p.encoder == identity)][:20])
+            return None
+        if timer is not None:
+            timer.lap("fetch")
+        vector = encoder.embed([question])[0]
+        cosines = [float(p.vector @ vector) for p in kept]
+        if timer is not None:
+            timer.lap("retrieve")  # the question's embedding, as hybrid retrieval's is counted
+        return cosines
 
     @staticmethod
     def _totals(timer: Timer, started: float) -> dict:

@@ -24,6 +24,7 @@ from function.model.load import Model, load_model
 from function.service.inference import Inference
 
 if TYPE_CHECKING:
+    from function.retrieval.encoder import SentenceEncoder
     from function.retrieval.searcher import Searcher
     from function.store.base import Store
 
@@ -78,6 +79,8 @@ class Runtime:
         self._model: Model | None = None
         self._store: Store | None = None
         self._index = None  # the separate retrieval index, opened by the first question asked alone
+        self._encoder = None  # stored cosines' sentence encoder (``passage_encoder``), made on first use
+        self._encoder_lock = threading.Lock()  # not ``_lock``: warm_up holds that while the model loads
         self.cold_start: dict | None = None
         self.load_error: str | None = None  # why the last eager load failed (for GET /ready)
         self.inference = Inference(settings, available_cpus())  # QA_INFERENCE_MODE: how runs share the CPUs
@@ -121,6 +124,19 @@ class Runtime:
             return self._index
         return self.store().index
 
+    def passage_encoder(self) -> SentenceEncoder | None:
+        """Stored cosines (``QA_INDEX_ENCODER`` without ``QA_INDEX_URI``): the sentence encoder that embedded the
+        passages at ingestion and embeds the questions asked alone; None otherwise (a hybrid index embeds its own)."""
+        if not self.settings.index_encoder or self.settings.index_uri:
+            return None
+        if self._encoder is None:
+            with self._encoder_lock:
+                if self._encoder is None:
+                    from function.retrieval import stored_encoder
+
+                    self._encoder = stored_encoder(self.settings)
+        return self._encoder
+
     def corpus_changed(self) -> None:
         """An ingestion changed the passages (``cache.CorpusGeneration``): the separate retrieval index, if
         open, looks for its newest version on its next search, not up to ``QA_INDEX_REFRESH_S`` later."""
@@ -147,14 +163,26 @@ class Runtime:
         except Exception as e:  # noqa: BLE001 - requests that need the store report it
             log("WARNING", f"store not reachable at start-up: {e}", store_connect_ms=_ms(t0))
 
-    def _warm_index(self) -> None:
-        """Import the separate retrieval index's engine and open its table, after the store's warm-up."""
+    @staticmethod
+    def _warm(step, done: str, failed: str, timing: str) -> None:
+        """One start-up ``step`` off the request path, logged with its time (``timing``); if it fails, the
+        questions that need it report it again."""
         t0 = time.perf_counter()
         try:
-            self.searcher().warm()
-            log("INFO", "retrieval index opened", index_open_ms=_ms(t0))
+            step()
+            log("INFO", done, **{timing: _ms(t0)})
         except Exception as e:  # noqa: BLE001 - questions asked alone report it
-            log("WARNING", f"retrieval index not readable at start-up: {e}", index_open_ms=_ms(t0))
+            log("WARNING", f"{failed}: {e}", **{timing: _ms(t0)})
+
+    def _warm_index(self) -> None:
+        """Import the separate retrieval index's engine and open its table, after the store's warm-up."""
+        self._warm(lambda: self.searcher().warm(), "retrieval index opened", "retrieval index not readable at start-up",
+                   "index_open_ms")
+
+    def _warm_encoder(self) -> None:
+        """Load stored cosines' sentence encoder at start-up: the first question alone does not pay for it."""
+        self._warm(lambda: self.passage_encoder().load(), "sentence encoder loaded",
+                   "sentence encoder not loadable at start-up", "encoder_load_ms")
 
     def warm_up(self) -> dict | None:
         """Load everything once; returns the cold-start timings (None if already loaded)."""
@@ -179,6 +207,8 @@ class Runtime:
                     self._warm_connection(store)
                 if self.settings.index_uri and self.settings.eager_load:  # at worker start: no request waits
                     self._warm_index()
+                elif self.passage_encoder() is not None:  # beside the model's load, not after it
+                    self._warm_encoder()
 
             threading.Thread(target=set_up_store, name="store-setup", daemon=True).start()
             try:

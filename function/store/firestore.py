@@ -6,6 +6,8 @@ A passage document::
     source, chunk, start, end  where it comes from (passage.Passage; absent on older documents)
     tags                       array of strings (``--tag``; absent on older documents: no tags)
     marks                      bytes: inline code spans (passage.Passage.marks; absent where none)
+    embedding, encoder         bytes and string: the passage's sentence embedding and the encoder that made it
+                               (passage.Passage.embedding; absent where none)
     token_ids, offsets         bytes (packed, see passage.py), never arrays of integers
     token_dtype, n_tokens      how to unpack them
     tokenizer                  sha256 fingerprint of the tokenizer that made them
@@ -71,6 +73,7 @@ from function.store.passage import DocumentRecord, Passage
 
 _FIELDS = ("title", "doc_id", "text", "token_ids", "token_dtype", "offsets", "n_tokens", "tokenizer")
 _PLACE_FIELDS = ("source", "chunk", "start", "end")  # passage.Passage's defaults when absent
+_EXTRA_FIELDS = ("tags", "marks", "embedding", "encoder")  # absent where there are none
 _INDEX_FIELDS = ("bm25_terms", "bm25_length")
 _BATCH_BYTES = 4 * 1024 * 1024  # per commit; Firestore takes at most 10 MiB
 _BATCH_DOCS = 400
@@ -122,7 +125,7 @@ class FirestoreStore:
     def get_many(self, ids: list[str]) -> dict[str, Passage]:
         refs = [self.passages.document(i) for i in ids]
         try:
-            snaps = list(self.client.get_all(refs, field_paths=_FIELDS + _PLACE_FIELDS + ("tags", "marks"), retry=None,
+            snaps = list(self.client.get_all(refs, field_paths=_FIELDS + _PLACE_FIELDS + _EXTRA_FIELDS, retry=None,
                                              timeout=self.timeout_s))
         except self._errors as e:
             raise self._failed("get passages", e) from None
@@ -133,7 +136,8 @@ class FirestoreStore:
                 d = snap.to_dict()
                 found[snap.id] = Passage(snap.id, *(d[f] for f in _FIELDS),
                                          **{f: d[f] for f in _PLACE_FIELDS if f in d}, tags=tuple(d.get("tags", ())),
-                                         marks=d.get("marks") or b"")
+                                         marks=d.get("marks") or b"", embedding=d.get("embedding") or b"",
+                                         encoder=d.get("encoder") or "")
         return found
 
     def _indexed(self, ids: list[str]) -> tuple[set[str], dict[str, tuple[list[str], int]]]:
@@ -197,6 +201,8 @@ class FirestoreStore:
                 data["tags"] = list(p.tags)
                 if p.marks:
                     data["marks"] = p.marks
+                if p.embedding:
+                    data["embedding"], data["encoder"] = p.embedding, p.encoder
                 if indexing:
                     data["bm25_terms"] = "\x00".join(analysed[pid].frequencies()).encode("utf-8")
                     data["bm25_length"] = analysed[pid].length

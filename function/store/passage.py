@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 OFFSETS_DTYPE = "<u4"
+EMBEDDING_DTYPE = "<f2"  # a stored sentence embedding: half precision (768 bytes for 384 dimensions)
 
 
 def ids_dtype(vocab_size: int) -> str:
@@ -33,7 +34,9 @@ class Passage:
     ``tags`` are its document's, given at ingestion (``--tag``) for questions filtered on them; none for
     passages stored before tags were recorded. ``marks`` are the passage's inline code (``code_spans``: (start, end)
 character pairs in ``text``, packed like ``offsets``), found by extraction in documentation pages; none for plain
-text, JSON records and passages stored before they were recorded."""
+text, JSON records and passages stored before they were recorded. ``embedding`` is the passage's unit-length
+sentence embedding (``vector``: float16, little-endian) made by the sentence encoder ``encoder`` names (its
+identity), stored where ingestion had ``QA_INDEX_ENCODER`` without a separate index; none otherwise."""
 
     id: str
     title: str
@@ -50,16 +53,20 @@ text, JSON records and passages stored before they were recorded."""
     end: int | None = None
     tags: tuple[str, ...] = ()
     marks: bytes = b""
+    embedding: bytes = b""
+    encoder: str = ""  # identity of the sentence encoder that made ``embedding`` ("" where there is none)
 
     @classmethod
     def from_tokens(cls, pid: str, title: str, doc_id: str, text: str, ids: np.ndarray,
                     offsets: np.ndarray, tokenizer: str, vocab_size: int, source: str = "",
                     chunk: int | None = None, start: int | None = None, end: int | None = None,
-                    tags: tuple[str, ...] = (), marks=()) -> Passage:
+                    tags: tuple[str, ...] = (), marks=(), vector: np.ndarray | None = None,
+                    encoder: str = "") -> Passage:
         dtype = ids_dtype(vocab_size)
+        embedding = b"" if vector is None else np.asarray(vector).astype(EMBEDDING_DTYPE).tobytes()
         return cls(pid, title, doc_id, text, np.asarray(ids).astype(dtype).tobytes(), dtype,
                    np.asarray(offsets).astype(OFFSETS_DTYPE).tobytes(), int(len(ids)), tokenizer,
-                   source, chunk, start, end, tuple(tags), pack_spans(marks))
+                   source, chunk, start, end, tuple(tags), pack_spans(marks), embedding, encoder if embedding else "")
 
     @property
     def ids(self) -> np.ndarray:
@@ -75,8 +82,14 @@ text, JSON records and passages stored before they were recorded."""
         return np.frombuffer(self.marks or b"", dtype=OFFSETS_DTYPE).reshape(-1, 2)
 
     @property
+    def vector(self) -> np.ndarray | None:
+        """``embedding`` unpacked (float32), or None where the passage has none."""
+        return np.frombuffer(self.embedding, dtype=EMBEDDING_DTYPE).astype(np.float32) if self.embedding else None
+
+    @property
     def nbytes(self) -> int:
-        return len(self.token_ids) + len(self.offsets) + len(self.marks) + 2 * len(self.text) + len(self.title) + 200
+        return (len(self.token_ids) + len(self.offsets) + len(self.marks) + len(self.embedding) + 2 * len(self.text)
+                + len(self.title) + 200)
 
     def check(self) -> None:
         """Raise ValueError if the packed fields disagree with each other."""
@@ -86,6 +99,9 @@ text, JSON records and passages stored before they were recorded."""
         spans = self.code_spans if len(self.marks or b"") % 8 == 0 else None
         if spans is None or ((spans[:, 0] >= spans[:, 1]) | (spans[:, 1] > len(self.text))).any():
             raise ValueError(f"passage {self.id!r}: its code marks are not spans of its text")
+        width = np.dtype(EMBEDDING_DTYPE).itemsize
+        if len(self.embedding or b"") % width or bool(self.embedding) != bool(self.encoder):
+            raise ValueError(f"passage {self.id!r}: its embedding and the encoder that made it disagree")
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,9 @@ CREATE TABLE IF NOT EXISTS passages (
     span_start INTEGER,
     span_end INTEGER,
     tags TEXT NOT NULL DEFAULT '[]',
-    marks BLOB
+    marks BLOB,
+    embedding BLOB,
+    encoder TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS answers (
     key TEXT PRIMARY KEY,
@@ -77,13 +79,14 @@ CREATE TABLE IF NOT EXISTS meta (
 """
 # Columns added after the first release: ALTER TABLE adds them to older files (see _migrate).
 _ADDED_COLUMNS = {"source": "TEXT NOT NULL DEFAULT ''", "chunk": "INTEGER", "span_start": "INTEGER",
-                  "span_end": "INTEGER", "tags": "TEXT NOT NULL DEFAULT '[]'", "marks": "BLOB"}
+                  "span_end": "INTEGER", "tags": "TEXT NOT NULL DEFAULT '[]'", "marks": "BLOB", "embedding": "BLOB",
+                  "encoder": "TEXT NOT NULL DEFAULT ''"}
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS passages_doc_id ON passages (doc_id);
 CREATE INDEX IF NOT EXISTS documents_source ON documents (source);
 """
 _COLUMNS = ("id, title, doc_id, text, token_ids, token_dtype, offsets, n_tokens, tokenizer, "
-            "source, chunk, span_start, span_end, tags, marks")
+            "source, chunk, span_start, span_end, tags, marks, embedding, encoder")
 _DOC_COLUMNS = "doc_id, source, sha256, passage_ids, updated"
 _CHUNK = 500  # below SQLite's bound-parameter limit
 
@@ -102,9 +105,10 @@ def _delete_in(db: sqlite3.Connection, table: str, column: str, keys: list[str])
 
 
 def _passage(row: tuple) -> Passage:
-    """A ``passages`` row (``_COLUMNS``) as a ``Passage``: the tags are a JSON array, the marks NULL in rows stored
-    before they were recorded."""
-    return Passage(*row[:-2], tags=tuple(json.loads(row[-2])), marks=row[-1] or b"")
+    """A ``passages`` row (``_COLUMNS``) as a ``Passage``: the tags are a JSON array, the marks and the embedding
+    NULL in rows stored before they were recorded (and where there are none)."""
+    return Passage(*row[:-4], tags=tuple(json.loads(row[-4])), marks=row[-3] or b"", embedding=row[-2] or b"",
+                   encoder=row[-1])
 
 
 def _new_generation(db: sqlite3.Connection) -> None:
@@ -179,10 +183,10 @@ class SqliteStore:
             for p in passages:
                 (rowid,) = db.execute(
                     f"INSERT OR REPLACE INTO passages ({_COLUMNS}, updated) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid",
                     (p.id, p.title, p.doc_id, p.text, p.token_ids, p.token_dtype, p.offsets, p.n_tokens,
                      p.tokenizer, p.source, p.chunk, p.start, p.end, json.dumps(list(p.tags)), p.marks or None,
-                     now)).fetchone()
+                     p.embedding or None, p.encoder, now)).fetchone()
                 fts5.write(db, rowid, p.title, p.text)
             _new_generation(db)
 
