@@ -40,7 +40,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench.in_process import ingest_into, load_squad, open_service
+from bench.in_process import ingest_into, load_squad, open_service, retrieval_env
 from bench.stats import latency_summary
 from harness.paths import ENCODER, REPO, SQUAD, default_artifact
 
@@ -334,7 +334,7 @@ def main(argv=None) -> int:
         env = {"QA_ARTIFACT_DIR": str(artifact), "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(Path(tmp) / "p.sqlite"),
                "QA_CACHE": "0", "QA_THREADS": str(args.threads)}
         if args.hybrid:
-            env.update({"QA_INDEX_URI": str(Path(tmp) / "index.lance"), "QA_INDEX_ENCODER": str(args.encoder)})
+            env.update(retrieval_env("hybrid", Path(tmp), args.encoder))
             encoder = os.path.relpath(args.encoder.resolve(), REPO)
             result["retrieval"] = f"hybrid (a Lance index with {encoder}/'s vectors)"
         service = open_service({**env, "QA_CASCADE": "0"})

@@ -59,6 +59,7 @@ import time
 from pathlib import Path
 
 from bench import cost_model, machine, prices
+from bench.in_process import retrieval_env
 from bench.questions import mix, payload, sample_questions
 from harness import client
 from harness.launch import FunctionServer, ingest
@@ -187,7 +188,7 @@ def measure_stream(env: dict, args, work: Path, log=print) -> dict:
     corpus, hybrid = work / "corpus", work / "corpus-hybrid"
     images = {IMAGE: {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(corpus / "passages.sqlite")},
               IMAGE_HYBRID: {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(hybrid / "passages.sqlite"),
-                             "QA_INDEX_URI": str(hybrid / "index.lance"), "QA_INDEX_ENCODER": str(ENCODER)}}
+                             **retrieval_env("hybrid", hybrid, ENCODER)}}
     for name, settings in images.items():
         log(f"  the same corpus as the {name} setting's image holds it (no Firestore), and the stream again")
         image_env = {**env, **settings}

@@ -14,6 +14,19 @@ from pathlib import Path
 KS = (1, 5, 10)  # recall@k
 
 
+def retrieval_env(kind: str, folder: Path, encoder: Path) -> dict[str, str]:
+    """What a service of retrieval ``kind`` adds to its environment: ``bm25`` nothing (the store's own index);
+    ``stored`` the sentence encoder alone (stored cosines: each passage's embedding stored with it); ``hybrid`` a
+    Lance table in ``folder`` with that encoder's vectors (what ``make run DOCS=...`` and the Lance images serve)."""
+    if kind == "hybrid":
+        return {"QA_INDEX_URI": str(folder / "index.lance"), "QA_INDEX_ENCODER": str(Path(encoder).resolve())}
+    if kind == "stored":
+        return {"QA_INDEX_ENCODER": str(Path(encoder).resolve())}
+    if kind != "bm25":
+        raise ValueError(f"retrieval {kind!r}: bm25, stored or hybrid")
+    return {}
+
+
 def passage_id(paragraph) -> str:
     """The id ingestion gives a SQuAD paragraph (a ``build_model.squad.Paragraph``, id ``<article>-<n>``)."""
     from function.ingest.json_input import squad_id

@@ -170,11 +170,7 @@ def off_topic_questions() -> list[str]:
 def service_env(args, folder: Path) -> dict:
     env = {"QA_ARTIFACT_DIR": str(args.artifact), "QA_STORE": "sqlite",
            "QA_SQLITE_PATH": str(folder / "passages.sqlite"), "QA_CACHE": "0", "QA_THREADS": str(args.threads)}
-    if args.retrieval == "hybrid":  # a Lance table of the corpus's own, with vectors
-        env |= {"QA_INDEX_URI": str(folder / "index.lance"), "QA_INDEX_ENCODER": str(args.encoder.resolve())}
-    elif args.retrieval == "stored":  # the store's own index; each passage's embedding beside it
-        env["QA_INDEX_ENCODER"] = str(args.encoder.resolve())
-    return env
+    return env | in_process.retrieval_env(args.retrieval, folder, args.encoder)  # hybrid: the corpus's own table
 
 
 def markdown(result: dict) -> str:

@@ -520,4 +520,8 @@ def test_out_of_corpus_searches_as_make_run_docs_does_with_retrieval_hybrid(tmp_
     assert {k: v for k, v in hybrid.items() if not k.startswith("QA_INDEX_")} == bm25
     stored = service_env(parse_args(["--retrieval", "stored", "--encoder", str(tmp_path / "enc")]), tmp_path)
     assert stored == {**bm25, "QA_INDEX_ENCODER": str((tmp_path / "enc").resolve())}  # the store's own index
+    from bench.in_process import retrieval_env
+
+    with pytest.raises(ValueError, match="bm25, stored or hybrid"):
+        retrieval_env("lance", tmp_path, tmp_path / "enc")
     assert parse_args([]).retrieval == "bm25"  # the records of the SQLite store's own index stay comparable
