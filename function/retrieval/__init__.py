@@ -43,7 +43,6 @@ def open_index(settings: Settings) -> LanceIndex | HybridIndex | None:
     return HybridIndex(index, encoder)
 
 
-
 def stored_encoder(settings: Settings) -> SentenceEncoder | None:
     """Stored cosines' sentence encoder (``QA_INDEX_ENCODER`` without ``QA_INDEX_URI``: ingestion stores each
     passage's embedding beside it), not loaded yet; None otherwise."""
