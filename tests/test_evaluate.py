@@ -107,6 +107,20 @@ def test_a_folder_is_searched_as_make_run_serves_it_hybrid_unless_bm25_is_asked(
     for result in results.values():
         assert result["figures"]["exact_match"] == pytest.approx(200 / 3, abs=0.01)
         assert result["figures"]["no_answer_unanswerable"] == 100.0
+    # --retrieval stored: the store's own index, each passage's embedding beside it, no Lance index searched
+    from function.service.pipeline import QAService
+
+    cosines = []
+    stored_cosines = QAService._stored_cosines
+    monkeypatch.setattr(QAService, "_stored_cosines",
+                        lambda self, *a: cosines.append(stored_cosines(self, *a)) or cosines[-1])
+    out = tmp_path / "stored.json"
+    assert main([questions, "--docs", str(docs), "--retrieval", "stored", "--out", str(out)]) == 0
+    stored = json.loads(out.read_text())
+    assert len(searched) == len(QUESTIONS) + 1
+    assert stored["store"] == f"a temporary SQLite store of {docs}, each passage's embedding stored with it: stored " \
+                              "cosines (encoder)"
+    assert len(cosines) >= len(QUESTIONS) and all(c and all(-1.0 <= x <= 1.0 for x in c) for c in cosines)
     monkeypatch.setenv("QA_INDEX_ENCODER", str(REPO / "encoder"))  # the caller's encoder, alone (no QA_INDEX_URI)
     assert main([questions, "--docs", str(docs), "--out", str(tmp_path / "env.json")]) == 0
     assert searched[-1] == REPO / "encoder"

@@ -19,10 +19,12 @@ The questions file's format is in ``function/evaluate/questions.py`` (JSON Lines
 
 ``--docs FOLDER`` ingests the folder, as ``make run DOCS=FOLDER`` serves it, into a temporary SQLite store
 and a Lance index beside it that the run alone uses: BM25 and sentence embeddings mixed (``--encoder``, else
-``QA_INDEX_ENCODER``, else the shipped ``encoder/``); ``--retrieval bm25``: the store's own BM25 index alone.
+``QA_INDEX_ENCODER``, else the shipped ``encoder/``); ``--retrieval stored``: the store's own BM25 index with
+each passage's embedding stored beside it (stored cosines, the same encoder); ``--retrieval bm25``: the store's own
+BM25 index alone.
 Without it, the store and index are those the ``QA_*`` variables name (``--sqlite-path`` overrides
 ``QA_SQLITE_PATH``). Needs requirements.txt and, with ``--docs``, requirements-ingest.txt (and
-requirements-lance.txt unless ``--retrieval bm25``); nothing else. Exit status 2 for a bad questions file,
+requirements-lance.txt with ``--retrieval hybrid``); nothing else. Exit status 2 for a bad questions file,
 folder or setting; 1 when the model or the store cannot be read, or the ``--url`` cannot be reached or answers
 what is not the function's reply (a question the function refuses, one too long for the model, is a row with
 its error, as in process).
@@ -59,10 +61,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--docs", type=Path, metavar="FOLDER", help="ingest this folder into a store of the run's own")
     where.add_argument("--url", help="ask a running function over HTTP (POST URL) instead of asking in process")
-    p.add_argument("--retrieval", choices=("hybrid", "bm25"), default="hybrid",
+    p.add_argument("--retrieval", choices=("hybrid", "stored", "bm25"), default="hybrid",
                    help="with --docs: hybrid (a Lance index beside the store, BM25 and sentence embeddings mixed, as "
-                        "`make run DOCS=...` serves) or bm25 (the store's own index alone)")
-    p.add_argument("--encoder", metavar="FOLDER", help="with --docs --retrieval hybrid: the sentence encoder "
+                        "`make run DOCS=...` serves), stored (the store's own index, each passage's embedding stored "
+                        "with it: stored cosines) or bm25 (the store's own index alone)")
+    p.add_argument("--encoder", metavar="FOLDER", help="with --docs --retrieval hybrid|stored: the sentence encoder "
                                                        "(default QA_INDEX_ENCODER, else encoder/)")
     p.add_argument("--sqlite-path", help="overrides QA_SQLITE_PATH (in process, without --docs)")
     p.add_argument("--artifact", help="overrides QA_ARTIFACT_DIR (in process)")
@@ -270,8 +273,9 @@ def evaluate(args, settings: Settings, questions: list[Question], command: str) 
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "questions_file": str(args.questions), "docs": None if args.docs is None else str(args.docs), "url": None,
         "store": store.description if args.docs is None else f"a temporary SQLite store of {args.docs}" + (
-            f" and a Lance index beside it, BM25 and sentence embeddings mixed ({Path(settings.index_encoder).name})"
-            if settings.index_encoder else ""),
+            (f" and a Lance index beside it, BM25 and sentence embeddings mixed ({Path(settings.index_encoder).name})"
+             if settings.index_uri else f", each passage's embedding stored with it: stored cosines "
+             f"({Path(settings.index_encoder).name})") if settings.index_encoder else ""),
         "passages": store.count(), "documents": store.document_count(),
         "model": manifest.summary(),
         "figures": figures(rows, settings.top_k_passages), "rows": rows,
@@ -311,9 +315,9 @@ def run(args, settings: Settings, questions: list[Question], command: str) -> di
         return evaluate(args, settings, questions, command)
     with tempfile.TemporaryDirectory(prefix="qa-evaluate-") as tmp:
         index_uri, encoder = "", ""
-        if args.retrieval == "hybrid":  # as make run DOCS=... serves the folder: scripts/serve_local.py
-            index_uri = str(Path(tmp) / "index.lance")
-            encoder = docs_encoder(args.encoder or os.environ.get("QA_INDEX_ENCODER") or ENCODER)
+        if args.retrieval != "bm25":  # hybrid: as make run DOCS=... serves the folder (scripts/serve_local.py)
+            index_uri = str(Path(tmp) / "index.lance") if args.retrieval == "hybrid" else ""
+            encoder = docs_encoder(args.encoder or os.environ.get("QA_INDEX_ENCODER") or ENCODER, args.retrieval)
         settings = dataclasses.replace(settings, store="sqlite", sqlite_path=Path(tmp) / "passages.sqlite",
                                        index_uri=index_uri, index_encoder=encoder)
         ingest_folder(args.docs.expanduser(), settings)
@@ -323,15 +327,16 @@ def run(args, settings: Settings, questions: list[Question], command: str) -> di
 ENCODER = "encoder"  # the shipped sentence encoder, relative to the working directory (as QA_ARTIFACT_DIR's default)
 
 
-def docs_encoder(folder: str) -> str:
-    """The encoder folder of ``--retrieval hybrid``, checked; ``EvaluationError`` saying what to do otherwise."""
+def docs_encoder(folder: str, retrieval: str = "hybrid") -> str:
+    """The encoder folder of ``--retrieval hybrid|stored``, checked; ``EvaluationError`` saying what to do
+    otherwise."""
     import importlib.util
 
     try:
         folder = index_encoder(str(folder))
     except ConfigError as e:
-        raise EvaluationError(f"--retrieval hybrid: {e}; or --retrieval bm25") from None
-    if importlib.util.find_spec("lance") is None:
+        raise EvaluationError(f"--retrieval {retrieval}: {e}; or --retrieval bm25") from None
+    if retrieval == "hybrid" and importlib.util.find_spec("lance") is None:
         raise EvaluationError("--retrieval hybrid needs the Lance index (pip install -r requirements-lance.txt, "
                               "as make run DOCS=... does); or --retrieval bm25")
     return folder
