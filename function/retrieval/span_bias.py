@@ -98,7 +98,8 @@ def term_share(question_terms: Sequence[str], passages: Sequence[tuple[str | Non
 
 def no_answer_shift(cosines: Sequence[float | None], share: float | None = None,
                     weight: float = NO_ANSWER_COSINE_WEIGHT, at: float = NO_ANSWER_COSINE_AT,
-                    terms_weight: float = NO_ANSWER_TERMS_WEIGHT, terms_at: float = NO_ANSWER_TERMS_AT) -> float:
+                    terms_weight: float = NO_ANSWER_TERMS_WEIGHT, terms_at: float = NO_ANSWER_TERMS_AT,
+                    offset: float = 0.0) -> float:
     """How far the "no answer" threshold moves for a question asked alone whose retrieved passages have these
     cosines to it (hybrid retrieval): ``weight`` x (the best - ``at``), up where some passage is close to the question
     in meaning, down where none is. An off-topic question's nearest passage is far from it (on the documentation
@@ -115,8 +116,9 @@ def no_answer_shift(cosines: Sequence[float | None], share: float | None = None,
     two with it, an answerable one's hold most of its terms. Chosen the same way on top of the cosine (out of corpus
     with train.json 80.9% -> 86.2% computed from the replies, docs/no_answer.md); with BM25 alone the same signal
     was bound by the documentation abstentions and gained too little to keep, so it moves nothing there. BM25 with
-    stored cosines moves it as hybrid retrieval does, and the pipeline adds ``NO_ANSWER_STORED_OFFSET``."""
+    stored cosines moves it as hybrid retrieval does, raised by ``offset`` (the pipeline's
+    ``NO_ANSWER_STORED_OFFSET``) where there are cosines."""
     found = [c for c in cosines if c is not None]
     if not found:
         return 0.0
-    return weight * (max(found) - at) + (terms_weight * (share - terms_at) if share is not None else 0.0)
+    return weight * (max(found) - at) + (terms_weight * (share - terms_at) if share is not None else 0.0) + offset

@@ -428,7 +428,7 @@ class QAService:
                      for p, score, cosine in zip(kept, scores, cosines, strict=True)]
         cosined = all(c is not None for c in cosines)  # the share moves the threshold where the cosine does
         share = term_share(question_terms, [(p.title, p.text) for p in kept]) if question_terms and cosined else None
-        shift = no_answer_shift(cosines, share=share) + offset
+        shift = no_answer_shift(cosines, share=share, offset=offset)
         return kept, Reading.of_stored(kept, retrieved, passage_bias(scores, cosines=cosines), scores, shift)
 
     def _stored_cosines(self, question: str, kept: list[Passage], timer: Timer | None) -> list[float] | None:
@@ -438,13 +438,12 @@ class QAService:
         encoder = self.rt.passage_encoder()
         if encoder is None:
             return None
-        identity = encoder.identity
-        if not all(p.embedding and p.encoder == identity for p in kept):
+        missing = [p.id for p in kept if not (p.embedding and p.encoder == encoder.identity)]
+        if missing:
             if not self._told_unembedded:  # once per process: every such question would say it again
                 self._told_unembedded = True
                 log("WARNING", "stored cosines: passages without an embedding of QA_INDEX_ENCODER's encoder are read "
-                    "with BM25 alone (ingest them again with it set; said once)",
-                    passage_ids=[p.id for p in kept if not (p.embedding and p.encoder == identity)][:20])
+                    "with BM25 alone (ingest them again with it set; said once)", passage_ids=missing[:20])
             return None
         if timer is not None:
             timer.lap("fetch")
