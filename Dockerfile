@@ -170,7 +170,8 @@ ENV QA_INDEX_ENCODER=/app/encoder
 # is a new image. The folder belongs to the service user: SQLite keeps its write-ahead log beside the
 # file (in the container's writable layer; answering writes nothing else). With hybrid retrieval,
 # ingest with QA_INDEX_URI=corpus/index.lance QA_INDEX_ENCODER=encoder as well and build
-# --target runtime-lance-corpus, which searches that folder.
+# --target runtime-lance-corpus, which searches that folder; with stored cosines, ingest with
+# QA_INDEX_ENCODER=encoder alone and build --target runtime-cosines-corpus.
 FROM serving AS runtime-corpus
 COPY --chown=10001:10001 corpus/ ./corpus/
 ENV QA_STORE=sqlite \
@@ -181,6 +182,11 @@ COPY --chown=10001:10001 corpus/ ./corpus/
 ENV QA_STORE=sqlite \
     QA_SQLITE_PATH=/app/corpus/passages.sqlite \
     QA_INDEX_URI=/app/corpus/index.lance
+
+FROM runtime-cosines AS runtime-cosines-corpus
+COPY --chown=10001:10001 corpus/ ./corpus/
+ENV QA_STORE=sqlite \
+    QA_SQLITE_PATH=/app/corpus/passages.sqlite
 
 # --- the serving image (the default target: the last stage) ------------------
 # The serving stage as it is: `docker build .` builds it, and the ingestion image

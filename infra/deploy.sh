@@ -16,6 +16,11 @@
 #   in that Lance table, which infra/ingest_job.sh writes. The image must hold requirements-lance.txt
 #   (the Dockerfile's runtime-lance target: INDEX=lance infra/release.sh builds it); --functions adds
 #   it to the staged requirements.txt.
+# Stored cosines: INDEX=stored sets QA_INDEX_ENCODER to the image's encoder folder (/app/encoder) without
+#   QA_INDEX_URI: the store's own index retrieves and each passage's stored embedding gives the question's
+#   cosine to it. The image must hold the encoder (the Dockerfile's runtime-cosines target: INDEX=stored
+#   infra/release.sh builds it); a plain image fails its start-up probe instead of serving without cosines.
+#   --functions stages encoder/ beside the artifact.
 # The corpus in the image: CORPUS=image deploys an image built with the Dockerfile's runtime-corpus (or
 #   runtime-lance-corpus) target, which answers from its own SQLite file (and Lance folder): QA_STORE=sqlite,
 #   no Firestore setting, no index setting (docs/deploy.md#the-corpus-in-the-image).
@@ -100,6 +105,10 @@ ENV_VARS+=",GOOGLE_CLOUD_PROJECT=${PROJECT_ID},MALLOC_ARENA_MAX=2"
 # The Lance retrieval index (infra/lib.sh: INDEX, QA_INDEX_URI); nothing without one.
 [[ -z "$QA_INDEX_URI" ]] || ENV_VARS+=",QA_INDEX_URI=${QA_INDEX_URI}"
 [[ -z "$QA_INDEX_URI" || -z "$QA_INDEX_REFRESH_S" ]] || ENV_VARS+=",QA_INDEX_REFRESH_S=${QA_INDEX_REFRESH_S}"
+# Stored cosines (INDEX=stored): the encoder the image holds (a source folder's own encoder/ for --functions).
+if [[ "$INDEX" == stored ]]; then
+  if [[ "$TARGET" == functions ]]; then ENV_VARS+=",QA_INDEX_ENCODER=encoder"; else ENV_VARS+=",QA_INDEX_ENCODER=${STORED_ENCODER}"; fi
+fi
 [[ -z "${EXTRA_ENV_VARS:-}" ]] || ENV_VARS+=",${EXTRA_ENV_VARS}"
 
 # With QA_EAGER_LOAD=1 the port opens before the model is loaded: probe GET /ready
@@ -145,6 +154,12 @@ stage_source() {
     -not -name '*.py[cod]' -exec cp --parents {} "$STAGE_DIR/" \;)
   mkdir -p "$STAGE_DIR/artifact"
   find "$ARTIFACT_DIR" -maxdepth 1 -type f -exec cp {} "$STAGE_DIR/artifact/" \;
+  # Stored cosines: the sentence encoder the ingestion stored the passages' embeddings with (the repository's).
+  if [[ "$INDEX" == stored ]]; then
+    [[ -f "$REPO_DIR/encoder/encoder.json" ]] || die "INDEX=stored: no sentence encoder at $REPO_DIR/encoder"
+    mkdir -p "$STAGE_DIR/encoder"
+    find "$REPO_DIR/encoder" -maxdepth 1 -type f -exec cp {} "$STAGE_DIR/encoder/" \;
+  fi
   say "Staged the function source in $STAGE_DIR ($(du -sh "$STAGE_DIR" | cut -f1))"
 }
 

@@ -42,6 +42,9 @@
 # and the runtime account read) the job gets QA_INDEX_URI and writes each passage's terms
 # to that table too. Its image must hold requirements-lance.txt: the pipeline's
 # $SERVICE-ingest built with INDEX=lance (the Dockerfile's ingest-lance target).
+# With stored cosines (INDEX=stored) the job gets QA_INDEX_ENCODER, the image's encoder folder, and stores each
+# passage's embedding with it; its image is $SERVICE-ingest built with INDEX=stored (ingest-cosines). A plain
+# ingestion image stops with an error naming the variable instead of storing passages without embeddings.
 # Settings: TASK_TIMEOUT (3600s), MAX_RETRIES (2), JOB_MEMORY (1Gi), JOB_CPU (1);
 # others in infra/lib.sh.
 set -euo pipefail
@@ -130,10 +133,12 @@ for arg in "${OPTIONS[@]}" "${INPUTS[@]}"; do ARGS+=",$arg"; done
 ENV_VARS="QA_STORE=firestore,QA_FIRESTORE_DATABASE=${FIRESTORE_DATABASE}"
 ENV_VARS+=",QA_PASSAGES_COLLECTION=${PASSAGES_COLLECTION},GOOGLE_CLOUD_PROJECT=${PROJECT_ID}"
 [[ -z "$QA_INDEX_URI" ]] || ENV_VARS+=",QA_INDEX_URI=${QA_INDEX_URI}"
+[[ "$INDEX" != stored ]] || ENV_VARS+=",QA_INDEX_ENCODER=${STORED_ENCODER}"
 
 shown=${ARGS#-m,function.ingest,}
 say "Job $JOB_NAME: $TASKS tasks ($PARALLELISM at a time) run function.ingest ${shown//,/ } with $IMAGE"
 [[ -z "$QA_INDEX_URI" ]] || say "  and write the retrieval index $QA_INDEX_URI"
+[[ "$INDEX" != stored ]] || say "  and store each passage's embedding (stored cosines)"
 gc run jobs deploy "$JOB_NAME" --image="$IMAGE" --region="$REGION" \
   --service-account="$INGEST_SA" --command=python --args="$ARGS" \
   --tasks="$TASKS" --parallelism="$PARALLELISM" --task-timeout="$TASK_TIMEOUT" \

@@ -15,7 +15,9 @@
 #   INGEST_SA_NAME      ingestion service account (infra/ingest_job.sh) [qa-ingest]
 #   BUILD_SA_NAME       build service account (Cloud Build, Vertex AI)  [qa-build]
 #   INDEX               retrieval index of questions asked alone: empty for the store's own
-#                       (Firestore's term documents), lance for a Lance table on Cloud Storage [empty]
+#                       (Firestore's term documents), lance for a Lance table on Cloud Storage, stored
+#                       for the store's own with each passage's embedding stored beside it (stored
+#                       cosines: the sentence encoder in the images, no table) [empty]
 #   QA_INDEX_URI        where that table is; given, it implies INDEX=lance  [gs://$BUCKET/index/$SERVICE]
 #   QA_INDEX_REFRESH_S  with the index: how often an instance looks for new rows (seconds) [the function's 10]
 #
@@ -116,12 +118,17 @@ INDEX_PREFIX=index
 
 # load_index_settings: INDEX, QA_INDEX_URI and QA_INDEX_REFRESH_S, checked; after load_settings, in the
 # scripts that deploy or run the function (deploy.sh, ingest_job.sh, release.sh).
+# INDEX=stored: the images' encoder folder, named to the service and the job (STORED_ENCODER) so that an image
+# without it (a plain one) stops at start-up instead of answering without cosines (or ingesting without embeddings).
+STORED_ENCODER=/app/encoder
 load_index_settings() {
   INDEX=${INDEX:-}
   QA_INDEX_URI=${QA_INDEX_URI:-}
   QA_INDEX_REFRESH_S=${QA_INDEX_REFRESH_S:-}
-  [[ -z "$INDEX" || "$INDEX" == lance ]] \
-    || die "INDEX=$INDEX: empty (the store's own index) or lance (a Lance table on Cloud Storage)"
+  [[ -z "$INDEX" || "$INDEX" == lance || "$INDEX" == stored ]] \
+    || die "INDEX=$INDEX: empty (the store's own index), lance (a Lance table on Cloud Storage) or stored (the store's own index with each passage's embedding: stored cosines)"
+  [[ "$INDEX" != stored || -z "$QA_INDEX_URI" ]] \
+    || die "INDEX=stored keeps no table, QA_INDEX_URI=$QA_INDEX_URI names one: unset it, or INDEX=lance"
   if [[ -n "$QA_INDEX_URI" ]]; then
     INDEX=lance
   elif [[ "$INDEX" == lance ]]; then

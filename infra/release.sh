@@ -15,9 +15,12 @@
 # build of the artifact needs more), INDEX (empty: the store's own retrieval index;
 # lance: the images with the Lance index, the Dockerfile's runtime-lance and
 # ingest-lance targets, and the service deployed with QA_INDEX_URI=gs://$BUCKET/index/$SERVICE,
-# which infra/ingest_job.sh writes with INDEX=lance), CORPUS (empty: passages in Firestore; image: the
-# corpus ingested into corpus/ beforehand, baked into the image, the Dockerfile's runtime-corpus or
-# runtime-lance-corpus target; docs/deploy.md#the-corpus-in-the-image); others in infra/lib.sh.
+# which infra/ingest_job.sh writes with INDEX=lance; stored: the images with the sentence encoder, the
+# runtime-cosines and ingest-cosines targets, the store's own index with each passage's embedding stored
+# beside it, which infra/ingest_job.sh stores with INDEX=stored), CORPUS (empty: passages in Firestore; image:
+# the corpus ingested into corpus/ beforehand, baked into the image, the Dockerfile's runtime-corpus,
+# runtime-lance-corpus or runtime-cosines-corpus target; docs/deploy.md#the-corpus-in-the-image); others in
+# infra/lib.sh.
 set -euo pipefail
 # shellcheck source=infra/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -59,10 +62,12 @@ SUBS="_REGION=${REGION},_SERVICE=${SERVICE},_BUCKET=${BUCKET},_REPOSITORY=${REPO
 SUBS+=",_ARTIFACT_SOURCE=${ARTIFACT_SOURCE},_BUILD_CONFIG=${BUILD_CONFIG}"
 SUBS+=",_MIN_INSTANCES=${MIN_INSTANCES},_MAX_INSTANCES=${MAX_INSTANCES},_BILLING=${BILLING}"
 SUBS+=",_INDEX=${INDEX},_CORPUS=${CORPUS}"
+COSINES=""
+[[ $INDEX != stored ]] || COSINES=", stored cosines (the sentence encoder in the images)"
 if [[ $CORPUS == image ]]; then
-  say "Releasing $SERVICE to $PROJECT_ID ($REGION), artifact from $ARTIFACT_SOURCE, the corpus of corpus/ in the image"
+  say "Releasing $SERVICE to $PROJECT_ID ($REGION), artifact from $ARTIFACT_SOURCE, the corpus of corpus/ in the image${COSINES}"
 else
-  say "Releasing $SERVICE to $PROJECT_ID ($REGION), artifact from $ARTIFACT_SOURCE${QA_INDEX_URI:+, retrieval index $QA_INDEX_URI}"
+  say "Releasing $SERVICE to $PROJECT_ID ($REGION), artifact from $ARTIFACT_SOURCE${QA_INDEX_URI:+, retrieval index $QA_INDEX_URI}${COSINES}"
 fi
 gc builds submit . --region="$REGION" --config=cloudbuild.yaml --substitutions="$SUBS" \
   --ignore-file=infra/gcloudignore --gcs-source-staging-dir="gs://${BUCKET}/source" \

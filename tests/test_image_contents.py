@@ -147,6 +147,36 @@ def test_the_corpus_image_answers_questions_alone_from_the_corpus_inside_it(corp
         server.close()
 
 
+@pytest.fixture(scope="module")
+def cosines_corpus_image(image, tmp_path_factory):
+    """``--target runtime-cosines-corpus``: the serving image plus the sentence encoder and a corpus ingested
+    beforehand with its embeddings (``QA_INDEX_ENCODER`` alone: stored cosines)."""
+    corpus = tmp_path_factory.mktemp("cosines-corpus")
+    done = ingest(image, [str(SAMPLE)], {"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(corpus / "passages.sqlite"),
+                                         "QA_INDEX_ENCODER": str(REPO / "encoder")})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return img.assemble(tmp_path_factory.mktemp("cosines-corpus-image") / "fs", {"corpus/": corpus},
+                        target="runtime-cosines-corpus", on=image)
+
+
+def test_the_cosines_corpus_image_reads_each_passage_s_stored_cosine(cosines_corpus_image):
+    """Its own settings name its file and its encoder, no table: a question asked alone retrieves by BM25 and each
+    passage read carries the question's cosine from the embedding stored with it."""
+    env = cosines_corpus_image.env()
+    assert env["QA_STORE"] == "sqlite" and "QA_INDEX_URI" not in env
+    assert env["QA_INDEX_ENCODER"] == str(cosines_corpus_image.path("/app/encoder"))
+    server = serve(cosines_corpus_image, {})
+    try:
+        server.start()
+        reply = post(server.url, {"question": QUESTION})
+        assert reply.status == 200, reply.body
+        retrieved = reply.body["retrieved"]
+        assert retrieved and all(-1.0 <= p["cosine"] <= 1.0 for p in retrieved), retrieved
+    finally:
+        server.stop()
+        server.close()
+
+
 def test_image_is_small(image):
     # torch alone would add several hundred MB; the runtime stack is a fraction of that.
     sizes = img.sizes(image, gzipped=False)  # the push size is `python -m bench image`'s (gzips every file)
