@@ -34,6 +34,10 @@ default, as ``make run DOCS=...`` serves a folder (before 2026-11-27 it was bm25
 retrieval in their header).
 ``--title-weight W`` weights passage-title terms W times text terms in BM25 (``function.retrieval.bm25.TITLE_WEIGHT``);
 ``--env NAME=VALUE`` sets any other function variable for the run.
+
+``--pooled`` ingests every set into one store (and one Lance index) instead of a store per set, then asks each set's
+questions of it: a knowledge base of several manuals, where each question's passages compete with every set's (an
+off-topic question written for one set may be answered by another's: read that column with it in mind).
 """
 
 from __future__ import annotations
@@ -298,30 +302,72 @@ def stored_passages(service, texts: dict[str, list[str]]) -> dict[str, list[tupl
     return out
 
 
-def run_set(docset: dict, folder: Path, files: list[str], env: dict, work: Path, part: str, limit: int,
-            lance: bool = False) -> dict:
+def _ingested(service, docset: dict, folder: Path, files: list[str]) -> tuple[dict, dict]:
+    """The set's files ingested into ``service``'s store: (ingestion figures, each document's stored passages)."""
+    figures, texts = ingest_documents(service, [(rel, folder / rel) for rel in files], folder)
+    log(f"{docset['set']}: {figures['documents']} documents, {figures['passages']} passages")
+    return figures, stored_passages(service, texts)
+
+
+def _asked(service, docset: dict, part: str, limit: int, figures: dict,
+           passages: dict[str, list[tuple[str, str]]]) -> dict:
+    """The set's questions (``part``) and off-topic ones asked of ``service``, whose store holds ``passages``."""
     questions, off = select(docset, part, limit)
     questions = [{**q, "set": docset["set"]} for q in questions]
     off = [{**q, "set": docset["set"]} for q in off]
-    env = {**env, "QA_SQLITE_PATH": str(work / f"{docset['set']}.sqlite")}
-    if lance:  # --retrieval lance or hybrid: a Lance table of the set's own
-        env["QA_INDEX_URI"] = str(work / f"{docset['set']}.lance")
-    service = open_service(env)
-    figures, texts = ingest_documents(service, [(rel, folder / rel) for rel in files], folder)
-    passages = stored_passages(service, texts)
-    log(f"{docset['set']}: {figures['documents']} documents, {figures['passages']} passages; asking "
-        f"{len(questions)} questions and {len(off)} off-topic ones")
+    log(f"{docset['set']}: asking {len(questions)} questions and {len(off)} off-topic ones")
     for q in questions[:3]:  # connection and caches warm, as on a warm instance
         _ask(service, q["question"], None, None)
     rows = [ask_question(service, q, passages) for q in questions]
     off_rows = [ask_off_topic(service, q) for q in off]
-    service.rt.store().close()
     return {"set": docset["set"], "generator": docset["generator"], "description": docset.get("description"),
             "packages": [{"kind": docset["source"]["kind"], "name": p["name"], "version": p["version"]}
                          for p in docset["source"]["packages"]],
             "ingestion": {k: figures[k] for k in ("documents", "passages", "max_passage_tokens", "overlap_tokens",
                                                    "extract_s", "split_s", "passage_length")},
             "rows": rows, "off_topic_rows": off_rows}
+
+
+def run_set(docset: dict, folder: Path, files: list[str], env: dict, work: Path, part: str, limit: int,
+            lance: bool = False) -> dict:
+    """The set in a store of its own (and, with ``lance``, a Lance table of its own), its questions asked."""
+    env = {**env, "QA_SQLITE_PATH": str(work / f"{docset['set']}.sqlite")}
+    if lance:  # --retrieval lance or hybrid: a Lance table of the set's own
+        env["QA_INDEX_URI"] = str(work / f"{docset['set']}.lance")
+    service = open_service(env)
+    figures, passages = _ingested(service, docset, folder, files)
+    result = _asked(service, docset, part, limit, figures, passages)
+    service.rt.store().close()
+    return result
+
+
+def check_poolable(prepared: list) -> None:
+    """``SetError`` where two sets hold a document of the same path: in one store they would be one document."""
+    owner: dict[str, str] = {}
+    for docset, _, files, _ in prepared:
+        clash = next((f for f in files if f in owner), None)
+        if clash is not None:
+            raise SetError(f"--pooled: {docset['set']} and {owner[clash]} both hold {clash}")
+        owner.update(dict.fromkeys(files, docset["set"]))
+
+
+def run_pooled(prepared: list, env: dict, work: Path, part: str, limit: int, lance: bool = False) -> list[dict]:
+    """Every set in ONE store (``--pooled``: a knowledge base of several manuals), then each set's questions asked
+    of it: a question's passages compete with every set's. A document path held by two sets is refused."""
+    env = {**env, "QA_SQLITE_PATH": str(work / "pooled.sqlite")}
+    if lance:
+        env["QA_INDEX_URI"] = str(work / "pooled.lance")
+    check_poolable(prepared)
+    service = open_service(env)
+    ingested, passages = [], {}
+    for docset, folder, files, _ in prepared:
+        figures, own = _ingested(service, docset, folder, files)
+        ingested.append((docset, figures))
+        passages.update(own)
+    log(f"one store: {len(passages)} documents, {sum(len(v) for v in passages.values())} passages")
+    results = [_asked(service, docset, part, limit, figures, passages) for docset, figures in ingested]
+    service.rt.store().close()
+    return results
 
 
 # -- figures ---------------------------------------------------------------
@@ -408,7 +454,11 @@ def _retrieval_line(result: dict) -> str:
     extra = "".join(f", `{k}={v}`" for k, v in r["env"].items() if k != "QA_INDEX_ENCODER")
     weight = ("title terms counted as text terms (one column)" if r["title_weight"] is None
               else f"title weight {r['title_weight']:g}")
-    return f"Retrieval: {kind}, {weight}{extra}."
+    stores = ("; **every set in one store** (`--pooled`): each question competes with every set's passages"
+              if result.get("stores", "").startswith("one for every") else "")
+    if stores:
+        kind = kind.replace("a Lance index per set", "one Lance index")
+    return f"Retrieval: {kind}, {weight}{extra}{stores}."
 
 
 def markdown(result: dict) -> str:
@@ -474,6 +524,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--title-weight", type=float, default=None,
                    help="weight of passage-title terms in BM25 (default: function.retrieval.bm25.TITLE_WEIGHT; "
                         "--retrieval bm25 only)")
+    p.add_argument("--pooled", action="store_true",
+                   help="every set in one store (and one Lance index): each question competes with every set's "
+                        "passages, as in a knowledge base of several manuals (default: a store per set)")
     p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                    help="a function variable for this run (QA_...; repeatable), e.g. --env QA_TOP_K_PASSAGES=3")
     p.add_argument("--out", type=Path, default=REPO / "records" / "bench" / "docs")
@@ -528,6 +581,8 @@ def main(argv=None) -> int:
     try:
         extra_env = run_env(args)
         prepared = prepare(args)
+        if args.pooled:
+            check_poolable(prepared)
     except (SetError, FetchError) as e:
         print(f"python -m bench docs: {e}", file=sys.stderr)
         return 1
@@ -557,11 +612,15 @@ def main(argv=None) -> int:
     results = []
     try:
         with tempfile.TemporaryDirectory(prefix="bench-docs-") as tmp:
-            for docset, folder, files, _ in prepared:
-                results.append(run_set(docset, folder, files, env, Path(tmp), args.part, args.limit,
-                                       lance=args.retrieval in ("lance", "hybrid")))
-                f = figures(results[-1]["rows"], results[-1]["off_topic_rows"])
-                log(f"{docset['set']}: F1 {f['f1']}, right passage {f['f1_right_passage']}, recall@5 "
+            lance = args.retrieval in ("lance", "hybrid")
+            if args.pooled:
+                results = run_pooled(prepared, env, Path(tmp), args.part, args.limit, lance=lance)
+            else:
+                results = [run_set(docset, folder, files, env, Path(tmp), args.part, args.limit, lance=lance)
+                           for docset, folder, files, _ in prepared]
+            for result in results:
+                f = figures(result["rows"], result["off_topic_rows"])
+                log(f"{result['set']}: F1 {f['f1']}, right passage {f['f1_right_passage']}, recall@5 "
                     f"{f['recall@5']}, off-topic no answer {f['no_answer_off_topic']}%")
         title_weight = bm25.TITLE_WEIGHT
     finally:
@@ -582,6 +641,7 @@ def main(argv=None) -> int:
                       "encoder": (os.path.relpath(args.encoder.resolve(), REPO)
                                   if args.retrieval in ("hybrid", "stored") else None),
                       "env": extra_env},
+        "stores": "one for every set (--pooled)" if args.pooled else "one per set",
         "abstention": f"threshold {no_answer['threshold']}" if no_answer else "none recorded in the artifact",
         "part": args.part, "limit": args.limit or None,
         "tables": tables(results, list(PARTS) if args.part == "all" else [args.part]),

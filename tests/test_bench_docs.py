@@ -388,3 +388,59 @@ def test_lance_retrieval_searches_a_lance_index_of_the_set(cache, tmp_path, tiny
     assert all(r["retrieved"] for r in result["sets"][0]["rows"])
     assert result["retrieval"]["kind"] == "lance" and result["retrieval"]["env"] == {}
     assert "Retrieval: BM25 in a Lance index per set (no vectors)" in (out / "docs.md").read_text()
+
+
+# -- --pooled: every set in one store ----------------------------------------------------------------------------
+
+
+def _split_sets() -> tuple[dict, dict]:
+    """The tiny set cut in two: its API page's questions and its guide's, each set holding its own file alone."""
+    api, guide = copy.deepcopy(SET), copy.deepcopy(SET)
+    api["set"], guide["set"] = "tiny-api", "tiny-guide"
+    api["source"]["packages"][0]["include"] = ["api/*.html"]
+    guide["source"]["packages"][0]["include"] = ["*.md"]
+    api["questions"] = [q for q in SET["questions"] if q["file"] == API]
+    guide["questions"] = [q for q in SET["questions"] if q["file"] == GUIDE]
+    api["off_topic"], guide["off_topic"] = SET["off_topic"][:1], SET["off_topic"][1:]
+    for s in (api, guide):
+        for q in [*s["questions"], *s["off_topic"]]:
+            q["id"] = q["id"].replace("tiny", s["set"])
+    return api, guide
+
+
+def test_pooled_asks_every_set_of_one_store(cache, tmp_path, tiny_artifact):
+    """A store per set: a question retrieves its own set's passages alone; --pooled: every set's compete."""
+    sets = tmp_path / "sets"
+    for s in _split_sets():
+        write_set(sets, s)
+    out = tmp_path / "out"
+
+    def foreign(result: dict) -> int:
+        """How many retrieved passages come from a file of another set than the question's."""
+        own = {"tiny-api": API, "tiny-guide": GUIDE}
+        return sum(not pid.startswith(own[s["set"]].replace("/", "%2F"))
+                   for s in result["sets"] for r in s["rows"] for pid in r["retrieved"])
+
+    assert run(["--artifact", str(tiny_artifact.folder), "--out", str(out), "--retrieval", "bm25"], sets, cache) == 0
+    apart = json.loads((out / "docs.json").read_text())
+    assert apart["stores"] == "one per set" and foreign(apart) == 0
+    assert run(["--artifact", str(tiny_artifact.folder), "--out", str(out), "--retrieval", "bm25", "--pooled"],
+               sets, cache) == 0
+    pooled = json.loads((out / "docs.json").read_text())
+    assert pooled["stores"].startswith("one for every set")
+    assert "every set in one store" in (out / "docs.md").read_text()
+    assert foreign(pooled) > 0
+    assert [s["ingestion"]["documents"] for s in pooled["sets"]] == [1, 1]
+    assert [len(s["rows"]) for s in pooled["sets"]] == [3, 2] and pooled["tables"]["pooled"]["all"]["questions"] == 5
+
+
+def test_pooled_refuses_two_sets_holding_the_same_document(cache, tmp_path, capsys):
+    sets = write_set(tmp_path / "sets", SET)
+    twin = copy.deepcopy(SET)
+    twin["set"] = "twin"
+    for q in [*twin["questions"], *twin["off_topic"]]:
+        q["id"] = q["id"].replace("tiny", "twin")
+    write_set(sets, twin)
+    assert run(["--pooled", "--check"], sets, cache) == 1
+    err = capsys.readouterr().err
+    assert "--pooled: twin and tiny both hold" in err and "Traceback" not in err
