@@ -329,6 +329,8 @@ def edges(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _unclosed(text: str, start: int, end: int) -> int | None:
     """Where the first "(" of ``text[start:end]`` that it does not close is; None where it closes every one."""
+    if text.find("(", start, end) < 0:  # most answers hold none: no character-by-character walk
+        return None
     opens: list[int] = []
     for i in range(start, end):
         if text[i] == "(":
