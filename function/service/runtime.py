@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from function.retrieval.searcher import Searcher
     from function.store.base import Store
 
+_UNSET = object()  # ``Runtime._encoder`` before stored cosines were decided
+
 
 def process_age_ms() -> float | None:
     """Milliseconds since this process started (Linux /proc), None elsewhere."""
@@ -79,7 +81,7 @@ class Runtime:
         self._model: Model | None = None
         self._store: Store | None = None
         self._index = None  # the separate retrieval index, opened by the first question asked alone
-        self._encoder = None  # stored cosines' sentence encoder (``passage_encoder``), made on first use
+        self._encoder = _UNSET  # stored cosines' sentence encoder (``passage_encoder``), decided on first use
         self._encoder_lock = threading.Lock()  # not ``_lock``: warm_up holds that while the model loads
         self.cold_start: dict | None = None
         self.load_error: str | None = None  # why the last eager load failed (for GET /ready)
@@ -127,11 +129,9 @@ class Runtime:
     def passage_encoder(self) -> SentenceEncoder | None:
         """Stored cosines (``QA_INDEX_ENCODER`` without ``QA_INDEX_URI``): the sentence encoder that embedded the
         passages at ingestion and embeds the questions asked alone; None otherwise (a hybrid index embeds its own)."""
-        if not self.settings.index_encoder or self.settings.index_uri:
-            return None
-        if self._encoder is None:
+        if self._encoder is _UNSET:  # decided once (``retrieval.stored_encoder``), then read without the lock
             with self._encoder_lock:
-                if self._encoder is None:
+                if self._encoder is _UNSET:
                     from function.retrieval import stored_encoder
 
                     self._encoder = stored_encoder(self.settings)
