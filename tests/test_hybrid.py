@@ -389,6 +389,14 @@ def test_ingestion_stores_each_passage_s_embedding_and_questions_alone_are_fused
     assert share is not None and 0.0 < share <= 1.0
     assert asked_alone.threshold_shift == pytest.approx(no_answer_shift([h.cosine for h in hits], share=share))
     assert asked_alone.threshold_shift != pytest.approx(reading.threshold_shift)
+    # ... and lower where a name the question gives is in none of them
+    from function.retrieval.span_bias import NO_ANSWER_NAME_SHIFT
+
+    _, held = service._read_retrieved(hits, 8, model, question_terms=terms, question="Who ruled Normandy?")
+    away = "Who ruled Normandy from Zanzibar?"
+    _, named = service._read_retrieved(hits, 8, model, question_terms=terms, question=away)
+    assert held.threshold_shift == pytest.approx(asked_alone.threshold_shift)  # "Normandy" is read
+    assert named.threshold_shift == pytest.approx(asked_alone.threshold_shift - NO_ANSWER_NAME_SHIFT)
 
 
 def test_the_encoder_needs_a_complete_folder_and_without_a_lance_index_means_stored_cosines(tmp_path,

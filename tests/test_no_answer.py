@@ -464,6 +464,33 @@ def test_the_share_of_the_question_s_terms_moves_it_further_where_the_cosine_mov
     assert no_answer_shift([None], share=1.0) == 0.0 and no_answer_shift([], share=1.0) == 0.0
 
 
+def test_the_names_a_question_gives_are_identifiers_and_capitalised_words_after_its_first():
+    from function.retrieval.span_bias import question_names
+
+    assert question_names("How do I read a CSV file into a pandas DataFrame?") == ["CSV", "DataFrame"]
+    assert question_names("What does os.getcwd() return?") == ["os.getcwd"]
+    assert question_names("Which C++ flag enables HTTP2 in --max_size mode?") == ["C++", "HTTP2", "max_size"]
+    assert question_names("Who sang with Beyonce in 2003?") == ["Beyonce", "2003"]
+    # question words, "I" and a capitalised first word are not names; nor is a lower-case word
+    assert question_names("Which function returns the current working directory?") == []
+    assert question_names("How do I sign my commits? What is GPG?") == ["GPG"]
+    assert question_names("Normans ruled which duchy?") == []
+
+
+def test_a_name_the_passages_read_do_not_hold_lowers_the_threshold_where_the_cosine_moves_it():
+    from function.retrieval.span_bias import NO_ANSWER_NAME_SHIFT, missing_name, no_answer_shift
+
+    passages = [("Server settings", "The default port is 5000."), (None, "Set PORT=8080 to change it.")]
+    assert missing_name("What is the default port of MySQL?", passages)
+    assert not missing_name("What is the default PORT?", passages)  # case-folded: "port" is held
+    assert not missing_name("What is the default port of the server?", passages)  # no name: nothing missing
+    assert not missing_name("Which setting of Server settings holds the port?", passages)  # titles count
+    assert not missing_name("What is the default port of MySQL?", [])
+    cosine = no_answer_shift([0.7], share=0.8)
+    assert no_answer_shift([0.7], share=0.8, name_missing=True) == pytest.approx(cosine - NO_ANSWER_NAME_SHIFT)
+    assert no_answer_shift([None], name_missing=True) == 0.0  # BM25 alone: nothing moves it
+
+
 def test_a_shifted_threshold_decides_and_the_probability_follows_it():
     from function.service.pipeline import Reading, _no_answer
     from function.service.qa_request import QARequest

@@ -49,6 +49,7 @@ are in docs/retrieval.md ("Ranking the answers of several passages").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -72,6 +73,36 @@ NO_ANSWER_TERMS_AT = 0.6
 # SQuAD dev fold's answerable questions abstain at most 1 point more than with BM25 alone (4.8% -> 3.7%; BM25 2.9%),
 # chosen by a rule written first (docs/no_answer.md, "Stored cosines").
 NO_ANSWER_STORED_OFFSET = 0.75
+# ... and lowered by NO_ANSWER_NAME_SHIFT where a name the question gives is in none of the passages read
+# (``missing_name``), where the cosine moves it: "What is the default port of MySQL?" reading another manual's ports
+NO_ANSWER_NAME_SHIFT = 4.0
+# a name: a word with a capital after its first letter, a digit, or one of _ . : # + inside ("DataFrame", "HTTP2",
+# "os.getcwd", "C++"), or a capitalised word that does not start the question ("Python", "GPG")
+_NAME = re.compile(r"[A-Za-z0-9_][\w.:+#-]*[\w+#]|[A-Za-z0-9]")
+_NOT_NAMES = frozenset({"I", "A", "An", "The", "In", "On", "If", "Is", "Does", "Do", "Can", "How", "What", "Which",
+                        "When", "Where", "Who", "Why"})
+
+
+def question_names(question: str) -> list[str]:
+    """The names a question gives (``_NAME``'s tokens that have a capital after their first letter, a digit, or one
+    of ``_ . : # +``, and capitalised words other than its first; question words excluded), in order."""
+    found = []
+    for i, token in enumerate(_NAME.findall(question)):
+        if token in _NOT_NAMES:
+            continue
+        if (any(c.isupper() for c in token[1:]) or any(c.isdigit() or c in "_.:#+" for c in token)
+                or (i > 0 and token[0].isupper())):
+            found.append(token)
+    return found
+
+
+def missing_name(question: str, passages: Sequence[tuple[str | None, str]]) -> bool:
+    """Whether a name the question gives (``question_names``) is in none of ``passages`` (title, text), case-folded;
+    False without passages or names."""
+    if not passages:
+        return False
+    held = " ".join(f"{title or ''} {text}" for title, text in passages).casefold()
+    return any(name.casefold().strip(".:") not in held for name in question_names(question))
 
 
 def passage_bias(bm25_scores: Sequence[float], weight: float = BM25_WEIGHT,
@@ -99,7 +130,7 @@ def term_share(question_terms: Sequence[str], passages: Sequence[tuple[str | Non
 def no_answer_shift(cosines: Sequence[float | None], share: float | None = None,
                     weight: float = NO_ANSWER_COSINE_WEIGHT, at: float = NO_ANSWER_COSINE_AT,
                     terms_weight: float = NO_ANSWER_TERMS_WEIGHT, terms_at: float = NO_ANSWER_TERMS_AT,
-                    offset: float = 0.0) -> float:
+                    offset: float = 0.0, name_missing: bool = False, name_shift: float = NO_ANSWER_NAME_SHIFT) -> float:
     """How far the "no answer" threshold moves for a question asked alone whose retrieved passages have these
     cosines to it (hybrid retrieval): ``weight`` x (the best - ``at``), up where some passage is close to the question
     in meaning, down where none is. An off-topic question's nearest passage is far from it (on the documentation
@@ -117,8 +148,15 @@ def no_answer_shift(cosines: Sequence[float | None], share: float | None = None,
     with train.json 80.9% -> 86.2% computed from the replies, docs/no_answer.md); with BM25 alone the same signal
     was bound by the documentation abstentions and gained too little to keep, so it moves nothing there. BM25 with
     stored cosines moves it as hybrid retrieval does, raised by ``offset`` (the pipeline's
-    ``NO_ANSWER_STORED_OFFSET``) where there are cosines."""
+    ``NO_ANSWER_STORED_OFFSET``) where there are cosines.
+
+    ``name_missing`` (``missing_name``: a name the question gives is in none of the passages read) lowers it by
+    ``name_shift`` where the cosine moves it: with several manuals in one store an off-topic question reads another
+    manual's passages on its subject ("What is the default port of MySQL?" reading other servers' ports), sure of a
+    span there, and the cosine and the share of its terms are those of a question the store answers
+    (docs/no_answer.md, "Eleven manuals in one store")."""
     found = [c for c in cosines if c is not None]
     if not found:
         return 0.0
-    return weight * (max(found) - at) + (terms_weight * (share - terms_at) if share is not None else 0.0) + offset
+    return (weight * (max(found) - at) + (terms_weight * (share - terms_at) if share is not None else 0.0) + offset
+            - (name_shift if name_missing else 0.0))

@@ -397,7 +397,7 @@ class QAService:
         cosines (``Runtime.passage_encoder``), hits that carry no cosine get one from the passages' stored
         embeddings (``_stored_cosines``; its time counted as retrieval's in ``timer``)."""
         from function.model.windows import window_starts
-        from function.retrieval.span_bias import NO_ANSWER_STORED_OFFSET, no_answer_shift, passage_bias, term_share
+        from function.retrieval import span_bias
 
         stored = self._fetch(tuple(h.passage_id for h in hits), model.tokenizer.fingerprint, missing_ok=True,
                              corpus=corpus)
@@ -421,15 +421,17 @@ class QAService:
         if question is not None and all(c is None for c in cosines):
             stored_cosines = self._stored_cosines(question, kept, timer)
             if stored_cosines is not None:
-                cosines, offset = stored_cosines, NO_ANSWER_STORED_OFFSET
+                cosines, offset = stored_cosines, span_bias.NO_ANSWER_STORED_OFFSET
         retrieved = [{"passage_id": p.id, "title": p.title, "score": round(score, 4),
                       **({"cosine": round(cosine, 4)} if cosine is not None else {}),
                       **({**_passage_meta(p), "text": p.text} if with_texts else {})}
                      for p, score, cosine in zip(kept, scores, cosines, strict=True)]
         cosined = all(c is not None for c in cosines)  # the share moves the threshold where the cosine does
-        share = term_share(question_terms, [(p.title, p.text) for p in kept]) if question_terms and cosined else None
-        shift = no_answer_shift(cosines, share=share, offset=offset)
-        return kept, Reading.of_stored(kept, retrieved, passage_bias(scores, cosines=cosines), scores, shift)
+        texts = [(p.title, p.text) for p in kept]
+        share = span_bias.term_share(question_terms, texts) if question_terms and cosined else None
+        named = cosined and question is not None and span_bias.missing_name(question, texts)
+        shift = span_bias.no_answer_shift(cosines, share=share, offset=offset, name_missing=named)
+        return kept, Reading.of_stored(kept, retrieved, span_bias.passage_bias(scores, cosines=cosines), scores, shift)
 
     def _stored_cosines(self, question: str, kept: list[Passage], timer: Timer | None) -> list[float] | None:
         """The question's cosine to each passage in ``kept``, from the embeddings ingestion stored with them (stored
