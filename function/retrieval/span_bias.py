@@ -99,10 +99,11 @@ def question_names(question: str) -> list[str]:
 def missing_name(question: str, passages: Sequence[tuple[str | None, str]]) -> bool:
     """Whether a name the question gives (``question_names``) is in none of ``passages`` (title, text), case-folded;
     False without passages or names."""
-    if not passages:
+    names = question_names(question)
+    if not names or not passages:  # most questions name nothing: the passages are not joined for them
         return False
     held = " ".join(f"{title or ''} {text}" for title, text in passages).casefold()
-    return any(name.casefold().strip(".:") not in held for name in question_names(question))
+    return any(name.casefold().strip(".:") not in held for name in names)
 
 
 def passage_bias(bm25_scores: Sequence[float], weight: float = BM25_WEIGHT,
