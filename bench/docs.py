@@ -36,8 +36,10 @@ retrieval in their header).
 ``--env NAME=VALUE`` sets any other function variable for the run.
 
 ``--pooled`` ingests every set into one store (and one Lance index) instead of a store per set, then asks each set's
-questions of it: a knowledge base of several manuals, where each question's passages compete with every set's (an
-off-topic question written for one set may be answered by another's: read that column with it in mind).
+questions of it: a knowledge base of several manuals, where each question's passages compete with every set's. An
+off-topic question written for one set that another set answers (its ``answered_in``: "What does git rebase do?"
+written for PAM's guide, answered by git's manual pages) is not off-topic in such a store: it is left out of the
+off-topic figures and scored against that set's answer forms instead (``off_topic_answered_in_store``).
 """
 
 from __future__ import annotations
@@ -138,6 +140,14 @@ def validate(docset: dict, where: str) -> dict:
         _need(q["part"] in PARTS, qw, f"part {q['part']!r} is not 'dev' or 'test'")
         _need(q["id"] not in ids, qw, "id used twice")
         ids.add(q["id"])
+        if "answered_in" in q:
+            a = q["answered_in"]
+            _need(isinstance(a, dict) and isinstance(a.get("set"), str) and isinstance(a.get("file"), str), qw,
+                  "'answered_in' must be an object with 'set', 'file' and 'answers'")
+            _need(a["set"] != docset["set"], qw, "'answered_in' names the question's own set (then it is not "
+                                                 "off-topic)")
+            _need(_is_strings(a.get("answers")) and bool(a["answers"]), qw,
+                  "'answered_in.answers' must be a non-empty list of non-empty strings")
     return docset
 
 
@@ -195,6 +205,26 @@ def check_gold(docset: dict, texts: dict[str, str]) -> None:
             raise SetError(f"{where}: answer {missing[0]!r} is not in the extracted text of {q['file']}")
         if q.get("evidence") and norm(q["evidence"]) not in text:
             raise SetError(f"{where}: evidence {q['evidence']!r} is not in the extracted text of {q['file']}")
+
+
+def check_answered_in(prepared: list) -> None:
+    """An off-topic question's ``answered_in`` (another set of the benchmark answers it): its file is among that
+    set's and each answer form is a verbatim substring of its text, as ``check_gold`` checks a set's own questions.
+    Where the named set is not among those run (``--sets``) there is nothing to check: it is not in any store."""
+    texts = {docset["set"]: t for docset, _, _, t in prepared}
+    for docset, *_ in prepared:
+        for q in docset["off_topic"]:
+            a = q.get("answered_in")
+            if a is None or a["set"] not in texts:
+                continue
+            where = f"set {docset['set']}: off-topic question {q['id']}"
+            _need(a["file"] in texts[a["set"]], where, f"answered_in: file {a['file']} is not among set "
+                                                       f"{a['set']}'s files")
+            text = norm(texts[a["set"]][a["file"]])
+            missing = [f for f in a["answers"] if norm(f) not in text]
+            if missing:
+                raise SetError(f"{where}: answered_in: answer {missing[0]!r} is not in the extracted text of "
+                               f"{a['file']}")
 
 
 def select(docset: dict, part: str, limit: int) -> tuple[list[dict], list[dict]]:
@@ -279,11 +309,18 @@ def ask_question(service, q: dict, passages: dict[str, list[tuple[str, str]]]) -
             "server_ms": ms}
 
 
-def ask_off_topic(service, q: dict) -> dict:
+def ask_off_topic(service, q: dict, pool: frozenset[str] = frozenset()) -> dict:
+    """An off-topic question asked alone. Where another set of the store (``pool``, ``--pooled``) answers it
+    (``answered_in``), the row says so and scores the answer against that set's forms: it is not off-topic there."""
     served, ms = _ask(service, q["question"], None, None)
-    return {"id": q["id"], "set": q["set"], "part": q["part"], "question": q["question"], "answer": _text(served),
-            "no_answer": _no_answer(served), "probability": (served.get("no_answer") or {}).get("probability"),
-            "server_ms": ms}
+    row = {"id": q["id"], "set": q["set"], "part": q["part"], "question": q["question"], "answer": _text(served),
+           "no_answer": _no_answer(served), "probability": (served.get("no_answer") or {}).get("probability"),
+           "server_ms": ms}
+    elsewhere = q.get("answered_in")
+    if elsewhere and elsewhere["set"] in pool:
+        row["answered_in"] = elsewhere["set"]
+        row["em"], row["f1"] = score(row["answer"], elsewhere["answers"])
+    return row
 
 
 def stored_passages(service, texts: dict[str, list[str]]) -> dict[str, list[tuple[str, str]]]:
@@ -310,8 +347,9 @@ def _ingested(service, docset: dict, folder: Path, files: list[str]) -> tuple[di
 
 
 def _asked(service, docset: dict, part: str, limit: int, figures: dict,
-           passages: dict[str, list[tuple[str, str]]]) -> dict:
-    """The set's questions (``part``) and off-topic ones asked of ``service``, whose store holds ``passages``."""
+           passages: dict[str, list[tuple[str, str]]], pool: frozenset[str] = frozenset()) -> dict:
+    """The set's questions (``part``) and off-topic ones asked of ``service``, whose store holds ``passages`` (and
+    every set of ``pool``: ``--pooled``)."""
     questions, off = select(docset, part, limit)
     questions = [{**q, "set": docset["set"]} for q in questions]
     off = [{**q, "set": docset["set"]} for q in off]
@@ -319,7 +357,7 @@ def _asked(service, docset: dict, part: str, limit: int, figures: dict,
     for q in questions[:3]:  # connection and caches warm, as on a warm instance
         _ask(service, q["question"], None, None)
     rows = [ask_question(service, q, passages) for q in questions]
-    off_rows = [ask_off_topic(service, q) for q in off]
+    off_rows = [ask_off_topic(service, q, pool) for q in off]
     return {"set": docset["set"], "generator": docset["generator"], "description": docset.get("description"),
             "packages": [{"kind": docset["source"]["kind"], "name": p["name"], "version": p["version"]}
                          for p in docset["source"]["packages"]],
@@ -365,7 +403,8 @@ def run_pooled(prepared: list, env: dict, work: Path, part: str, limit: int, lan
         ingested.append((docset, figures))
         passages.update(own)
     log(f"one store: {len(passages)} documents, {sum(len(v) for v in passages.values())} passages")
-    results = [_asked(service, docset, part, limit, figures, passages) for docset, figures in ingested]
+    pool = frozenset(docset["set"] for docset, _ in ingested)
+    results = [_asked(service, docset, part, limit, figures, passages, pool) for docset, figures in ingested]
     service.rt.store().close()
     return results
 
@@ -383,8 +422,10 @@ def has_mark(text: str) -> bool:
 
 def figures(rows: list[dict], off_rows: list[dict]) -> dict:
     """The figures of a group of questions (and the group's off-topic questions)."""
-    times = [r["server_ms"] for r in rows + off_rows]
-    given = [r["answer"] for r in rows + off_rows if r["answer"]]
+    elsewhere = [r for r in off_rows if "answered_in" in r]  # --pooled: another set of the store answers them
+    off_rows = [r for r in off_rows if "answered_in" not in r]
+    times = [r["server_ms"] for r in rows + off_rows + elsewhere]
+    given = [r["answer"] for r in rows + off_rows + elsewhere if r["answer"]]
     given += [r[k] for r in rows for k in ("answer_never_abstaining", "answer_right_passage") if r[k]]
     return {
         "questions": len(rows),
@@ -399,6 +440,8 @@ def figures(rows: list[dict], off_rows: list[dict]) -> dict:
         "no_answer_answerable": _pct([r["no_answer"] for r in rows]),
         "no_passage_holds_answer": sum(r["right_passage"] is None for r in rows),
         "off_topic": len(off_rows), "no_answer_off_topic": _pct([r["no_answer"] for r in off_rows]),
+        "off_topic_answered_in_store": len(elsewhere),
+        "f1_off_topic_answered_in_store": _pct([r["f1"] for r in elsewhere]),
         "server_ms_p50": round(statistics.median(times), 1) if times else None,
         "answers_given": len(given), "answers_with_permalink_mark": sum(map(has_mark, given)),
     }
@@ -482,6 +525,10 @@ def markdown(result: dict) -> str:
     for kind, by_part in t["by_kind"].items():
         lines += [_line(kind, part, f) for part, f in by_part.items()]
     pooled = t["pooled"].get("all") or next(iter(t["pooled"].values()))
+    if pooled.get("off_topic_answered_in_store"):
+        lines += ["", f"Off-topic questions another set of the store answers (`answered_in`, `--pooled`): "
+                  f"{pooled['off_topic_answered_in_store']}, not counted as off-topic; F1 against that set's answer "
+                  f"forms {_n(pooled['f1_off_topic_answered_in_store'])}."]
     lines += ["", f"Answers carrying a permalink mark ({' '.join(PERMALINK_MARKS)}): "
               f"{pooled['answers_with_permalink_mark']} of {pooled['answers_given']} answers given (asked alone, "
               "never abstaining, right passage, off-topic). Questions whose answer no passage of their file "
@@ -571,6 +618,8 @@ def prepare(args, say=log) -> list[tuple[dict, Path, list[str], dict[str, str]]]
             f"({Counter(q['part'] for q in docset['questions'])['dev']} dev), {len(docset['off_topic'])} off-topic; "
             "every gold answer found in its file's text")
         prepared.append((docset, folder, files, texts))
+    if not getattr(args, "show", None):
+        check_answered_in(prepared)
     return prepared
 
 

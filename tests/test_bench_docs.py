@@ -138,6 +138,11 @@ def test_gold_answers_are_checked_against_the_extracted_text(cache, tmp_path, ca
     (lambda s: s["questions"][0].update(answers=[]), "'answers'"),
     (lambda s: s["off_topic"][0].update(id="tiny-002"), "id used twice"),
     (lambda s: s.update(set="Tiny Set"), "'set'"),
+    (lambda s: s["off_topic"][0].update(answered_in={"set": "tiny", "file": API, "answers": ["fetch"]}),
+     "the question's own set"),
+    (lambda s: s["off_topic"][0].update(answered_in={"set": "other", "file": API, "answers": []}),
+     "'answered_in.answers'"),
+    (lambda s: s["off_topic"][0].update(answered_in="other"), "'answered_in' must be an object"),
 ])
 def test_malformed_sets_are_refused_by_name(change, named, tmp_path):
     bad = copy.deepcopy(SET)
@@ -432,6 +437,52 @@ def test_pooled_asks_every_set_of_one_store(cache, tmp_path, tiny_artifact):
     assert foreign(pooled) > 0
     assert [s["ingestion"]["documents"] for s in pooled["sets"]] == [1, 1]
     assert [len(s["rows"]) for s in pooled["sets"]] == [3, 2] and pooled["tables"]["pooled"]["all"]["questions"] == 5
+
+
+def _answered_by_the_guide(api: dict, answers: list[str]) -> dict:
+    """The API set with an off-topic question that the guide's set answers."""
+    api["off_topic"].append({"id": "tiny-api-off-009", "question": "Which environment variable sets the proxy?",
+                             "part": "dev", "answered_in": {"set": "tiny-guide", "file": GUIDE, "answers": answers}})
+    return api
+
+
+def test_an_off_topic_question_another_set_answers_is_scored_as_answerable_in_one_store(cache, tmp_path,
+                                                                                         tiny_artifact):
+    """In a store of its own the API set does not answer the proxy question: off-topic. With the guide's set in the
+    same store (--pooled) it is answerable: left out of the off-topic figures, scored against the guide's forms."""
+    api, guide = _split_sets()
+    sets = tmp_path / "sets"
+    write_set(sets, _answered_by_the_guide(api, ["TINYHTTP_PROXY"]))
+    write_set(sets, guide)
+    out = tmp_path / "out"
+    args = ["--artifact", str(tiny_artifact.folder), "--out", str(out), "--retrieval", "bm25", "--part", "dev"]
+    assert run(args, sets, cache) == 0
+    apart = json.loads((out / "docs.json").read_text())
+    row = next(r for s in apart["sets"] for r in s["off_topic_rows"] if r["id"] == "tiny-api-off-009")
+    assert "answered_in" not in row and "f1" not in row
+    assert apart["tables"]["pooled"]["dev"]["off_topic"] == 2
+    assert apart["tables"]["pooled"]["dev"]["off_topic_answered_in_store"] == 0
+
+    assert run([*args, "--pooled"], sets, cache) == 0
+    pooled = json.loads((out / "docs.json").read_text())
+    row = next(r for s in pooled["sets"] for r in s["off_topic_rows"] if r["id"] == "tiny-api-off-009")
+    assert row["answered_in"] == "tiny-guide"
+    assert row["f1"] == docs.score(row["answer"], ["TINYHTTP_PROXY"])[1]
+    figures = pooled["tables"]["pooled"]["dev"]
+    assert figures["off_topic"] == 1 and figures["off_topic_answered_in_store"] == 1
+    assert figures["f1_off_topic_answered_in_store"] == 100.0 * row["f1"]
+    assert "another set of the store answers" in (out / "docs.md").read_text()
+
+
+def test_an_answered_in_form_missing_from_the_other_sets_file_is_named(cache, tmp_path, capsys):
+    api, guide = _split_sets()
+    sets = tmp_path / "sets"
+    write_set(sets, _answered_by_the_guide(api, ["TINYHTTP_PROXY", "HTTPS_PROXY_URL"]))
+    write_set(sets, guide)
+    assert run(["--check"], sets, cache) == 1
+    err = capsys.readouterr().err
+    assert "tiny-api-off-009" in err and "'HTTPS_PROXY_URL'" in err and "Traceback" not in err
+    assert run(["--check", "--sets", "tiny-api"], sets, cache) == 0  # the guide's set is not run: nothing to check
 
 
 def test_pooled_refuses_two_sets_holding_the_same_document(cache, tmp_path, capsys):
