@@ -441,3 +441,53 @@ def test_where_a_question_asks_for_an_option_a_span_that_is_one_is_lifted():
     assert best("Which option prints the help?") == "-h"
     assert best("Which flag prints the help?") == "-h"
     assert best("Which method prints the help?") == "helpOption"  # not a question for an option
+
+
+@pytest.mark.parametrize("question, subject", [
+    ("What is a Flowable in Platypus?", "Flowable"),
+    ("What is a bare repository?", "bare repository"),
+    ("what are components in OAS v2", "components"),
+    ("What does Platypus stand for in ReportLab?", "Platypus"),
+    ("What does the === operator mean in a Wireshark display filter?", "=== operator"),
+    ("What is the original meaning of the word Norman?", None),  # more than four words: not a definition's subject
+    ("Which class draws a Flowable?", None),
+    ("What does fetch return?", None),
+])
+def test_defined_is_what_a_question_asks_to_be_defined(question, subject):
+    from function.model.sentence import defined
+
+    assert defined(question) == subject
+
+
+@pytest.mark.parametrize("text, subject, span, introduced", [
+    ("Drawings\n\nA Drawing is a platform-independent description of shapes.", "Drawing", "a platform", True),
+    ("Drawings\n\nA Drawing is a platform-independent description of shapes.", "Drawing", "platform", True),
+    ("A bare repository is normally an appropriately named directory.", "bare repository", "an appropriately", True),
+    ("dirty\nA tree is dirty.\n\nevil merge\nAn evil merge is a merge.", "evil merge", "An evil", True),  # glossary
+    ("SNI (Server Name Indication): an extension to TLS.", "SNI", "an extension", True),
+    ("Platypus stands for Page Layout and Typography Using Scripts.", "Platypus", "Page Layout", True),
+    ("A Drawing holds shapes and is a platform-independent description.", "Drawing", "a platform", False),
+    ("Each Drawing is drawn by a renderer.", "Drawing", "by a renderer", False),  # "drawn": not an adverb in -ly
+    ("A Drawings is a typo.", "Drawing", "a typo", False),  # whole words only
+    ("Views:\n\n- SortedKeysView\n- SortedItemsView\n", "SortedKeysView", "SortedItemsView", False),  # a list
+    ("See SortedKeysView\nSortedItemsView holds items.", "SortedKeysView", "SortedItemsView", False),  # not alone
+])
+def test_introduces_says_whether_the_text_defines_the_subject_right_before_a_span(text, subject, span, introduced):
+    from function.model.sentence import introduces
+
+    assert introduces(text, subject, text.index(span)) is introduced
+
+
+def test_where_a_question_asks_what_something_is_its_definition_is_lifted():
+    text = "A Flowable is abstract. Frames hold a Flowable."
+    # the reader prefers "Frames" (6 + 5) to "abstract." (5 + 5.5) and to the span across both (5 + 5); both
+    # sentences hold the question's word
+    passage, b, start, end = _two_spans(text, "abstract.", "Frames", [5.0, 6.0], [5.5, 5.0])
+
+    def best(question):
+        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question)
+        assert sum(a.score for a in found) <= 1.0 + 1e-9
+        return text[found[0].start:found[0].end]
+
+    assert best("What is a Flowable?") == "abstract."
+    assert best("Which class holds a Flowable?") == "Frames"  # not a question what something is

@@ -15,6 +15,12 @@ A sentence ends at ".", "!" or "?" followed by white space and a capital letter,
 a line break alone does not end one, so a documentation entry's name and the description on the lines
 after it ("--prune\\n-p\\nBefore fetching, remove ...") are one sentence.
 
+A question that asks what something is ("What is a Flowable in Platypus?", ``defined``) has a second piece of
+evidence here: documentation states a definition in a few set forms ("Flowable is an abstract base class ...", "A
+bare repository is normally an ...", a glossary's term alone on the line above its description), and a span the text
+so introduces (``introduces``) gains ``function.model.reader.DEFINITION`` (surface patterns for definitions, as
+question answering matched them before neural readers: Ravichandran and Hovy 2002).
+
 Both weights were chosen on both dev sets, the SQuAD dev questions and the documentation benchmark's dev part
 (``docs/retrieval.md``, "The question's words in the answer's sentence"). Asked alone, SQuAD would take 8, but
 documentation questions share words with a page's headings and introductions more than with the line that
@@ -40,6 +46,13 @@ WEIGHT_GIVEN = 6.0  # the spans of the passages a request names (``passage_ids``
 # is the question's own words").
 ECHO = 8.0
 
+# "What is/are/was/were [a|an|the] X [in Y]?", "What does [a|an|the] X mean / stand for [in Y]?": X is what the
+# question asks to be defined (``defined``), at most DEFINED_WORDS words
+_DEFINITION_QUESTION = re.compile(
+    r"^\s*what\s+(?:(?:is|are|was|were)\s+(?:(?:an?|the)\s+)?(?P<x>[^?]+?)"
+    r"|does\s+(?:(?:an?|the)\s+)?(?P<y>[^?]+?)\s+(?:mean|stand\s+for))(?:\s+in\s+[^?]+?)?\s*\??\s*$",
+    re.IGNORECASE)
+DEFINED_WORDS = 4
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _DOTTED = re.compile(r"[\w.]*\w\.([A-Z]\w*)(?:\(\))?")  # a dotted name; its last part, a class's name
 _JOINERS = re.compile(r"(?<=\w)[-_](?=\w)|\s+")
@@ -106,6 +119,34 @@ def echoes(question: str, answer: str) -> bool:
 def _spaced(question: str) -> str:
     """``echoes``' reading of the question, once per question however many candidates it checks."""
     return _JOINERS.sub(" ", question)
+
+
+@functools.lru_cache(maxsize=64)
+def defined(question: str) -> str | None:
+    """What a question asks to be defined ("Flowable" for "What is a Flowable in Platypus?", "Platypus" for "What
+    does Platypus stand for?"), at most ``DEFINED_WORDS`` words; None for any other question."""
+    m = _DEFINITION_QUESTION.match(question)
+    subject = m and (m.group("x") or m.group("y")).strip()
+    return subject if subject and len(subject.split()) <= DEFINED_WORDS else None
+
+
+@functools.lru_cache(maxsize=64)
+def _introduction(subject: str) -> re.Pattern:
+    """The text just before a definition of ``subject``: the subject (an aside in brackets allowed), then a copula
+    with at most one adverb in "-ly" ("A bare repository is normally ..."), "means", "refers to", "stands for", a
+    colon or a dash, or the end of its line (a glossary's term above its description); an article may follow."""
+    words = r"\s+".join(re.escape(w) for w in subject.split())
+    said = (rf"(?<!\w){words}(?:\s*\([^()\n]{{0,40}}\))?(?:\s+(?:is|are|was|were)(?:\s+\w+ly)?\s+"
+            rf"|\s+(?:means|refers\s+to|stands\s+for)\s+|[ \t]*[:\u2014\u2013-]\s*)")  # on the subject's line
+    entry = rf"(?:^|\n)[ \t]*{words}[ \t]*\n\s*"  # alone on its line, not a list's item ("- SortedKeysView")
+    return re.compile(rf"(?:{said}|{entry})(?:(?:an?|the)\s+)?$", re.IGNORECASE)
+
+
+def introduces(text: str, subject: str, start: int) -> bool:
+    """Whether ``text`` introduces what starts at ``start`` as the definition of ``subject`` (``defined``): "A
+    Drawing is | a platform-independent description ...", "evil merge\\n | An evil merge is ..."."""
+    before = text[max(0, start - len(subject) - 64):start]
+    return _introduction(subject).search(before) is not None
 
 
 def overlaps(question: str, texts: Iterable[str], spans: Iterable[tuple[int, int, int]]) -> list[float]:
