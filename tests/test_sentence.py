@@ -491,3 +491,37 @@ def test_where_a_question_asks_what_something_is_its_definition_is_lifted():
 
     assert best("What is a Flowable?") == "abstract."
     assert best("Which class holds a Flowable?") == "Frames"  # not a question what something is
+
+
+@pytest.mark.parametrize("text, question, span, stated", [
+    ("the default line width is 0.5bp.", "What is the default line width?", "0.5bp", True),
+    ("gc.reflogExpire, which in turn defaults to 90 days.", "How long is the default expiry?", "90 days", True),
+    ("Prune loose objects older than date (default is 2 weeks ago).", "What is the default?", "2 weeks ago", True),
+    ("size of kernel buffer (def: 2MB)", "What is the default buffer size?", "2MB", True),
+    ("directory (by default, /usr/share/asymptote)", "Which directory by default?", "/usr/share/asymptote", True),
+    ("add(component_id: str, *, lazy: bool = False)", "What is the default of lazy?", "False", True),  # a signature
+    ('bookmarkPage(name,\n    fit="Fit")', "Which fit does bookmarkPage use by default?", "Fit", True),
+    ("The width is 10.", "What is the default width?", "10", False),
+    ("a default\n10 pixels", "What is the default width?", "10 pixels", False),  # another line
+    ("width=10", "What is the default height?", "10", False),  # not a word of the question
+])
+def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, question, span, stated):
+    from function.model.sentence import asks_default, states_default
+
+    assert asks_default(question)
+    assert states_default(text, question, text.rindex(span)) is stated
+
+
+def test_where_a_question_asks_for_a_default_the_span_given_as_one_is_lifted():
+    text = "The width 12 is a default width. The default width is 10 now."
+    # the reader prefers "12" (6 + 5.5) to "10" (5 + 5) and to the span across both (6 + 5); both sentences hold the
+    # question's words
+    passage, b, start, end = _two_spans(text, "10", "12", [5.0, 6.0], [5.0, 5.5])
+
+    def best(question):
+        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question)
+        assert sum(a.score for a in found) <= 1.0 + 1e-9
+        return text[found[0].start:found[0].end]
+
+    assert best("What is the default width?") == "10"
+    assert best("Which width does it give?") == "12"  # not a question for a default

@@ -19,7 +19,9 @@ A question that asks what something is ("What is a Flowable in Platypus?", ``def
 evidence here: documentation states a definition in a few set forms ("Flowable is an abstract base class ...", "A
 bare repository is normally an ...", a glossary's term alone on the line above its description), and a span the text
 so introduces (``introduces``) gains ``function.model.reader.DEFINITION`` (surface patterns for definitions, as
-question answering matched them before neural readers: Ravichandran and Hovy 2002).
+question answering matched them before neural readers: Ravichandran and Hovy 2002). So has a question that asks for a
+default (``asks_default``): a span its line gives as one ("defaults to 90 days", "(def: 2MB)", a signature's "lazy:
+bool = False") gains ``function.model.reader.DEFAULT`` (``states_default``).
 
 Both weights were chosen on both dev sets, the SQuAD dev questions and the documentation benchmark's dev part
 (``docs/retrieval.md``, "The question's words in the answer's sentence"). Asked alone, SQuAD would take 8, but
@@ -147,6 +149,37 @@ def introduces(text: str, subject: str, start: int) -> bool:
     Drawing is | a platform-independent description ...", "evil merge\\n | An evil merge is ..."."""
     before = text[max(0, start - len(subject) - 64):start]
     return _introduction(subject).search(before) is not None
+
+
+_ASKS_DEFAULT = re.compile(r"\bdefaults?\b", re.IGNORECASE)
+# "the default line width is | 0.5bp", "defaults to | 90 days", "(default is | ...", "Default: | ...", "(def: | 2MB",
+# "(by default, | /usr/share/...": the words just before a span, on its line
+_DEFAULT_SAID = re.compile(r"(?:\bdefaults?\b[^\n]{0,40}?(?:\s(?:is|are|to|of)\s+|\s*[:=]\s*)|\bdef:\s*"
+                           r"|\bby\s+default,\s*)['\"`(\[]?$", re.IGNORECASE)
+
+
+def asks_default(question: str) -> bool:
+    """Whether a question asks for a default ("What is the default line width?", "Which ... by default?")."""
+    return _ASKS_DEFAULT.search(question) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _assigned(question: str) -> re.Pattern | None:
+    """A signature's default of one of the question's words: "lazy: bool = | False", 'fit="| Fit"'."""
+    names = [re.escape(t) for t in query_terms(question) if len(t) > 2 and not _ASKS_DEFAULT.fullmatch(t)]
+    if not names:
+        return None
+    return re.compile(rf"(?<![\w.])(?:{'|'.join(names)})\s*(?::\s*[^=\n]{{1,30}}?)?\s*=\s*['\"`]?$", re.IGNORECASE)
+
+
+def states_default(text: str, question: str, start: int) -> bool:
+    """Whether ``text`` says, on the line of what starts at ``start`` and just before it, that it is a default
+    (``_DEFAULT_SAID``), or assigns it to a word of the question as a signature does ("lazy: bool = False")."""
+    before = text[max(text.rfind("\n", 0, start) + 1, start - 80):start]
+    if _DEFAULT_SAID.search(before):
+        return True
+    assigned = _assigned(question)
+    return assigned is not None and assigned.search(before) is not None
 
 
 def overlaps(question: str, texts: Iterable[str], spans: Iterable[tuple[int, int, int]]) -> list[float]:
