@@ -478,19 +478,29 @@ def test_introduces_says_whether_the_text_defines_the_subject_right_before_a_spa
     assert introduces(text, subject, text.index(span)) is introduced
 
 
-def test_where_a_question_asks_what_something_is_its_definition_is_lifted():
-    text = "A Flowable is abstract. Frames hold a Flowable."
-    # the reader prefers "Frames" (6 + 5) to "abstract." (5 + 5.5) and to the span across both (5 + 5); both
-    # sentences hold the question's word
-    passage, b, start, end = _two_spans(text, "abstract.", "Frames", [5.0, 6.0], [5.5, 5.0])
+@pytest.mark.parametrize("text, first, second, starts, ends, question, lifted, other_question, other", [
+    # the reader prefers "Frames" (6 + 5) to "abstract." (5 + 5.5) and to the span across both (5 + 5); both sentences
+    # hold the question's word
+    ("A Flowable is abstract. Frames hold a Flowable.", "abstract.", "Frames", [5.0, 6.0], [5.5, 5.0],
+     "What is a Flowable?", "abstract.", "Which class holds a Flowable?", "Frames"),
+    # the reader prefers "12" (6 + 5.5) to "10" (5 + 5) and to the span across both (6 + 5); both sentences hold the
+    # question's words
+    ("The width 12 is a default width. The default width is 10 now.", "10", "12", [5.0, 6.0], [5.0, 5.5],
+     "What is the default width?", "10", "Which width does it give?", "12"),
+])
+def test_a_definition_or_a_default_the_question_asks_for_is_lifted(text, first, second, starts, ends, question, lifted,
+                                                                    other_question, other):
+    """Where the question asks what something is or what its default is, the span the text gives as such wins; another
+    question about the same words keeps the reader's choice."""
+    passage, b, start, end = _two_spans(text, first, second, starts, ends)
 
-    def best(question):
-        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question)
+    def best(asked):
+        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=asked)
         assert sum(a.score for a in found) <= 1.0 + 1e-9
         return text[found[0].start:found[0].end]
 
-    assert best("What is a Flowable?") == "abstract."
-    assert best("Which class holds a Flowable?") == "Frames"  # not a question what something is
+    assert best(question) == lifted
+    assert best(other_question) == other
 
 
 @pytest.mark.parametrize("text, question, span, stated", [
@@ -510,18 +520,3 @@ def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, qu
 
     assert asks_default(question)
     assert states_default(text, question, text.rindex(span)) is stated
-
-
-def test_where_a_question_asks_for_a_default_the_span_given_as_one_is_lifted():
-    text = "The width 12 is a default width. The default width is 10 now."
-    # the reader prefers "12" (6 + 5.5) to "10" (5 + 5) and to the span across both (6 + 5); both sentences hold the
-    # question's words
-    passage, b, start, end = _two_spans(text, "10", "12", [5.0, 6.0], [5.0, 5.5])
-
-    def best(question):
-        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question)
-        assert sum(a.score for a in found) <= 1.0 + 1e-9
-        return text[found[0].start:found[0].end]
-
-    assert best("What is the default width?") == "10"
-    assert best("Which width does it give?") == "12"  # not a question for a default
