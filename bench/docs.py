@@ -190,6 +190,12 @@ def extracted_texts(folder: Path, files: list[str]) -> dict[str, str]:
     return texts
 
 
+def absent_form(forms: list[str], text: str) -> str | None:
+    """The first of ``forms`` that is not a verbatim substring of ``text`` (white space collapsed, NFC), if any."""
+    text = norm(text)
+    return next((form for form in forms if norm(form) not in text), None)
+
+
 def check_gold(docset: dict, texts: dict[str, str]) -> None:
     """Every question's file is in the corpus and every answer form is a verbatim substring of its text.
 
@@ -200,9 +206,9 @@ def check_gold(docset: dict, texts: dict[str, str]) -> None:
         _need(q["file"] in texts, where, f"file {q['file']} is not among the set's {len(texts)} files "
                                          f"(paths start with the package name: {next(iter(texts), '')})")
         text = norm(texts[q["file"]])
-        missing = [a for a in q["answers"] if norm(a) not in text]
-        if missing:
-            raise SetError(f"{where}: answer {missing[0]!r} is not in the extracted text of {q['file']}")
+        missing = absent_form(q["answers"], text)
+        if missing is not None:
+            raise SetError(f"{where}: answer {missing!r} is not in the extracted text of {q['file']}")
         if q.get("evidence") and norm(q["evidence"]) not in text:
             raise SetError(f"{where}: evidence {q['evidence']!r} is not in the extracted text of {q['file']}")
 
@@ -220,10 +226,9 @@ def check_answered_in(prepared: list) -> None:
             where = f"set {docset['set']}: off-topic question {q['id']}"
             _need(a["file"] in texts[a["set"]], where, f"answered_in: file {a['file']} is not among set "
                                                        f"{a['set']}'s files")
-            text = norm(texts[a["set"]][a["file"]])
-            missing = [f for f in a["answers"] if norm(f) not in text]
-            if missing:
-                raise SetError(f"{where}: answered_in: answer {missing[0]!r} is not in the extracted text of "
+            missing = absent_form(a["answers"], texts[a["set"]][a["file"]])
+            if missing is not None:
+                raise SetError(f"{where}: answered_in: answer {missing!r} is not in the extracted text of "
                                f"{a['file']}")
 
 
