@@ -487,11 +487,14 @@ def test_introduces_says_whether_the_text_defines_the_subject_right_before_a_spa
     # question's words
     ("The width 12 is a default width. The default width is 10 now.", "10", "12", [5.0, 6.0], [5.0, 5.5],
      "What is the default width?", "10", "Which width does it give?", "12"),
+    # the reader prefers "pairs" (6 + 5.5), the next entry's value, to "view" (5 + 5); one sentence holds both
+    ("keys()\nReturns: view\n\nitems()\nReturns: pairs", "view", "pairs", [5.0, 6.0], [5.0, 5.5],
+     "What does keys() return?", "view", "Which value does it give?", "pairs"),
 ])
 def test_a_definition_or_a_default_the_question_asks_for_is_lifted(text, first, second, starts, ends, question, lifted,
                                                                     other_question, other):
-    """Where the question asks what something is or what its default is, the span the text gives as such wins; another
-    question about the same words keeps the reader's choice."""
+    """Where the question asks what something is, what its default is or what a name returns, the span the text gives
+    as such wins; another question about the same words keeps the reader's choice."""
     passage, b, start, end = _two_spans(text, first, second, starts, ends)
 
     def best(asked):
@@ -520,3 +523,44 @@ def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, qu
 
     assert asks_default(question)
     assert states_default(text, question, text.rindex(span)) is stated
+
+
+@pytest.mark.parametrize("question, name", [
+    ("What does to_yaml return?", "to_yaml"),
+    ("What does SortedDict.keys() return?", "keys"),
+    ("What does canvas.drawInlineImage return?", "drawInlineImage"),
+    ("What may a plugin's header_helper return?", "header_helper"),
+    ("What should a flowable's split method return when it cannot split?", "split"),
+    ("What does find(string s, string t) return when t is not a substring?", "find"),
+    ("What does the len function return in a display filter?", "len"),
+    ("What did the king return to France with?", None),  # no name: two plain words
+    ("What happens if a plugin does not return anything?", None),
+    ("Which method returns the keys?", None),
+])
+def test_returned_is_the_name_a_question_asks_the_return_value_of(question, name):
+    from function.model.sentence import returned
+
+    assert returned(question) == name
+
+
+_ENTRIES = "keys()\nReturn new keys view of the dict.\n\nReturns:\nnew keys view\n\ncopy()\nReturn a shallow copy.\n"
+
+
+@pytest.mark.parametrize("text, name, span, stated", [
+    ("to_yaml(kwargs: Any | None = None) → str\nRender the spec.", "to_yaml", "str", True),  # a signature's arrow
+    ("to_yaml(kwargs: Any | None = None) → str\nRender the spec.", "to_yaml", "None", False),  # its default
+    ("def f(x) -> int:", "f", "int", True),
+    (_ENTRIES, "keys", "new keys view of", True),  # "Return ..." at a line's start
+    (_ENTRIES, "keys", "new keys view\n", True),  # under "Returns:"
+    (_ENTRIES, "copy", "a shallow copy", True),
+    (_ENTRIES, "copy", "new keys view\n", False),  # the entry above copy()'s
+    (_ENTRIES, "keys", "a shallow copy", False),  # copy()'s, not keys()'s
+    ("disable()\n\nWill disable all. The functions returns the namespaces enabled.", "disable", "the namespaces", True),
+    ("lower | Converts to lowercase.\nlen | Returns the byte length", "len", "the byte length", True),  # a table row
+    ("len | Returns the byte length", "count", "the byte length", False),  # another name's row
+    ("If the key is there then return its value.", "setdefault", "its value", False),  # a verb in prose
+])
+def test_states_return_says_whether_the_text_gives_a_span_as_the_name_s_return_value(text, name, span, stated):
+    from function.model.sentence import states_return
+
+    assert states_return(text, name, text.index(span)) is stated

@@ -58,6 +58,11 @@ DEFINITION = 4.0
 # The size of ``DEFINITION``, kept by a rule written first (docs/documents.md: documentation dev F1 asked alone 60.2 ->
 # 60.5, test, reported, 53.7 -> 54.9; SQuAD dev unchanged).
 DEFAULT = 4.0
+# Where a question asks what a name returns (``sentence.returned``), a span its line gives as that name's return value
+# ("→ | str", "Return | new sorted keys view", "Returns:" on the line above), inside that name's own entry
+# (``sentence.states_return``), gains ``RETURN``. The size of ``DEFAULT``, kept by a rule written first
+# (docs/documents.md).
+RETURN = 4.0
 _ONE_OPTION = r"--?[A-Za-z0-9?][\w.-]*(?:=<?[\w.|-]+>?| <[\w.|-]+>)?"
 _OPTION = re.compile(rf"{_ONE_OPTION}(?:\s*,\s*{_ONE_OPTION})*")
 _HOW = r"^\s*how\s+(?:do|can|should)\s+(?:i|you|we)\b|^\s*how\s+to\b"  # "How do I ...?", "How to ...?"
@@ -496,6 +501,9 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     if DEFAULT and sentence.asks_default(question):
         bonus = bonus + DEFAULT * np.asarray([sentence.states_default(texts[a.passage], question, a.start)
                                               for a in found])
+    name = sentence.returned(question) if RETURN else None
+    if name is not None:
+        bonus = bonus + RETURN * np.asarray([sentence.states_return(texts[a.passage], name, a.start) for a in found])
     subject = sentence.defined(question)
     if subject is not None and DEFINITION:
         bonus = bonus + DEFINITION * np.asarray([sentence.introduces(texts[a.passage], subject, a.start)

@@ -182,6 +182,64 @@ def states_default(text: str, question: str, start: int) -> bool:
     return assigned is not None and assigned.search(before) is not None
 
 
+# "What does/do/should/may/will/can X return ...?": X holds the name whose return value is asked (``returned``)
+_RETURN_QUESTION = re.compile(r"^\s*what\s+(?:does|do|did|should|may|might|will|would|can|could|must)\s+(?P<x>.+?)\s+"
+                              r"return\b", re.IGNORECASE)
+_CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(|\b)")
+_CODE_LIKE = re.compile(r"[_.(]|[a-z][A-Z]")
+_NAMED_BY = re.compile(r"([A-Za-z_$][\w$]*)\s+(?:method|function|call|command|macro)\b", re.IGNORECASE)
+# the words just before a span that say it is what is returned, on its line: a signature's "→ str", "Return(s) ..." at
+# the start of a line, a sentence or a table cell, "it returns ...", "The functions returns ...", "Return value: ..."
+_RETURN_SAID = re.compile(r"(?:(?:^|[.:;|]\s+|\s[-\u2013\u2014]\s+)Returns?:?\s+"
+                          r"|(?i:\b(?:it|this|which|that|functions?|methods?)\s+returns\s+)"
+                          r"|(?:\u2192|->)\s*|(?i:\breturn\s+(?:value|type)\s*(?:is\s+|:\s*)))['\"`(\[]?$")
+_RETURNS_HEADING = re.compile(r"^[ \t]*(?:Returns?|Return\s+(?:type|value)s?)[ \t]*:?[ \t]*$", re.IGNORECASE)
+# a signature at a line's start, after at most three words (a type, "class", a prompt): its name, before "("
+_SIGNATURE_LINE = re.compile(r"^[ \t]*(?:[\w\[\]<>*&:.]+[ \t]+){0,3}?"
+                             r"(?P<name>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(", re.MULTILINE)
+ENTRY_BACK = 400  # how far before a span its entry's signature is looked for
+NAME_BACK = 200  # where no signature is, how near before a span the name must stand
+
+
+@functools.lru_cache(maxsize=64)
+def returned(question: str) -> str | None:
+    """The name a question asks the return value of ("keys" for "What does SortedDict.keys() return?", "split" for
+    "What should a flowable's split method return ...?"); None for any other question."""
+    m = _RETURN_QUESTION.match(question)
+    if not m:
+        return None
+    subject = m.group("x")
+    names = [n.rstrip("(") for n in _CODE_NAME.findall(subject)]
+    code = [n for n in names if _CODE_LIKE.search(n) or n + "(" in subject]
+    named = _NAMED_BY.search(subject)
+    name = code[-1] if code else named.group(1) if named else names[-1] if len(names) == 1 else None
+    return name.rsplit(".", 1)[-1] if name else None
+
+
+def _last_part(name: str) -> str:
+    return name.rsplit(".", 1)[-1].lower()
+
+
+def states_return(text: str, name: str, start: int) -> bool:
+    """Whether ``text`` says, just before what starts at ``start`` (on its line, or a "Returns:" line above), that it
+    is what ``name`` (``returned``) returns, inside ``name``'s own entry: the last signature line before it names
+    ``name`` or, where there is none, ``name`` stands just before it."""
+    line = text.rfind("\n", 0, start) + 1
+    before = text[max(line, start - 80):start]
+    if not _RETURN_SAID.search(before):
+        if before.strip():
+            return False
+        above = text.rfind("\n", 0, max(line - 1, 0)) + 1
+        if line == 0 or not _RETURNS_HEADING.match(text[above:line - 1]):
+            return False
+    window = text[max(0, start - ENTRY_BACK):start]
+    signatures = list(_SIGNATURE_LINE.finditer(window))
+    if signatures:
+        return _last_part(signatures[-1].group("name")) == name.lower()
+    near = text[max(0, start - NAME_BACK):start]
+    return re.search(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])", near, re.IGNORECASE) is not None
+
+
 def overlaps(question: str, texts: Iterable[str], spans: Iterable[tuple[int, int, int]]) -> list[float]:
     """``Sentences.overlap`` of each (passage, start, end) span, each passage analysed once."""
     q = question_terms(question)
