@@ -411,9 +411,11 @@ def answers_from_logits(
     the question asks for a name (``NAME_QUESTION``), and ``OPTION`` for a span that is a command-line option
     (``is_option``) where it asks for an option, a flag or a switch (``OPTION_QUESTION``), and ``DEFINITION`` for a span
     the text introduces as the definition of what the question asks about (``sentence.introduces``, where
-    ``sentence.defined`` finds one), and ``DEFAULT`` for a span its line gives as a default where the question asks
-    for one (``sentence.states_default``): each score ``s`` becomes ``s * exp(weight * overlap - ECHO * echo -
-    HEADING * heading + CODE * code + OPTION * option + DEFINITION * definition + DEFAULT * default)``, renormalised
+    ``sentence.defined`` finds one), ``DEFAULT`` for a span its line gives as a default where the question asks
+    for one (``sentence.states_default``), and ``RETURN`` for a span the entry of the name a question asks the return
+    value of gives as it (``sentence.states_return``): each score ``s`` becomes ``s * exp(weight * overlap - ECHO *
+    echo - HEADING * heading + CODE * code + OPTION * option + DEFINITION * definition + DEFAULT * default + RETURN *
+    returned)``, renormalised
     over what the spans listed add (still in [0, 1]). With a ``passage_bias`` (retrieved passages), that ranking chooses
     the passage and the answer is then chosen within it as if the request had named it (``_within_chosen_passage``).
     """
@@ -483,8 +485,8 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
 def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weight: float,
                  titles: Sequence[str | None] | None = None,
                  marks: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
-    """``found`` ranked again with the sentence term, the echo, the heading, the code, the option, the definition and
-    the default (``answers_from_logits``), best first."""
+    """``found`` ranked again with the sentence term, the echo, the heading, the code, the option, the definition, the
+    default and the return value (``answers_from_logits``), best first."""
     if not found:
         return found
     bonus = weight * np.asarray(sentence.overlaps(question, texts, [(a.passage, a.start, a.end) for a in found]))

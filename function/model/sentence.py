@@ -21,7 +21,9 @@ bare repository is normally an ...", a glossary's term alone on the line above i
 so introduces (``introduces``) gains ``function.model.reader.DEFINITION`` (surface patterns for definitions, as
 question answering matched them before neural readers: Ravichandran and Hovy 2002). So has a question that asks for a
 default (``asks_default``): a span its line gives as one ("defaults to 90 days", "(def: 2MB)", a signature's "lazy:
-bool = False") gains ``function.model.reader.DEFAULT`` (``states_default``).
+bool = False") gains ``function.model.reader.DEFAULT`` (``states_default``). And so has a question that asks what a name
+returns (``returned``): a span that name's own entry gives as its return value (a signature's "→ str", "Return new
+sorted keys view ...", "Returns:" on the line above) gains ``function.model.reader.RETURN`` (``states_return``).
 
 Both weights were chosen on both dev sets, the SQuAD dev questions and the documentation benchmark's dev part
 (``docs/retrieval.md``, "The question's words in the answer's sentence"). Asked alone, SQuAD would take 8, but
