@@ -200,7 +200,7 @@ def command_line(text: str, start: int, end: int) -> tuple[int, int]:
 HOW_QUESTION = re.compile(_HOW, re.IGNORECASE)
 # The longest call or assignment an answer is widened to (``whole_call``): one statement on one line.
 WIDEST_CALL = 80
-_CALLED_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+_CALLED_NAME = re.compile(sentence.DOTTED_NAME)
 _VALUE = re.compile(r"=(?![=>])(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s;,)\]}]+)")
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 _DECLARED = re.compile(r"[A-Za-z_][\w.]*[*&]*\s+[*&]*[A-Za-z_]\w*")  # "picture pic", "string s": a signature
@@ -489,27 +489,26 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     default and the return value (``answers_from_logits``), best first."""
     if not found:
         return found
+
+    def each(test) -> np.ndarray:  # one value per span, ``test(text, answer)``
+        return np.asarray([test(texts[a.passage], a) for a in found], dtype=np.float64)
+
     bonus = weight * np.asarray(sentence.overlaps(question, texts, [(a.passage, a.start, a.end) for a in found]))
-    bonus = bonus - sentence.ECHO * np.asarray([sentence.echoes(question, texts[a.passage][a.start:a.end])
-                                                for a in found])
+    bonus -= sentence.ECHO * each(lambda t, a: sentence.echoes(question, t[a.start:a.end]))
     if titles is not None:
-        bonus = bonus - HEADING * np.asarray([in_heading(texts[a.passage], titles[a.passage], a.start, a.end)
-                                              for a in found])
+        bonus -= HEADING * each(lambda t, a: in_heading(t, titles[a.passage], a.start, a.end))
     if marks is not None and any(m is not None and len(m) for m in marks) and NAME_QUESTION.search(question):
-        bonus = bonus + CODE * np.asarray([is_code(texts[a.passage], marks[a.passage], a.start, a.end)
-                                           for a in found])
+        bonus += CODE * each(lambda t, a: is_code(t, marks[a.passage], a.start, a.end))
     if OPTION_QUESTION.search(question):
-        bonus = bonus + OPTION * np.asarray([is_option(texts[a.passage][a.start:a.end]) for a in found])
+        bonus += OPTION * each(lambda t, a: is_option(t[a.start:a.end]))
     if DEFAULT and sentence.asks_default(question):
-        bonus = bonus + DEFAULT * np.asarray([sentence.states_default(texts[a.passage], question, a.start)
-                                              for a in found])
-    name = sentence.returned(question) if RETURN else None
-    if name is not None:
-        bonus = bonus + RETURN * np.asarray([sentence.states_return(texts[a.passage], name, a.start) for a in found])
+        bonus += DEFAULT * each(lambda t, a: sentence.states_default(t, question, a.start))
+    name = sentence.returned(question)
+    if RETURN and name is not None:
+        bonus += RETURN * each(lambda t, a: sentence.states_return(t, name, a.start))
     subject = sentence.defined(question)
-    if subject is not None and DEFINITION:
-        bonus = bonus + DEFINITION * np.asarray([sentence.introduces(texts[a.passage], subject, a.start)
-                                                 for a in found])
+    if DEFINITION and subject is not None:
+        bonus += DEFINITION * each(lambda t, a: sentence.introduces(t, subject, a.start))
     scores = np.asarray([a.score for a in found], dtype=np.float64)
     lifted = scores * np.exp(bonus)
     lifted = lifted / (1.0 + (lifted - scores).sum())  # the other spans' mass as it was

@@ -187,7 +187,8 @@ def states_default(text: str, question: str, start: int) -> bool:
 # "What does/do/should/may/will/can X return ...?": X holds the name whose return value is asked (``returned``)
 _RETURN_QUESTION = re.compile(r"^\s*what\s+(?:does|do|did|should|may|might|will|would|can|could|must)\s+(?P<x>.+?)\s+"
                               r"return\b", re.IGNORECASE)
-_CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(|\b)")
+DOTTED_NAME = r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*"  # a name as code writes it: "canvas.drawInlineImage", "$el"
+_CODE_NAME = re.compile(DOTTED_NAME + r"(?:\(|\b)")
 _CODE_LIKE = re.compile(r"[_.(]|[a-z][A-Z]")
 _NAMED_BY = re.compile(r"([A-Za-z_$][\w$]*)\s+(?:method|function|call|command|macro)\b", re.IGNORECASE)
 # the words just before a span that say it is what is returned, on its line: a signature's "→ str", "Return(s) ..." at
@@ -198,7 +199,7 @@ _RETURN_SAID = re.compile(r"(?:(?:^|[.:;|]\s+|\s[-\u2013\u2014]\s+)Returns?:?\s+
 _RETURNS_HEADING = re.compile(r"^[ \t]*(?:Returns?|Return\s+(?:type|value)s?)[ \t]*:?[ \t]*$", re.IGNORECASE)
 # a signature at a line's start, after at most three words (a type, "class", a prompt): its name, before "("
 _SIGNATURE_LINE = re.compile(r"^[ \t]*(?:[\w\[\]<>*&:.]+[ \t]+){0,3}?"
-                             r"(?P<name>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(", re.MULTILINE)
+                             rf"(?P<name>{DOTTED_NAME})\(", re.MULTILINE)
 ENTRY_BACK = 400  # how far before a span its entry's signature is looked for
 NAME_BACK = 200  # where no signature is, how near before a span the name must stand
 
