@@ -227,6 +227,20 @@ def test_term_of_entry_stops_an_answer_at_the_term_before_its_description(span, 
     assert span[:term_of_entry(span, 0, len(span))] == term
 
 
+@pytest.mark.parametrize("text, span, term", [
+    ("Settings\nlogging_collector (boolean)\nEnables it.", "logging_collector (boolean)", "logging_collector"),
+    ("- lazy (bool) \u2013 Lazy-load.", "lazy (bool)", "lazy"),  # a list item's parameter
+    ("work_mem (integer)", "work_mem (integer", "work_mem"),
+    ("shared_buffers (floating point)", "shared_buffers (floating point)", "shared_buffers"),
+    ("Set port (default 5) here", "port (default 5)", "port (default 5)"),  # not a line's start, not a type
+    ("x\npoints (1/72 of an inch)", "points (1/72 of an inch)", "points (1/72 of an inch)"),  # not words
+    ("x\nf (x) y", "f (x) y", "f (x) y"),  # more after the bracket
+])
+def test_a_parameter_s_head_answers_its_name_without_the_type(text, span, term):
+    a = text.index(span)
+    assert text[a:term_of_entry(text, a, a + len(span))] == term
+
+
 @pytest.mark.parametrize("question, span, want", [
     ("Which file holds pam_env's rules?", "config file /etc/security/pam_env.conf", "/etc/security/pam_env.conf"),
     ("Which skeleton directory is copied?", "The skeleton directory (usually /etc/skel/)", "/etc/skel/"),
@@ -374,6 +388,12 @@ def test_with_a_passage_bias_scores_are_a_softmax_over_every_candidate_span():
     ('the value "a1762" here', 'a1762"', '"a1762"'),
     ('the value "a1762" here', '"a1762', '"a1762"'),
     ('say "hi" and "bye"', '"hi" and "bye"', '"hi" and "bye"'),  # paired: left as it is
+    ("Default is 'shmem'.", "shmem'", "'shmem'"),  # a single quote takes in its pair beside the answer
+    ("Default is 'shmem'.", "'shmem", "'shmem'"),
+    ("a \u2018b\u2019 here", "b\u2019", "\u2018b\u2019"),
+    ("the users' files", "users'", "users'"),  # an apostrophe: no quote before it
+    ("don't stop", "don't", "don't"),
+    ("'a' or 'b'", "a' or 'b", "a' or 'b"),  # more than one quote: left as it is
     ("two numbers in points (1/72 of an inch) each", "numbers in points (1/72 of an inch",
      "numbers in points (1/72 of an inch)"),  # a bracket it opens takes in its ")"
     ("f(a, g(b) and c) here", "f(a, g(b", "f(a, g(b) and c)"),  # the first one it leaves open

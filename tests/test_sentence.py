@@ -107,6 +107,9 @@ def test_the_question_lifts_the_span_whose_sentence_says_what_it_asks():
     ("Which Session method mounts an adapter?", "requests.Session()", True),
     ("Which Session method mounts an adapter?", "Session.mount", False),  # its last part is not the question's
     ("Which method of Adapter sends a request?", "Adapter.send", False),
+    ("Which parameter enables the logging collector?", "logging_collector", False),  # an identifier spelt in words
+    ("Which Components method adds a security scheme?", "security_scheme", False),
+    ("Which pam_exec option uses PAM_EXEC?", "pam_exec", True),  # the question writes it itself
 ])
 def test_echoes_says_whether_an_answer_is_the_question_s_own_words(question, answer, echo):
     assert echoes(question, answer) is echo
@@ -523,6 +526,82 @@ def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, qu
 
     assert asks_default(question)
     assert states_default(text, question, text.rindex(span)) is stated
+
+
+@pytest.mark.parametrize("question, alternatives", [
+    ("Is SSL on or off by default in Pgpool-II?", ("on", "off")),
+    ("Are Asymptote function arguments passed by value or by reference?", ("by value", "by reference")),
+    ("Are start and stop of islice inclusive or exclusive?", ("inclusive", "exclusive")),
+    ("Does it take one or more workers?", ()),  # a bound, not a choice
+    ("Which Python 3.8 or later release added it?", ()),
+    ("What does git rebase do?", ()),
+])
+def test_offered_reads_the_answers_a_question_allows(question, alternatives):
+    from function.model.sentence import offered
+
+    assert offered(question) == alternatives
+
+
+@pytest.mark.parametrize("span, offered, want", [
+    ("off", ("on", "off"), True),
+    ("Off.", ("on", "off"), True),
+    ("passed by value", ("by value", "by reference"), True),  # after at most two words
+    ("Default is off", ("on", "off"), True),
+    ("for both the frontend and backend. Default is off", ("on", "off"), False),  # a sentence that ends with one
+    ("offset", ("on", "off"), False),  # whole words
+])
+def test_is_offered_says_whether_a_span_is_one_of_the_answers_offered(span, offered, want):
+    from function.model.sentence import is_offered
+
+    assert is_offered(span, offered) is want
+
+
+def test_an_answer_the_question_offers_wins():
+    text = "The flag reads 0|1 here. The flag is off by default."
+    # the reader prefers "0|1" (6 + 5.5) to "off" (5 + 5)
+    passage, b, start, end = _two_spans(text, "0|1", "off", [6.0, 5.0], [5.5, 5.0])
+
+    def best(asked):
+        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=asked)
+        return text[found[0].start:found[0].end]
+
+    assert best("Is the flag on or off?") == "off"
+    assert best("What does the flag read?") == "0|1"
+
+
+_PARAMETERS = ("health_check_timeout (integer)\nSpecifies the timeout. Default value is 20 seconds.\n\n"
+               "health_check_period (integer)\nSpecifies the interval. Default is 0 seconds: disabled.\n")
+
+
+@pytest.mark.parametrize("text, question, span, owner", [
+    (_PARAMETERS, "What is the default health_check_timeout?", "20", 1),  # the entry asked about
+    (_PARAMETERS, "What is the default health_check_timeout?", "0", -1),  # the next parameter's default
+    (_PARAMETERS, "What is the default health_check_period?", "0", 1),
+    (_PARAMETERS, "What is the default health_check_period?", "20", -1),
+    (_PARAMETERS, "What is the default timeout?", "0", 1),  # no entry of the question's: nothing to tell
+    ("pop(index=-1)\nRemove the item. Default is the last.\n\nadd(value)\nDefault is none.",
+     "Which item does SortedList.pop remove by default?", "none", -1),  # a dotted name's last part, signatures
+    ("max_pool (integer)\nOptions\nDefault is 4.", "What is the default max_pool?", "4", 1),  # a plain word: no head
+    ("path\n\nDefault: path.resolve(process.cwd())\n", "What is the default path?", "path.resolve", 1),  # its own line
+])
+def test_default_owner_says_whether_a_stated_default_is_the_entry_s_the_question_names(text, question, span, owner):
+    from function.model.sentence import default_owner, names_entry
+
+    start = text.rindex(span)
+    assert default_owner(text, question, start, names_entry(text, question)) == owner
+
+
+def test_a_default_of_the_entry_asked_about_wins_over_the_next_entry_s():
+    """The reader prefers the next parameter's default (6 + 5.5 against 5 + 5); the question names the first."""
+    passage, b, start, end = _two_spans(_PARAMETERS, "20", "0", [5.0, 6.0], [5.0, 5.5])
+
+    def best(asked):
+        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[_PARAMETERS], question=asked)
+        return _PARAMETERS[found[0].start:found[0].end]
+
+    assert best("What is the default health_check_timeout?") == "20"
+    assert best("What is the default health_check_period?") == "0"
+    assert best("What is the default in seconds?") == "0"  # no entry named: the reader's choice
 
 
 @pytest.mark.parametrize("question, name", [

@@ -63,6 +63,9 @@ DEFAULT = 4.0
 # (``sentence.states_return``), gains ``RETURN``. The size of ``DEFAULT``, kept by a rule written first
 # (docs/documents.md).
 RETURN = 4.0
+# Where a question offers its answers ("on or off", "by value or by reference": ``sentence.offered``), a span that ends
+# with one of them (``sentence.is_offered``) gains ``ALTERNATIVE``. The size of ``DEFAULT``.
+ALTERNATIVE = 4.0
 _ONE_OPTION = r"--?[A-Za-z0-9?][\w.-]*(?:=<?[\w.|-]+>?| <[\w.|-]+>)?"
 _OPTION = re.compile(rf"{_ONE_OPTION}(?:\s*,\s*{_ONE_OPTION})*")
 _HOW = r"^\s*how\s+(?:do|can|should)\s+(?:i|you|we)\b|^\s*how\s+to\b"  # "How do I ...?", "How to ...?"
@@ -178,6 +181,10 @@ def _bracket_end(text: str, i: int, stop: int, default: int) -> int:
 
 
 _TERM_DASH = re.compile(r"(\S*[^\W\d]\S*) [-\u2013\u2014] \S")  # a term with a letter: not "1914 - 1918"
+# a name at a line's start and its type in brackets, the line's end or a dash after them: "logging_collector (boolean)"
+_LINE_LEAD = re.compile(r"[ \t]*(?:[-*\u2022][ \t]+)?")
+_TYPED_NAME = re.compile(r"[ \t]*([^\s()]+)[ \t]+\([A-Za-z]+(?:[ \t]+[A-Za-z]+){0,2}\)"
+                         r"(?=[ \t]*(?:[-\u2013\u2014]|\n|$))")
 _ASKS_FOR_A_PATH = re.compile(r"\b(?:files?|director(?:y|ies)|folders?|paths?)\b", re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]*)*"
                    r"|(?<![\w/])[\w.-]+\.(?:conf|cfg|ini|json|ya?ml|toml|txt|rc)\b")
@@ -231,7 +238,12 @@ def whole_call(question: str | None, text: str, start: int, end: int) -> tuple[i
 def term_of_entry(text: str, start: int, end: int) -> int:
     """Where an answer that runs from a term into its description ends: at the term. "opts.string - a string or
     array of strings ..." (a Markdown list's "term - description", a manual page's "name - summary") answers
-    "opts.string"; a span whose first word is not followed by a dash is left as it is."""
+    "opts.string"; a span whose first word is not followed by a dash is left as it is. A parameter's head that starts
+    its line, "logging_collector (boolean)" or "lazy (bool) – ...", answers its name without the type."""
+    if _LINE_LEAD.fullmatch(text, text.rfind("\n", 0, start) + 1, start):  # the span starts its line or list item
+        typed = _TYPED_NAME.match(text, start)
+        if typed and typed.end(1) < end:
+            return typed.end(1)
     m = _TERM_DASH.match(text, start, end)
     return start + len(m.group(1)) if m else end
 
@@ -337,10 +349,28 @@ def edges(text: str, start: int, end: int) -> tuple[int, int]:
             start -= 1
         elif end < len(text) and text[end] == '"':
             end += 1
+    start, end = _single_quoted(text, start, end)
     opened = _unclosed(text, start, end)
     if opened is not None:  # "points (1/72 of an inch" takes in its ")"
         end = _bracket_end(text, opened, min(len(text), end + WIDEST_CLOSE), end)
     return trim(text, start, end)
+
+
+_CLOSING = {"'": "'", "\u2019": "\u2018"}  # a closing single quote and the quote that opens it
+
+
+def _single_quoted(text: str, start: int, end: int) -> tuple[int, int]:
+    """A value in single quotes whole: an answer whose one single quote ends it takes in its opening quote just before
+    it ("shmem'" of "'shmem'" -> "'shmem'"), one whose one quote starts it the closing quote just after it. A single
+    quote is also an apostrophe ("users'", "don't"), so nothing is taken in without its pair beside the answer."""
+    span = text[start:end]
+    if not span or sum(span.count(q) for q in "'\u2018\u2019") != 1:
+        return start, end
+    if span[-1] in _CLOSING and start > 0 and text[start - 1] == _CLOSING[span[-1]]:
+        return start - 1, end
+    if span[0] in ("'", "\u2018") and end < len(text) and text[end] == ("'" if span[0] == "'" else "\u2019"):
+        return start, end + 1
+    return start, end
 
 
 def _unclosed(text: str, start: int, end: int) -> int | None:
@@ -494,7 +524,9 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
         return np.asarray([test(texts[a.passage], a) for a in found], dtype=np.float64)
 
     bonus = weight * np.asarray(sentence.overlaps(question, texts, [(a.passage, a.start, a.end) for a in found]))
-    bonus -= sentence.ECHO * each(lambda t, a: sentence.echoes(question, t[a.start:a.end]))
+    alternatives = sentence.offered(question)  # "on or off": an answer offered is the question's words, not an echo
+    bonus -= sentence.ECHO * each(lambda t, a: sentence.echoes(question, t[a.start:a.end])
+                                  and not (alternatives and sentence.is_offered(t[a.start:a.end], alternatives)))
     if titles is not None:
         bonus -= HEADING * each(lambda t, a: in_heading(t, titles[a.passage], a.start, a.end))
     if marks is not None and any(m is not None and len(m) for m in marks) and NAME_QUESTION.search(question):
@@ -502,10 +534,14 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     if OPTION_QUESTION.search(question):
         bonus += OPTION * each(lambda t, a: is_option(t[a.start:a.end]))
     if DEFAULT and sentence.asks_default(question):
-        bonus += DEFAULT * each(lambda t, a: sentence.states_default(t, question, a.start))
+        entry_read = any(sentence.names_entry(texts[p], question) for p in {a.passage for a in found})
+        bonus += DEFAULT * each(lambda t, a: sentence.states_default(t, question, a.start)
+                                and sentence.default_owner(t, question, a.start, entry_read))
     name = sentence.returned(question)
     if RETURN and name is not None:
         bonus += RETURN * each(lambda t, a: sentence.states_return(t, name, a.start))
+    if ALTERNATIVE and alternatives:
+        bonus += ALTERNATIVE * each(lambda t, a: sentence.is_offered(t[a.start:a.end], alternatives))
     subject = sentence.defined(question)
     if DEFINITION and subject is not None:
         bonus += DEFINITION * each(lambda t, a: sentence.introduces(t, subject, a.start))

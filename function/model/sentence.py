@@ -60,6 +60,7 @@ DEFINED_WORDS = 4
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _DOTTED = re.compile(r"[\w.]*\w\.([A-Z]\w*)(?:\(\))?")  # a dotted name; its last part, a class's name
 _JOINERS = re.compile(r"(?<=\w)[-_](?=\w)|\s+")
+_IDENTIFIER = re.compile(r"[^\W_]_+[^\W_]")  # an underscore between two words: "logging_collector"
 
 
 class Sentences:
@@ -106,12 +107,16 @@ def echoes(question: str, answer: str) -> bool:
     """Whether ``answer`` is the question's own words: its text, case kept, with hyphens, underscores and white
     space read alike, stands whole in the question ("pam_exec" for "Which pam_exec option ...?", "git-grep" for
     "How do I get git grep to ...?"). A literal made from a question's word ("--short" for "the short format",
-    "DEBUG" for "debug namespaces") is not. A dotted name whose last part is a class named in the question is the
+    "DEBUG" for "debug namespaces") is not, nor an identifier the question spells in words ("logging_collector" for
+    "Which parameter enables the logging collector?"; "pam_exec" for "Which pam_exec option ...?" is). A dotted name
+    whose last part is a class named in the question is the
     question's subject, qualified ("apispec.core.APISpec" for "Which APISpec method ...?"); an attribute named after
     the question's word is not ("r.encoding" for "the encoding used ...")."""
     dotted = _DOTTED.fullmatch(answer.strip())
     if dotted:
         answer = dotted.group(1)
+    if _IDENTIFIER.search(answer) and answer.strip().casefold() not in question.casefold():
+        return False  # an identifier the question spells in words: "logging_collector" for "the logging collector"
     words = _JOINERS.sub(" ", answer).strip()
     spaced = _spaced(question)
     if not words or words not in spaced:  # most candidates: no pattern to build
@@ -184,6 +189,89 @@ def states_default(text: str, question: str, start: int) -> bool:
     return assigned is not None and assigned.search(before) is not None
 
 
+# "on or off", "inclusive or exclusive"; "by value or by reference": the alternatives a question offers (``offered``)
+_ONE_OR_ONE = re.compile(r"(?<![\w-])([\w-]+)\s+or\s+([\w-]+)(?![\w-])", re.IGNORECASE)
+_TWO_OR_TWO = re.compile(r"(?<![\w-])([\w-]+)\s+([\w-]+)\s+or\s+\1\s+([\w-]+)(?![\w-])", re.IGNORECASE)
+
+
+# "one or more", "3.8 or later", "or so": a bound or a hedge, not a choice
+_NOT_OFFERED = frozenset({"more", "less", "later", "earlier", "higher", "lower", "greater", "fewer", "above", "below",
+                          "newer", "older", "so", "not", "else", "other", "another", "both", "all"})
+
+
+@functools.lru_cache(maxsize=64)
+def offered(question: str) -> tuple[str, ...]:
+    """The answers a question offers, case-folded: two words joined by "or" ("on", "off" for "Is it on or off by
+    default?"), or two pairs of words that begin alike ("by value", "by reference"); () for any other question."""
+    m = _TWO_OR_TWO.search(question)
+    if m:
+        return (f"{m.group(1)} {m.group(2)}".casefold(), f"{m.group(1)} {m.group(3)}".casefold())
+    m = _ONE_OR_ONE.search(question)
+    if not m or m.group(2).casefold() in _NOT_OFFERED:
+        return ()
+    return (m.group(1).casefold(), m.group(2).casefold())
+
+
+def is_offered(span: str, alternatives: tuple[str, ...]) -> bool:
+    """Whether ``span`` is one of the ``alternatives`` (``offered``), or one after at most two words, as whole words:
+    "off", "passed by value"; not a sentence that ends with one."""
+    words = re.findall(r"[\w-]+", span.casefold())
+    return any(words[-len(a.split()):] == a.split() and len(words) <= len(a.split()) + 2 for a in alternatives)
+
+
+# an entry's head line that is not a signature: a name alone on its line, with a bracketed type or an "=value" at most
+# ("health_check_timeout (integer)", "nofile", "--prune", "user_readenv=0|1")
+_TERM_LINE = re.compile(r"^[ \t]*(?P<name>-{0,2}[A-Za-z_$][\w$.:-]*)(?:[ \t]*\([^()\n]{0,30}\)|=\S{1,30})?[ \t]*$",
+                        re.MULTILINE)
+_QUESTION_NAME = re.compile(r"-{0,2}[A-Za-z_$][\w$.:-]*")
+_CODE_SHAPED = re.compile(r"[_.$]|::|^-|[a-z][A-Z]")
+
+
+def _name_part(name: str) -> str:
+    """A head's or a question's name as compared: a dotted name's last part, case-folded ("SortedDict.popitem" ->
+    "popitem")."""
+    return re.split(r"\.|::", name.rstrip(".:"))[-1].casefold()
+
+
+@functools.lru_cache(maxsize=64)
+def _question_names(question: str) -> frozenset[str]:
+    return frozenset(_name_part(n) for n in _QUESTION_NAME.findall(question))
+
+
+@functools.lru_cache(maxsize=64)
+def _heads(text: str) -> tuple[tuple[int, str, bool], ...]:
+    """The head lines of ``text``'s entries in order: (where the line starts, its name as compared, whether it is a
+    signature or its name is code-shaped, so that it heads an entry whatever the question)."""
+    found = [(m.start(), m.group("name"), True) for m in _HEAD_SIGNATURE.finditer(text)]
+    found += [(m.start(), m.group("name"), bool(_CODE_SHAPED.search(m.group("name"))))
+              for m in _TERM_LINE.finditer(text)]
+    return tuple(sorted((at, _name_part(name), code) for at, name, code in found))
+
+
+def names_entry(text: str, question: str) -> bool:
+    """Whether a head line of ``text`` names a word of the question: the entry asked about is there."""
+    names = _question_names(question)
+    return any(name in names for _, name, _ in _heads(text))
+
+
+def default_owner(text: str, question: str, start: int, entry_read: bool) -> int:
+    """Whose default a span at ``start`` that its line states as one (``states_default``) is: -1 where the last head
+    line before it heads another entry (a signature or a code-shaped name that is not a word of the question) while
+    the entry asked about is among the passages read (``entry_read``: ``names_entry`` of one of them), as
+    "health_check_period ... Default is 0" for "What is the default health_check_timeout?"; else 1 (the entry asked
+    about, or nothing to tell)."""
+    if not entry_read:
+        return 1
+    names = _question_names(question)
+    last = None
+    for at, name, code in _heads(text):
+        if at >= start:
+            break
+        if name in names or code:
+            last = name
+    return -1 if last is not None and last not in names else 1
+
+
 # "What does/do/should/may/will/can X return ...?": X holds the name whose return value is asked (``returned``)
 _RETURN_QUESTION = re.compile(r"^\s*what\s+(?:does|do|did|should|may|might|will|would|can|could|must)\s+(?P<x>.+?)\s+"
                               r"return\b", re.IGNORECASE)
@@ -200,6 +288,7 @@ _RETURNS_HEADING = re.compile(r"^[ \t]*(?:Returns?|Return\s+(?:type|value)s?)[ \
 # a signature at a line's start, after at most three words (a type, "class", a prompt): its name, before "("
 _SIGNATURE_LINE = re.compile(r"^[ \t]*(?:[\w\[\]<>*&:.]+[ \t]+){0,3}?"
                              rf"(?P<name>{DOTTED_NAME})\(", re.MULTILINE)
+_HEAD_SIGNATURE = re.compile(rf"^[ \t]*(?P<name>{DOTTED_NAME})\(", re.MULTILINE)  # "name(" at a line's start
 ENTRY_BACK = 400  # how far before a span its entry's signature is looked for
 NAME_BACK = 200  # where no signature is, how near before a span the name must stand
 
