@@ -63,8 +63,9 @@ DEFAULT = 4.0
 # (``sentence.states_return``), gains ``RETURN``. The size of ``DEFAULT``, kept by a rule written first
 # (docs/documents.md).
 RETURN = 4.0
-# Where a question offers its answers ("on or off", "by value or by reference": ``sentence.offered``), a span that ends
-# with one of them (``sentence.is_offered``) gains ``ALTERNATIVE``. The size of ``DEFAULT``.
+# Where a question offers its answers ("on or off", "by value or by reference": ``sentence.offered``), a span that is
+# one of them, or one after at most two words (``sentence.is_offered``), gains ``ALTERNATIVE`` and is no echo. The
+# size of ``DEFAULT``, kept by a rule written first (docs/documents.md).
 ALTERNATIVE = 4.0
 _ONE_OPTION = r"--?[A-Za-z0-9?][\w.-]*(?:=<?[\w.|-]+>?| <[\w.|-]+>)?"
 _OPTION = re.compile(rf"{_ONE_OPTION}(?:\s*,\s*{_ONE_OPTION})*")

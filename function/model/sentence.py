@@ -109,9 +109,9 @@ def echoes(question: str, answer: str) -> bool:
     "How do I get git grep to ...?"). A literal made from a question's word ("--short" for "the short format",
     "DEBUG" for "debug namespaces") is not, nor an identifier the question spells in words ("logging_collector" for
     "Which parameter enables the logging collector?"; "pam_exec" for "Which pam_exec option ...?" is). A dotted name
-    whose last part is a class named in the question is the
-    question's subject, qualified ("apispec.core.APISpec" for "Which APISpec method ...?"); an attribute named after
-    the question's word is not ("r.encoding" for "the encoding used ...")."""
+    whose last part is a class named in the question is the question's subject, qualified ("apispec.core.APISpec"
+    for "Which APISpec method ...?"); an attribute named after the question's word is not ("r.encoding" for "the
+    encoding used ...")."""
     dotted = _DOTTED.fullmatch(answer.strip())
     if dotted:
         answer = dotted.group(1)
