@@ -556,15 +556,19 @@ def test_is_offered_says_whether_a_span_is_one_of_the_answers_offered(span, offe
     assert is_offered(span, offered) is want
 
 
-def test_an_answer_the_question_offers_wins():
-    text = "The flag reads 0|1 here. The flag is off by default."
-    # the reader prefers "0|1" (6 + 5.5) to "off" (5 + 5)
-    passage, b, start, end = _two_spans(text, "0|1", "off", [6.0, 5.0], [5.5, 5.0])
+def _first_answer(text, first, second, starts, ends):
+    """``_two_spans``' passage and logits, and the answer a question then gets first."""
+    passage, b, start, end = _two_spans(text, first, second, starts, ends)
 
     def best(asked):
         found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=asked)
         return text[found[0].start:found[0].end]
+    return best
 
+
+def test_an_answer_the_question_offers_wins():
+    # the reader prefers "0|1" (6 + 5.5) to "off" (5 + 5)
+    best = _first_answer("The flag reads 0|1 here. The flag is off by default.", "0|1", "off", [6.0, 5.0], [5.5, 5.0])
     assert best("Is the flag on or off?") == "off"
     assert best("What does the flag read?") == "0|1"
 
@@ -593,12 +597,7 @@ def test_default_owner_says_whether_a_stated_default_is_the_entry_s_the_question
 
 def test_a_default_of_the_entry_asked_about_wins_over_the_next_entry_s():
     """The reader prefers the next parameter's default (6 + 5.5 against 5 + 5); the question names the first."""
-    passage, b, start, end = _two_spans(_PARAMETERS, "20", "0", [5.0, 6.0], [5.0, 5.5])
-
-    def best(asked):
-        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[_PARAMETERS], question=asked)
-        return _PARAMETERS[found[0].start:found[0].end]
-
+    best = _first_answer(_PARAMETERS, "20", "0", [5.0, 6.0], [5.0, 5.5])
     assert best("What is the default health_check_timeout?") == "20"
     assert best("What is the default health_check_period?") == "0"
     assert best("What is the default in seconds?") == "0"  # no entry named: the reader's choice
