@@ -230,32 +230,3 @@ def test_the_lead_is_the_first_retrieval_score_over_the_second_as_the_index_gave
     assert Reading([], [], [], scores=[2.0]).lead() is None  # one passage: nothing to be ahead of
     assert Reading([], [], [], scores=[2.0, 0.0]).lead() is None
     assert Reading([], [], []).lead() is None  # a context or passage ids: no retrieval
-
-
-_ENTRIES = ("process_management_strategy (enum)\nThe strategy to satisfy spare processes.\n\n"
-            "process_management_mode (enum)\nThe mode. Default is static.\n")
-
-
-@pytest.mark.parametrize("best, question, settles", [
-    ("satisfy", "What is the default process management strategy?", False),  # not stated as a default
-    ("static.", "What is the default process management strategy?", False),  # another entry's default
-    ("static.", "What is the default process management mode?", True),  # the default of the entry asked about
-])
-def test_a_default_question_s_first_passage_settles_only_with_the_default_of_the_entry_asked_about(best, question,
-                                                                                                   settles):
-    from tests.test_sentence import _two_spans
-
-    other = "satisfy" if best == "static." else "static."
-    passage, b, start, end = _two_spans(_ENTRIES, best, other, [9.0, 5.0], [9.0, 5.0])  # the model prefers ``best``
-    assert cascade.states_its_default(start, end, b, passage, _ENTRIES, question, 30) is settles
-
-
-def test_a_default_question_whose_first_passage_gives_no_default_reads_on(services, questions, monkeypatch):
-    """The model is sure of the first passage's span, but the question asks for a default and that span is none."""
-    off, on = services
-    question = several_passages(off, questions)
-    on.rt.inference.run = Spy("sure", "sure")
-    assert ask(on, question).passages_read == 1
-    monkeypatch.setattr("function.model.sentence.asks_default", lambda q: True)
-    on.rt.inference.run = spy = Spy("sure", "sure")
-    assert ask(on, question).passages_read > 1 and len(spy.runs) == 2

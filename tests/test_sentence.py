@@ -573,10 +573,6 @@ def test_an_answer_the_question_offers_wins():
     assert best("What does the flag read?") == "0|1"
 
 
-_STRATEGIES = ("process_management_mode (enum)\nThe mode. Default is static.\n\n"
-               "process_management_strategy (enum)\nThe strategy. Default is gentle.\n")
-_PORTS = ("port (integer)\nThe port number. Default is 9999.\n\n"
-          "pcp_port (integer)\nThe port number where the PCP process accepts connections. Default is 9898.\n")
 _PARAMETERS = ("health_check_timeout (integer)\nSpecifies the timeout. Default value is 20 seconds.\n\n"
                "health_check_period (integer)\nSpecifies the interval. Default is 0 seconds: disabled.\n")
 
@@ -591,38 +587,12 @@ _PARAMETERS = ("health_check_timeout (integer)\nSpecifies the timeout. Default v
      "Which item does SortedList.pop remove by default?", "none", -1),  # a dotted name's last part, signatures
     ("max_pool (integer)\nOptions\nDefault is 4.", "What is the default max_pool?", "4", 1),  # a plain word: no head
     ("path\n\nDefault: path.resolve(process.cwd())\n", "What is the default path?", "path.resolve", 1),  # its own line
-    # the entry spelled in words: all three parts against two of them
-    (_STRATEGIES, "What is the default process management strategy?", "gentle", 1),
-    (_STRATEGIES, "What is the default process management strategy?", "static", -1),
-    (_STRATEGIES, "What is the default process management mode?", "static", 1),
-    # "port" is a plain word and pgpool's own parameter; "PCP" and "port" cover pcp_port more
-    (_PORTS, "Which port does PCP listen on by default?", "9898", 1),
-    (_PORTS, "Which port does PCP listen on by default?", "9999", -1),
-    (_PORTS, "What is the default port?", "9999", 1),  # one part covered: the literal word, as before
-    (_PORTS, "What is the default port?", "9898", -1),
-    (_PORTS, "Which port does it listen on by default?", "9898", -1),
 ])
 def test_default_owner_says_whether_a_stated_default_is_the_entry_s_the_question_names(text, question, span, owner):
-    from function.model.sentence import asked_entries, default_owner
+    from function.model.sentence import default_owner, names_entry
 
     start = text.rindex(span)
-    assert default_owner(text, question, start, asked_entries([text], question)) == owner
-
-
-@pytest.mark.parametrize("texts, question, asked", [
-    ([_STRATEGIES], "What is the default process management strategy?", {"process_management_strategy"}),
-    ([_STRATEGIES], "What is the default process_management_mode?", {"process_management_mode"}),  # literal code
-    ([_PORTS], "Which port does PCP listen on by default?", {"pcp_port"}),
-    ([_PORTS], "What is the default timeout?", set()),  # no head's part covered
-    (["wd_lifecheck_query (string)\nDefault is \"SELECT 1\".\n\nwd_lifecheck_dbname (string)\nDefault is x.\n"],
-     "Which query does the watchdog use for life checks by default?", {"wd_lifecheck_query"}),  # joined, plural
-    ([_PORTS, _STRATEGIES], "What is the default management strategy of PCP?", {"process_management_strategy"}),
-    ([], "What is the default port?", set()),
-])
-def test_the_entries_a_default_question_asks_about_are_those_its_words_cover_most(texts, question, asked):
-    from function.model.sentence import asked_entries
-
-    assert asked_entries(texts, question) == frozenset(asked)
+    assert default_owner(text, question, start, names_entry(text, question)) == owner
 
 
 def test_a_default_of_the_entry_asked_about_wins_over_the_next_entry_s():

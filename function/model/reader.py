@@ -471,7 +471,7 @@ def answers_from_logits(
         found.append(Answer(s.passage, start, end, s.score))
     if ranked:
         # across retrieved passages a heading's span still tells which passage answers; within it, not what
-        found = _by_sentence(found, question, texts, sentence_weight, titles, marks, headings=passage_bias is None)
+        found = _by_sentence(found, question, texts, sentence_weight, titles if passage_bias is None else None, marks)
     if ranked and passage_bias is not None and found:
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
                                        windows, question, titles, marks)
@@ -515,9 +515,9 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
 
 def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weight: float,
                  titles: Sequence[str | None] | None = None,
-                 marks: Sequence[np.ndarray | None] | None = None, headings: bool = True) -> list[Answer]:
-    """``found`` ranked again with the sentence term, the echo, the heading (where ``headings``), the code, the option,
-    the definition, the default and the return value (``answers_from_logits``), best first."""
+                 marks: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
+    """``found`` ranked again with the sentence term, the echo, the heading, the code, the option, the definition, the
+    default and the return value (``answers_from_logits``), best first."""
     if not found:
         return found
 
@@ -528,20 +528,16 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     alternatives = sentence.offered(question)  # "on or off": an answer offered is the question's words, not an echo
     bonus -= sentence.ECHO * each(lambda t, a: sentence.echoes(question, t[a.start:a.end])
                                   and not (alternatives and sentence.is_offered(t[a.start:a.end], alternatives)))
-    if titles is not None and headings:
+    if titles is not None:
         bonus -= HEADING * each(lambda t, a: in_heading(t, titles[a.passage], a.start, a.end))
     if marks is not None and any(m is not None and len(m) for m in marks) and NAME_QUESTION.search(question):
         bonus += CODE * each(lambda t, a: is_code(t, marks[a.passage], a.start, a.end))
     if OPTION_QUESTION.search(question):
         bonus += OPTION * each(lambda t, a: is_option(t[a.start:a.end]))
     if DEFAULT and sentence.asks_default(question):
-        def title(p: int) -> str | None:
-            return None if titles is None else titles[p]
-        read = sorted({a.passage for a in found})
-        asked = sentence.asked_entries([texts[p] for p in read], question, [title(p) for p in read])
-        bonus += DEFAULT * np.asarray([sentence.states_default(texts[a.passage], question, a.start)
-                                       and sentence.default_owner(texts[a.passage], question, a.start, asked,
-                                                                  title(a.passage)) for a in found], dtype=np.float64)
+        entry_read = any(sentence.names_entry(texts[p], question) for p in {a.passage for a in found})
+        bonus += DEFAULT * each(lambda t, a: sentence.states_default(t, question, a.start)
+                                and sentence.default_owner(t, question, a.start, entry_read))
     name = sentence.returned(question)
     if RETURN and name is not None:
         bonus += RETURN * each(lambda t, a: sentence.states_return(t, name, a.start))

@@ -38,7 +38,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from function.retrieval.terms import located_terms, query_terms
 
@@ -248,80 +248,28 @@ def _heads(text: str) -> tuple[tuple[int, str, bool], ...]:
     return tuple(sorted((at, _name_part(name), code) for at, name, code in found))
 
 
-# words that say nothing of which entry a question asks about (``_covered``)
-_COVER_STOP = frozenset({"a", "an", "the", "of", "by", "is", "are", "what", "which", "does", "do", "default",
-                         "defaults", "to", "for", "in", "on", "at", "it", "its", "and", "or", "if", "when", "how"})
-
-
-@functools.lru_cache(maxsize=64)
-def _cover_words(question: str) -> frozenset[str]:
-    """The forms a question's words cover a name's part with: each word (case-folded), without a final "s", and two
-    neighbouring words joined ("life checks" -> "lifechecks", "lifecheck")."""
-    words = re.findall(r"[a-z0-9]+", question.casefold())
-    forms = set(words) | {a + b for a, b in zip(words, words[1:], strict=False)}
-    forms |= {w[:-1] for w in forms if len(w) > 3 and w.endswith("s")}
-    return frozenset(forms - _COVER_STOP)
-
-
-def _covered(name: str, question: str) -> int:
-    """How many parts of a head's ``name`` (as compared: between "_" and "-") the question's words cover."""
-    forms = _cover_words(question)
-    return sum(part in forms for part in re.split(r"[_-]+", name) if part and part not in _COVER_STOP)
-
-
-@functools.lru_cache(maxsize=64)
-def _title_head(title: str | None) -> tuple[tuple[int, str, bool], ...]:
-    """The entry a passage starts inside, as a head line before its text (at -1): ingestion ends the title of such a
-    passage with that entry's name ("... > auto_failback (boolean)", ``split._continued``); () where the title's last
-    part is not an entry's head (a section heading)."""
-    last = (title or "").rsplit(" > ", 1)[-1].strip()
-    if " > " not in (title or "") or "\n" in last:
-        return ()
-    m = _HEAD_SIGNATURE.match(last) or _TERM_LINE.fullmatch(last)
-    if not m:
-        return ()
-    name = m.group("name")
-    return ((-1, _name_part(name), m.re is _HEAD_SIGNATURE or bool(_CODE_SHAPED.search(name))),)
-
-
-def asked_entries(texts: Sequence[str], question: str,
-                  titles: Sequence[str | None] | None = None) -> frozenset[str]:
-    """The head names (as compared) of the entries a default question asks about, among the head lines of ``texts``
-    (the passages read) and the entries their ``titles`` say they start inside (``_title_head``): the code-shaped
-    heads the question names literally where there are any; else the heads whose names its words cover most, where
-    that is two parts or more ("process management strategy" -> ``process_management_strategy``, "PCP" and "port" ->
-    ``pcp_port`` over ``port``); else the heads it names literally (empty: nothing to tell)."""
+def names_entry(text: str, question: str) -> bool:
+    """Whether a head line of ``text`` names a word of the question: the entry asked about is there."""
     names = _question_names(question)
-    titles = titles if titles is not None else [None] * len(texts)
-    heads = {(name, code) for text, title in zip(texts, titles, strict=True)
-             for _, name, code in _title_head(title) + _heads(text)}
-    literal = {name for name, _ in heads if name in names}
-    if any(code for name, code in heads if name in literal):
-        return frozenset(literal)
-    cover = {name: _covered(name, question) for name, _ in heads}
-    best = max(cover.values(), default=0)
-    if best >= 2:
-        return frozenset(name for name, n in cover.items() if n == best)
-    return frozenset(literal)
+    return any(name in names for _, name, _ in _heads(text))
 
 
-def default_owner(text: str, question: str, start: int, asked: frozenset[str], title: str | None = None) -> int:
+def default_owner(text: str, question: str, start: int, entry_read: bool) -> int:
     """Whose default a span at ``start`` that its line states as one (``states_default``) is: -1 where the last head
-    line before it (or, with none, the entry its passage's ``title`` says it starts inside) heads another entry (a
-    signature or a code-shaped name that is not a word of the question, or a word of it that is not an entry
-    ``asked`` about) while an entry asked about is among the passages read (``asked``: ``asked_entries`` of them, not
-    empty), as "health_check_period ... Default is 0" for "What is the default health_check_timeout?"; else 1 (an
-    entry asked about, or nothing to tell)."""
-    if not asked:
+    line before it heads another entry (a signature or a code-shaped name that is not a word of the question) while
+    the entry asked about is among the passages read (``entry_read``: ``names_entry`` of one of them), as
+    "health_check_period ... Default is 0" for "What is the default health_check_timeout?"; else 1 (the entry asked
+    about, or nothing to tell)."""
+    if not entry_read:
         return 1
     names = _question_names(question)
     last = None
-    for at, name, code in _title_head(title) + _heads(text):
+    for at, name, code in _heads(text):
         if at >= start:
             break
         if name in names or code:
             last = name
-    return -1 if last is not None and last not in asked else 1
+    return -1 if last is not None and last not in names else 1
 
 
 # "What does/do/should/may/will/can X return ...?": X holds the name whose return value is asked (``returned``)

@@ -60,25 +60,3 @@ def settled(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch, max_
     margin = null_score(start_logits, end_logits, batch, max_answer_tokens).margin
     limit = max_margin if no_answer_threshold is None else min(max_margin, no_answer_threshold)
     return margin <= limit
-
-
-def states_its_default(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch, passage, text: str,
-                       question: str, max_answer_tokens: int, title: str | None = None,
-                       marks: np.ndarray | None = None) -> bool:
-    """For a question that asks for a default: whether the best span of these windows (the first passage's, as the
-    reader ranks them with its rules, as a request naming that passage gets them) is stated as a default there, and
-    not another entry's (``sentence.default_owner``). The reader's raw probabilities, which ``settled`` judges,
-    do not see whose default a span is; where the rules' answer is not a default the question asks for, the others
-    are read (records/bench/docs-default-cascade)."""
-    from function.model import sentence
-    from function.model.reader import answers_from_logits
-
-    found = answers_from_logits(start_logits, end_logits, batch, [passage], 1, max_answer_tokens, texts=[text],
-                                question=question, titles=[title], marks=None if marks is None else [marks])
-    if not found:
-        return False
-    at = found[0].start
-    asked = sentence.asked_entries([text], question, [title])
-    return sentence.states_default(text, question, at) and sentence.default_owner(text, question, at, asked,
-                                                                                   title) == 1
-

@@ -296,7 +296,6 @@ class QAService:
         if not (self.rt.settings.cascade and req.retrieves and len(reading.tokens) > 1):
             ran = self.rt.inference.run(model, batch)
             return batch, ran.start_logits, ran.end_logits, ran.queue_ms
-        from function.model import sentence
         from function.model.decode import paragraphs
         from function.service import cascade
 
@@ -305,15 +304,9 @@ class QAService:
         threshold = reading.threshold(model.manifest.no_answer)
         blocks = [paragraphs(reading.texts[0], reading.tokens[0].offsets)]
         lead = reading.lead()
-        default = sentence.asks_default(req.question)  # its answer is the rules', which the first passage must give
-
-        def settles(start: np.ndarray, end: np.ndarray) -> bool:
-            return cascade.settled(start, end, first, req.max_answer_tokens, threshold, blocks=blocks, lead=lead) and (
-                not default or cascade.states_its_default(
-                    start, end, first, reading.tokens[0], reading.texts[0], req.question, req.max_answer_tokens,
-                    reading.meta[0].get("title"), None if reading.marks is None else reading.marks[0]))
-
-        ran, stopped = self.rt.inference.run_first(model, batch, n, settles)
+        ran, stopped = self.rt.inference.run_first(
+            model, batch, n, lambda start, end: cascade.settled(start, end, first, req.max_answer_tokens, threshold,
+                                                                blocks=blocks, lead=lead))
         return first if stopped else batch, ran.start_logits, ran.end_logits, ran.queue_ms
 
     @staticmethod
