@@ -30,7 +30,6 @@ class Hit:
     passage_id: str
     score: float  # the passage's BM25 score (a dense hit of ``LanceIndex.nearest``: its cosine)
     cosine: float | None = None  # hybrid retrieval: the question's cosine to the passage (``hybrid.HybridIndex``)
-    mixed: float | None = None  # hybrid retrieval: the mixed score it was ranked by (``hybrid.mixed_scores``)
 
 
 @dataclass(frozen=True)

@@ -147,7 +147,7 @@ class HybridIndex(Searcher):
         cosines = {h.passage_id: h.score for h in rankings.dense}
         mixed = mixed_scores({pid: bm25.get(pid, 0.0) for pid in candidates}, cosines, self.alpha)[:k]
         lowest = min(cosines.values(), default=None)  # a passage only BM25 found: at most the list's last
-        return [Hit(pid, bm25.get(pid, 0.0), cosines.get(pid, lowest), score) for pid, score in mixed]
+        return [Hit(pid, bm25.get(pid, 0.0), cosines.get(pid, lowest)) for pid, _ in mixed]
 
     def search_question(self, question: str, terms: list[str], k: int,
                         where: PassageFilter | None = None) -> list[Hit]:

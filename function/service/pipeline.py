@@ -431,9 +431,7 @@ class QAService:
         share = span_bias.term_share(question_terms, texts) if question_terms and texts else None
         named = bool(texts) and question is not None and span_bias.missing_name(question, texts)
         shift = span_bias.no_answer_shift(cosines, share=share, offset=offset, name_missing=named)
-        mixed = [hit[p.id].mixed for p in kept]  # hybrid retrieval: the spans' term follows the order it read them in
-        ranked = mixed if all(m is not None for m in mixed) else scores
-        return kept, Reading.of_stored(kept, retrieved, span_bias.passage_bias(ranked, cosines=cosines), scores, shift)
+        return kept, Reading.of_stored(kept, retrieved, span_bias.passage_bias(scores, cosines=cosines), scores, shift)
 
     def _stored_cosines(self, question: str, kept: list[Passage], timer: Timer | None) -> list[float] | None:
         """The question's cosine to each passage in ``kept``, from the embeddings ingestion stored with them (stored
