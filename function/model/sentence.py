@@ -228,9 +228,9 @@ _CODE_SHAPED = re.compile(r"[_.$]|::|^-|[a-z][A-Z]")
 
 
 def _name_part(name: str) -> str:
-    """A head's or a question's name as compared: a dotted name's last part, case-folded ("SortedDict.popitem" ->
-    "popitem")."""
-    return re.split(r"\.|::", name.rstrip(".:"))[-1].casefold()
+    """A head's or a question's name as compared: a dotted (or "::") name's last part in lower case
+    ("SortedDict.popitem" -> "popitem"), as the return rule compares its names (``_last_part``)."""
+    return _last_part(name.rstrip(".:").rsplit("::", 1)[-1])
 
 
 @functools.lru_cache(maxsize=64)
