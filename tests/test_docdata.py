@@ -401,3 +401,12 @@ def test_a_package_is_unpacked_into_a_relative_cache(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     download_and_unpack("deb", "tiny-doc", "1.0", Path("cache") / "pkgs" / "tiny-doc_1.0")
     assert (tmp_path / "cache" / "pkgs" / "tiny-doc_1.0" / "usr" / "page.html").read_text() == "page\n"
+
+
+def test_every_benchmark_set_is_held_back_from_training():
+    # A documentation set added to the benchmark must never reach the reader's or the encoder's training data.
+    root = Path(__file__).resolve().parents[1] / "bench" / "docs_sets"
+    named = {p["name"] for f in sorted(root.glob("*.json"))
+             for p in json.loads(f.read_text(encoding="utf-8"))["source"].get("packages", [])}
+    assert len(named) >= 12
+    assert sorted(n for n in named if not is_forbidden(n)) == []
