@@ -238,18 +238,10 @@ def _question_names(question: str) -> frozenset[str]:
     return frozenset(_name_part(n) for n in _QUESTION_NAME.findall(question))
 
 
-STUDY_HEADS: dict[str, tuple[tuple[int, str, bool], ...]] = {}  # study docs-entry-heads: ingestion's heads by text
-STUDY_SEEN: set[str] = set()
-
-
 @functools.lru_cache(maxsize=64)
 def _heads(text: str) -> tuple[tuple[int, str, bool], ...]:
     """The head lines of ``text``'s entries in order: (where the line starts, its name as compared, whether it is a
     signature or its name is code-shaped, so that it heads an entry whatever the question)."""
-    if STUDY_HEADS:
-        STUDY_SEEN.add(text)
-    if text in STUDY_HEADS:
-        return STUDY_HEADS[text]
     found = [(m.start(), m.group("name"), True) for m in _HEAD_SIGNATURE.finditer(text)]
     found += [(m.start(), m.group("name"), bool(_CODE_SHAPED.search(m.group("name"))))
               for m in _TERM_LINE.finditer(text)]
