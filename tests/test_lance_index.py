@@ -221,35 +221,6 @@ def test_a_request_that_names_its_passages_never_imports_lance(indexed):
     assert '"message": "retrieval index opened"' in eager.stdout
 
 
-_OPENS_BESIDE_THE_MODEL = (
-    "import json, sys, time\n"
-    "from function.config import Settings\n"
-    "from function.service import runtime as R\n"
-    "real = R.load_model\n"
-    "rt = R.Runtime(Settings.from_env())\n"
-    "def load_model(*a, **k):  # the model's load lasts until the index has opened, or argv[2] seconds\n"
-    "    deadline = time.time() + float(sys.argv[2])\n"
-    "    while time.time() < deadline and (rt._index is None or rt._index._dataset is None):\n"
-    "        time.sleep(0.02)\n"
-    "    return real(*a, **k)\n"
-    "R.load_model = load_model\n"
-    "rt.warm_up(retrieval=json.loads(sys.argv[1]))\n"
-    "print(json.dumps([rt._index is not None and rt._index._dataset is not None, 'lance' in sys.modules]))\n")
-
-
-@pytest.mark.parametrize("eager, retrieval, opened", [("1", False, True), ("0", True, True), ("0", False, False)])
-def test_the_index_opens_beside_the_models_load_for_a_question_alone(indexed, eager, retrieval, opened):
-    """Loaded at worker start, or by a first request that is a question asked alone, the index (and the hybrid
-    index's encoder) open while the model loads, not after it: the model's load here waits for the index, which
-    it would wait for forever if the index's opening waited for the model's lock. A lazy load for a request that
-    names its passages opens nothing."""
-    wait = "20" if opened else "1"  # the case that must open nothing waits out its second
-    out = subprocess.run([sys.executable, "-c", _OPENS_BESIDE_THE_MODEL, json.dumps(retrieval), wait],
-                         env={**os.environ, **indexed, "QA_EAGER_LOAD": eager}, capture_output=True, text=True,
-                         timeout=120, check=True)
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == [opened, opened]
-
-
 def test_folds_add_delta_indexes_and_the_end_of_a_run_merges_too_many(tmp_path, monkeypatch):
     """A long ingestion folds its rows in as it goes without rewriting what is indexed; the run's end
     merges the deltas once there are more than MAX_DELTAS, and every row stays searchable."""

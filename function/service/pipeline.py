@@ -268,7 +268,7 @@ class QAService:
         if hit is not None:
             return Result(hit, "hit", self._totals(Timer.of(req), started))
 
-        model = self.rt.model(retrieval=req.retrieves)
+        model = self.rt.model()
         timer = Timer.of(req)
         question = self._question_ids(req.question, model)
         try:

@@ -68,9 +68,6 @@ class ImportClock:
 _WARM_UP_ID = "connection-warm-up"  # any id: reading a missing document is enough
 
 
-_STUDY_OLD = os.environ.get("QA_STUDY_INDEX_AFTER") == "1"  # study cold-index: the index after the model, as before
-
-
 def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 1)
 
@@ -84,7 +81,6 @@ class Runtime:
         self._model: Model | None = None
         self._store: Store | None = None
         self._index = None  # the separate retrieval index, opened by the first question asked alone
-        self._index_lock = threading.Lock()  # not ``_lock`` either: the index opens while the model loads
         self._encoder = _UNSET  # stored cosines' sentence encoder (``passage_encoder``), decided on first use
         self._encoder_lock = threading.Lock()  # not ``_lock``: warm_up holds that while the model loads
         self.cold_start: dict | None = None
@@ -105,11 +101,9 @@ class Runtime:
     def model_loaded(self) -> bool:
         return self._model is not None
 
-    def model(self, retrieval: bool = False) -> Model:
-        """The loaded model, loaded first if need be; ``retrieval``: the request that loads it is a question asked
-        alone, so the separate retrieval index opens beside the model's load (``warm_up``)."""
+    def model(self) -> Model:
         if self._model is None:
-            self.warm_up(retrieval)
+            self.warm_up()
         return self._model
 
     def store(self) -> Store:
@@ -124,7 +118,7 @@ class Runtime:
         store keeps beside its passages."""
         if self.settings.index_uri:
             if self._index is None:
-                with (self._lock if _STUDY_OLD else self._index_lock):
+                with self._lock:
                     if self._index is None:
                         from function.retrieval import open_index
 
@@ -190,11 +184,8 @@ class Runtime:
         self._warm(lambda: self.passage_encoder().load(), "sentence encoder loaded",
                    "sentence encoder not loadable at start-up", "encoder_load_ms")
 
-    def warm_up(self, retrieval: bool = False) -> dict | None:
-        """Load everything once; returns the cold-start timings (None if already loaded). The store opens, and with
-        ``QA_EAGER_LOAD`` (at worker start) or for a first request that is a question asked alone (``retrieval``) the
-        separate retrieval index and its encoder too, on a thread beside the model's load: the first question alone
-        waits for the longer of the two, not for both one after the other."""
+    def warm_up(self) -> dict | None:
+        """Load everything once; returns the cold-start timings (None if already loaded)."""
         with self._lock:
             if self._model is not None:
                 return None
@@ -214,7 +205,7 @@ class Runtime:
                 created.set()
                 if store is not None:
                     self._warm_connection(store)
-                if self.settings.index_uri and (self.settings.eager_load or (retrieval and not _STUDY_OLD)):
+                if self.settings.index_uri and self.settings.eager_load:  # at worker start: no request waits
                     self._warm_index()
                 elif self.passage_encoder() is not None:  # beside the model's load, not after it
                     self._warm_encoder()
