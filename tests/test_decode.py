@@ -297,6 +297,20 @@ def test_whole_call_gives_a_how_question_the_call_or_assignment_its_name_starts(
     assert whole_call(None, text, a, a + len(span)) == (a, a + len(span))
 
 
+@pytest.mark.parametrize("text, span, want", [
+    ("Returns defaultdict(list).", "defaultdict", "defaultdict(list)"),
+    ("Returns defaultdict(int) of counts.", "defaultdict", "defaultdict(int)"),
+    ("Return value=3 always", "value", "value"),  # an assignment is what to write, not what is returned
+    ("Returns iter() of the items", "iter", "iter"),  # empty brackets: the name
+    ("string hex(pen p)", "hex", "hex"),  # a declaration
+])
+def test_whole_call_gives_a_return_question_the_call_the_value_is_written_as(text, span, want):
+    a = text.index(span)
+    s, e = whole_call("What does group_by return?", text, a, a + len(span))
+    assert text[s:e] == want
+    assert whole_call("What does group_by do?", text, a, a + len(span)) == (a, a + len(span))
+
+
 def test_answers_from_logits_give_a_how_question_the_whole_call():
     text = "Set the units with\n\nunitsize(1cm);\n\nbefore drawing."
     words = [(m.start(), m.end()) for m in __import__("re").finditer(r"\w+|[^\w\s]", text)]

@@ -220,10 +220,13 @@ def whole_call(question: str | None, text: str, start: int, end: int) -> tuple[i
     "unitsize(1cm)", "settings.scroll" of ``settings.scroll=n`` -> "settings.scroll=n": such a question asks for what
     to write, and the model tends to stop at the name. Not a declaration (a "type name" pair inside the brackets,
     quoted strings aside: "void filloutside(picture pic=currentpicture, ...)" keeps "filloutside"), not empty brackets
-    (".opts()" stays "opts"), never past the line and at most ``WIDEST_CALL`` characters in all. A "Which ...?"
-    question asks for the name, and keeps it (docs/documents.md)."""
-    if question is None or not HOW_QUESTION.search(question) or not _CALLED_NAME.fullmatch(text, start, end):
+    (".opts()" stays "opts"), never past the line and at most ``WIDEST_CALL`` characters in all. A question what a name
+    returns (``sentence.returned``) gets the call too, not an assignment: "defaultdict" of "Returns defaultdict(list)."
+    is "defaultdict(list)". A "Which ...?" question asks for the name, and keeps it (docs/documents.md)."""
+    if question is None or not _CALLED_NAME.fullmatch(text, start, end):
         return start, end
+    if not HOW_QUESTION.search(question) and not (text.startswith("(", end) and sentence.returned(question)):
+        return start, end  # what a name returns may be a call too ("defaultdict(list)"), never an assignment
     if text.startswith("(", end):
         close = _bracket_end(text, end, min(len(text), start + WIDEST_CALL), end)
         if close == end:  # the bracket does not close on its line within WIDEST_CALL
