@@ -225,15 +225,16 @@ def whole_call(question: str | None, text: str, start: int, end: int) -> tuple[i
     is "defaultdict(list)". A "Which ...?" question asks for the name, and keeps it (docs/documents.md)."""
     if question is None or not _CALLED_NAME.fullmatch(text, start, end):
         return start, end
-    if not HOW_QUESTION.search(question) and not (text.startswith("(", end) and sentence.returned(question)):
-        return start, end  # what a name returns may be a call too ("defaultdict(list)"), never an assignment
+    how = HOW_QUESTION.search(question)
     if text.startswith("(", end):
+        if not (how or sentence.returned(question)):
+            return start, end
         close = _bracket_end(text, end, min(len(text), start + WIDEST_CALL), end)
         if close == end:  # the bracket does not close on its line within WIDEST_CALL
             return start, end
         inside = _QUOTED.sub("''", text[end + 1 : close - 1])
         return (start, close) if inside.strip() and not _DECLARED.search(inside) else (start, end)
-    m = _VALUE.match(text, end)
+    m = _VALUE.match(text, end) if how else None  # an assignment is what to write, never what is returned
     if m and m.end() - start <= WIDEST_CALL:
         return start, len(text[: m.end()].rstrip("."))
     return start, end
