@@ -285,16 +285,13 @@ def as_written(prediction: str, answers: list[str]) -> float:
 
 
 def ask_question(service, q: dict, passages: dict[str, list[tuple[str, str]]]) -> dict:
-    from function.errors import NotFound
-
     store = service.rt.store()
-    try:
-        ids = [h.passage_id for h in service.retrieve(q["question"], TOP_K)]
-    except NotFound:  # no searchable word: a miss
-        ids = []
+    served, ms = _ask(service, q["question"], None, None)
+    # the passages the function read (the reply's ``retrieved``: copies of a better-ranked text skipped); none where
+    # the question had no searchable word
+    ids = [r["passage_id"] for r in served.get("retrieved", [])][:TOP_K]
     found = store.get_many(ids) if ids else {}
     hit = any(p.doc_id == q["file"] and holds(q, p.text) for p in found.values())
-    served, ms = _ask(service, q["question"], None, None)
     never, _ = _ask(service, q["question"], None, False)
     pid = right_passage(q, passages)
     given = _ask(service, q["question"], (pid,), False)[0] if pid else {"answers": []}

@@ -147,10 +147,10 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
         for q in qs:
             q_ids = model.tokenizer.encode(q["question"]).ids
             try:
-                hits = service.retrieve(q["question"], top_k_passages)
+                hits, distinct = service.retrieve_distinct(q["question"], top_k_passages, model.tokenizer.fingerprint)
             except NotFound:
                 continue  # no searchable word: scores 0 under every ranking
-            stored = service._read_retrieved(hits, len(q_ids), model)[0]
+            stored = service._read_retrieved(hits, len(q_ids), model, distinct=distinct)[0]
             scores = {h.passage_id: h.score for h in hits}
             passages = [PassageTokens(p.ids, p.char_offsets) for p in stored]
             batch = prepare(q_ids, passages, model.spec)
@@ -188,8 +188,8 @@ def abstention(service, questions: list[dict], top_k_passages: int, threshold: f
     for q in questions:
         q_ids = model.tokenizer.encode(q["question"]).ids
         try:
-            hits = service.retrieve(q["question"], top_k_passages)
-            stored, reading = service._read_retrieved(hits, len(q_ids), model)
+            hits, distinct = service.retrieve_distinct(q["question"], top_k_passages, model.tokenizer.fingerprint)
+            stored, reading = service._read_retrieved(hits, len(q_ids), model, distinct=distinct)
             bias = reading.bias
         except NotFound:  # no searchable word: nothing read, nothing answered
             rows["retrieval"].append({"id": q["id"], "text": "", "margin": math.inf, "gold_read": False})

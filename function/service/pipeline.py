@@ -7,9 +7,10 @@ cached answer is served even by an instance whose model is not loaded yet, and
 none cached before an ingestion changed the passages is served once the
 generation read is newer than it. A question with neither ``context`` nor
 ``passage_ids`` first retrieves the passages with the best BM25 scores from the
-store's index, then reads them all in the same model run; with ``QA_CASCADE``
-on (the default) it stops after the first one where the model is sure of an
-answer there (``function.service.cascade``).
+store's index (a passage whose text repeats a better-ranked one's is skipped:
+``QAService.distinct``), then reads them all in the same model run; with
+``QA_CASCADE`` on (the default) it stops after the first one where the model is
+sure of an answer there (``function.service.cascade``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ if TYPE_CHECKING:
     from function.model.windows import Batch
     from function.store.passage import Passage
 
+# A question alone searches at least this many hits, so that the passages read can skip copies (``QAService.distinct``);
+# the hybrid fusion's own depth (``function.retrieval.hybrid.DEPTH``), so its order does not move. (Searching deeper
+# where copies fill them was measured and not kept: records/bench/docs-collapse.)
+SEARCH_DEPTH = 20
 STAGES = ("tokenize", "fetch", "queue", "inference", "postprocess")
 RETRIEVAL_STAGES = ("tokenize", "retrieve", "fetch", "queue", "inference", "postprocess")
 
@@ -194,7 +199,8 @@ class QAService:
         elif req.passage_ids is not None:
             source = {"passage_ids": sorted(req.passage_ids), "corpus": corpus}
         else:
-            source = {"retrieve": "bm25", "top_k_passages": req.top_k_passages, "corpus": corpus}
+            # "distinct": copies skipped (``distinct``), so that no answer cached by a revision that read them is served
+            source = {"retrieve": "bm25", "top_k_passages": req.top_k_passages, "corpus": corpus, "distinct": True}
             if req.where:
                 source["filter"] = req.where.key()
         question = normalize_question(req.question, manifest.lowercase)
@@ -332,11 +338,12 @@ class QAService:
         if req.passage_ids is not None:
             reading = Reading.of_stored(self._fetch(req.passage_ids, model.tokenizer.fingerprint, corpus=corpus))
         else:
-            hits = self.retrieve(req.question, req.top_k_passages, req.where, corpus)
+            hits, distinct = self.retrieve_distinct(req.question, req.top_k_passages, model.tokenizer.fingerprint,
+                                                    req.where, corpus)
             timer.lap("retrieve")
             _, reading = self._read_retrieved(hits, n_question, model, req.passages, corpus,
                                               question_terms=query_terms(req.question), question=req.question,
-                                              timer=timer)
+                                              timer=timer, distinct=distinct)
         timer.lap("fetch")
         return reading
 
@@ -388,23 +395,22 @@ class QAService:
 
     def _read_retrieved(self, hits: list[Hit], n_question: int, model: Model, with_texts: bool = False,
                         corpus: str | None = None, question_terms: list[str] | None = None,
-                        question: str | None = None, timer: Timer | None = None) -> tuple[list[Passage], Reading]:
-        """The retrieved passages, best first, as many as fit one model run (QA_MAX_WINDOWS; at least
-        one), and their ``Reading``: what the reply says about them (``with_texts``: also their texts and
-        documents, for a client that shows them), their spans' bias (``function.retrieval.span_bias``), the
-        hits' own scores and how far the "no answer" threshold moves (``question_terms``: the question's analysed
-        terms, of which the passages' share moves it where the cosine does). With the ``question`` and stored
-        cosines (``Runtime.passage_encoder``), hits that carry no cosine get one from the passages' stored
-        embeddings (``_stored_cosines``; its time counted as retrieval's in ``timer``)."""
+                        question: str | None = None, timer: Timer | None = None,
+                        distinct: tuple[list[Passage], list[str]] | None = None) -> tuple[list[Passage], Reading]:
+        """The retrieved passages, best first: of ``distinct``'s (``retrieve_distinct``; None: those of ``hits``
+        whose texts differ), as many as fit one model run (QA_MAX_WINDOWS; at least one); and their ``Reading``:
+        what the reply says about them (``with_texts``: also their texts and documents, for a client that shows
+        them), their spans' bias (``function.retrieval.span_bias``), the hits' own scores and how far the "no
+        answer" threshold moves (``question_terms``: the question's analysed terms, of which the passages' share
+        moves it where the cosine does). With the ``question`` and stored cosines (``Runtime.passage_encoder``),
+        hits that carry no cosine get one from the passages' stored embeddings (``_stored_cosines``; its time
+        counted as retrieval's in ``timer``)."""
         from function.model.windows import window_starts
         from function.retrieval import span_bias
 
-        stored = self._fetch(tuple(h.passage_id for h in hits), model.tokenizer.fingerprint, missing_ok=True,
-                             corpus=corpus)
-        if len(stored) < len(hits):  # the index is ahead of the store (or the store behind it): read the others
-            found = {p.id for p in stored}
-            log("WARNING", "retrieved passages missing from the store were skipped",
-                missing=[h.passage_id for h in hits if h.passage_id not in found][:20])
+        stored, missing = distinct or self.distinct(hits, len(hits), model.tokenizer.fingerprint, corpus)
+        if missing:  # the index is ahead of the store (or the store behind it): read the others
+            log("WARNING", "retrieved passages missing from the store were skipped", missing=missing[:20])
         if not stored:
             raise NothingMatched("none of the passages the index matched is in the store (an ingestion or a "
                                  "deletion under way?)", {"passage_ids": [h.passage_id for h in hits]})
@@ -432,6 +438,37 @@ class QAService:
         named = bool(texts) and question is not None and span_bias.missing_name(question, texts)
         shift = span_bias.no_answer_shift(cosines, share=share, offset=offset, name_missing=named)
         return kept, Reading.of_stored(kept, retrieved, span_bias.passage_bias(scores, cosines=cosines), scores, shift)
+
+    def retrieve_distinct(self, question: str, k: int, fingerprint: str, where: PassageFilter | None = None,
+                          corpus: str | None = None) -> tuple[list[Hit], tuple[list[Passage], list[str]]]:
+        """The hits searched for ``question`` (``retrieve``: ``SEARCH_DEPTH`` of them, at least ``k``) and
+        ``distinct``'s first ``k`` of them."""
+        hits = self.retrieve(question, max(k, SEARCH_DEPTH), where, corpus)
+        return hits, self.distinct(hits, k, fingerprint, corpus)
+
+    def distinct(self, hits: list[Hit], k: int, fingerprint: str,
+                 corpus: str | None = None) -> tuple[list[Passage], list[str]]:
+        """The first ``k`` stored passages of ``hits`` (best first) whose texts differ, white space collapsed, and the
+        ids of hits missing from the store. A passage repeating a better-ranked one's text (a block every page of a
+        site carries, a footer, an option documented alike on several pages) would take one of the ``k`` places read
+        and add nothing: it is skipped, and the next hit read instead. Fetched ``k`` at a time, so where nothing
+        repeats, one fetch of the first ``k``, as before."""
+        kept: list[Passage] = []
+        seen: set[str] = set()
+        missing: list[str] = []
+        at = 0
+        while len(kept) < k and at < len(hits):
+            ids = tuple(h.passage_id for h in hits[at : at + k - len(kept)])
+            at += len(ids)
+            fetched = self._fetch(ids, fingerprint, missing_ok=True, corpus=corpus)
+            found = {p.id for p in fetched}
+            missing += [pid for pid in ids if pid not in found]
+            for p in fetched:
+                text = " ".join(p.text.split())
+                if text not in seen:
+                    seen.add(text)
+                    kept.append(p)
+        return kept, missing
 
     def _stored_cosines(self, question: str, kept: list[Passage], timer: Timer | None) -> list[float] | None:
         """The question's cosine to each passage in ``kept``, from the embeddings ingestion stored with them (stored
