@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 # A question alone searches at least this many hits, so that the passages read can skip copies (``QAService.distinct``);
 # the hybrid fusion's own depth (``function.retrieval.hybrid.DEPTH``), so its order does not move. (Searching deeper
-# where copies fill them was measured and not kept: records/bench/docs-collapse.)
+# where copies fill them was measured and not kept: docs/retrieval.md, "No text read twice".)
 SEARCH_DEPTH = 20
 STAGES = ("tokenize", "fetch", "queue", "inference", "postprocess")
 RETRIEVAL_STAGES = ("tokenize", "retrieve", "fetch", "queue", "inference", "postprocess")
