@@ -993,3 +993,41 @@ def test_deciding_line_end_hyphens_only_drops_or_writes_the_marked_hyphens(texts
         assert before.count("-") <= after.count("-") <= before.count("-") + before.count(_BREAK)
         if _BREAK not in before:
             assert after == before
+
+
+HIDDEN_PAGE = """<html><head><title>Flow - funcy</title>
+<style>
+/* a block of descriptions shown only as tooltips */
+.descriptions {display: none}
+#badges { color: red; display: none; }
+a.reveal:hover { display: none }
+@media (max-width: 600px) { .narrow-only { display: none } }
+body.manpage div#toc { display: none; }
+</style></head>
+<body class="manpage"><div role="main">
+<h1>Flow</h1>
+<p>silent(func) ignores all real exceptions.</p>
+<div class="narrow-only"><p>Shown on wide screens.</p></div>
+<a class="reveal" href="#x">Revealed on hover</a>
+<div role="tabpanel" hidden="true"><p>The second tab's example.</p></div>
+<div id="searchbox" style="color: blue; display:none"><p>Quick search here</p></div>
+<div id="toc"><p>Table of contents hidden on man pages</p></div>
+<div id="badges"><p>Badge text</p></div>
+<div class="descriptions"><div name="count"><b>count(start=0, step=1)</b> Makes an infinite iterator.</div></div>
+</div></body></html>""".encode()
+
+
+def test_what_the_page_hides_with_its_own_styles_is_not_extracted():
+    text = extract("flow.html", HIDDEN_PAGE).text
+    assert "silent(func) ignores all real exceptions." in text
+    for hidden in ("Makes an infinite iterator", "Badge text", "Quick search here", "Table of contents hidden"):
+        assert hidden not in text
+    for shown in ("Shown on wide screens", "Revealed on hover", "The second tab's example"):  # sometimes shown
+        assert shown in text
+
+
+def test_a_selector_cssselect_cannot_read_leaves_the_page_as_it_is():
+    page = HIDDEN_PAGE.replace(b".descriptions {display: none}", b".descriptions || div {display: none}")
+    text = extract("flow.html", page).text  # a column combinator: valid CSS, not cssselect's
+    assert "silent(func) ignores all real exceptions." in text and "Makes an infinite iterator" in text
+    assert "Badge text" not in text  # the rules after it still apply
