@@ -27,10 +27,6 @@ serving image's requirements.txt):
   Its cost is size: ~68 MB installed with lxml (12 MB), jusText, courlan (which brings babel, 33 MB) and
   htmldate (dateparser, regex, pytz). ``readability-lxml`` (mostly lxml's 12 MB) scores lower in the same
   comparisons and returns cleaned HTML that would still need rules of our own for headings and tables.
-- What an HTML page hides with its own stylesheet: ``tinycss2`` (BSD, Kozea's CSS parser, pure Python, 0.3 MB)
-  reads its ``<style>`` rules as the CSS syntax specification does (comments, strings, at-rules), and
-  ``cssselect`` (BSD, pure Python, 0.2 MB; lxml's ``lxml.cssselect`` adapts it) matches their selectors,
-  compound and descendant ones too: a regular expression would do neither.
 - PDF: ``pdfminer.six`` (MIT, ~10 MB, pure Python; its cryptography dependency is already in the runtime
   through google-auth): its layout analysis groups characters into text boxes by position, so a two-column
   page reads column by column whatever order the producer drew it in, and boxes give paragraph breaks.
@@ -566,57 +562,11 @@ def drop_permalinks(root) -> bool:
     return bool(found)
 
 
-# An inline style that hides its element (``drop_hidden``).
-_INLINE_HIDDEN = re.compile(r"(?:^|;)\s*display\s*:\s*none\b", re.IGNORECASE)
-
-
-def _hiding_selectors(root) -> list[str]:
-    """The selectors of the page's own ``<style>`` rules that hide what they match (``display: none``): rules at
-    the top level of a stylesheet for every medium (those inside ``@media`` or another at-rule apply only sometimes),
-    selectors with no pseudo-class (``:hover`` hides or shows on the reader's move)."""
-    tinycss2 = require("tinycss2")
-    found = []
-    for style in root.iter("style"):
-        if (style.get("media") or "all").strip().lower() not in ("all", "screen"):
-            continue
-        for rule in tinycss2.parse_stylesheet(style.text or "", skip_comments=True, skip_whitespace=True):
-            if rule.type != "qualified-rule":
-                continue
-            hides = any(d.type == "declaration" and d.lower_name == "display"
-                        and tinycss2.serialize(d.value).strip().lower().split()[:1] == ["none"]
-                        for d in tinycss2.parse_declaration_list(rule.content, skip_comments=True,
-                                                                 skip_whitespace=True))
-            if hides:
-                found += [s.strip() for s in tinycss2.serialize(rule.prelude).split(",") if s.strip() and ":" not in s]
-    return found
-
-
-def drop_hidden(root) -> bool:
-    """Remove what a browser never shows of a parsed page; whether anything was removed. An element goes when the
-    page's own stylesheet hides it (``_hiding_selectors``, matched by cssselect) or its inline style says
-    ``display: none``. A page that hides a block of text (funcy's pages each carry every function's description for
-    mouse-over tooltips) would otherwise have answers quoted from text its reader cannot find on it. External
-    stylesheets are not read, and the ``hidden`` attribute is left alone: tab panels a click shows carry it."""
-    require("cssselect")
-    from lxml.cssselect import CSSSelector, SelectorError  # lxml's adapter to the cssselect package
-
-    found = [el for el in root.iter() if isinstance(el.tag, str) and _INLINE_HIDDEN.search(el.get("style") or "")]
-    for selector in _hiding_selectors(root):
-        try:
-            found += CSSSelector(selector)(root)
-        except (SelectorError, ValueError, NotImplementedError):  # a selector cssselect cannot read: left alone
-            continue
-    for el in found:
-        if el.getparent() is not None and el.tag not in ("html", "body"):
-            el.drop_tree()
-    return bool(found)
-
-
 def _html(name: str, data: bytes) -> Document:
     """A documentation generator's page read from its markup (``docpages``); any other page through
     trafilatura's main content as XML, walked for headings, paragraphs, lists, definitions, tables and code.
 
-    What the page hides (``drop_hidden``) and permalink anchors are dropped first, on both paths.
+    Permalink anchors are dropped first, on both paths.
     """
     lxml_html = require("lxml.html")  # a trafilatura dependency
     if not data.strip():
@@ -630,9 +580,8 @@ def _html(name: str, data: bytes) -> Document:
         raise ExtractError(f"{name}: not readable HTML ({type(e).__name__}: {e})") from None
     from function.ingest import docpages
 
-    hidden = drop_hidden(root)  # before class names are lower-cased: a class selector is case-sensitive
     docpages.lower_classes(root)
-    changed = drop_permalinks(root) or hidden
+    changed = drop_permalinks(root)
     if docpages.is_doc_page(root):
         title, out = docpages.read(root)
         return _assemble(name, "html", title, out.finish())
