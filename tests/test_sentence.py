@@ -41,17 +41,6 @@ def test_a_line_break_does_not_end_a_sentence_but_a_full_stop_does():
     assert Sentences(text2).overlap(question_terms("Which flag removes stale references?"), *at(text2, "prune")) == 1.0
 
 
-
-def test_a_blank_line_ends_a_sentence_whatever_follows_it():
-    """An API reference's entries are blocks that begin with a lower-case name: the next entry's words are not the
-    previous entry's sentence's."""
-    text = ("cut_prefix(s, prefix)\nCuts prefix from given string if it is present.\n\n"
-            "cut_suffix(s, suffix)\nCuts suffix from given string if it is present.")
-    q = question_terms("Which function cuts a prefix from a string?")
-    s = Sentences(text)
-    assert s.overlap(q, *at(text, "cut_prefix")) > s.overlap(q, *at(text, "cut_suffix"))
-    assert s.overlap(q, *at(text, "cut_suffix")) < 1.0
-
 def test_overlaps_analyses_each_passage_once_and_folds_case_and_accents():
     texts = ["Zürich lies on the LIMMAT river.", "Nothing here."]
     got = overlaps("Which city lies on the Limmat?", texts, [(0, *at(texts[0], "Zürich")), (1, 0, 7)])

@@ -57,9 +57,7 @@ _DEFINITION_QUESTION = re.compile(
     r"|does\s+(?:(?:an?|the)\s+)?(?P<y>[^?]+?)\s+(?:mean|stand\s+for))(?:\s+in\s+[^?]+?)?\s*\??\s*$",
     re.IGNORECASE)
 DEFINED_WORDS = 4
-# A sentence ends at ".", "!" or "?" before white space and a capital, a digit, a quote or a bracket, and at a blank
-# line whatever follows it (an API reference's next entry begins with its lower-case name).
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n[ \t]*\n\s*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _DOTTED = re.compile(r"[\w.]*\w\.([A-Z]\w*)(?:\(\))?")  # a dotted name; its last part, a class's name
 _JOINERS = re.compile(r"(?<=\w)[-_](?=\w)|\s+")
 _IDENTIFIER = re.compile(r"[^\W_]_+[^\W_]")  # an underscore between two words: "logging_collector"
