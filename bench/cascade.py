@@ -94,7 +94,7 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
     from function.model.reader import answers_from_logits
     from function.retrieval.span_bias import NULL_WEIGHT, passage_bias
     from function.service import cascade
-    from function.service.pipeline import Reading
+    from function.service.pipeline import SEARCH_DEPTH, Reading
 
     model = service.rt.model()
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
@@ -115,11 +115,11 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
         row = {"id": q["id"], "gold": f1_of(text(gold, gold_batch, ran.start_logits, ran.end_logits, None),
                                             q["answers"])}
         try:
-            hits, distinct = service.retrieve_distinct(q["question"], top_k_passages, model.tokenizer.fingerprint)
+            hits = service.retrieve(q["question"], max(top_k_passages, SEARCH_DEPTH))
         except NotFound:
             rows.append({**row, "empty": True})
             continue
-        stored, _ = service._read_retrieved(hits, len(q_ids), model, distinct=distinct)
+        stored, _ = service._read_retrieved(hits, len(q_ids), model, k=top_k_passages)
         by_id = {h.passage_id: h for h in hits}
         scores = np.array([by_id[p.id].score for p in stored])
         cosines = [by_id[p.id].cosine for p in stored]  # hybrid retrieval's, else None

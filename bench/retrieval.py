@@ -139,6 +139,7 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
     from function.errors import NotFound
     from function.model.reader import PassageTokens, answers_from_logits, prepare
     from function.retrieval import span_bias
+    from function.service.pipeline import SEARCH_DEPTH
 
     model = service.rt.model()
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
@@ -147,10 +148,10 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
         for q in qs:
             q_ids = model.tokenizer.encode(q["question"]).ids
             try:
-                hits, distinct = service.retrieve_distinct(q["question"], top_k_passages, model.tokenizer.fingerprint)
+                hits = service.retrieve(q["question"], max(top_k_passages, SEARCH_DEPTH))
             except NotFound:
                 continue  # no searchable word: scores 0 under every ranking
-            stored = service._read_retrieved(hits, len(q_ids), model, distinct=distinct)[0]
+            stored = service._read_retrieved(hits, len(q_ids), model, k=top_k_passages)[0]
             scores = {h.passage_id: h.score for h in hits}
             passages = [PassageTokens(p.ids, p.char_offsets) for p in stored]
             batch = prepare(q_ids, passages, model.spec)
@@ -181,6 +182,7 @@ def abstention(service, questions: list[dict], top_k_passages: int, threshold: f
     from function.errors import NotFound
     from function.model.decode import null_score
     from function.model.reader import PassageTokens, answers_from_logits, prepare
+    from function.service.pipeline import SEARCH_DEPTH
 
     model = service.rt.model()
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
@@ -188,8 +190,8 @@ def abstention(service, questions: list[dict], top_k_passages: int, threshold: f
     for q in questions:
         q_ids = model.tokenizer.encode(q["question"]).ids
         try:
-            hits, distinct = service.retrieve_distinct(q["question"], top_k_passages, model.tokenizer.fingerprint)
-            stored, reading = service._read_retrieved(hits, len(q_ids), model, distinct=distinct)
+            hits = service.retrieve(q["question"], max(top_k_passages, SEARCH_DEPTH))
+            stored, reading = service._read_retrieved(hits, len(q_ids), model, k=top_k_passages)
             bias = reading.bias
         except NotFound:  # no searchable word: nothing read, nothing answered
             rows["retrieval"].append({"id": q["id"], "text": "", "margin": math.inf, "gold_read": False})

@@ -338,12 +338,11 @@ class QAService:
         if req.passage_ids is not None:
             reading = Reading.of_stored(self._fetch(req.passage_ids, model.tokenizer.fingerprint, corpus=corpus))
         else:
-            hits, distinct = self.retrieve_distinct(req.question, req.top_k_passages, model.tokenizer.fingerprint,
-                                                    req.where, corpus)
+            hits = self.retrieve(req.question, max(req.top_k_passages, SEARCH_DEPTH), req.where, corpus)
             timer.lap("retrieve")
             _, reading = self._read_retrieved(hits, n_question, model, req.passages, corpus,
                                               question_terms=query_terms(req.question), question=req.question,
-                                              timer=timer, distinct=distinct)
+                                              timer=timer, k=req.top_k_passages)
         timer.lap("fetch")
         return reading
 
@@ -396,9 +395,9 @@ class QAService:
     def _read_retrieved(self, hits: list[Hit], n_question: int, model: Model, with_texts: bool = False,
                         corpus: str | None = None, question_terms: list[str] | None = None,
                         question: str | None = None, timer: Timer | None = None,
-                        distinct: tuple[list[Passage], list[str]] | None = None) -> tuple[list[Passage], Reading]:
-        """The retrieved passages, best first: of ``distinct``'s (``retrieve_distinct``; None: those of ``hits``
-        whose texts differ), as many as fit one model run (QA_MAX_WINDOWS; at least one); and their ``Reading``:
+                        k: int | None = None) -> tuple[list[Passage], Reading]:
+        """The retrieved passages, best first: of the first ``k`` whose texts differ (``distinct``; None: of every
+        hit), as many as fit one model run (QA_MAX_WINDOWS; at least one); and their ``Reading``:
         what the reply says about them (``with_texts``: also their texts and documents, for a client that shows
         them), their spans' bias (``function.retrieval.span_bias``), the hits' own scores and how far the "no
         answer" threshold moves (``question_terms``: the question's analysed terms, of which the passages' share
@@ -408,7 +407,7 @@ class QAService:
         from function.model.windows import window_starts
         from function.retrieval import span_bias
 
-        stored, missing = distinct or self.distinct(hits, len(hits), model.tokenizer.fingerprint, corpus)
+        stored, missing = self.distinct(hits, len(hits) if k is None else k, model.tokenizer.fingerprint, corpus)
         if missing:  # the index is ahead of the store (or the store behind it): read the others
             log("WARNING", "retrieved passages missing from the store were skipped", missing=missing[:20])
         if not stored:
@@ -438,13 +437,6 @@ class QAService:
         named = bool(texts) and question is not None and span_bias.missing_name(question, texts)
         shift = span_bias.no_answer_shift(cosines, share=share, offset=offset, name_missing=named)
         return kept, Reading.of_stored(kept, retrieved, span_bias.passage_bias(scores, cosines=cosines), scores, shift)
-
-    def retrieve_distinct(self, question: str, k: int, fingerprint: str, where: PassageFilter | None = None,
-                          corpus: str | None = None) -> tuple[list[Hit], tuple[list[Passage], list[str]]]:
-        """The hits searched for ``question`` (``retrieve``: ``SEARCH_DEPTH`` of them, at least ``k``) and
-        ``distinct``'s first ``k`` of them."""
-        hits = self.retrieve(question, max(k, SEARCH_DEPTH), where, corpus)
-        return hits, self.distinct(hits, k, fingerprint, corpus)
 
     def distinct(self, hits: list[Hit], k: int, fingerprint: str,
                  corpus: str | None = None) -> tuple[list[Passage], list[str]]:
