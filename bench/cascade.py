@@ -94,7 +94,7 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
     from function.model.reader import answers_from_logits
     from function.retrieval.span_bias import NULL_WEIGHT, passage_bias
     from function.service import cascade
-    from function.service.pipeline import SEARCH_DEPTH, Reading
+    from function.service.pipeline import Reading
 
     model = service.rt.model()
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
@@ -115,7 +115,7 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
         row = {"id": q["id"], "gold": f1_of(text(gold, gold_batch, ran.start_logits, ran.end_logits, None),
                                             q["answers"])}
         try:
-            hits = service.retrieve(q["question"], max(top_k_passages, SEARCH_DEPTH))
+            hits = service.hits_to_read(q["question"], top_k_passages)
         except NotFound:
             rows.append({**row, "empty": True})
             continue

@@ -139,7 +139,6 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
     from function.errors import NotFound
     from function.model.reader import PassageTokens, answers_from_logits, prepare
     from function.retrieval import span_bias
-    from function.service.pipeline import SEARCH_DEPTH
 
     model = service.rt.model()
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
@@ -148,7 +147,7 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
         for q in qs:
             q_ids = model.tokenizer.encode(q["question"]).ids
             try:
-                hits = service.retrieve(q["question"], max(top_k_passages, SEARCH_DEPTH))
+                hits = service.hits_to_read(q["question"], top_k_passages)
             except NotFound:
                 continue  # no searchable word: scores 0 under every ranking
             stored = service._read_retrieved(hits, len(q_ids), model, k=top_k_passages)[0]
@@ -182,7 +181,6 @@ def abstention(service, questions: list[dict], top_k_passages: int, threshold: f
     from function.errors import NotFound
     from function.model.decode import null_score
     from function.model.reader import PassageTokens, answers_from_logits, prepare
-    from function.service.pipeline import SEARCH_DEPTH
 
     model = service.rt.model()
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
@@ -190,7 +188,7 @@ def abstention(service, questions: list[dict], top_k_passages: int, threshold: f
     for q in questions:
         q_ids = model.tokenizer.encode(q["question"]).ids
         try:
-            hits = service.retrieve(q["question"], max(top_k_passages, SEARCH_DEPTH))
+            hits = service.hits_to_read(q["question"], top_k_passages)
             stored, reading = service._read_retrieved(hits, len(q_ids), model, k=top_k_passages)
             bias = reading.bias
         except NotFound:  # no searchable word: nothing read, nothing answered

@@ -73,11 +73,12 @@ def normalize_question(question: str, lowercase: bool) -> str:
 # The reply's shape: bumped when a reply gains or changes fields (2: no_answer, document_id, source; 3: each
 # answer's snippet), so that answers cached in the shared tier by an older revision are not served with the old shape.
 REPLY_VERSION = 3
-# How answers are chosen and cut from the model's scores (``function.model.reader``): bumped when the same model and
-# passages can give another answer (2: ranked by the question's words in their sentence, a dotted name or shell
-# command whole, a term without its description, a file question's path; 3: an answer that is the question's own
-# words gives way), so that a deploy does not serve answers an older revision cached in the shared tier.
-DECODING_VERSION = 3
+# How answers are chosen and cut from the model's scores (``function.model.reader``) and which passages a question
+# alone reads: bumped when the same model and store can give another answer (2: ranked by the question's words in
+# their sentence, a dotted name or shell command whole, a term without its description, a file question's path; 3: an
+# answer that is the question's own words gives way; 4: a returned call whole, and no retrieved passage that repeats a
+# better-ranked one's text), so that a deploy does not serve answers an older revision cached in the shared tier.
+DECODING_VERSION = 4
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:

@@ -199,8 +199,7 @@ class QAService:
         elif req.passage_ids is not None:
             source = {"passage_ids": sorted(req.passage_ids), "corpus": corpus}
         else:
-            # "distinct": copies skipped (``distinct``), so that no answer cached by a revision that read them is served
-            source = {"retrieve": "bm25", "top_k_passages": req.top_k_passages, "corpus": corpus, "distinct": True}
+            source = {"retrieve": "bm25", "top_k_passages": req.top_k_passages, "corpus": corpus}
             if req.where:
                 source["filter"] = req.where.key()
         question = normalize_question(req.question, manifest.lowercase)
@@ -231,6 +230,12 @@ class QAService:
             raise NothingMatched("no stored passage holds any of the question's words; give a 'context', "
                                  "or ingest passages with `python -m function.ingest`", {"terms": terms})
         return hits
+
+    def hits_to_read(self, question: str, k: int, where: PassageFilter | None = None,
+                     corpus: str | None = None) -> list[Hit]:
+        """``retrieve``'s hits for a question alone that reads ``k`` passages: ``SEARCH_DEPTH`` of them (at least
+        ``k``), so that ``_read_retrieved(..., k=k)`` can skip copies and still read ``k``."""
+        return self.retrieve(question, max(k, SEARCH_DEPTH), where, corpus)
 
     def _fetch(self, ids: tuple[str, ...], fingerprint: str, missing_ok: bool = False,
                corpus: str | None = None) -> list[Passage]:
@@ -338,7 +343,7 @@ class QAService:
         if req.passage_ids is not None:
             reading = Reading.of_stored(self._fetch(req.passage_ids, model.tokenizer.fingerprint, corpus=corpus))
         else:
-            hits = self.retrieve(req.question, max(req.top_k_passages, SEARCH_DEPTH), req.where, corpus)
+            hits = self.hits_to_read(req.question, req.top_k_passages, req.where, corpus)
             timer.lap("retrieve")
             _, reading = self._read_retrieved(hits, n_question, model, req.passages, corpus,
                                               question_terms=query_terms(req.question), question=req.question,
