@@ -99,3 +99,41 @@ def test_a_question_alone_searches_deeper_than_it_reads_so_that_copies_leave_roo
     monkeypatch.setattr(service, "retrieve", spy)
     service.answer(QARequest("Who gave their name to Normandy?", None, None, 1, 30, 3, abstain=False))
     assert depths == [SEARCH_DEPTH]
+
+
+CUT = "gave their name to Normandy, a region in France, in the 10th and 11th centuries. Rollo ruled."  # cut elsewhere
+MORE = NORMANDY + " Their language, Norman French, shaped the courts of England and Sicily for two centuries after."
+
+
+@pytest.fixture
+def near_service(tiny_artifact, tmp_path):
+    env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_CACHE": "0", "QA_STORE": "sqlite",
+           "QA_SQLITE_PATH": str(tmp_path / "n.sqlite"), "QA_INFERENCE_MODE": "serial", "QA_THREADS": "1"}
+    service = open_service(env)
+    ingest_into(service, [Record("page-a", "Page A", "a.html", NORMANDY),
+                          Record("cut", "Cut", "cut.html", CUT),
+                          Record("more", "More", "more.html", MORE),
+                          Record("rollo", "Rollo", "rollo.html", ROLLO)])
+    return service
+
+
+def test_a_near_copy_cut_at_other_boundaries_is_skipped_too(near_service):
+    fingerprint = near_service.rt.model().tokenizer.fingerprint
+    kept, _ = near_service.distinct(hits("page-a", "cut", "rollo"), 2, fingerprint)
+    assert [p.id for p in kept] == ["page-a", "rollo"]  # 11 of CUT's 13 word 5-grams are page-a's
+    kept, _ = near_service.distinct(hits("cut", "page-a", "rollo"), 2, fingerprint)
+    assert [p.id for p in kept] == ["cut", "rollo"]  # and 11 of page-a's 13 are CUT's
+
+
+def test_a_passage_holding_a_better_ranked_one_and_more_is_read(near_service):
+    fingerprint = near_service.rt.model().tokenizer.fingerprint
+    kept, _ = near_service.distinct(hits("page-a", "more", "rollo"), 2, fingerprint)
+    assert [p.id for p in kept] == ["page-a", "more"]  # what it adds may be the answer
+
+
+def test_word_grams_count_containment_as_the_rule_reads_it():
+    from function.service.pipeline import NEAR_COPY, word_grams
+
+    cut, whole = word_grams(CUT), word_grams(NORMANDY)
+    assert len(cut) == 13 and len(cut & whole) == 11 and len(cut & whole) >= NEAR_COPY * len(cut)
+    assert word_grams("two words") == {("two", "words")} and word_grams("") == {()}
