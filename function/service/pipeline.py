@@ -157,18 +157,6 @@ def _unmatched(model: Model, why: NothingMatched) -> dict:
             "retrieved": [], "model": model.manifest.summary()}
 
 
-# A passage asked alone skips one whose word 5-grams lie this much in a better-ranked passage's (``QAService.distinct``);
-# 0.7 chosen on the documentation benchmark's dev part (docs/retrieval.md, "No text read twice").
-NEAR_COPY = 0.7
-GRAM = 5
-
-
-def word_grams(text: str) -> set[tuple[str, ...]]:
-    """The text's word ``GRAM``-grams (the whole text as one where it is shorter)."""
-    words = text.split()
-    return {tuple(words[i : i + GRAM]) for i in range(max(1, len(words) - GRAM + 1))}
-
-
 class QAService:
     def __init__(self, runtime: Runtime):
         self.rt = runtime
@@ -457,15 +445,13 @@ class QAService:
 
     def distinct(self, hits: list[Hit], k: int, fingerprint: str,
                  corpus: str | None = None) -> tuple[list[Passage], list[str]]:
-        """The first ``k`` stored passages of ``hits`` (best first) that are not near-copies of a better-ranked one,
-        and the ids of hits missing from the store. A passage repeating a better-ranked one's text (a block every page
-        of a site carries, a footer, an option documented alike on several pages, the same text cut at other
-        boundaries) would take one of the ``k`` places read and add little: it is skipped, and the next hit read
-        instead. A near-copy: at least ``NEAR_COPY`` of its word 5-grams lie in one kept passage's (white space
-        collapsed, so an exact copy is one); a passage that holds a kept one and more is read. Fetched ``k`` at a
-        time, so where nothing repeats, one fetch of the first ``k``, as before."""
+        """The first ``k`` stored passages of ``hits`` (best first) whose texts differ, white space collapsed, and the
+        ids of hits missing from the store. A passage repeating a better-ranked one's text (a block every page of a
+        site carries, a footer, an option documented alike on several pages) would take one of the ``k`` places read
+        and add nothing: it is skipped, and the next hit read instead. Fetched ``k`` at a time, so where nothing
+        repeats, one fetch of the first ``k``, as before."""
         kept: list[Passage] = []
-        grams: list[set[tuple[str, ...]]] = []
+        seen: set[str] = set()
         missing: list[str] = []
         at = 0
         while len(kept) < k and at < len(hits):
@@ -475,9 +461,9 @@ class QAService:
             found = {p.id for p in fetched}
             missing += [pid for pid in ids if pid not in found]
             for p in fetched:
-                own = word_grams(p.text)
-                if not any(len(own & other) >= NEAR_COPY * len(own) for other in grams):
-                    grams.append(own)
+                text = " ".join(p.text.split())
+                if text not in seen:
+                    seen.add(text)
                     kept.append(p)
         return kept, missing
 
