@@ -690,6 +690,59 @@ widgets::Widget<button id="copy-path" title="Copy item path to clipboard">Copy</
                                              "pub fn twirl(&mut self) -> Widget")
 
 
+def test_javadoc_page_keeps_signatures_and_reads_summary_grids_as_rows():
+    """javadoc (JDK 9+) writes a member summary as a grid of <div> cells and each member's details as its name
+    heading, a signature <div> and a description; trafilatura dropped every signature and ran the grid's cells
+    together ("static booleanChecks if ...")."""
+    member = """<section class="detail" id="{n}(java.lang.String)"><h3>{n}</h3>
+<div class="member-signature"><span class="modifiers">public static</span>&nbsp;<span class="return-type">boolean</span>
+&nbsp;<span class="element-name"><a href="../src-html/Widgets.html#line-1">{n}</a></span><wbr><span
+class="parameters">(<a href="https://example.org/String.html" class="external-link">String</a>&nbsp;name)</span></div>
+<div class="block">Checks whether the widget is {w}.</div>
+<dl class="notes"><dt>Parameters:</dt><dd><code>name</code> - the widget's name, may be null</dd>
+<dt>Returns:</dt><dd><code>true</code> if it is {w}</dd></dl></section>"""
+    row = """<div class="col-first even-row-color method-summary-table"><code>static boolean</code></div>
+<div class="col-second even-row-color method-summary-table"><code><a href="#{n}(java.lang.String)"
+class="member-name-link">{n}</a><wbr>(String&nbsp;name)</code></div>
+<div class="col-last even-row-color method-summary-table"><div class="block">Checks whether the widget is {w}.</div></div>"""
+    html = f"""<!DOCTYPE HTML><html lang="en"><head><title>Widgets (Widget Library 1.0 API)</title>
+<meta name="generator" content="javadoc/ClassWriterImpl"></head><body class="class-declaration-page">
+<div class="flex-box"><header role="banner" class="flex-header"><nav role="navigation">NAVNOISE</nav></header>
+<div class="flex-content"><main role="main"><div class="header"><div class="sub-title">Package org.widgets</div>
+<h1 title="Class Widgets" class="title">Class Widgets</h1></div>
+<section class="class-description" id="class-description"><div class="type-signature">public class Widgets</div>
+<div class="block">Operations on widgets.</div></section>
+<section class="summary"><ul class="summary-list"><li><section class="method-summary" id="method-summary">
+<h2>Method Summary</h2><div id="method-summary-table"><div class="table-tabs" role="tablist"><button role="tab"
+class="active-table-tab">All Methods</button><button role="tab" class="table-tab">Static Methods</button></div>
+<div id="method-summary-table.tabpanel" role="tabpanel"><div class="summary-table three-column-summary">
+<div class="table-header col-first">Modifier and Type</div><div class="table-header col-second">Method</div>
+<div class="table-header col-last">Description</div>
+{row.format(n="isSpinning", w="spinning")}{row.format(n="isStopped", w="stopped")}</div></div></div>
+</section></li></ul></section>
+<section class="details"><ul class="details-list"><li><section class="method-details" id="method-detail">
+<h2>Method Details</h2><ul class="member-list"><li>{member.format(n="isSpinning", w="spinning")}</li>
+<li>{member.format(n="isStopped", w="stopped")}</li></ul></section></li></ul></section></main>
+<footer role="contentinfo">FOOTNOISE</footer></div></div></body></html>""".encode()
+    doc = extract("Widgets.html", html)
+    text = doc.text
+    assert doc.title == "Class Widgets"
+    for noise in ("NAVNOISE", "FOOTNOISE", "All Methods", "Static Methods"):
+        assert noise not in text, noise
+    assert ("Modifier and Type | Method | Description\n"
+            "static boolean | isSpinning(String name) | Checks whether the widget is spinning.\n"
+            "static boolean | isStopped(String name) | Checks whether the widget is stopped.") in text
+    assert _span(doc, "table", "isStopped(String name)") is not None
+    assert ("isStopped\n\npublic static boolean isStopped(String name)\nChecks whether the widget is stopped.\n\n"
+            "Parameters:\nname - the widget's name, may be null\n\nReturns:\ntrue if it is stopped") in text
+    entry = _span(doc, "entry", "public static boolean isStopped")
+    assert entry.name == "" and text[entry.start:entry.end].endswith("true if it is stopped")
+    assert _section_of(doc, "Checks whether the widget is stopped.\n\nParameters") == (
+        "Class Widgets", "Method Details", "isStopped")
+    assert _section_of(doc, "Modifier and Type") == ("Class Widgets", "Method Summary")
+    _spans_index_text(doc)
+
+
 def test_header_links_of_any_generator_are_dropped():
     """A page trafilatura reads (no generator it knows): GitHub's, markdown-it-anchor's and emoji anchors."""
     html = """<html><head><title>Widget README</title></head><body><main><article class="markdown-body">

@@ -40,7 +40,7 @@ from function.ingest.extract import CODE_CLOSE, CODE_OPEN, Blocks, unmarked
 
 # <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
 _TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
-_GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc", re.I)
+_GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc", re.I)
 _WHOLE = re.compile(rf"docbook|asciidoc|{_TEXINFO_NAMES}", re.I)  # read whole (``_read_whole``)
 # Markup that only these generators write, for pages without a generator meta (Sphinx themes often drop it).
 _MARKERS = ("sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
@@ -70,8 +70,12 @@ _RUSTDOC_NOISE = ("//span[contains(concat(' ', @class, ' '), ' rightside ') or c
                   "//*[contains(concat(' ', @class, ' '), ' tooltip ')]",  # "ⓘ" before an example that panics
                   "//a[contains(concat(' ', @class, ' '), ' test-arrow ') or contains(concat(' ', @class, ' '),"
                   " ' srclink ')]", "//button")
+# javadoc's (Java API references, JDK 9+ HTML5 pages): the tab buttons above a summary table ("All Methods", "Static
+# Methods", ...), which only filter its rows in a browser.
+_JAVADOC_NOISE = ("//div[contains(concat(' ', @class, ' '), ' table-tabs ')]",)
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
-_FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE))
+_FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
+              (re.compile("javadoc", re.I), _JAVADOC_NOISE))
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
@@ -99,7 +103,8 @@ _ADMONITION_TITLE = {"admonition-title", "title"}
 # Inline code: these elements, and elements of these classes (Sphinx's, DocBook XSL's, AsciiDoc's), outside <pre>.
 _CODE_TAGS = {"code", "tt", "kbd", "samp", "var"}
 _CODE_CLASSES = {"pre", "literal", "option", "parameter", "command", "filename", "varname", "function", "constant",
-                 "envar", "returnvalue", "type", "sig-name", "descname", "sig-prename", "descclassname"}
+                 "envar", "returnvalue", "type", "sig-name", "descname", "sig-prename", "descclassname",
+                 "element-name"}  # javadoc's member name in its signature
 
 
 def mark_code(content) -> None:
@@ -270,6 +275,16 @@ class _Walker:
                 return
         if "refentry" in classes and self.refentry(el):
             return
+        if "summary-table" in classes:  # javadoc's member summary: a grid of <div> cells, not a <table>
+            self.grid(el)
+            return
+        if "detail" in classes and self.member(el):
+            return
+        if tag in ("ul", "ol") and el.xpath("./li/section|./li/h1|./li/h2|./li/h3|./li/h4|./li/h5|./li/h6"):
+            for item in el:  # a list laying out sections (javadoc's summary and detail lists): not a list
+                if item.tag == "li":
+                    self.container(item)
+            return
         if _HEADING.fullmatch(tag) and not (classes & {"title"} and self._in_admonition(el)):
             level = int(tag[1]) + self._shift
             self.out.heading(level, _inline(el))
@@ -289,6 +304,30 @@ class _Walker:
             return
         else:  # p, div, section, blockquote, li and dd outside their lists, ...
             self.container(el)
+
+    def grid(self, el) -> None:
+        """javadoc's summary table (``div.summary-table``): its cells are the <div> children in reading order, as many
+        a row as it has header cells (``table-header``); one "cell | cell" line per row, the header row first."""
+        cells = [c for c in el if isinstance(c.tag, str)]
+        width = sum("table-header" in _classes(c) for c in cells) or 1
+        lines = [" | ".join(_inline(c) for c in cells[i : i + width]) for i in range(0, len(cells), width)]
+        self.out.text("\n".join(line for line in lines if line.strip(" |")), kind="table")
+
+    def member(self, el) -> bool:
+        """A javadoc member's details (``section.detail``: its name heading, ``div.member-signature``, its description
+        and notes) as its heading, then one entry, the signature its first line; the heading names it, so the entry
+        adds no name of its own to a continuing passage's title. Whether it was read so (no signature: walked as it
+        is)."""
+        signature = el.xpath("./div[contains(concat(' ', @class, ' '), ' member-signature ')]")
+        if not signature:
+            return False
+        for child in el:
+            if child is signature[0]:
+                self.out.open_entry(_inline(child), "")
+            elif isinstance(child.tag, str):
+                self.block(child)
+        self.out.close_entry()
+        return True
 
     def refentry(self, el) -> bool:
         """A DocBook reference entry (a function, a command) among others in one page (PostGIS's manual): its name
@@ -330,7 +369,7 @@ class _Walker:
 
     def definitions(self, dl) -> None:
         """Each run of <dt> and the <dd> after it: one entry."""
-        unnamed = bool(_classes(dl) & {"field-list", "docinfo"})
+        unnamed = bool(_classes(dl) & {"field-list", "docinfo", "notes"})  # javadoc's "Parameters:", "Returns:"
         terms: list = []
         for child in dl:
             if child.tag == "dt":
