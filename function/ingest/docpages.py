@@ -1,5 +1,5 @@
-"""HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo, rustdoc), read from
-their markup.
+"""HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo, rustdoc, javadoc),
+read from their markup.
 
 trafilatura (``extract._html``) finds the main text of any web page by scoring its blocks, which is what a
 blog post or a news article needs; on generated documentation it loses what matters most there. Measured
@@ -25,6 +25,10 @@ tables and definition lists in document order.
   DocBook's ``option``, ``filename``, ``function``, ``varname``, ... classes) is marked for ``extract._assemble``,
   which keeps where it is as "literal" spans: the reader lifts an answer that is one where a question asks for a
   name (``function.model.reader.CODE``).
+- javadoc's (JDK 9+ HTML5 pages): trafilatura dropped every member's signature (``div.member-signature``) and ran
+  the member summaries, a grid of ``<div>`` cells, into one line without cell boundaries, losing cells. Here a
+  summary grid is one "cell | cell" line per row (a table), and a member's details (``section.detail``) are its name
+  heading, then one entry whose first line is its signature.
 - Class names are read in lower case: DocBook's DSSSL stylesheets (the "Modular DocBook HTML Stylesheet" of
   older manuals, Slony-I's among them) write ``CLASS="NAVHEADER"``, ``CLASS="NOTE"``, in HTML 4 pages that
   browsers render in quirks mode, where class selectors ignore case.
