@@ -1,5 +1,5 @@
-"""HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo, rustdoc, javadoc),
-read from their markup.
+"""HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo, rustdoc, javadoc,
+Doxygen), read from their markup.
 
 trafilatura (``extract._html``) finds the main text of any web page by scoring its blocks, which is what a
 blog post or a news article needs; on generated documentation it loses what matters most there. Measured
@@ -29,6 +29,10 @@ tables and definition lists in document order.
   the member summaries, a grid of ``<div>`` cells, into one line without cell boundaries, losing cells. Here a
   summary grid is one "cell | cell" line per row (a table), and a member's details (``section.detail``) are its name
   heading, then one entry whose first line is its signature.
+- Doxygen's: trafilatura titled a page by a member's permalinked heading ("\u25c6 SDL_WINDOWPOS_CENTERED"), passed no
+  heading to the passages, laid each prototype out as table cells and dropped some members. Here the page title
+  (``div.title``) and every heading are read, a member summary (``table.memberdecls``) is one "type | name | brief"
+  row per member, and a member's details are its heading and one entry whose first line is its prototype.
 - Class names are read in lower case: DocBook's DSSSL stylesheets (the "Modular DocBook HTML Stylesheet" of
   older manuals, Slony-I's among them) write ``CLASS="NAVHEADER"``, ``CLASS="NOTE"``, in HTML 4 pages that
   browsers render in quirks mode, where class selectors ignore case.
