@@ -187,7 +187,7 @@ def test_an_unreadable_file_is_named_and_the_others_ingested(kind, docs, tmp_pat
 def test_nothing_to_ingest_says_so_and_exits_non_zero(kind, tmp_path, capsys):
     folder = tmp_path / "md"
     folder.mkdir()
-    (folder / "a.rst").write_text("Not a supported format.")
+    (folder / "a.docx").write_text("Not a supported format.")
     assert ingest_main([str(folder), "--quiet"]) == 1
     err = capsys.readouterr().err
     assert "nothing to ingest" in err and ".md" in err and ".pdf" in err and "1 other files" in err

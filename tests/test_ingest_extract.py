@@ -1,4 +1,4 @@
-"""Text extraction from text, Markdown, HTML and PDF files made here (no fixture files on disk)."""
+"""Text extraction from text, Markdown, reStructuredText, HTML and PDF files made here (no fixture files on disk)."""
 
 from __future__ import annotations
 
@@ -81,8 +81,8 @@ def _section_of(doc: Document, needle: str) -> tuple[str, ...]:
     return next(s.heading for s in doc.sections if s.start <= at < s.end)
 
 
-def test_suffixes_cover_the_four_formats():
-    assert set(SUFFIXES.values()) == {"text", "markdown", "html", "pdf"}
+def test_suffixes_cover_the_five_formats():
+    assert set(SUFFIXES.values()) == {"text", "markdown", "rst", "html", "pdf"}
 
 
 def test_plain_text_keeps_accents_and_cjk_and_normalises():
@@ -704,7 +704,8 @@ class="parameters">(<a href="https://example.org/String.html" class="external-li
     row = """<div class="col-first even-row-color method-summary-table"><code>static boolean</code></div>
 <div class="col-second even-row-color method-summary-table"><code><a href="#{n}(java.lang.String)"
 class="member-name-link">{n}</a><wbr>(String&nbsp;name)</code></div>
-<div class="col-last even-row-color method-summary-table"><div class="block">Checks whether the widget is {w}.</div></div>"""
+<div class="col-last even-row-color method-summary-table">
+<div class="block">Checks whether the widget is {w}.</div></div>"""
     html = f"""<!DOCTYPE HTML><html lang="en"><head><title>Widgets (Widget Library 1.0 API)</title>
 <meta name="generator" content="javadoc/ClassWriterImpl"></head><body class="class-declaration-page">
 <div class="flex-box"><header role="banner" class="flex-header"><nav role="navigation">NAVNOISE</nav></header>
@@ -758,19 +759,23 @@ def test_doxygen_page_keeps_its_headings_and_one_line_prototypes():
 <dl class="section return"><dt>Returns</dt><dd>0 on success or a negative error code.</dd></dl>
 <p class="definition">Definition at line 12 of file widget.h.</p>
 <p class="referencedby">Referenced by REFNOISE().</p></div></div>"""
-    html = f"""<html><head><meta name="generator" content="Doxygen 1.9.4"/><title>Widgets: widget.h File Reference</title>
-</head><body><div id="top"><div id="titlearea">TOPNOISE</div><div id="main-nav">MENUNOISE</div></div>
+    html = f"""<html><head><meta name="generator" content="Doxygen 1.9.4"/>
+<title>Widgets: widget.h File Reference</title></head><body>
+<div id="top"><div id="titlearea">TOPNOISE</div><div id="main-nav">MENUNOISE</div></div>
 <div id="doc-content"><div class="header"><div class="summary"><a href="#func-members">Functions</a> &#124;
 <a href="#define-members">Macros</a></div><div class="headertitle"><div class="title">widget.h File Reference</div>
 </div></div><div class="contents">
 <div class="dynheader">Include dependency graph for widget.h:</div><div class="dyncontent"><map>GRAPHNOISE</map></div>
 <table class="memberdecls"><tr class="heading"><td colspan="2"><h2 class="groupheader"><a name="func-members"></a>
 Functions</h2></td></tr>
-<tr class="memitem:a1"><td class="memItemLeft">int&#160;</td><td class="memItemRight"><a class="el" href="#aspin">spin</a>
+<tr class="memitem:a1"><td class="memItemLeft">int&#160;</td>
+<td class="memItemRight"><a class="el" href="#aspin">spin</a>
 (Widget *widget, int turns)</td></tr>
-<tr class="memdesc:a1"><td class="mdescLeft">&#160;</td><td class="mdescRight">Spin a widget. <a href="#aspin">More...</a>
+<tr class="memdesc:a1"><td class="mdescLeft">&#160;</td>
+<td class="mdescRight">Spin a widget. <a href="#aspin">More...</a>
 </td></tr><tr class="separator:a1"><td class="memSeparator" colspan="2">&#160;</td></tr>
-<tr class="memitem:a2"><td class="memItemLeft">int&#160;</td><td class="memItemRight"><a class="el" href="#atwirl">twirl</a>
+<tr class="memitem:a2"><td class="memItemLeft">int&#160;</td>
+<td class="memItemRight"><a class="el" href="#atwirl">twirl</a>
 (Widget *widget, int turns)</td></tr></table>
 <h2 class="groupheader">Function Documentation</h2>
 {member.format(n="spin", w="Spin")}{member.format(n="twirl", w="Twirl")}
@@ -793,6 +798,82 @@ Functions</h2></td></tr>
     assert _section_of(doc, "Twirl the widget") == ("widget.h File Reference", "Function Documentation", "twirl()")
     assert "spin(w, 3);\n    twirl(w, 1);" in text and _span(doc, "code", "twirl(w, 1)") is not None
     _spans_index_text(doc)
+
+
+RST = """\
+Widgets
+=======
+
+.. module:: widgets
+
+Install it with :command:`pip` first (see :ref:`the install guide <install>`).
+
+Spinning
+--------
+
+.. function:: spin(widget, turns=3)
+   :noindex:
+
+   Spin *widget* a number of turns; see :func:`~widgets.twirl` and :class:`widgets.Widget`.
+
+   .. versionadded:: 2.1
+      The *turns* argument.
+
+.. code-block:: python
+   :linenos:
+
+   import widgets
+   if widgets.ready():
+       widgets.spin(w)
+
+.. seealso:: :mod:`gadgets`
+
+.. autofunction:: widgets.hidden
+
+.. include:: /etc/hostname
+
+.. raw:: html
+
+   <script>RAWNOISE</script>
+
+.. toctree::
+
+   usage
+"""
+
+
+def test_restructuredtext_is_read_with_its_headings_entries_and_sphinx_roles():
+    """A Sphinx project's .rst sources (and a built site's ``_sources/*.rst.txt``) were left out or read as plain text:
+    through docutils, with Sphinx's common roles and directives, they read as its HTML pages do."""
+    for name in ("guide/widgets.rst", "_sources/widgets.rst.txt"):
+        doc = extract(name, RST.encode())
+        text = doc.text
+        assert doc.format == "rst" and doc.title == "Widgets"
+        for noise in (":ref:", ":func:", "..", "=====", "-----", "RAWNOISE", "autofunction", "toctree", "hidden",
+                      "include", "usage", "linenos"):
+            assert noise not in text, noise
+        assert "Install it with pip first (see the install guide)." in text
+        assert ("spin(widget, turns=3)\nSpin widget a number of turns; see twirl and widgets.Widget.\n\n"
+                "New in version 2.1: The turns argument.") in text
+        assert _span(doc, "entry", "Spin widget").name == "spin(widget, turns=3)"
+        assert _span(doc, "literal", "twirl") is not None  # a cross-reference to code is inline code
+        assert "import widgets\nif widgets.ready():\n    widgets.spin(w)" in text
+        assert _span(doc, "code", "widgets.spin(w)") is not None
+        assert "See also: gadgets" in text
+        assert _section_of(doc, "Spin widget") == ("Widgets", "Spinning")
+        _spans_index_text(doc)
+
+
+def test_restructuredtext_never_reads_another_file_and_fails_clearly():
+    doc = extract("a.rst", b"Title\n=====\n\n.. include:: /etc/passwd\n\n.. literalinclude:: /etc/passwd\n\n"
+                           b".. csv-table:: t\n   :file: /etc/passwd\n\nSome text.\n")
+    assert "root" not in doc.text and "Some text." in doc.text
+    with pytest.raises(ExtractError, match="a.rst: no text"):
+        extract("a.rst", b"  \n")
+    with pytest.raises(ExtractError, match="b.rst: not UTF-8"):
+        extract("b.rst", b"\xff\xfe bad")
+    broken = extract("c.rst", b"Title\n=====\n\n+-----+\n| bad table\n\nStill read.\n")
+    assert "Still read." in broken.text
 
 
 def test_header_links_of_any_generator_are_dropped():

@@ -1,4 +1,5 @@
-"""Documents in, plain text out: text, Markdown, HTML and PDF become one normalised text with its heading sections.
+"""Documents in, plain text out: text, Markdown, reStructuredText, HTML and PDF become one normalised text with its
+heading sections.
 
 Every format is first turned into a list of blocks (a paragraph, a list, a table, a code block, a heading),
 each with the heading path in force; ``_assemble`` normalises each block and joins them with one blank line,
@@ -20,6 +21,8 @@ serving image's requirements.txt):
 - Markdown: ``markdown-it-py`` (MIT, pure Python, ~1 MB): a CommonMark-compliant token stream, so headings,
   fenced code, lists and GFM tables are read from the parse, not guessed from the syntax with expressions;
   its ``mdit-py-plugins`` (MIT, pure Python, same maintainers) add definition lists.
+- reStructuredText: ``docutils`` (public domain / BSD, pure Python, ~2 MB), the reference implementation Sphinx
+  parses with, to HTML read as a docutils page (``function.ingest.rst``: Sphinx's common roles and directives).
 - HTML: ``trafilatura`` (Apache-2.0 since 1.8): the best-scoring open-source main-content extractor in
   published comparisons (it falls back on readability and jusText internally); it drops navigation, scripts,
   styles, headers, footers and sidebars, and its XML output keeps headings (with their level), lists, tables
@@ -53,8 +56,8 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-SUFFIXES = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
-            ".pdf": "pdf"}
+SUFFIXES = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".html": "html",
+            ".htm": "html", ".pdf": "pdf"}
 
 # A first line at most this long is a plain-text document's title.
 _TITLE_CHARS = 120
@@ -357,6 +360,8 @@ class _Headings:
 def extract(name: str, data: bytes) -> Document:
     """The text of ``name`` (its suffix picks the format; see ``SUFFIXES``) with its heading sections."""
     fmt = SUFFIXES.get(PurePosixPath(name).suffix.lower())
+    if name.lower().endswith(".rst.txt"):  # Sphinx's copy of a page's source (``_sources/``) is reStructuredText
+        fmt = "rst"
     if fmt is None:
         raise ExtractError(f"{name}: unsupported file type (expected one of {', '.join(sorted(SUFFIXES))})")
     if fmt == "pdf":
@@ -366,6 +371,8 @@ def extract(name: str, data: bytes) -> Document:
     if fmt == "html":
         return _html(name, data)
     text = _decode(name, data)
+    if fmt == "rst":
+        return _rst(name, text)
     return _markdown(name, text) if fmt == "markdown" else _text(name, text)
 
 
@@ -562,7 +569,22 @@ def drop_permalinks(root) -> bool:
     return bool(found)
 
 
-def _html(name: str, data: bytes) -> Document:
+def _rst(name: str, source: str) -> Document:
+    """reStructuredText through docutils' HTML (``function.ingest.rst``: Sphinx's common roles and directives
+    known, no file or URL read), then read as a docutils page is."""
+    require("docutils")
+    from function.ingest import rst
+
+    if not source.strip():
+        raise ExtractError(f"{name}: no text found in this rst file")
+    try:
+        page = rst.to_html(source.replace("\r\n", "\n").replace("\r", "\n"))
+    except Exception as e:  # noqa: BLE001 - docutils raises many types on malformed markup
+        raise ExtractError(f"{name}: not readable reStructuredText ({type(e).__name__}: {e})") from None
+    return _html(name, page.encode("utf-8"), fmt="rst")
+
+
+def _html(name: str, data: bytes, fmt: str = "html") -> Document:
     """A documentation generator's page read from its markup (``docpages``); any other page through
     trafilatura's main content as XML, walked for headings, paragraphs, lists, definitions, tables and code.
 
@@ -584,7 +606,7 @@ def _html(name: str, data: bytes) -> Document:
     changed = drop_permalinks(root)
     if docpages.is_doc_page(root):
         title, out = docpages.read(root)
-        return _assemble(name, "html", title, out.finish())
+        return _assemble(name, fmt, title, out.finish())
     return _trafilatura(name, lxml_html.tostring(root, encoding="unicode") if changed else data)
 
 
