@@ -325,6 +325,34 @@ def test_answers_from_logits_give_a_how_question_the_whole_call():
         assert text[got.start:got.end] == want
 
 
+def test_the_answer_stays_in_its_table_cell():
+    text = "Type | Method | Description\nstatic String | random(int count) | Creates a random string."
+    words = [(m.start(), m.end()) for m in __import__("re").finditer(r"\S+", text)]
+    offsets = np.array(words)
+    assert paragraphs(text, offsets).tolist() == [0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 4, 4, 4, 4, 4]
+    b = build_batch([11], [np.arange(100, 100 + len(words))], WindowSpec(32, 3, 5, 101, 102, 0))  # one window
+    cs = b.context_start  # the model likes "random(int" as a start and "random" as an end, "count)" a little less
+    start, end = logits_for(b, {(0, cs + 8): 9.0}, {(0, cs + 13): 9.0, (0, cs + 9): 6.0})
+    [free] = best_spans(start, end, b, top_k=1, max_answer_tokens=30)
+    [kept] = best_spans(start, end, b, top_k=1, max_answer_tokens=30, blocks=[paragraphs(text, offsets)])
+    assert (free.token_start, free.token_end) == (8, 13)
+    assert (kept.token_start, kept.token_end) == (8, 9)  # "random(int count)"
+
+
+@pytest.mark.parametrize(("text", "rows"), [
+    ("a | b\nc | d", [[1], [7]]),  # two rows
+    ("static boolean | isNumeric(CharSequence cs) | Checks it.", [[14, 43]]),  # a row of three cells
+    ("header_helper(header: dict) \u2192 dict | None\nReturn the header.", []),  # a union type in a signature
+    ("Run it:\n( cat Doxyfile ) | doxygen -\nthen look.", []),  # a pipeline in a line of code
+    ("no table here", []),
+])
+def test_cell_breaks_are_the_separators_of_table_rows_only(text, rows):
+    from function.model.decode import cell_breaks
+
+    assert cell_breaks(text) == [i for row in rows for i in row]
+    assert all(text[i : i + 3] == " | " for i in cell_breaks(text))
+
+
 def test_paragraphs_count_blank_lines_only():
     text = "a b\nc\n \nd\n\n\ne"
     offsets = np.array([(0, 1), (2, 3), (4, 5), (8, 9), (12, 13)])

@@ -45,6 +45,7 @@ import numpy as np
 from function.model.windows import Batch
 
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+_CELL = re.compile(r" \| ")
 
 
 @dataclass(frozen=True)
@@ -76,11 +77,28 @@ def _context_log_probs(logits: np.ndarray, batch: Batch) -> np.ndarray:
 
 
 def paragraphs(text: str, offsets: np.ndarray) -> np.ndarray:
-    """Each token's paragraph in ``text``: how many blank lines come before it (ingestion joins a
-    document's blocks with one, ``function.ingest.extract.normalise_block``)."""
-    breaks = [m.start() for m in _BLANK_LINE.finditer(text)]
+    """Each token's block in ``text``: how many blank lines (ingestion joins a document's blocks with one,
+    ``function.ingest.extract.normalise_block``) and table cell boundaries (``cell_breaks``) come before it. A span
+    never runs across two blocks."""
+    breaks = sorted([m.start() for m in _BLANK_LINE.finditer(text)] + cell_breaks(text))
     return np.searchsorted(np.asarray(breaks, dtype=np.int64), np.asarray(offsets)[:, 0], side="right") \
         if len(offsets) else np.zeros(0, dtype=np.int64)
+
+
+def cell_breaks(text: str) -> list[int]:
+    """Where a table row's cells meet: the " | " separators of each line extraction wrote for a table's row ("cell |
+    cell"), a line holding " | " where the line before or after it does too, or that holds it twice or more. A lone
+    " | " (a union type in a signature, "-> dict | None"; a pipeline in a line of code) is not a row's."""
+    if " | " not in text:
+        return []
+    lines = text.split("\n")
+    held = [" | " in line for line in lines]
+    out, at = [], 0
+    for i, line in enumerate(lines):
+        if held[i] and (line.count(" | ") >= 2 or (i and held[i - 1]) or (i + 1 < len(lines) and held[i + 1])):
+            out.extend(at + m.start() for m in _CELL.finditer(line))
+        at += len(line) + 1
+    return out
 
 
 def _window_blocks(blocks: list[np.ndarray], batch: Batch, width: int) -> np.ndarray:

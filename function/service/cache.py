@@ -78,7 +78,7 @@ REPLY_VERSION = 3
 # their sentence, a dotted name or shell command whole, a term without its description, a file question's path; 3: an
 # answer that is the question's own words gives way; 4: a returned call whole, and no retrieved passage that repeats a
 # better-ranked one's text), so that a deploy does not serve answers an older revision cached in the shared tier.
-DECODING_VERSION = 4
+DECODING_VERSION = 5
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
