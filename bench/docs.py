@@ -179,12 +179,14 @@ def load_sets(folder: Path = SETS, names: list[str] | None = None) -> list[dict]
 
 def extracted_texts(folder: Path, files: list[str]) -> dict[str, str]:
     """Each corpus file's text as ingestion extracts it (``function.ingest.extract``)."""
-    from function.ingest.extract import extract
+    from function.ingest.extract import NotDocumentation, extract
 
     texts = {}
     for rel in files:
         try:
             texts[rel] = extract(rel, (folder / rel).read_bytes()).text
+        except NotDocumentation:  # a generator's index or source page: ingestion leaves it out
+            continue
         except (ValueError, OSError) as e:  # ExtractError, UnicodeDecodeError
             raise SetError(f"{folder / rel}: cannot extract its text: {e}") from e
     return texts

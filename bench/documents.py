@@ -310,7 +310,10 @@ def ingest_documents(service, files: list[tuple[str, Path]], root: Path, max_pas
         for rel, path in files:
             data = path.read_bytes()
             t0 = time.perf_counter()
-            units = list(from_file(InputFile(str(path), rel, str(root) + "/"), data, tokenizer, recipe))
+            try:
+                units = list(from_file(InputFile(str(path), rel, str(root) + "/"), data, tokenizer, recipe))
+            except extract_module.NotDocumentation:  # a generator's index or source page: left out, as ingestion does
+                continue
             t1 = time.perf_counter()
             for unit in units:
                 texts[unit.doc_id] = [p.text for p in unit.pieces]

@@ -315,6 +315,40 @@ def test_sync_keeps_the_documents_of_a_file_that_failed_to_read(kind, docs, tmp_
     assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "notes.txt"}
 
 
+SPHINX_PAGE = """<html><head><meta name="generator" content="Docutils 0.19: https://docutils.sourceforge.io/">
+<title>{title}</title></head><body><div class="document"><div class="body" role="main">{body}</div></div>
+<div class="sphinxsidebar">SIDEBAR</div></body></html>"""
+
+
+def test_pages_a_generator_made_for_navigation_are_left_out_and_synced_away(kind, docs, tmp_path, capsys):
+    """A built site's index, search and source-listing pages are not documents: left out (not failed), said so,
+    and with --sync what an older run took from one is removed."""
+    (docs / "api.html").write_text(SPHINX_PAGE.format(title="API", body="<h1>API</h1><p>Call spin() to spin the "
+                                                      "widget a number of turns; it returns the widget.</p>"))
+    (docs / "genindex.html").write_text(SPHINX_PAGE.format(title="Index", body="<h1 id='index'>Index</h1><table "
+                                                           "class='indextable genindextable'><tr><td>spin() (in module "
+                                                           "widgets)</td></tr></table>"))
+    (docs / "search.html").write_text(SPHINX_PAGE.format(title="Search", body="<h1>Search</h1><div "
+                                                         "id='search-results'></div>"))
+    (docs / "_modules").mkdir()
+    source = SPHINX_PAGE.format(title="widgets", body="<h1>Source code for widgets</h1><div class='highlight'>"
+                                "<pre>def spin(widget, turns=3):\n    return widget</pre></div>")
+    (docs / "_modules" / "widgets.html").write_text(source)
+    assert ingest_main([str(docs)]) == 0
+    err = capsys.readouterr().err
+    assert "left out 3 pages a documentation generator made for navigation" in err and "failed" not in err.split(
+        "ingest:")[0]
+    assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "notes.txt", "api.html"}
+    # a store an older run filled with the listing as a document: --sync removes it, the rest stays
+    (docs / "_modules" / "widgets.html").write_text("<html><body><h1>Widgets</h1><p>Spin widgets a number of "
+                                                    "turns with the spin function.</p></body></html>")
+    assert ingest_main([str(docs), "--quiet"]) == 0
+    assert "_modules/widgets.html" in state(kind, tmp_path)[1]
+    (docs / "_modules" / "widgets.html").write_text(source)
+    assert ingest_main([str(docs), "--quiet", "--sync"]) == 0
+    assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "notes.txt", "api.html"}
+
+
 def test_missing_ingestion_dependencies_stop_with_a_clear_message(docs, tiny_artifact, tmp_path, monkeypatch, capsys):
     import sys
 

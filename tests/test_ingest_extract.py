@@ -876,6 +876,32 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
     assert "Still read." in broken.text
 
 
+@pytest.mark.parametrize(("html", "kind"), [
+    ('<meta name="generator" content="javadoc/ClassUseWriter"><title>Uses of Class Widget</title></head><body><main '
+     'role="main"><h1>Uses of Class Widget</h1><p>Widget is used by Gadget.</p></main>', "javadoc"),
+    ('<meta name="generator" content="javadoc/SourceToHTMLConverter"><title>Source code</title></head><body><main '
+     'role="main"><pre>public class Widget {}</pre></main>', "javadoc"),
+    ('<meta name="generator" content="Doxygen 1.9.4"/><title>Globals</title></head><body><div id="doc-content"><div '
+     'class="contents"><div class="textblock">Here is a list of all functions with links to the files they belong '
+     'to:</div><ul><li>spin() : widget.h</li></ul></div></div>', "Doxygen"),
+    ('<meta name="generator" content="Doxygen 1.9.4"/><title>widget.h Source</title></head><body><div '
+     'id="doc-content"><div class="contents"><a href="x.html">Go to the documentation of this file.</a><div '
+     'class="fragment"><div class="line">int spin(void);</div></div></div></div>', "Doxygen"),
+    ('<meta name="generator" content="Docutils 0.19: https://docutils.sourceforge.io/"><title>Python Module '
+     'Index</title></head><body><div class="body" role="main"><h1>Python Module Index</h1><table class="indextable '
+     'modindextable"><tr><td>widgets</td></tr></table></div>', "Sphinx"),
+])
+def test_navigation_pages_of_generators_are_not_documentation(html, kind):
+    from function.ingest.extract import NotDocumentation
+
+    with pytest.raises(NotDocumentation, match=f"p.html: a {kind} "):
+        extract("p.html", f"<html><head>{html}</body></html>".encode())
+    # the same generators' documentation pages are read
+    page = ('<html><head><meta name="generator" content="javadoc/ClassWriterImpl"><title>Widget</title></head><body>'
+            '<main role="main"><h1>Class Widget</h1><p>A widget spins.</p></main></body></html>')
+    assert "A widget spins." in extract("Widget.html", page.encode()).text
+
+
 def test_header_links_of_any_generator_are_dropped():
     """A page trafilatura reads (no generator it knows): GitHub's, markdown-it-anchor's and emoji anchors."""
     html = """<html><head><title>Widget README</title></head><body><main><article class="markdown-body">

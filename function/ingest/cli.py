@@ -170,6 +170,9 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
             print(e, file=sys.stderr)
             return 1
         job.flush()
+        if seen.generated:
+            say(f"left out {len(seen.generated)} pages a documentation generator made for navigation (indexes, "
+                f"search, source listings), e.g. {seen.generated[0]}")
         if args.sync:
             if seen.found == 0:
                 progress.note("--sync: nothing was found in the inputs, so nothing is deleted")

@@ -172,6 +172,43 @@ def _has_class(root, names) -> bool:
     return any(root.xpath(f"//*[contains(concat(' ', @class, ' '), ' {m} ')]") for m in names)
 
 
+# javadoc's pages that index or navigate the reference rather than document it (by the writer named in the generator
+# meta): where a class is used, package and class trees, the A-Z index, the lists of all classes and packages, the
+# deprecated list, the help page, and each class's source listing.
+_JAVADOC_GENERATED = re.compile(r"javadoc/(?:(?:ClassUse|PackageUse|PackageTree|Tree|SplitIndex|Index|IndexRedirect|"
+                                r"AllClassesIndex|AllPackagesIndex|DeprecatedList|NewAPIList|PreviewList|Help)Writer|"
+                                r"SourceToHTMLConverter)\b", re.I)
+_DOXYGEN_INDEX = re.compile(r"^(?:Here is a list of all|Here are the|This inheritance list|Go to the documentation of "
+                            r"this file|This page explains how to interpret the graphs)", re.I)
+
+
+def generated(root) -> str | None:
+    """What navigation page a documentation generator made ``root`` as (its class names in lower case:
+    ``lower_classes``), or None for a page of documentation. Left out of ingestion: its text is names and links that
+    match every question about them ("Index", "Python Module Index", "All Classes and Interfaces", "Uses of Class
+    StringUtils"), or the source code the documentation was made from ("Source code for requests.api", javadoc's
+    and Doxygen's source listings), and would be read instead of the pages that document them."""
+    generator = _generator(root)
+    if _JAVADOC_GENERATED.search(generator):
+        return "a javadoc index, tree, usage or source page"
+    if re.search("sphinx|docutils", generator, re.I) or all(root.xpath(path) for path in _SPHINX) or \
+            _has_class(root, ("sphinxsidebar",)):
+        if root.xpath("//table[contains(concat(' ', @class, ' '), ' indextable ')]"):
+            return "a Sphinx index page"
+        if root.xpath("//*[@id='search-results']"):
+            return "a Sphinx search page"
+        headings = [" ".join(h.text_content().split()) for h in root.xpath("//h1")]
+        if root.xpath("//div[contains(concat(' ', @class, ' '), ' viewcode-block ')]") or any(
+                h.startswith(("Source code for ", "All modules for which code is available")) for h in headings):
+            return "a Sphinx source listing (viewcode)"
+    if re.search("doxygen", generator, re.I):
+        contents = root.xpath("//div[contains(concat(' ', @class, ' '), ' contents ')]")
+        text = " ".join(contents[0].text_content().split()) if contents else ""
+        if _DOXYGEN_INDEX.match(text) or re.match(r"^- \w+ -", text.lstrip("\xa0 ")):
+            return "a Doxygen index or source page"
+    return None
+
+
 def is_doc_page(root) -> bool:
     """Whether ``root`` (a parsed page, its class names in lower case: ``lower_classes``) comes from one of the
     generators read here."""

@@ -67,6 +67,12 @@ class ExtractError(ValueError):
     """The file cannot be turned into text (its message names the file)."""
 
 
+class NotDocumentation(ExtractError):
+    """The file is a page a documentation generator made for navigation, not documentation: an index of names, a
+    search page, a source listing (``docpages.generated``). Ingestion leaves it out, as it does a file of another
+    type, instead of failing on it."""
+
+
 def require(module: str):
     """Import an ingestion dependency, or say how to install it (the serving image does not have them)."""
     try:
@@ -604,6 +610,8 @@ def _html(name: str, data: bytes, fmt: str = "html") -> Document:
 
     docpages.lower_classes(root)
     changed = drop_permalinks(root)
+    if (kind := docpages.generated(root)) is not None:
+        raise NotDocumentation(f"{name}: {kind}, not documentation")
     if docpages.is_doc_page(root):
         title, out = docpages.read(root)
         return _assemble(name, fmt, title, out.finish())

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from function.ingest.documents import Recipe, from_file
+from function.ingest.extract import NotDocumentation
 from function.ingest.ingestion import Ingestion
 from function.ingest.json_input import Rejected
 from function.ingest.progress import Progress
@@ -47,6 +48,7 @@ class Seen:
     docs: dict[str, set[str]] = field(default_factory=dict)  # source -> doc ids in it
     failed: set[str] = field(default_factory=set)
     found: int = 0  # documents found in all (taken by this task or not)
+    generated: list[str] = field(default_factory=list)  # why each generated navigation page was left out
 
 
 class MissingDependency(Exception):
@@ -66,6 +68,11 @@ def read_files(job: Ingestion, files: list[InputFile], shard: Shard, tokenizer, 
         except ModuleNotFoundError as e:
             raise MissingDependency(f"cannot ingest {f.source}: the document formats need {e.name!r}, an "
                                     "ingestion dependency (pip install -r requirements-ingest.txt)") from e
+        except NotDocumentation as e:  # a generator's index, search or source page: read, no document in it
+            seen.docs[f.source] = set()  # (--sync removes what an older run took from it)
+            seen.generated.append(str(e))
+            progress.advance()
+            continue
         except Exception as e:  # any file that cannot be read or extracted is reported, the rest go on
             seen.failed.add(f.source)
             job.fail(f.source, f"cannot read: {e}", "failed")
