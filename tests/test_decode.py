@@ -128,18 +128,22 @@ def test_with_paragraphs_no_span_runs_across_a_blank_line_and_the_rest_rank_as_b
     assert all(blocks[s.passage][s.token_start] == blocks[s.passage][s.token_end] for s in got)
 
 
-def test_the_answer_stops_at_the_blank_line_it_would_have_run_across():
-    text = "Use 1.2.6 or later:\n\n- https://example.org/advisory"
-    words = [(m.start(), m.end()) for m in __import__("re").finditer(r"\S+", text)]
-    offsets = np.array(words)
-    assert paragraphs(text, offsets).tolist() == [0, 0, 0, 0, 1, 1]
-    b = build_batch([11], [np.arange(100, 100 + len(words))], SPEC)
-    cs = b.context_start  # the model likes "1.2.6" as a start and the URL as an end, "later:" a little less
-    start, end = logits_for(b, {(0, cs + 1): 9.0}, {(0, cs + 5): 9.0, (0, cs + 3): 6.0})
+def free_and_kept(text: str, first: int, best_last: int, next_last: int, spec=SPEC):
+    """The best span with and without ``paragraphs``' blocks, one token per word of ``text``: the model likes word
+    ``first`` as a start and ``best_last`` as an end, ``next_last`` a little less; and the words' blocks."""
+    offsets = np.array([(m.start(), m.end()) for m in __import__("re").finditer(r"\S+", text)])
+    b = build_batch([11], [np.arange(100, 100 + len(offsets))], spec)
+    cs = b.context_start
+    start, end = logits_for(b, {(0, cs + first): 9.0}, {(0, cs + best_last): 9.0, (0, cs + next_last): 6.0})
     [free] = best_spans(start, end, b, top_k=1, max_answer_tokens=30)
     [kept] = best_spans(start, end, b, top_k=1, max_answer_tokens=30, blocks=[paragraphs(text, offsets)])
-    assert (free.token_start, free.token_end) == (1, 5)
-    assert (kept.token_start, kept.token_end) == (1, 3)  # "1.2.6 or later:"
+    return (free.token_start, free.token_end), (kept.token_start, kept.token_end), paragraphs(text, offsets).tolist()
+
+
+def test_the_answer_stops_at_the_blank_line_it_would_have_run_across():
+    free, kept, blocks = free_and_kept("Use 1.2.6 or later:\n\n- https://example.org/advisory", 1, 5, 3)
+    assert blocks == [0, 0, 0, 0, 1, 1]
+    assert free == (1, 5) and kept == (1, 3)  # "1.2.6 or later:"
 
 
 @pytest.mark.parametrize(("text", "want"), [
@@ -327,16 +331,9 @@ def test_answers_from_logits_give_a_how_question_the_whole_call():
 
 def test_the_answer_stays_in_its_table_cell():
     text = "Type | Method | Description\nstatic String | random(int count) | Creates a random string."
-    words = [(m.start(), m.end()) for m in __import__("re").finditer(r"\S+", text)]
-    offsets = np.array(words)
-    assert paragraphs(text, offsets).tolist() == [0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 4, 4, 4, 4, 4]
-    b = build_batch([11], [np.arange(100, 100 + len(words))], WindowSpec(32, 3, 5, 101, 102, 0))  # one window
-    cs = b.context_start  # the model likes "random(int" as a start and "random" as an end, "count)" a little less
-    start, end = logits_for(b, {(0, cs + 8): 9.0}, {(0, cs + 13): 9.0, (0, cs + 9): 6.0})
-    [free] = best_spans(start, end, b, top_k=1, max_answer_tokens=30)
-    [kept] = best_spans(start, end, b, top_k=1, max_answer_tokens=30, blocks=[paragraphs(text, offsets)])
-    assert (free.token_start, free.token_end) == (8, 13)
-    assert (kept.token_start, kept.token_end) == (8, 9)  # "random(int count)"
+    free, kept, blocks = free_and_kept(text, 8, 13, 9, WindowSpec(32, 3, 5, 101, 102, 0))  # one window
+    assert blocks == [0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 4, 4, 4, 4, 4]
+    assert free == (8, 13) and kept == (8, 9)  # "random(int count)", not on into the next cell
 
 
 @pytest.mark.parametrize(("text", "rows"), [

@@ -46,7 +46,7 @@ _DOMAINS = ("py", "c", "cpp", "js", "rst", "std", "math")
 # Object descriptions: a definition list entry, the signature its term.
 _OBJECTS = ("function", "class", "method", "classmethod", "staticmethod", "attribute", "property", "data",
             "exception", "decorator", "decoratormethod", "module", "describe", "object", "option", "cmdoption",
-            "envvar", "program", "macro", "member", "type", "struct", "union", "enum", "enumerator", "var", "var",
+            "envvar", "program", "macro", "member", "type", "struct", "union", "enum", "enumerator", "var",
             "directive", "role", "confval", "setting", "fixture")
 _DROPPED = ("toctree", "index", "highlight", "currentmodule", "automodule", "autoclass", "autofunction", "automethod",
             "autoattribute", "autodata", "autoexception", "autodecorator", "autoproperty", "autosummary",
@@ -106,42 +106,32 @@ def _register() -> None:
         for role in _TEXT_ROLES:
             roles.register_local_role(prefix + role, text_role)
 
-    class Dropped(Directive):
+    class Lenient(Directive):  # any arguments, content and options, as Sphinx's directives take them
         optional_arguments = 100
         final_argument_whitespace = True
         has_content = True
         option_spec = options
 
+    class Dropped(Lenient):
         def run(self):
             return []
 
-    class Content(Directive):  # keeps its content, as if the directive were not there
-        optional_arguments = 100
-        final_argument_whitespace = True
-        has_content = True
-        option_spec = options
-
+    class Content(Lenient):  # keeps its content, as if the directive were not there
         def run(self):
             node = nodes.container()
             self.state.nested_parse(self.content, self.content_offset, node)
             return node.children
 
-    class Code(Directive):
-        optional_arguments = 1
-        final_argument_whitespace = True
-        has_content = True
-        option_spec = options
+    class Code(Lenient):
+        optional_arguments = 1  # the language
 
         def run(self):
             text = "\n".join(self.content)
             return [nodes.literal_block(text, text)] if text.strip() else []
 
-    class Version(Directive):
-        required_arguments = 1
+    class Version(Lenient):
+        required_arguments = 1  # the version, then the text on the directive's lines
         optional_arguments = 1
-        final_argument_whitespace = True
-        has_content = True
-        option_spec = options
 
         def run(self):
             label = f"{_VERSIONS[self.name]} {self.arguments[0]}"
@@ -160,12 +150,7 @@ def _register() -> None:
                 out.extend(body.children)
             return [nodes.container("", *out, classes=[self.name])]
 
-    class Titled(Directive):  # seealso, todo: an admonition with its title
-        optional_arguments = 100
-        final_argument_whitespace = True
-        has_content = True
-        option_spec = options
-
+    class Titled(Lenient):  # seealso, todo: an admonition with its title
         def run(self):
             node = nodes.admonition(classes=[self.name])
             node += nodes.title(text="See also" if self.name == "seealso" else self.name.capitalize())
@@ -174,12 +159,7 @@ def _register() -> None:
             self.state.nested_parse(self.content, self.content_offset, node)
             return [node]
 
-    class Described(Directive):  # an object description: a definition list entry
-        optional_arguments = 100
-        final_argument_whitespace = True
-        has_content = True
-        option_spec = options
-
+    class Described(Lenient):  # an object description: a definition list entry
         def run(self):
             signatures = [s.strip() for s in " ".join(self.arguments).split("\n") if s.strip()]
             if self.name.split(":")[-1] == "module":  # names the module the rest documents: nothing to read
