@@ -874,6 +874,9 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
         extract("b.rst", b"\xff\xfe bad")
     broken = extract("c.rst", b"Title\n=====\n\n+-----+\n| bad table\n\nStill read.\n")
     assert "Still read." in broken.text
+    # one's own page is never a generator's navigation page, whatever its title says
+    own = extract("d.rst", b"Source code for widgets\n=======================\n\nSpin widgets.\n")
+    assert "Spin widgets." in own.text
 
 
 @pytest.mark.parametrize(("html", "kind"), [

@@ -198,8 +198,10 @@ def generated(root) -> str | None:
         if root.xpath("//*[@id='search-results']"):
             return "a Sphinx search page"
         headings = [" ".join(h.text_content().split()) for h in root.xpath("//h1")]
+        listing = root.xpath("//div[contains(concat(' ', @class, ' '), ' highlight ')]")
         if root.xpath("//div[contains(concat(' ', @class, ' '), ' viewcode-block ')]") or any(
-                h.startswith(("Source code for ", "All modules for which code is available")) for h in headings):
+                (h.startswith("Source code for ") and listing) or h == "All modules for which code is available"
+                for h in headings):
             return "a Sphinx source listing (viewcode)"
     if re.search("doxygen", generator, re.I):
         contents = root.xpath("//div[contains(concat(' ', @class, ' '), ' contents ')]")

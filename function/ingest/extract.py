@@ -610,7 +610,7 @@ def _html(name: str, data: bytes, fmt: str = "html") -> Document:
 
     docpages.lower_classes(root)
     changed = drop_permalinks(root)
-    if (kind := docpages.generated(root)) is not None:
+    if fmt == "html" and (kind := docpages.generated(root)) is not None:  # (a page of one's own .rst is never)
         raise NotDocumentation(f"{name}: {kind}, not documentation")
     if docpages.is_doc_page(root):
         title, out = docpages.read(root)
