@@ -343,6 +343,7 @@ def test_pages_a_generator_made_for_navigation_are_left_out_and_synced_away(kind
     (docs / "_modules" / "widgets.html").write_text("<html><body><h1>Widgets</h1><p>Spin widgets a number of "
                                                     "turns with the spin function.</p></body></html>")
     assert ingest_main([str(docs), "--quiet"]) == 0
+    assert "2 navigation pages left out" in capsys.readouterr().err  # said even when quiet, in the totals
     assert "_modules/widgets.html" in state(kind, tmp_path)[1]
     (docs / "_modules" / "widgets.html").write_text(source)
     assert ingest_main([str(docs), "--quiet", "--sync"]) == 0

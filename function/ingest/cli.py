@@ -186,7 +186,8 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
         progress.close()
     total, documents = store.count(), store.document_count()
     held = "" if index is None else f"; the retrieval index {index.description} holds {index.count()} rows"
-    print(f"ingest: {counts.summary()}; the store holds {total} passages of {documents} documents{held}",
+    left = f", {len(seen.generated)} navigation pages left out" if mine and seen.generated else ""
+    print(f"ingest: {counts.summary()}{left}; the store holds {total} passages of {documents} documents{held}",
           file=sys.stderr)
     if mine and seen.found == 0:
         print(f"nothing ingested: none of the {len(mine)} input files gave a document "
