@@ -418,7 +418,6 @@ zip 3.0-13
 zsh 5.9-4+b15
 """),
     *_deb("javadoc", """
-libcommons-lang3-java-doc 3.12.0-2+deb12u1
 libcommons-io-java-doc 2.11.0-2
 junit4-doc 4.13.2-3
 libcommons-collections4-java-doc 4.2-1
@@ -431,7 +430,6 @@ libjaxen-java-doc 1.1.6-4
 liblog4j1.2-java-doc 1.2.17-11
 """),
     *_deb("doxygen", """
-libsdl2-doc 2.26.5+dfsg-1
 libxerces-c-doc 3.2.4+debian-1
 libglfw3-doc 3.3.8-1
 libjsoncpp-doc 1.9.5-4
