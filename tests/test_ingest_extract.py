@@ -1208,3 +1208,21 @@ def test_deciding_line_end_hyphens_only_drops_or_writes_the_marked_hyphens(texts
         assert before.count("-") <= after.count("-") <= before.count("-") + before.count(_BREAK)
         if _BREAK not in before:
             assert after == before
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.sampled_from(["Title", "=====", "-----", "", "  indented", ".. function:: f(x)", ".. note::",
+                                 ":ref:`x <y>`", "``code``", "* item", "| a | b |", "+---+", ".. include:: x",
+                                 "::", ".. code-block:: python", "   body", ":param x: y", "text `link`_",
+                                 ".. _link: http://x", ".. |sub| replace:: z", "\u00e9t\u00e9"]),
+                max_size=14))
+def test_any_restructuredtext_reads_or_fails_clearly(lines):
+    """docutils on arbitrary Sphinx-flavoured lines: a document whose sections index its text, or an ExtractError
+    naming the file; never another exception."""
+    try:
+        doc = extract("f.rst", "\n".join(lines).encode())
+    except ExtractError as e:
+        assert str(e).startswith("f.rst: ")
+        return
+    assert doc.format == "rst"
+    _spans_index_text(doc)
