@@ -905,6 +905,43 @@ def test_navigation_pages_of_generators_are_not_documentation(html, kind):
     assert "A widget spins." in extract("Widget.html", page.encode()).text
 
 
+_SECTIONS = "".join(f"<h2 id='s{i}'>Section {i} about widgets</h2>\n<p>Widgets of kind {i} spin at {i * 100} turns a "
+                    f"minute and are configured with the option --spin-{i}; this paragraph says so at some length, so "
+                    f"that it reads as content.</p>\n<h3>Subsection {i}.1</h3><p>More about widget {i}: the default of "
+                    f"--spin-{i} is {i}, and it can be changed in the file widget.conf.</p>\n" for i in range(1, 6))
+
+
+def test_a_fragment_page_goes_to_trafilatura_inside_a_main(monkeypatch):
+    """A site generator's page body without <html> or <body> (Go's documentation): trafilatura dropped every heading
+    of the real pages (records/bench/docs-trafilatura-headings: the Go specification read as one section); inside a
+    <main> it keeps them. A whole page goes as it is."""
+    import function.ingest.extract as ex
+
+    given = []
+    real = ex._trafilatura
+    monkeypatch.setattr(ex, "_trafilatura", lambda name, page, headings=None: given.append(page) or real(
+        name, page, headings))
+    fragment = '<!--{"Title": "Widget spec"}-->\n<style>p.rule {font-style: italic}</style>\n' + _SECTIONS
+    doc = extract("spec.html", fragment.encode())
+    assert given[-1].startswith("<html><body><main>") and given[-1].endswith("</main></body></html>")
+    assert _section_of(doc, "the default of --spin-4") == ("Section 4 about widgets", "Subsection 4.1")
+    whole = "<html><head><title>W</title></head><body><main>" + _SECTIONS + "</main></body></html>"
+    extract("whole.html", whole.encode())
+    assert given[-1] == whole.encode()
+    _spans_index_text(doc)
+
+
+def test_headings_trafilatura_hands_back_as_paragraphs_are_headings():
+    """A pandoc-shaped page with its table of contents: trafilatura returned its headings as paragraphs."""
+    page = ('<!DOCTYPE html><html><head><title>Widget manual</title></head><body><header><h1 class="title">Widget '
+            'manual</h1></header><nav id="TOC"><ul><li><a href="#s1">Section 1</a></li></ul></nav>' + _SECTIONS
+            + '</body></html>')
+    doc = extract("manual.html", page.encode())
+    assert _section_of(doc, "the default of --spin-4") == ("Section 4 about widgets", "Subsection 4.1")
+    assert "Subsection 2.1\n\nMore about widget 2" in doc.text
+    _spans_index_text(doc)
+
+
 def test_header_links_of_any_generator_are_dropped():
     """A page trafilatura reads (no generator it knows): GitHub's, markdown-it-anchor's and emoji anchors."""
     html = """<html><head><title>Widget README</title></head><body><main><article class="markdown-body">

@@ -615,10 +615,21 @@ def _html(name: str, data: bytes, fmt: str = "html") -> Document:
     if docpages.is_doc_page(root):
         title, out = docpages.read(root)
         return _assemble(name, fmt, title, out.finish())
-    return _trafilatura(name, lxml_html.tostring(root, encoding="unicode") if changed else data)
+    headings = {}  # the page's own headings, text -> level: trafilatura can hand some back as paragraphs
+    for h in root.xpath("//h1|//h2|//h3|//h4|//h5|//h6"):
+        text = " ".join(h.text_content().split())
+        if 0 < len(text) <= _TITLE_CHARS:
+            headings.setdefault(text, int(h.tag[1]))
+    page = lxml_html.tostring(root, encoding="unicode") if changed else data
+    if not re.search(rb"<(?:html|body)[\s>]", data[:8192], re.I):
+        # a fragment (a site generator's page body, without <html> or <body>: Go's documentation) has no page around
+        # it to leave out: as a <main>, trafilatura keeps its headings, which it dropped from the fragment itself
+        page = "<html><body><main>" + (page if isinstance(page, str) else page.decode("utf-8", "replace")) + \
+               "</main></body></html>"
+    return _trafilatura(name, page, headings)
 
 
-def _trafilatura(name: str, data: bytes | str) -> Document:
+def _trafilatura(name: str, data: bytes | str, headings: dict[str, int] | None = None) -> Document:
     trafilatura = require("trafilatura")
     from lxml import etree  # a trafilatura dependency
 
@@ -633,17 +644,23 @@ def _trafilatura(name: str, data: bytes | str) -> Document:
     root = etree.fromstring(xml.encode("utf-8"))
     out = Blocks()
     body = root.find("main")
-    first_h1 = _xml_blocks(body if body is not None else root, out)
+    first_h1 = _xml_blocks(body if body is not None else root, out, headings or {})
     title = root.get("title") or first_h1
     return _assemble(name, "html", title, out.finish())
 
 
-def _xml_blocks(parent, out: Blocks) -> str:
-    """Walk trafilatura's XML elements into ``out`` (its <div>s nest sections); returns the first h1's text."""
+def _xml_blocks(parent, out: Blocks, headings: dict[str, int] | None = None) -> str:
+    """Walk trafilatura's XML elements into ``out`` (its <div>s nest sections); returns the first h1's text.
+
+    A paragraph whose text is one of the page's own headings (``headings``: text -> level) is that heading:
+    trafilatura hands headings back as paragraphs on some pages (a pandoc manual with its table of contents, a Go
+    documentation fragment), and every passage of such a page would be titled by the page alone."""
     first_h1 = ""
     for el in parent:
         tag = el.tag
-        if tag == "head":
+        if tag == "p" and headings and len(el) == 0 and (level := headings.get(" ".join((el.text or "").split()))):
+            out.heading(level, " ".join(el.text.split()))
+        elif tag == "head":
             text = _xml_text(el)
             rend = el.get("rend", "h2")
             level = int(rend[1:]) if re.fullmatch(r"h[1-6]", rend) else 2
@@ -651,7 +668,7 @@ def _xml_blocks(parent, out: Blocks) -> str:
                 first_h1 = text
             out.heading(level, text)
         elif tag == "div":
-            first_h1 = _xml_blocks(el, out) or first_h1
+            first_h1 = _xml_blocks(el, out, headings) or first_h1
         elif tag == "list" and el.get("rend") == "dl":
             _xml_definitions(el, out)
         elif tag == "list":
