@@ -186,7 +186,8 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
         progress.close()
     total, documents = store.count(), store.document_count()
     held = "" if index is None else f"; the retrieval index {index.description} holds {index.count()} rows"
-    left = f", {len(seen.generated)} navigation pages left out" if mine and seen.generated else ""
+    n = len(seen.generated) if mine else 0
+    left = f", {n} navigation page{'s' if n > 1 else ''} left out" if n else ""
     print(f"ingest: {counts.summary()}{left}; the store holds {total} passages of {documents} documents{held}",
           file=sys.stderr)
     if mine and seen.found == 0:
