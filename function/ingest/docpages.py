@@ -191,8 +191,7 @@ def generated(root) -> str | None:
     generator = _generator(root)
     if _JAVADOC_GENERATED.search(generator):
         return "a javadoc index, tree, usage or source page"
-    if re.search("sphinx|docutils", generator, re.I) or all(root.xpath(path) for path in _SPHINX) or \
-            _has_class(root, ("sphinxsidebar",)):
+    if _sphinx(root, generator):
         if root.xpath("//table[contains(concat(' ', @class, ' '), ' indextable ')]"):
             return "a Sphinx index page"
         if root.xpath("//*[@id='search-results']"):
@@ -209,6 +208,13 @@ def generated(root) -> str | None:
         if _DOXYGEN_INDEX.match(text) or re.match(r"^- \w+ -", text.lstrip("\xa0 ")):
             return "a Doxygen index or source page"
     return None
+
+
+def _sphinx(root, generator: str) -> bool:
+    """Whether the page is Sphinx's (or docutils'): by its generator meta, or by Sphinx's own markup where a theme
+    dropped the meta."""
+    return bool(re.search("sphinx|docutils", generator, re.I)) or _has_class(root, ("sphinxsidebar",)) or all(
+        root.xpath(path) for path in _SPHINX)
 
 
 def is_doc_page(root) -> bool:
@@ -343,7 +349,7 @@ class _Walker:
         if tag == "table" and "memberdecls" in classes:  # Doxygen's member summaries
             self.member_declarations(el)
             return
-        if "memitem" in classes and self.doxygen_member(el):
+        if "memitem" in classes and self.signed_entry(el, "memproto"):  # Doxygen's member details
             return
         if "fragment" in classes:  # Doxygen's code listing: a <div> per line, its number dropped as furniture
             lines = el.xpath("./div[contains(concat(' ', @class, ' '), ' line ')]")
@@ -355,7 +361,7 @@ class _Walker:
         if "summary-table" in classes:  # javadoc's member summary: a grid of <div> cells, not a <table>
             self.grid(el)
             return
-        if "detail" in classes and self.member(el):
+        if "detail" in classes and self.signed_entry(el, "member-signature"):  # javadoc's member details
             return
         if tag in ("ul", "ol") and el.xpath("./li/section|./li/h1|./li/h2|./li/h3|./li/h4|./li/h5|./li/h6"):
             for item in el:  # a list laying out sections (javadoc's summary and detail lists): not a list
@@ -416,33 +422,20 @@ class _Walker:
         if rows:
             self.out.text("\n".join(" | ".join(r) for r in rows), kind="table")
 
-    def doxygen_member(self, el) -> bool:
-        """A Doxygen member's details (``div.memitem``: ``div.memproto``, its prototype laid out as a table, then
-        ``div.memdoc``) as one entry whose first line is the prototype on one line ("SDL_Window * SDL_CreateWindow
-        (const char *title, int x, ...)"); its heading (``memtitle``, walked before it) names it. Whether it was
-        read so."""
-        proto = el.xpath("./div[contains(concat(' ', @class, ' '), ' memproto ')]")
-        if not proto:
-            return False
-        signature = re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", _inline(proto[0])))
-        self.out.open_entry(re.sub(r"\s+,", ",", signature), "")
-        for child in el:
-            if child is not proto[0] and isinstance(child.tag, str):
-                self.block(child)
-        self.out.close_entry()
-        return True
-
-    def member(self, el) -> bool:
-        """A javadoc member's details (``section.detail``: its name heading, ``div.member-signature``, its description
-        and notes) as its heading, then one entry, the signature its first line; the heading names it, so the entry
-        adds no name of its own to a continuing passage's title. Whether it was read so (no signature: walked as it
-        is)."""
-        signature = el.xpath("./div[contains(concat(' ', @class, ' '), ' member-signature ')]")
+    def signed_entry(self, el, signature_class: str) -> bool:
+        """An API member's details whose signature is ``el``'s child of ``signature_class`` (javadoc's
+        ``section.detail`` with ``div.member-signature``; Doxygen's ``div.memitem`` with ``div.memproto``, its
+        prototype laid out as a table) as one entry whose first line is the signature on one line ("SDL_Window *
+        SDL_CreateWindow (const char * title, int x, ...)"), the children before it (javadoc's name heading) walked
+        first. The member's heading names it, so the entry adds no name of its own to a continuing passage's title.
+        Whether it was read so (no signature: walked as it is)."""
+        signature = el.xpath(f"./div[contains(concat(' ', @class, ' '), ' {signature_class} ')]")
         if not signature:
             return False
         for child in el:
-            if child is signature[0]:
-                self.out.open_entry(_inline(child), "")
+            if child is signature[0]:  # no space inside the brackets or before a comma, as the code writes it
+                line = re.sub(r"\s+,", ",", re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", _inline(child))))
+                self.out.open_entry(line, "")
             elif isinstance(child.tag, str):
                 self.block(child)
         self.out.close_entry()
