@@ -893,6 +893,13 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
     ('<meta name="generator" content="Docutils 0.19: https://docutils.sourceforge.io/"><title>Python Module '
      'Index</title></head><body><div class="body" role="main"><h1>Python Module Index</h1><table class="indextable '
      'modindextable"><tr><td>widgets</td></tr></table></div>', "Sphinx"),
+    # Texinfo's page for an anchor of a manual split into pages; a redirect plugin's page, its script not counted
+    ('<meta name="Generator" content="makeinfo"><title>XREFspin</title><meta http-equiv="Refresh" content="0; '
+     'url=Widgets.html#XREFspin"></head><body lang="en"><p>The node you are looking for is at <a '
+     'href="Widgets.html#XREFspin">XREFspin</a>.</p>', "redirect"),
+    ("<meta http-equiv='refresh' content='0;URL=\"../new/widgets/\"'><title>Redirecting</title></head><body><script>"
+     + "var widgets_spin_at_100_turns_a_minute = 1;" * 20 + "</script><a href='../new/widgets/'>Redirecting...</a>",
+     "redirect"),
 ])
 def test_navigation_pages_of_generators_are_not_documentation(html, kind):
     from function.ingest.extract import NotDocumentation
@@ -903,6 +910,18 @@ def test_navigation_pages_of_generators_are_not_documentation(html, kind):
     page = ('<html><head><meta name="generator" content="javadoc/ClassWriterImpl"><title>Widget</title></head><body>'
             '<main role="main"><h1>Class Widget</h1><p>A widget spins.</p></main></body></html>')
     assert "A widget spins." in extract("Widget.html", page.encode()).text
+
+
+def test_a_page_that_refreshes_but_holds_documentation_is_read():
+    """Only a page that does nothing but send its reader on is a redirect: one that refreshes itself (no URL), or
+    moves on after a while but still holds its text, is read."""
+    text = "Widgets spin at 100 turns a minute; the option --spin sets how many, and widget.conf keeps it. " * 3
+    for meta in ('<meta http-equiv="refresh" content="300">', '<meta http-equiv="refresh" content="5; url=new.html">'):
+        doc = extract("w.html", f"<html><head>{meta}<title>W</title></head><body><p>{text}</p></body></html>".encode())
+        assert "the option --spin sets how many" in doc.text
+    short = extract("s.html", b'<html><head><meta http-equiv="refresh" content="60"><title>Status</title></head>'
+                              b'<body><p>All widgets spin.</p></body></html>')
+    assert "All widgets spin." in short.text
 
 
 _SECTIONS = "".join(f"<h2 id='s{i}'>Section {i} about widgets</h2>\n<p>Widgets of kind {i} spin at {i * 100} turns a "

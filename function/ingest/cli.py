@@ -172,7 +172,7 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
         job.flush()
         if seen.generated:
             say(f"left out {len(seen.generated)} pages a documentation generator made for navigation (indexes, "
-                f"search, source listings), e.g. {seen.generated[0]}")
+                f"search, source listings, redirects), e.g. {seen.generated[0]}")
         if args.sync:
             if seen.found == 0:
                 progress.note("--sync: nothing was found in the inputs, so nothing is deleted")

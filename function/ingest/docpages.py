@@ -187,7 +187,10 @@ def generated(root) -> str | None:
     ``lower_classes``), or None for a page of documentation. Left out of ingestion: its text is names and links that
     match every question about them ("Index", "Python Module Index", "All Classes and Interfaces", "Uses of Class
     StringUtils"), or the source code the documentation was made from ("Source code for requests.api", javadoc's
-    and Doxygen's source listings), and would be read instead of the pages that document them."""
+    and Doxygen's source listings), and would be read instead of the pages that document them; or it only sends the
+    reader to another page (``_redirect``)."""
+    if (target := _redirect(root)) is not None:
+        return f"a redirect page (to {target})"
     generator = _generator(root)
     if _JAVADOC_GENERATED.search(generator):
         return "a javadoc index, tree, usage or source page"
@@ -207,6 +210,27 @@ def generated(root) -> str | None:
         text = " ".join(contents[0].text_content().split()) if contents else ""
         if _DOXYGEN_INDEX.match(text) or re.match(r"^- \w+ -", text.lstrip("\xa0 ")):
             return "a Doxygen index or source page"
+    return None
+
+
+# the most text a redirect page's body holds: a line pointing to the target ("The node you are looking for is at
+# XREFeig.", "Redirecting to the new page. If you are not redirected automatically, follow this link.")
+_REDIRECT_TEXT = 200
+
+
+def _redirect(root) -> str | None:
+    """Where the page sends its reader, where that is all it does: a ``<meta http-equiv="refresh">`` naming a URL and
+    no more body text than a line pointing there (``_REDIRECT_TEXT``). Texinfo writes one for every anchor and old
+    node name of a manual split into pages (2,356 of GNU Octave's 2,863), Sphinx's and MkDocs' redirect plugins one
+    for every moved page; the target page is read on its own."""
+    for meta in root.iter("meta"):
+        if (meta.get("http-equiv") or "").strip().lower() != "refresh":
+            continue
+        url = re.search(r"url\s*=\s*['\"]?([^'\"]+)", meta.get("content") or "", re.I)
+        body = root.find("body")
+        text = "" if body is None else " ".join(
+            " ".join(body.xpath(".//text()[not(ancestor::script) and not(ancestor::style)]")).split())
+        return url.group(1).strip() if url and url.group(1).strip() and len(text) <= _REDIRECT_TEXT else None
     return None
 
 
