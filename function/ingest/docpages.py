@@ -1,5 +1,5 @@
 """HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo, rustdoc, javadoc,
-Doxygen), read from their markup.
+Doxygen, pdoc), read from their markup.
 
 trafilatura (``extract._html``) finds the main text of any web page by scoring its blocks, which is what a
 blog post or a news article needs; on generated documentation it loses what matters most there. Measured
@@ -33,6 +33,9 @@ tables and definition lists in document order.
   heading to the passages, laid each prototype out as table cells and dropped some members. Here the page title
   (``div.title``) and every heading are read, a member summary (``table.memberdecls``) is one "type | name | brief"
   row per member, and a member's details are its heading and one entry whose first line is its prototype.
+- pdoc's (Python API references): trafilatura kept every member's hidden "View Source" listing as text and gave no
+  member a heading. Here the listings are furniture and each member is a heading named by its qualified name, then one
+  entry whose first line is its signature.
 - Class names are read in lower case: DocBook's DSSSL stylesheets (the "Modular DocBook HTML Stylesheet" of
   older manuals, Slony-I's among them) write ``CLASS="NAVHEADER"``, ``CLASS="NOTE"``, in HTML 4 pages that
   browsers render in quirks mode, where class selectors ignore case.
@@ -48,7 +51,7 @@ from function.ingest.extract import CODE_CLOSE, CODE_OPEN, Blocks, unmarked
 
 # <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
 _TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
-_GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc|doxygen", re.I)
+_GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc|doxygen|\bpdoc\b", re.I)
 _WHOLE = re.compile(rf"docbook|asciidoc|{_TEXINFO_NAMES}", re.I)  # read whole (``_read_whole``)
 # Markup that only these generators write, for pages without a generator meta (Sphinx themes often drop it).
 _MARKERS = ("sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
@@ -95,9 +98,16 @@ _DOXYGEN_NOISE = ("//div[@id='top']", "//div[@id='nav-path']", "//div[@id='side-
                   " ' lineno ')]", "//a[normalize-space(.)='More...']",
                   "//p[contains(concat(' ', @class, ' '), ' reference ') or contains(concat(' ', @class, ' '),"
                   " ' referencedby ')]")
+# pdoc's (Python API references): each member's and the module's "View Source" listing (the whole source, with line
+# numbers, shown when its toggle is clicked; a code example in a docstring is a listing of the same class, kept), the
+# toggle and its label, and the lists of members a class inherits (names linking to another class's page).
+_PDOC_NOISE = ("//div[contains(concat(' ', @class, ' '), ' pdoc-code ')][not(ancestor::div[contains(concat(' ', "
+               "@class, ' '), ' docstring ')])]", "//label[contains(concat(' ', @class, ' '), ' view-source-button ')]",
+               "//input", "//div[contains(concat(' ', @class, ' '), ' inherited ')]")
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
 _FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
-              (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE))
+              (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE),
+              (re.compile(r"\bpdoc\b", re.I), _PDOC_NOISE))
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
@@ -387,6 +397,9 @@ class _Walker:
             return
         if "detail" in classes and self.signed_entry(el, "member-signature"):  # javadoc's member details
             return
+        if _pdoc_signature(el) is not None:  # pdoc's member: a section (a class's: div.classattr) with its signature
+            self.pdoc_member(el)
+            return
         if tag in ("ul", "ol") and el.xpath("./li/section|./li/h1|./li/h2|./li/h3|./li/h4|./li/h5|./li/h6"):
             for item in el:  # a list laying out sections (javadoc's summary and detail lists): not a list
                 if item.tag == "li":
@@ -446,6 +459,24 @@ class _Walker:
         if rows:
             self.out.text("\n".join(" | ".join(r) for r in rows), kind="table")
 
+    def pdoc_member(self, el) -> None:
+        """A member of a pdoc page (``_pdoc_signature``): a heading named by its qualified name ("Session.request"),
+        a level below the module's title for a module's member and one further for each class around it, then an
+        entry whose first line is its signature ("def get(url, params=None, **kwargs):") and whose description is its
+        docstring, so that the docstring's "Parameters" and "Returns" headings sit under the member. A class's own
+        members follow its entry, each under its own heading."""
+        signature = _pdoc_signature(el)
+        depth = sum(1 for a in el.iterancestors() if _pdoc_signature(a) is not None)
+        self.out.heading(2 + depth, el.get("id"))
+        members = [c for c in el if isinstance(c.tag, str) and _pdoc_signature(c) is not None]
+        self.out.open_entry(_signature_line(signature), "")
+        for child in el:
+            if isinstance(child.tag, str) and child is not signature and child not in members:
+                self.block(child)
+        self.out.close_entry()
+        for member in members:
+            self.pdoc_member(member)
+
     def signed_entry(self, el, signature_class: str) -> bool:
         """An API member's details whose signature is ``el``'s child of ``signature_class`` (javadoc's
         ``section.detail`` with ``div.member-signature``; Doxygen's ``div.memitem`` with ``div.memproto``, its
@@ -457,9 +488,8 @@ class _Walker:
         if not signature:
             return False
         for child in el:
-            if child is signature[0]:  # no space inside the brackets or before a comma, as the code writes it
-                line = re.sub(r"\s+,", ",", re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", _inline(child))))
-                self.out.open_entry(line, "")
+            if child is signature[0]:
+                self.out.open_entry(_signature_line(child), "")
             elif isinstance(child.tag, str):
                 self.block(child)
         self.out.close_entry()
@@ -588,6 +618,21 @@ class _Walker:
                     own.append(_space(child.text_content()))
                 own.append(_space(child.tail))
             _line(lines, marker, own)
+
+
+def _signature_line(el) -> str:
+    """A signature laid out over lines or cells, on one line: no space inside the brackets or before a comma, as the
+    code writes it."""
+    return re.sub(r"\s+,", ",", re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", _inline(el))))
+
+
+def _pdoc_signature(el):
+    """pdoc's signature of the member ``el`` (a ``section`` with an id, or a class's ``div.classattr``): its
+    ``div.attr`` of a function, class or variable; None for any other element."""
+    if not isinstance(el.tag, str) or not el.get("id") or not (el.tag == "section" or "classattr" in _classes(el)):
+        return None
+    return next((c for c in el if c.tag == "div" and "attr" in (k := _classes(c)) and k & {"function", "class",
+                                                                                          "variable"}), None)
 
 
 def _term(dt) -> str:
