@@ -196,11 +196,19 @@ def generated(root) -> str | None:
     """What navigation page a documentation generator made ``root`` as (its class names in lower case:
     ``lower_classes``), or None for a page of documentation. Left out of ingestion: its text is names and links that
     match every question about them ("Index", "Python Module Index", "All Classes and Interfaces", "Uses of Class
-    StringUtils"), or the source code the documentation was made from ("Source code for requests.api", javadoc's
+    StringUtils", YARD's "Method List", RDoc's "Table of Contents", Haddock's index), or the source code the documentation was made from ("Source code for requests.api", javadoc's
     and Doxygen's source listings), and would be read instead of the pages that document them; or it only sends the
     reader to another page (``_redirect``)."""
     if (target := _redirect(root)) is not None:
         return f"a redirect page (to {target})"
+    if root.xpath("//ul[@id='full_list'] | //h1[contains(concat(' ', @class, ' '), ' alphaindex ')]"):
+        return "a YARD index or list page"  # Ruby's: the A-Z index, the class, method and file lists (no meta)
+    if root.xpath("//body[contains(concat(' ', @class, ' '), ' table-of-contents ')]"):
+        return "an RDoc table of contents"  # Ruby's: every class and method name, linked
+    if root.xpath("//div[@id='index'][//div[@id='package-header']]"):
+        return "a Haddock index page"  # Haskell's: the A-Z index of a package's names
+    if root.xpath("/html/body[count(*)=1]/pre[.//span[starts-with(@class, 'hs-')]]"):
+        return "a Haddock source listing"  # the module's source, hyperlinked
     generator = _generator(root)
     if _JAVADOC_GENERATED.search(generator):
         return "a javadoc index, tree, usage or source page"
