@@ -196,9 +196,10 @@ def generated(root) -> str | None:
     """What navigation page a documentation generator made ``root`` as (its class names in lower case:
     ``lower_classes``), or None for a page of documentation. Left out of ingestion: its text is names and links that
     match every question about them ("Index", "Python Module Index", "All Classes and Interfaces", "Uses of Class
-    StringUtils", YARD's "Method List", RDoc's "Table of Contents", Haddock's index), or the source code the documentation was made from ("Source code for requests.api", javadoc's
-    and Doxygen's source listings), and would be read instead of the pages that document them; or it only sends the
-    reader to another page (``_redirect``)."""
+    StringUtils", YARD's "Method List", RDoc's "Table of Contents", Haddock's index), or the source code the
+    documentation was made from ("Source code for requests.api", javadoc's, Doxygen's and Haddock's source listings),
+    and would be read instead of the pages that document them; or it only sends the reader to another page
+    (``_redirect``)."""
     if (target := _redirect(root)) is not None:
         return f"a redirect page (to {target})"
     if root.xpath("//ul[@id='full_list'] | //h1[contains(concat(' ', @class, ' '), ' alphaindex ')]"):
