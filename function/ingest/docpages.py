@@ -51,7 +51,7 @@ from function.ingest.extract import CODE_CLOSE, CODE_OPEN, Blocks, unmarked
 
 # <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
 _TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
-_GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc|doxygen|\bpdoc\b", re.I)
+_GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc|doxygen|\bpdoc3?\b", re.I)
 _WHOLE = re.compile(rf"docbook|asciidoc|{_TEXINFO_NAMES}", re.I)  # read whole (``_read_whole``)
 # Markup that only these generators write, for pages without a generator meta (Sphinx themes often drop it).
 _MARKERS = ("sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
@@ -103,11 +103,12 @@ _DOXYGEN_NOISE = ("//div[@id='top']", "//div[@id='nav-path']", "//div[@id='side-
 # toggle and its label, and the lists of members a class inherits (names linking to another class's page).
 _PDOC_NOISE = ("//div[contains(concat(' ', @class, ' '), ' pdoc-code ')][not(ancestor::div[contains(concat(' ', "
                "@class, ' '), ' docstring ')])]", "//label[contains(concat(' ', @class, ' '), ' view-source-button ')]",
-               "//input", "//div[contains(concat(' ', @class, ' '), ' inherited ')]")
+               "//input", "//div[contains(concat(' ', @class, ' '), ' inherited ')]",
+               "//details[contains(concat(' ', @class, ' '), ' source ')]")  # pdoc3's "Expand source code"
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
 _FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
               (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE),
-              (re.compile(r"\bpdoc\b", re.I), _PDOC_NOISE))
+              (re.compile(r"\bpdoc3?\b", re.I), _PDOC_NOISE))
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
