@@ -1353,3 +1353,24 @@ def test_pdoc_pages_read_members_as_headed_entries_without_their_source_listings
     widget = _span(doc, "entry", "A thing that spins.")
     assert "Twirl" not in doc.text[widget.start:widget.end]  # a class's entry ends before its members
     _spans_index_text(doc)
+
+
+def test_pdoc3_pages_drop_their_source_listings_and_read_members_as_entries():
+    """pdoc3 (meta "pdoc3 0.11.6") went through trafilatura: its "Expand source code" listings were kept, their summary
+    a heading over the rest of the page (records/bench/docs-pdoc: F1 48.6 -> 80.0 on its check)."""
+    page = ('<html><head><meta name="generator" content="pdoc3 0.11.6"><title>widgets API documentation</title></head>'
+            '<body><main><article id="content"><header><h1 class="title">Module <code>widgets</code></h1></header>'
+            '<section id="section-intro"><p>Widgets that spin.</p><details class="source"><summary><span>Expand source '
+            'code</span></summary><pre><code class="python">MODLISTING</code></pre></details></section><section><h2 '
+            'class="section-title" id="header-functions">Functions</h2><dl><dt id="widgets.spin"><code class="name '
+            'flex"><span>def <span class="ident">spin</span></span>(<span>widget, turns=3)</span></code></dt><dd>'
+            '<div class="desc"><p>Spin a widget a number of turns.</p></div><details class="source"><summary><span>'
+            'Expand source code</span></summary><pre><code class="python">def spin(): SPINLISTING</code></pre>'
+            '</details></dd></dl></section></article><nav id="sidebar">NAVNOISE</nav></main></body></html>')
+    doc = extract("widgets.html", page.encode())
+    for noise in ("LISTING", "Expand source code", "NAVNOISE"):
+        assert noise not in doc.text, noise
+    assert "def spin(widget, turns=3)\nSpin a widget a number of turns." in doc.text
+    assert _span(doc, "entry", "Spin a widget").name == "widgets.spin"
+    assert _section_of(doc, "Spin a widget") == ("Functions",)
+    _spans_index_text(doc)

@@ -1,5 +1,5 @@
 """HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo, rustdoc, javadoc,
-Doxygen, pdoc), read from their markup.
+Doxygen, pdoc, pdoc3), read from their markup.
 
 trafilatura (``extract._html``) finds the main text of any web page by scoring its blocks, which is what a
 blog post or a news article needs; on generated documentation it loses what matters most there. Measured
@@ -35,7 +35,8 @@ tables and definition lists in document order.
   row per member, and a member's details are its heading and one entry whose first line is its prototype.
 - pdoc's (Python API references): trafilatura kept every member's hidden "View Source" listing as text and gave no
   member a heading. Here the listings are furniture and each member is a heading named by its qualified name, then one
-  entry whose first line is its signature.
+  entry whose first line is its signature. pdoc3's "Expand source code" listings likewise; its members are ``<dl>``
+  entries, read as Sphinx's.
 - Class names are read in lower case: DocBook's DSSSL stylesheets (the "Modular DocBook HTML Stylesheet" of
   older manuals, Slony-I's among them) write ``CLASS="NAVHEADER"``, ``CLASS="NOTE"``, in HTML 4 pages that
   browsers render in quirks mode, where class selectors ignore case.
