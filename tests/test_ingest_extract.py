@@ -893,6 +893,13 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
     ('<meta name="generator" content="Docutils 0.19: https://docutils.sourceforge.io/"><title>Python Module '
      'Index</title></head><body><div class="body" role="main"><h1>Python Module Index</h1><table class="indextable '
      'modindextable"><tr><td>widgets</td></tr></table></div>', "Sphinx"),
+    # the Read the Docs theme's: no generator meta, no permalink, the site's navigation beside the index
+    ('<title>Index</title></head><body class="wy-body-for-nav"><nav class="wy-nav-side"><ul><li>API</li><li>Stream'
+     '</li></ul></nav><section class="wy-nav-content-wrap"><div class="rst-content"><div role="main"><h1 id="index">'
+     'Index</h1><table class="indextable genindextable"><tr><td><ul><li><a href="api.html#widgets.spin">spin() '
+     '(in module widgets)</a></li></ul></td></tr></table></div></div></section>', "Sphinx"),
+    ('<title>Search</title></head><body><div role="main"><h1 id="search-documentation">Search</h1><div '
+     'id="search-results"></div></div>', "Sphinx"),
     # Texinfo's page for an anchor of a manual split into pages; a redirect plugin's page, its script not counted
     ('<meta name="Generator" content="makeinfo"><title>XREFspin</title><meta http-equiv="Refresh" content="0; '
      'url=Widgets.html#XREFspin"></head><body lang="en"><p>The node you are looking for is at <a '

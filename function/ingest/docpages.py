@@ -215,11 +215,13 @@ def generated(root) -> str | None:
     generator = _generator(root)
     if _JAVADOC_GENERATED.search(generator):
         return "a javadoc index, tree, usage or source page"
+    # Sphinx's index tables and search page, whatever the theme (Read the Docs' drops the generator meta and writes no
+    # permalink on these pages)
+    if root.xpath("//table[contains(concat(' ', @class, ' '), ' indextable ')]"):
+        return "a Sphinx index page"
+    if root.xpath("//*[@id='search-results']"):
+        return "a Sphinx search page"
     if _sphinx(root, generator):
-        if root.xpath("//table[contains(concat(' ', @class, ' '), ' indextable ')]"):
-            return "a Sphinx index page"
-        if root.xpath("//*[@id='search-results']"):
-            return "a Sphinx search page"
         headings = [" ".join(h.text_content().split()) for h in root.xpath("//h1")]
         listing = root.xpath("//div[contains(concat(' ', @class, ' '), ' highlight ')]")
         if root.xpath("//div[contains(concat(' ', @class, ' '), ' viewcode-block ')]") or any(
