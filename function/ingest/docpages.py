@@ -106,11 +106,10 @@ _PDOC_NOISE = ("//div[contains(concat(' ', @class, ' '), ' pdoc-code ')][not(anc
                "@class, ' '), ' docstring ')])]", "//label[contains(concat(' ', @class, ' '), ' view-source-button ')]",
                "//input", "//div[contains(concat(' ', @class, ' '), ' inherited ')]",
                "//details[contains(concat(' ', @class, ' '), ' source ')]")  # pdoc3's "Expand source code"
-_PDOC = re.compile(r"\bpdoc3?\b", re.I)
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
 _FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
               (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE),
-              (_PDOC, _PDOC_NOISE))
+              (re.compile(r"\bpdoc3?\b", re.I), _PDOC_NOISE))
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
@@ -289,8 +288,6 @@ def read(root) -> tuple[str, Blocks]:
     for path in _NOISE + tuple(p for made_by, paths in _FURNITURE if made_by.search(generator) for p in paths):
         for el in root.xpath(path):
             _drop(el)
-    if _PDOC.search(generator):
-        _drop_def_keywords(root)
     for title_div in root.xpath("//div[contains(concat(' ', @class, ' '), ' headertitle ')]"
                                 "/div[contains(concat(' ', @class, ' '), ' title ')]"):
         title_div.tag = "h1"  # Doxygen's page title ("SDL_video.h File Reference") is a <div>
@@ -307,21 +304,6 @@ def read(root) -> tuple[str, Blocks]:
     mark_code(content)
     _Walker(out).container(content)
     return title, out
-
-
-_DEF = re.compile(r"^\s*(?:async\s+)?def\s+")
-
-
-def _drop_def_keywords(root) -> None:
-    """Python's "def" (and "async def") before a function's name in pdoc's and pdoc3's signatures, which Sphinx's and
-    mkdocstrings' signatures do not write: the reader took it into its answers ("def take" for ``take``)."""
-    for el in root.xpath("//div[contains(concat(' ', @class, ' '), ' attr ')]/span[contains(concat(' ', @class, ' '),"
-                         " ' def ')]"):  # pdoc's keyword, a span of its own
-        if _DEF.match(el.text_content() + " "):
-            _drop(el)
-    for el in root.xpath("//dt/code[contains(concat(' ', @class, ' '), ' name ')]/span[1]"):  # pdoc3's, the text
-        if el.text and _DEF.match(el.text):  # before the name's own span
-            el.text = _DEF.sub("", el.text)
 
 
 def _drop_noncharacters(content) -> None:
