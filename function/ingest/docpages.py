@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import re
 
-from function.ingest.extract import CODE_CLOSE, CODE_OPEN, Blocks, table_lines, unmarked
+from function.ingest.extract import CODE_CLOSE, CODE_OPEN, Blocks, unmarked
 
 # <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
 _TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
@@ -442,10 +442,9 @@ class _Walker:
         """javadoc's summary table (``div.summary-table``): its cells are the <div> children in reading order, as many
         a row as it has header cells (``table-header``); one "cell | cell" line per row, the header row first."""
         cells = [c for c in el if isinstance(c.tag, str)]
-        heads = sum("table-header" in _classes(c) for c in cells)
-        width = heads or 1
-        rows = [[_inline(c) for c in cells[i : i + width]] for i in range(0, len(cells), width)]
-        self.out.text(table_lines(rows, header=heads > 1), kind="table")
+        width = sum("table-header" in _classes(c) for c in cells) or 1
+        lines = [" | ".join(_inline(c) for c in cells[i : i + width]) for i in range(0, len(cells), width)]
+        self.out.text("\n".join(line for line in lines if line.strip(" |")), kind="table")
 
     def member_declarations(self, table) -> None:
         """Doxygen's summary of a page's members (``table.memberdecls``): its group heading ("Functions"), then one
@@ -599,12 +598,12 @@ class _Walker:
                     if cell.tag in ("td", "th"):
                         self.container(cell)
             return
-        cells = [[c for c in tr if c.tag in ("td", "th")] for tr in rows]
-        texts = [[_inline(c) for c in r] for r in cells]
-        first = next((i for i, r in enumerate(texts) if any(r)), None)  # the first row with text: a header?
-        header = first is not None and (all(c.tag == "th" for c in cells[first]) or any(
-            a.tag == "thead" for a in rows[first].iterancestors()))
-        self.out.text(table_lines(texts, header), kind="table")
+        lines = []
+        for tr in rows:
+            cells = [_inline(c) for c in tr if c.tag in ("td", "th")]
+            if any(cells):
+                lines.append(" | ".join(cells))
+        self.out.text("\n".join(lines), kind="table")
 
     def list(self, el, lines: list[str]) -> None:
         """ "- item" lines (numbered in an <ol>), nested lists after their item's text; a code block in an item

@@ -450,7 +450,6 @@ def _markdown(name: str, source: str) -> Document:
     item_lines: list[str] = []  # the lines of the outermost open list
     item_prefix = ""  # the prefix the next paragraph in a list item gets ("- ", "2. ")
     rows: list[list[str]] = []
-    head = False  # the table being read opened with a header row
     terms: list[str] = []  # the terms of the definition being read
     heading_level = 0
     for i, tok in enumerate(tokens):
@@ -489,12 +488,11 @@ def _markdown(name: str, source: str) -> Document:
             lists[-1][1] += 1
         elif t in ("tr_open",):
             rows.append([])
-            head = head or (len(rows) == 1 and tokens[i - 1].type == "thead_open")
         elif t == "inline" and tokens[i - 1].type in ("th_open", "td_open"):
             rows[-1].append(_inline_text(tok).strip())
         elif t == "table_close":
-            out.text(table_lines(rows, head), kind="table")
-            rows, head = [], False
+            out.text("\n".join(" | ".join(r) for r in rows), kind="table")
+            rows = []
         elif t == "inline":  # a paragraph, in a list item or not
             text = _inline_text(tok)
             if lists:
@@ -807,26 +805,13 @@ def _item_lines(item, n: int, ordered: bool, depth: int = 0) -> list[str]:
 
 
 def _table_text(el) -> str:
-    """One "cell | cell" line per row (``table_lines``), the first row a header where trafilatura marks its cells."""
-    rows, head = [], False
+    """One "cell | cell" line per row."""
+    rows = []
     for row in el.iter("row"):
         cells = [" ".join(_xml_text(c).split()) for c in row.findall("cell")]
         if any(cells):
-            head = head or (not rows and all(c.get("role") == "head" for c in row.findall("cell")))
-            rows.append(cells)
-    return table_lines(rows, head)
-
-
-def table_lines(rows: list[list[str]], header: bool = False) -> str:
-    """A table as one "cell | cell" line per row. Where its first row is a header (``header``) naming at least two
-    columns, every other row's cells are "column: cell" and the header is not a line of its own: a row far from the
-    header then still says which column a cell is in. A cell under an unnamed column, or an empty one, as it is."""
-    rows = [r for r in rows if any(c.strip() for c in r)]
-    names = [c.strip().rstrip(":").strip() for c in rows[0]] if header and rows else []
-    if sum(bool(n) for n in names) < 2 or len(rows) < 2:
-        return "\n".join(" | ".join(r) for r in rows)
-    return "\n".join(" | ".join(f"{names[i]}: {c}" if i < len(names) and names[i] and c.strip() else c
-                                for i, c in enumerate(r)) for r in rows[1:])
+            rows.append(" | ".join(cells))
+    return "\n".join(rows)
 
 
 # ---------------------------------------------------------------- PDF
