@@ -907,6 +907,9 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
     ("<meta http-equiv='refresh' content='0;URL=\"../new/widgets/\"'><title>Redirecting</title></head><body><script>"
      + "var widgets_spin_at_100_turns_a_minute = 1;" * 20 + "</script><a href='../new/widgets/'>Redirecting...</a>",
      "redirect"),
+    # pdoc's index.html: an empty content area, the module list in its navigation
+    ('<meta name="generator" content="pdoc 16.0.0"/><title>Module List</title></head><body><nav class="pdoc"><ul><li>'
+     '<a href="widgets.html">widgets</a></li></ul></nav><main class="pdoc"></main><script>var x = 1;</script>', "pdoc"),
     # Ruby's generators, which write no generator meta: YARD's A-Z index and method list, RDoc's table of contents
     ('<title>Documentation by YARD 0.9.24</title></head><body><div id="content"><div id="listing"><h1 '
      'class="alphaindex">Alphabetic Index</h1><ul><li><a href="Widget.html">Widget</a></li></ul></div></div>', "YARD"),

@@ -106,10 +106,11 @@ _PDOC_NOISE = ("//div[contains(concat(' ', @class, ' '), ' pdoc-code ')][not(anc
                "@class, ' '), ' docstring ')])]", "//label[contains(concat(' ', @class, ' '), ' view-source-button ')]",
                "//input", "//div[contains(concat(' ', @class, ' '), ' inherited ')]",
                "//details[contains(concat(' ', @class, ' '), ' source ')]")  # pdoc3's "Expand source code"
+_PDOC = re.compile(r"\bpdoc3?\b", re.I)
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
 _FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
               (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE),
-              (re.compile(r"\bpdoc3?\b", re.I), _PDOC_NOISE))
+              (_PDOC, _PDOC_NOISE))
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
@@ -213,6 +214,8 @@ def generated(root) -> str | None:
     if root.xpath("/html/body[count(*)=1]/pre[.//span[starts-with(@class, 'hs-')]]"):
         return "a Haddock source listing"  # the module's source, hyperlinked
     generator = _generator(root)
+    if _PDOC.search(generator) and any(not m.text_content().strip() for m in root.xpath("//main")):
+        return "a pdoc module list"  # its index.html: an empty content area, the modules' names in its navigation
     if _JAVADOC_GENERATED.search(generator):
         return "a javadoc index, tree, usage or source page"
     # Sphinx's index tables and search page, whatever the theme (Read the Docs' drops the generator meta and writes no
