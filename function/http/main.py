@@ -23,6 +23,7 @@ import traceback
 from function.config import ConfigError, Settings
 from function.errors import MethodNotAllowed, NotFound, QAError, Unavailable
 from function.logs import clip, log, trace_field
+from function.service import background
 from function.service.runtime import ImportClock, Runtime
 from function.store import ops
 
@@ -224,7 +225,7 @@ def _warm_up_in_background() -> None:
             runtime.load_error = getattr(e, "message", None) or f"{type(e).__name__}: {e}"
             log("ERROR", f"eager load failed: {runtime.load_error}")
 
-    threading.Thread(target=run, name="eager-load", daemon=True).start()
+    background.start(run, name="eager-load")
 
 
 def _schedule_eager_load() -> None:

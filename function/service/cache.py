@@ -12,6 +12,7 @@ from collections.abc import Callable, Hashable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
+from function.service import background
 from function.store import ops
 
 if TYPE_CHECKING:
@@ -193,7 +194,7 @@ class AnswerCache:
         self.local.put(key, payload)
         if shared and self._shared_up():
             finished = ops.in_background()  # counted before the thread starts: no reader of the totals sees a gap
-            threading.Thread(target=self._put_shared, args=(key, payload, finished), daemon=True).start()
+            background.start(self._put_shared, key, payload, finished, name="shared-cache-write")
 
     def _put_shared(self, key: str, payload: dict, finished: Callable[[], None]) -> None:
         try:

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from function.config import Settings
+from function.service import background
 
 # One window on n intra-op threads is taken to run about n times this as fast as on one: what ``unpadded.spreads``
 # weighs a spread against. Measured quietly on 2 CPUs: 1.84-1.91x for 128-384 tokens (0.92-0.95), but spreading a
@@ -108,7 +109,7 @@ class Inference:
         ``QA_SECOND_SESSION=0``."""
         if self._narrow is None and not self._narrow_started and self._second_session():
             self._narrow_started = True
-            threading.Thread(target=self._load_narrow, args=(model,), name="second-session", daemon=True).start()
+            background.start(self._load_narrow, model, name="second-session")
         return self._narrow if self._narrow is not None else model.infer
 
     def _load_narrow(self, model: Model) -> None:

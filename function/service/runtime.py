@@ -21,6 +21,7 @@ from function.errors import ArtifactError
 from function.logs import log
 from function.model.artifact import Manifest, load_manifest
 from function.model.load import Model, load_model
+from function.service import background
 from function.service.inference import Inference
 
 if TYPE_CHECKING:
@@ -210,7 +211,7 @@ class Runtime:
                 elif self.passage_encoder() is not None:  # beside the model's load, not after it
                     self._warm_encoder()
 
-            threading.Thread(target=set_up_store, name="store-setup", daemon=True).start()
+            background.start(set_up_store, name="store-setup")
             try:
                 model, timings = load_model(self.manifest(), self.inference.threads, self.inference.sessions)
             except ArtifactError as e:
