@@ -315,6 +315,23 @@ def test_sync_keeps_the_documents_of_a_file_that_failed_to_read(kind, docs, tmp_
     assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "notes.txt"}
 
 
+def test_json_files_that_hold_no_passages_are_left_out_not_failed(kind, docs, tmp_path, capsys):
+    """A built MkDocs site holds search/search_index.json, an npm package its package.json: JSON objects that are
+    neither SQuAD nor a record. They were read as JSON Lines and reported as failed records (the command exiting 1);
+    now they are left out and said so. A JSON file that is only that gives nothing: said, and the exit status is 1."""
+    (docs / "search").mkdir()
+    (docs / "search" / "search_index.json").write_text(json.dumps(
+        {"config": {"lang": ["en"]}, "docs": [{"location": "", "title": "Home", "text": "Widgets spin."}]}))
+    (docs / "package.json").write_text(json.dumps({"name": "widgets", "version": "1.0.0"}, indent=2))
+    assert ingest_main([str(docs)]) == 0
+    err = capsys.readouterr().err
+    assert "left out 2 JSON files that hold no passages" in err and "a JSON object with no passages" in err
+    assert "0 failed" in err and "2 JSON files without passages left out" in err and "rejected" not in err
+    assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "notes.txt"}
+    assert ingest_main([str(docs / "package.json"), "--quiet"]) == 1
+    assert "nothing ingested" in capsys.readouterr().err
+
+
 SPHINX_PAGE = """<html><head><meta name="generator" content="Docutils 0.19: https://docutils.sourceforge.io/">
 <title>{title}</title></head><body><div class="document"><div class="body" role="main">{body}</div></div>
 <div class="sphinxsidebar">SIDEBAR</div></body></html>"""

@@ -171,8 +171,13 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
             return 1
         job.flush()
         if seen.generated:
-            say(f"left out {len(seen.generated)} pages a documentation generator made for navigation (indexes, "
+            n = len(seen.generated)
+            say(f"left out {n} page{'s' if n > 1 else ''} a documentation generator made for navigation (indexes, "
                 f"search, source listings, redirects), e.g. {seen.generated[0]}")
+        if seen.not_passages:
+            n = len(seen.not_passages)
+            say(f"left out {n} JSON file{'s' if n > 1 else ''} that hold{'' if n > 1 else 's'} no passages (a site's "
+                f"search index, a package.json), e.g. {seen.not_passages[0]}")
         if args.sync:
             if seen.found == 0:
                 progress.note("--sync: nothing was found in the inputs, so nothing is deleted")
@@ -186,8 +191,9 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
         progress.close()
     total, documents = store.count(), store.document_count()
     held = "" if index is None else f"; the retrieval index {index.description} holds {index.count()} rows"
-    n = len(seen.generated) if mine else 0
-    left = f", {n} navigation page{'s' if n > 1 else ''} left out" if n else ""
+    n, j = (len(seen.generated), len(seen.not_passages)) if mine else (0, 0)
+    left = (f", {n} navigation page{'s' if n > 1 else ''} left out" if n else "") + (
+        f", {j} JSON file{'s' if j > 1 else ''} without passages left out" if j else "")
     print(f"ingest: {counts.summary()}{left}; the store holds {total} passages of {documents} documents{held}",
           file=sys.stderr)
     if mine and seen.found == 0:

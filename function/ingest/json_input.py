@@ -25,6 +25,12 @@ class Record:
     text: str
 
 
+class NoPassages(ValueError):
+    """A JSON file that is one object holding neither SQuAD's ``data`` nor a record's ``id`` and ``text``: a built
+    site's search index (MkDocs' ``search/search_index.json``), a ``package.json``, a generator's ``meta.json``. Not a
+    file that failed: ingestion leaves it out and says so, as it does a file of another type."""
+
+
 @dataclass(frozen=True)
 class Rejected:
     where: str  # "file.jsonl line 12", "file.json article 3 paragraph 4"
@@ -84,7 +90,8 @@ def _jsonl_records(name: str, lines: Iterator[str]) -> Iterator[Record | Rejecte
 
 
 def parse_text(name: str, text: str) -> Iterator[Record | Rejected]:
-    """Records of one file's text; SQuAD if it is one JSON object with 'data', else JSON Lines."""
+    """Records of one file's text; SQuAD if it is one JSON object with 'data', else JSON Lines. Raises
+    ``NoPassages`` for one JSON object that is neither SQuAD nor a record."""
     head = text.lstrip()[:1]
     if head == "{" and not name.endswith(".jsonl"):
         try:
@@ -94,4 +101,7 @@ def parse_text(name: str, text: str) -> Iterator[Record | Rejected]:
         if isinstance(data, dict) and "data" in data:
             yield from _squad_records(name, data)
             return
+        if isinstance(data, dict) and not ("id" in data and "text" in data):
+            raise NoPassages(f"{name}: a JSON object with no passages (neither SQuAD's 'data' nor a record's 'id' "
+                             f"and 'text'; keys: {', '.join(list(map(str, data))[:5]) or 'none'})")
     yield from _jsonl_records(name, io.StringIO(text))

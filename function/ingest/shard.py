@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from function.ingest.documents import Recipe, from_file
 from function.ingest.extract import NotDocumentation
 from function.ingest.ingestion import Ingestion
-from function.ingest.json_input import Rejected
+from function.ingest.json_input import NoPassages, Rejected
 from function.ingest.progress import Progress
 from function.ingest.sources import InputFile, Listing, read_bytes
 
@@ -49,6 +49,7 @@ class Seen:
     failed: set[str] = field(default_factory=set)
     found: int = 0  # documents found in all (taken by this task or not)
     generated: list[str] = field(default_factory=list)  # why each generated navigation page was left out
+    not_passages: list[str] = field(default_factory=list)  # JSON files that hold no passages (a site's search index)
 
 
 class MissingDependency(Exception):
@@ -68,9 +69,9 @@ def read_files(job: Ingestion, files: list[InputFile], shard: Shard, tokenizer, 
         except ModuleNotFoundError as e:
             raise MissingDependency(f"cannot ingest {f.source}: the document formats need {e.name!r}, an "
                                     "ingestion dependency (pip install -r requirements-ingest.txt)") from e
-        except NotDocumentation as e:  # a generator's index, search or source page: read, no document in it
-            seen.docs[f.source] = set()  # (--sync removes what an older run took from it)
-            seen.generated.append(str(e))
+        except (NotDocumentation, NoPassages) as e:  # a generator's index, search or source page, a JSON file of
+            seen.docs[f.source] = set()  # something else: read, no document in it (--sync removes an older run's)
+            (seen.generated if isinstance(e, NotDocumentation) else seen.not_passages).append(str(e))
             progress.advance()
             continue
         except Exception as e:  # any file that cannot be read or extracted is reported, the rest go on
