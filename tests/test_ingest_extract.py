@@ -907,6 +907,9 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
     ("<meta http-equiv='refresh' content='0;URL=\"../new/widgets/\"'><title>Redirecting</title></head><body><script>"
      + "var widgets_spin_at_100_turns_a_minute = 1;" * 20 + "</script><a href='../new/widgets/'>Redirecting...</a>",
      "redirect"),
+    # a built site's 404.html (MkDocs Material's), its navigation around a "not found" heading
+    ('<meta name="generator" content="mkdocs-1.6.1, mkdocs-material-9.8.2"><title>Widgets</title></head><body><nav '
+     'class="md-nav">Widgets Guide Reference</nav><main><article><h1>404 - Not found</h1></article></main>', "error"),
     # pdoc's index.html: an empty content area, the module list in its navigation
     ('<meta name="generator" content="pdoc 16.0.0"/><title>Module List</title></head><body><nav class="pdoc"><ul><li>'
      '<a href="widgets.html">widgets</a></li></ul></nav><main class="pdoc"></main><script>var x = 1;</script>', "pdoc"),
@@ -933,6 +936,13 @@ def test_navigation_pages_of_generators_are_not_documentation(html, kind):
     page = ('<html><head><meta name="generator" content="javadoc/ClassWriterImpl"><title>Widget</title></head><body>'
             '<main role="main"><h1>Class Widget</h1><p>A widget spins.</p></main></body></html>')
     assert "A widget spins." in extract("Widget.html", page.encode()).text
+
+
+def test_a_page_about_not_found_errors_is_documentation():
+    doc = extract("errors.html", b"<html><head><title>Errors</title></head><body><main><h1>Not found errors</h1><p>A "
+                                 b"404 means the widget was not found; spin() raises WidgetNotFound.</p></main></body>"
+                                 b"</html>")
+    assert "raises WidgetNotFound" in doc.text
 
 
 def test_a_page_that_refreshes_but_holds_documentation_is_read():

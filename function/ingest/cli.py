@@ -173,7 +173,7 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
         if seen.generated:
             n = len(seen.generated)
             say(f"left out {n} page{'s' if n > 1 else ''} a documentation generator made for navigation (indexes, "
-                f"search, source listings, redirects), e.g. {seen.generated[0]}")
+                f"search, source listings, redirects, error pages), e.g. {seen.generated[0]}")
         if seen.not_passages:
             n = len(seen.not_passages)
             say(f"left out {n} JSON file{'s' if n > 1 else ''} that hold{'' if n > 1 else 's'} no passages (a site's "

@@ -205,6 +205,9 @@ def generated(root) -> str | None:
     (``_redirect``)."""
     if (target := _redirect(root)) is not None:
         return f"a redirect page (to {target})"
+    for h1 in root.xpath("//h1"):  # a built site's 404.html (MkDocs', Docusaurus', sphinx-notfound-page's)
+        if _NOT_FOUND.fullmatch(heading := " ".join(h1.text_content().split())):
+            return f"an error page ({heading!r})"
     if root.xpath("//ul[@id='full_list'] | //h1[contains(concat(' ', @class, ' '), ' alphaindex ')]"):
         return "a YARD index or list page"  # Ruby's: the A-Z index, the class, method and file lists (no meta)
     if root.xpath("//body[contains(concat(' ', @class, ' '), ' table-of-contents ')]"):
@@ -239,6 +242,8 @@ def generated(root) -> str | None:
     return None
 
 
+# a site's error page's heading: "404 - Not found", "Page Not Found", "404", YARD's frames page's "Oops!"
+_NOT_FOUND = re.compile(r"(?:404\s*[-:\u2013\u2014]?\s*)?(?:(?:page\s+)?not\s+found|oops[^a-z]*)[.!]?|404", re.I)
 # the most text a redirect page's body holds: a line pointing to the target ("The node you are looking for is at
 # XREFeig.", "Redirecting to the new page. If you are not redirected automatically, follow this link.")
 _REDIRECT_TEXT = 200
