@@ -202,7 +202,7 @@ def generated(root) -> str | None:
     StringUtils", YARD's "Method List", RDoc's "Table of Contents", Haddock's index), or the source code the
     documentation was made from ("Source code for requests.api", javadoc's, Doxygen's and Haddock's source listings),
     and would be read instead of the pages that document them; or it only sends the reader to another page
-    (``_redirect``)."""
+    (``_redirect``), or is the site's error page ("404 - Not found")."""
     if (target := _redirect(root)) is not None:
         return f"a redirect page (to {target})"
     for h1 in root.xpath("//h1"):  # a built site's 404.html (MkDocs', Docusaurus', sphinx-notfound-page's)
