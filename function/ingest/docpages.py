@@ -107,6 +107,16 @@ _PDOC_NOISE = ("//div[contains(concat(' ', @class, ' '), ' pdoc-code ')][not(anc
                "//input", "//div[contains(concat(' ', @class, ' '), ' inherited ')]",
                "//details[contains(concat(' ', @class, ' '), ' source ')]")  # pdoc3's "Expand source code"
 _PDOC = re.compile(r"\bpdoc3?\b", re.I)
+# Haddock's (Haskell API references; no generator meta, known by its headers): the package header with its links,
+# the table of contents, the synopsis (every signature again, without documentation), the module's "Safe Haskell" /
+# "Language" table, each entry's "Source" and "#" links, the lists of class instances (with their methods' signatures,
+# hundreds a page) and the footer.
+_HADDOCK = "//div[@id='package-header'] and //div[@id='module-header']"
+_HADDOCK_NOISE = ("//div[@id='package-header']", "//div[@id='table-of-contents']", "//div[@id='synopsis']",
+                  "//div[@id='module-header']/table", "//div[@id='footer']",
+                  "//a[contains(concat(' ', @class, ' '), ' link ') or contains(concat(' ', @class, ' '), ' selflink ')]",
+                  "//div[contains(concat(' ', @class, ' '), ' subs ') and contains(concat(' ', @class, ' '),"
+                  " ' instances ')]")
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
 _FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
               (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE),
@@ -277,7 +287,7 @@ def is_doc_page(root) -> bool:
     generators read here."""
     if _GENERATORS.search(_generator(root)):
         return True
-    if _has_class(root, _MARKERS):
+    if _has_class(root, _MARKERS) or root.xpath(_HADDOCK):
         return True
     return all(root.xpath(path) for path in _SPHINX)
 
@@ -293,9 +303,16 @@ def read(root) -> tuple[str, Blocks]:
     """
     whole = _read_whole(root)
     generator = _generator(root)
-    for path in _NOISE + tuple(p for made_by, paths in _FURNITURE if made_by.search(generator) for p in paths):
+    haddock = bool(root.xpath(_HADDOCK))
+    for path in _NOISE + tuple(p for made_by, paths in _FURNITURE if made_by.search(generator) for p in paths) + (
+            _HADDOCK_NOISE if haddock else ()):
         for el in root.xpath(path):
             _drop(el)
+    if haddock:  # the module's name is its title; a group heading wrapped in its own anchor is a heading
+        for caption in root.xpath("//div[@id='module-header']/p[contains(concat(' ', @class, ' '), ' caption ')]"):
+            caption.tag = "h1"
+        for anchor in root.xpath("//a[h1|h2|h3|h4|h5|h6]"):
+            anchor.drop_tag()
     for title_div in root.xpath("//div[contains(concat(' ', @class, ' '), ' headertitle ')]"
                                 "/div[contains(concat(' ', @class, ' '), ' title ')]"):
         title_div.tag = "h1"  # Doxygen's page title ("SDL_video.h File Reference") is a <div>
@@ -418,6 +435,8 @@ class _Walker:
             return
         if "detail" in classes and self.signed_entry(el, "member-signature"):  # javadoc's member details
             return
+        if "top" in classes and self.signed_entry(el, "src"):  # Haddock's entry: its signature (p.src), its doc
+            return
         if _pdoc_signature(el) is not None:  # pdoc's member: a section (a class's: div.classattr) with its signature
             self.pdoc_member(el)
             return
@@ -505,7 +524,7 @@ class _Walker:
         SDL_CreateWindow (const char * title, int x, ...)"), the children before it (javadoc's name heading) walked
         first. The member's heading names it, so the entry adds no name of its own to a continuing passage's title.
         Whether it was read so (no signature: walked as it is)."""
-        signature = el.xpath(f"./div[contains(concat(' ', @class, ' '), ' {signature_class} ')]")
+        signature = el.xpath(f"./*[contains(concat(' ', @class, ' '), ' {signature_class} ')]")
         if not signature:
             return False
         for child in el:
