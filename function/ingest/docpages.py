@@ -435,8 +435,7 @@ class _Walker:
             return
         if "detail" in classes and self.signed_entry(el, "member-signature"):  # javadoc's member details
             return
-        if "top" in classes and el.xpath("./p[contains(concat(' ', @class, ' '), ' src ')]"):  # Haddock's entry
-            self.haddock_entry(el)
+        if "top" in classes and self.signed_entry(el, "src"):  # Haddock's entry: its signature (p.src), its doc
             return
         if _pdoc_signature(el) is not None:  # pdoc's member: a section (a class's: div.classattr) with its signature
             self.pdoc_member(el)
@@ -517,16 +516,6 @@ class _Walker:
         self.out.close_entry()
         for member in members:
             self.pdoc_member(member)
-
-    def haddock_entry(self, el) -> None:
-        """A Haddock entry (``div.top``): a heading named by what it defines (its signature's ``a.def``: "lookup"), under
-        the group headings around it, then one entry whose first line is its signature ("lookup :: Key
-        -> KeyMap v -> Maybe v") and whose description is its documentation, as pdoc's members are read."""
-        names = el.xpath("./p[contains(concat(' ', @class, ' '), ' src ')]//a[contains(concat(' ', @class, ' '),"
-                         " ' def ')]")
-        if names and (name := _inline(names[0])):  # below every heading a page writes (h1-h6), as each entry's own
-            self.out.heading(7, name)
-        self.signed_entry(el, "src")
 
     def signed_entry(self, el, signature_class: str) -> bool:
         """An API member's details whose signature is ``el``'s child of ``signature_class`` (javadoc's
