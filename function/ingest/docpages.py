@@ -1,5 +1,5 @@
 """HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo, rustdoc, javadoc,
-Doxygen, pdoc, pdoc3), read from their markup.
+Doxygen, pdoc, pdoc3, Haddock), read from their markup.
 
 trafilatura (``extract._html``) finds the main text of any web page by scoring its blocks, which is what a
 blog post or a news article needs; on generated documentation it loses what matters most there. Measured
@@ -37,6 +37,9 @@ tables and definition lists in document order.
   member a heading. Here the listings are furniture and each member is a heading named by its qualified name, then one
   entry whose first line is its signature. pdoc3's "Expand source code" listings likewise; its members are ``<dl>``
   entries, read as Sphinx's.
+- Haddock's (Haskell API references, known by their headers): trafilatura kept the synopsis and dropped most entries'
+  documentation. Here the synopsis, instance lists and links are furniture, the module's name is the title, and each
+  entry (``div.top``) is one entry whose first line is its signature ("lookup :: Key -> KeyMap v -> Maybe v").
 - Class names are read in lower case: DocBook's DSSSL stylesheets (the "Modular DocBook HTML Stylesheet" of
   older manuals, Slony-I's among them) write ``CLASS="NAVHEADER"``, ``CLASS="NOTE"``, in HTML 4 pages that
   browsers render in quirks mode, where class selectors ignore case.
@@ -114,7 +117,8 @@ _PDOC = re.compile(r"\bpdoc3?\b", re.I)
 _HADDOCK = "//div[@id='package-header'] and //div[@id='module-header']"
 _HADDOCK_NOISE = ("//div[@id='package-header']", "//div[@id='table-of-contents']", "//div[@id='synopsis']",
                   "//div[@id='module-header']/table", "//div[@id='footer']",
-                  "//a[contains(concat(' ', @class, ' '), ' link ') or contains(concat(' ', @class, ' '), ' selflink ')]",
+                  "//a[contains(concat(' ', @class, ' '), ' link ') or contains(concat(' ', @class, ' '),"
+                  " ' selflink ')]",
                   "//div[contains(concat(' ', @class, ' '), ' subs ') and contains(concat(' ', @class, ' '),"
                   " ' instances ')]")
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
