@@ -30,8 +30,8 @@ from function.store.ids import chunk_passage_id
 # structure (entries, code blocks, headings of generated HTML); 3: inline code marks;
 # 4: a PDF's monospaced text as code; 5: a PDF's boxes of code one under the other as one code block; 6: a word a PDF
 # hyphenates at a line's end whole where the document writes it whole; 7: javadoc's, Doxygen's, pdoc's, pdoc3's and
-# Haddock's pages read from their markup, reStructuredText through docutils, the headings trafilatura dropped kept, redirect and
-# other navigation pages left out.
+# Haddock's pages read from their markup, reStructuredText through docutils, the headings trafilatura dropped kept,
+# redirect and other navigation pages left out.
 VERSION = "7"
 
 
