@@ -280,6 +280,7 @@ def ingest_documents(service, files: list[tuple[str, Path]], root: Path, max_pas
     import function.ingest.extract as extract_module
     from function.ingest.documents import Recipe, from_file
     from function.ingest.ingestion import Ingestion
+    from function.ingest.json_input import NoPassages
     from function.ingest.progress import Counts
     from function.ingest.sources import InputFile
     from function.ingest.split import budget_from_manifest
@@ -312,8 +313,8 @@ def ingest_documents(service, files: list[tuple[str, Path]], root: Path, max_pas
             t0 = time.perf_counter()
             try:
                 units = list(from_file(InputFile(str(path), rel, str(root) + "/"), data, tokenizer, recipe))
-            except extract_module.NotDocumentation:  # a generator's index or source page: left out, as ingestion does
-                continue
+            except (extract_module.NotDocumentation, NoPassages):  # a generator's index or source page, a JSON file of
+                continue  # something else: left out, as ingestion leaves them out
             t1 = time.perf_counter()
             for unit in units:
                 texts[unit.doc_id] = [p.text for p in unit.pieces]

@@ -132,6 +132,11 @@ def _recipe(manifest, tokenizer, settings: Settings, say) -> Recipe:
     return Recipe(tokenizer.fingerprint, max_tokens, overlap, settings.max_context_chars)
 
 
+def _counted(n: int, noun: str) -> str:
+    """ "1 page", "2 pages"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> int:
     recipe = _recipe(manifest, tokenizer, settings, say)
     counts = Counts()
@@ -171,13 +176,12 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
             return 1
         job.flush()
         if seen.generated:
-            n = len(seen.generated)
-            say(f"left out {n} page{'s' if n > 1 else ''} a documentation generator made for navigation (indexes, "
-                f"search, source listings, redirects, error pages), e.g. {seen.generated[0]}")
+            say(f"left out {_counted(len(seen.generated), 'page')} a documentation generator made for navigation "
+                f"(indexes, search, source listings, redirects, error pages), e.g. {seen.generated[0]}")
         if seen.not_passages:
             n = len(seen.not_passages)
-            say(f"left out {n} JSON file{'s' if n > 1 else ''} that hold{'' if n > 1 else 's'} no passages (a site's "
-                f"search index, a package.json), e.g. {seen.not_passages[0]}")
+            say(f"left out {_counted(n, 'JSON file')} that hold{'s' if n == 1 else ''} no passages (a site's search "
+                f"index, a package.json), e.g. {seen.not_passages[0]}")
         if args.sync:
             if seen.found == 0:
                 progress.note("--sync: nothing was found in the inputs, so nothing is deleted")
@@ -192,8 +196,8 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
     total, documents = store.count(), store.document_count()
     held = "" if index is None else f"; the retrieval index {index.description} holds {index.count()} rows"
     n, j = (len(seen.generated), len(seen.not_passages)) if mine else (0, 0)
-    left = (f", {n} navigation page{'s' if n > 1 else ''} left out" if n else "") + (
-        f", {j} JSON file{'s' if j > 1 else ''} without passages left out" if j else "")
+    left = (f", {_counted(n, 'navigation page')} left out" if n else "") + (
+        f", {_counted(j, 'JSON file')} without passages left out" if j else "")
     print(f"ingest: {counts.summary()}{left}; the store holds {total} passages of {documents} documents{held}",
           file=sys.stderr)
     if mine and seen.found == 0:

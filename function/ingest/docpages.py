@@ -55,7 +55,8 @@ from function.ingest.extract import CODE_CLOSE, CODE_OPEN, Blocks, unmarked
 
 # <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
 _TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
-_GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc|doxygen|\bpdoc3?\b", re.I)
+_GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc|doxygen|\bpdoc3?\b|"
+                         r"haddock", re.I)  # (Haddock writes no meta: ``_generator`` names it)
 _WHOLE = re.compile(rf"docbook|asciidoc|{_TEXINFO_NAMES}", re.I)  # read whole (``_read_whole``)
 # Markup that only these generators write, for pages without a generator meta (Sphinx themes often drop it).
 _MARKERS = ("sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
@@ -124,7 +125,7 @@ _HADDOCK_NOISE = ("//div[@id='package-header']", "//div[@id='table-of-contents']
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
 _FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
               (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE),
-              (_PDOC, _PDOC_NOISE))
+              (_PDOC, _PDOC_NOISE), (re.compile("haddock"), _HADDOCK_NOISE))
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
@@ -190,9 +191,11 @@ def lower_classes(root) -> None:
 
 
 def _generator(root) -> str:
-    """The page's <meta name="generator"> contents, joined ("" without one)."""
-    return " ".join(meta.get("content") or "" for meta in root.iter("meta")
+    """The page's <meta name="generator"> contents, joined; "haddock" for a page Haddock made, which writes none but is
+    known by its headers (``_HADDOCK``); "" for any other page without one."""
+    meta = " ".join(meta.get("content") or "" for meta in root.iter("meta")
                     if (meta.get("name") or "").lower() == "generator")
+    return meta or ("haddock" if root.xpath(_HADDOCK) else "")
 
 
 def _has_class(root, names) -> bool:
@@ -291,7 +294,7 @@ def is_doc_page(root) -> bool:
     generators read here."""
     if _GENERATORS.search(_generator(root)):
         return True
-    if _has_class(root, _MARKERS) or root.xpath(_HADDOCK):
+    if _has_class(root, _MARKERS):
         return True
     return all(root.xpath(path) for path in _SPHINX)
 
@@ -307,12 +310,10 @@ def read(root) -> tuple[str, Blocks]:
     """
     whole = _read_whole(root)
     generator = _generator(root)
-    haddock = bool(root.xpath(_HADDOCK))
-    for path in _NOISE + tuple(p for made_by, paths in _FURNITURE if made_by.search(generator) for p in paths) + (
-            _HADDOCK_NOISE if haddock else ()):
+    for path in _NOISE + tuple(p for made_by, paths in _FURNITURE if made_by.search(generator) for p in paths):
         for el in root.xpath(path):
             _drop(el)
-    if haddock:  # the module's name is its title; a group heading wrapped in its own anchor is a heading
+    if generator == "haddock":  # the module's name is its title; a group heading wrapped in its own anchor is one
         for caption in root.xpath("//div[@id='module-header']/p[contains(concat(' ', @class, ' '), ' caption ')]"):
             caption.tag = "h1"
         for anchor in root.xpath("//a[h1|h2|h3|h4|h5|h6]"):
