@@ -195,7 +195,11 @@ def _generator(root) -> str:
     known by its headers (``_HADDOCK``); "" for any other page without one."""
     meta = " ".join(meta.get("content") or "" for meta in root.iter("meta")
                     if (meta.get("name") or "").lower() == "generator")
-    return meta or ("haddock" if root.xpath(_HADDOCK) else "")
+    if meta:
+        return meta
+    # Sphinx's Furo theme writes no meta but says so in a comment ("Generated with Sphinx 5.3.0 and Furo 2022.12.07")
+    said = root.xpath("/html/head/comment()[starts-with(normalize-space(.), 'Generated with Sphinx')]")
+    return said[0].text.strip().removeprefix("Generated with ") if said else "haddock" if root.xpath(_HADDOCK) else ""
 
 
 def _has_class(root, names) -> bool:
@@ -240,16 +244,19 @@ def generated(root) -> str | None:
         return "a javadoc index, tree, usage or source page"
     # Sphinx's index tables and search page, whatever the theme (Read the Docs' drops the generator meta and writes no
     # permalink on these pages)
-    if root.xpath("//table[contains(concat(' ', @class, ' '), ' indextable ')]"):
+    if root.xpath("//table[contains(concat(' ', @class, ' '), ' indextable ') or contains(concat(' ', @class, ' '), "
+                  "' domainindex-table ')]"):  # Furo's module index: domainindex-table
         return "a Sphinx index page"
     if root.xpath("//*[@id='search-results']"):
         return "a Sphinx search page"
+    # Sphinx's viewcode listings: its viewcode-block class is its own, whatever the theme
+    if root.xpath("//div[contains(concat(' ', @class, ' '), ' viewcode-block ')]"):
+        return "a Sphinx source listing (viewcode)"
     if _sphinx(root, generator):
         headings = [" ".join(h.text_content().split()) for h in root.xpath("//h1")]
         listing = root.xpath("//div[contains(concat(' ', @class, ' '), ' highlight ')]")
-        if root.xpath("//div[contains(concat(' ', @class, ' '), ' viewcode-block ')]") or any(
-                (h.startswith("Source code for ") and listing) or h == "All modules for which code is available"
-                for h in headings):
+        if any((h.startswith("Source code for ") and listing) or h == "All modules for which code is available"
+               for h in headings):
             return "a Sphinx source listing (viewcode)"
     if re.search("doxygen", generator, re.I):
         contents = root.xpath("//div[contains(concat(' ', @class, ' '), ' contents ')]")

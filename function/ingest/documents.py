@@ -31,8 +31,9 @@ from function.store.ids import chunk_passage_id
 # 4: a PDF's monospaced text as code; 5: a PDF's boxes of code one under the other as one code block; 6: a word a PDF
 # hyphenates at a line's end whole where the document writes it whole; 7: javadoc's, Doxygen's, pdoc's, pdoc3's and
 # Haddock's pages read from their markup, reStructuredText through docutils, the headings trafilatura dropped kept,
-# redirect and other navigation pages left out.
-VERSION = "7"
+# redirect and other navigation pages left out; 8: Sphinx's Furo theme known by its comment (a page of it without a
+# permalink read as Sphinx's).
+VERSION = "8"
 
 
 @dataclass(frozen=True)
