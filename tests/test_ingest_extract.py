@@ -908,9 +908,9 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
      '<div class="highlight"><pre><div class="viewcode-block" id="spin"><a class="viewcode-back" href="../api.html#'
      'widgets.spin">[docs]</a><span class="k">def</span> <span class="nf">spin</span>():\n    <span class="sd">"""Spin '
      'a widget."""</span></div></pre></div></article>', "Sphinx"),
-    ('<!-- Generated with Sphinx 5.3.0 and Furo 2022.12.07 --><title>Overview: module code</title></head><body><article '
-     'role="main"><h1>All modules for which code is available</h1><ul><li><a href="widgets.html">widgets</a></li></ul>'
-     '</article>', "Sphinx"),
+    ('<!-- Generated with Sphinx 5.3.0 and Furo 2022.12.07 --><title>Overview: module code</title></head><body>'
+     '<article role="main"><h1>All modules for which code is available</h1><ul><li><a href="widgets.html">widgets</a>'
+     '</li></ul></article>', "Sphinx"),
     # Texinfo's page for an anchor of a manual split into pages; a redirect plugin's page, its script not counted
     ('<meta name="Generator" content="makeinfo"><title>XREFspin</title><meta http-equiv="Refresh" content="0; '
      'url=Widgets.html#XREFspin"></head><body lang="en"><p>The node you are looking for is at <a '
