@@ -918,6 +918,10 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
     ("<meta http-equiv='refresh' content='0;URL=\"../new/widgets/\"'><title>Redirecting</title></head><body><script>"
      + "var widgets_spin_at_100_turns_a_minute = 1;" * 20 + "</script><a href='../new/widgets/'>Redirecting...</a>",
      "redirect"),
+    # a theme's template left among a built site's pages (pydata-sphinx-theme's _static/webpack-macros.html)
+    ('<!-- these macros are generated --></head><body>{% macro head_pre_icons() %}<link rel="stylesheet" href="{{ '
+     'pathto(\'_static/all.min.css\', 1) }}">{% endmacro %}\n{# fonts #}{% macro head_pre_fonts() %}{% endmacro %}',
+     "page template"),
     # a built site's 404.html (MkDocs Material's), its navigation around a "not found" heading
     ('<meta name="generator" content="mkdocs-1.6.1, mkdocs-material-9.8.2"><title>Widgets</title></head><body><nav '
      'class="md-nav">Widgets Guide Reference</nav><main><article><h1>404 - Not found</h1></article></main>', "error"),
@@ -947,6 +951,13 @@ def test_navigation_pages_of_generators_are_not_documentation(html, kind):
     page = ('<html><head><meta name="generator" content="javadoc/ClassWriterImpl"><title>Widget</title></head><body>'
             '<main role="main"><h1>Class Widget</h1><p>A widget spins.</p></main></body></html>')
     assert "A widget spins." in extract("Widget.html", page.encode()).text
+
+
+def test_a_page_about_templates_is_documentation():
+    doc = extract("templates.html", b"<html><head><title>Templates</title></head><body><main><h1>Templates</h1><p>{% "
+                                    b"for w in widgets %} repeats its body for every widget.</p><pre>{{ w.name }}</pre>"
+                                    b"</main></body></html>")
+    assert "repeats its body for every widget" in doc.text
 
 
 def test_a_page_about_not_found_errors_is_documentation():

@@ -226,6 +226,8 @@ def generated(root) -> str | None:
     (``_redirect``), or is the site's error page ("404 - Not found")."""
     if (target := _redirect(root)) is not None:
         return f"a redirect page (to {target})"
+    if _template(root):
+        return "a page template (its text only template tags)"
     for h1 in root.xpath("//h1"):  # a built site's 404.html (MkDocs', Docusaurus', sphinx-notfound-page's)
         if _NOT_FOUND.fullmatch(heading := " ".join(h1.text_content().split())):
             return f"an error page ({heading!r})"
@@ -287,6 +289,30 @@ def _redirect(root) -> str | None:
             " ".join(body.xpath(".//text()[not(ancestor::script) and not(ancestor::style)]")).split())
         return url.group(1).strip() if url and url.group(1).strip() and len(text) <= _REDIRECT_TEXT else None
     return None
+
+
+# a template language's tags (Jinja's and Django's statements, expressions and comments): opener -> closer
+_TEMPLATE_TAGS = {"{%": "%}", "{{": "}}", "{#": "#}"}
+_TEMPLATE_OPEN = re.compile(r"\{[%{#]")
+
+
+def _template(root) -> bool:
+    """Whether the file is a template a site's theme left among its pages, not a page: text made only of template tags
+    (pydata-sphinx-theme copies its ``webpack-macros.html``, ``{% macro head_pre_icons() %}`` and links, into every
+    built site's ``_static``: pandas', groonga's). It would fail as a file with no text. One pass, stopping at the
+    first text outside a tag (a page about templates quotes them among its text)."""
+    if "{%" not in root.text_content():  # (the check below walks every text node's ancestors: a rustdoc source page
+        return False  # holds a million)
+    text = "".join(root.xpath("//text()[not(ancestor::script) and not(ancestor::style)]"))
+    at = 0
+    while (tag := _TEMPLATE_OPEN.search(text, at)) is not None:
+        if text[at : tag.start()].strip():
+            return False
+        end = text.find(_TEMPLATE_TAGS[tag.group()], tag.end())
+        if end < 0:
+            return False
+        at = end + 2
+    return not text[at:].strip()
 
 
 def _sphinx(root, generator: str) -> bool:
