@@ -941,6 +941,14 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
      '<td class="module"><a href="Widgets.html#v:spin">Widgets</a></td></tr></table></div></div>', "Haddock"),
     ('<title>Widgets</title></head><body><pre><span class="hs-keyword">module</span><span> Widgets </span><span '
      'class="hs-keyword">where</span>\n<span class="hs-identifier">spin</span> <span>= id</span></pre>', "Haddock"),
+    # rustdoc's source listing of every file (src/**/*.rs.html) and a crate's list of all items
+    ('<meta name="generator" content="rustdoc"><title>lib.rs - source</title></head><body class="rustdoc source"><main>'
+     '<div class="example-wrap"><pre class="src-line-numbers"><span>1</span></pre><pre class="rust"><code><span class='
+     '"doccomment">/// Spins a widget.</span>\n<span class="kw">pub fn</span> spin() {}</code></pre></div></main>',
+     "rustdoc"),
+    ('<meta name="generator" content="rustdoc"><title>List of all items in this crate</title></head><body '
+     'class="rustdoc mod"><main><h1 class="fqn"><span class="in-band">List of all items</span></h1><h3>Functions</h3>'
+     '<ul><li><a href="fn.spin.html">spin</a></li></ul></main>', "rustdoc"),
 ])
 def test_navigation_pages_of_generators_are_not_documentation(html, kind):
     from function.ingest.extract import NotDocumentation

@@ -212,6 +212,8 @@ def _has_class(root, names) -> bool:
 _JAVADOC_GENERATED = re.compile(r"javadoc/(?:(?:ClassUse|PackageUse|PackageTree|Tree|SplitIndex|Index|IndexRedirect|"
                                 r"AllClassesIndex|AllPackagesIndex|DeprecatedList|NewAPIList|PreviewList|Help)Writer|"
                                 r"SourceToHTMLConverter)\b", re.I)
+# rustdoc's pages beside the documentation, by their heading: a crate's all.html, the settings and help pages
+_RUSTDOC_PAGES = {"List of all items", "Rustdoc settings", "Rustdoc help"}
 _DOXYGEN_INDEX = re.compile(r"^(?:Here is a list of all|Here are the|This inheritance list|Go to the documentation of "
                             r"this file|This page explains how to interpret the graphs)", re.I)
 
@@ -244,6 +246,12 @@ def generated(root) -> str | None:
         return "a pdoc module list"  # its index.html: an empty content area, the modules' names in its navigation
     if _JAVADOC_GENERATED.search(generator):
         return "a javadoc index, tree, usage or source page"
+    if re.search(r"\brustdoc\b", generator, re.I):
+        body = root.find("body")
+        if body is not None and _classes(body) & {"source", "src"}:
+            return "a rustdoc source listing"  # src/**/*.rs.html: every source file of the crate and its dependencies
+        if any(" ".join(h.text_content().split()) in _RUSTDOC_PAGES for h in root.xpath("//h1")):
+            return "a rustdoc list of all items or settings page"
     # Sphinx's index tables and search page, whatever the theme (Read the Docs' drops the generator meta and writes no
     # permalink on these pages)
     if root.xpath("//table[contains(concat(' ', @class, ' '), ' indextable ') or contains(concat(' ', @class, ' '), "
