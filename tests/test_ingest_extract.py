@@ -120,6 +120,21 @@ def test_markdown_front_matter_is_metadata_not_text():
     assert doc.title == "Bridges of York" and doc.text == "The Ouse has nine bridges."
 
 
+def test_a_paragraphs_source_line_breaks_read_as_spaces_but_code_keeps_its_lines():
+    """HTML made from Markdown (mdBook, MkDocs) keeps the source's line breaks inside a paragraph, which a browser
+    shows as spaces; around inline code trafilatura kept them, and an answer ended at each."""
+    page = (b"<html><head><title>Widgets</title></head><body><main><h1>Widgets</h1><p>Widgets spin by default; call "
+            b"<code>spin()</code> to\nstart one, and see the <a href='stop.html'>Stopping a\n  Widget</a> section "
+            b"for\nhow to stop it again.</p><pre><code>fn main() {\n    spin();\n}</code></pre><p>Each widget"
+            b"<br>turns once.</p><dl><dt>speed</dt><dd>Turns a <code>Widget</code> makes a\nminute.</dd></dl>"
+            b"</main></body></html>")
+    text = extract("w.html", page).text
+    assert "call spin() to start one, and see the Stopping a Widget section for how to stop it again." in text
+    assert "fn main() {\n    spin();\n}" in text  # a code block's lines are its own
+    assert "Each widget\nturns once." in text  # a <br> is a line break
+    assert "Turns a Widget makes a minute." in text
+
+
 def test_html_main_content_without_navigation_scripts_or_footers():
     doc = extract("site/guide.html", HTML)
     assert doc.format == "html" and doc.title == "Widget Guide"

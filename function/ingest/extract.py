@@ -678,7 +678,7 @@ def _xml_blocks(parent, out: Blocks, headings: dict[str, int] | None = None) -> 
         elif tag == "code":
             out.text(_xml_text(el), kind="code")
         else:  # p, quote, and anything newer trafilatura versions add
-            out.text(_xml_text(el))
+            out.text(_xml_text(el, flow=True))
     return first_h1
 
 
@@ -760,15 +760,27 @@ def _xml_definitions(el, out: Blocks) -> None:
         if _holds_blocks(item):
             _xml_item_blocks(item, out)
         else:  # inline content only (inline code too: "<code>str</code> - the string")
-            out.text(_xml_text(item))
+            out.text(_xml_text(item, flow=True))
         out.close_entry()
     for term in terms:
         out.text(term)
 
 
-def _xml_text(el) -> str:
-    """An element's text, with trafilatura's <lb/> line breaks as newlines."""
-    out = [el.text or ""]
+# a line break in a paragraph's source text, with the spaces around it
+_SOFT_BREAK = re.compile(r"[ \t]*\n[ \t]*")
+
+
+def _xml_text(el, flow: bool = False) -> str:
+    """An element's text, with trafilatura's <lb/> line breaks as newlines.
+
+    ``flow``: the element is a paragraph (or a definition, a list item's text): a line break in its source text is a
+    space, as a browser shows it. HTML made from Markdown (mdBook, MkDocs, Jekyll) keeps the source's line breaks in
+    ``<p>``; trafilatura joins them in plain text, not around an inline element ("a numeric\ntype using <code>parse
+    </code>"), and each would end an answer, a sentence or a definition's line there. A code block's are its own."""
+    def own(text: str | None) -> str:
+        return _SOFT_BREAK.sub(" ", text) if flow and text else text or ""
+
+    out = [own(el.text)]
     for child in el:
         if child.tag == "lb":
             out.append("\n")
@@ -779,8 +791,8 @@ def _xml_text(el) -> str:
         elif child.tag == "code" and "\n" not in "".join(child.itertext()):  # inline code
             out.append(code_marked(_xml_text(child)))
         else:
-            out.append(_xml_text(child))
-        out.append(child.tail or "")
+            out.append(_xml_text(child, flow and child.tag != "code"))
+        out.append(own(child.tail))
     return "".join(out)
 
 
