@@ -940,6 +940,12 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
     # a built site's 404.html (MkDocs Material's), its navigation around a "not found" heading
     ('<meta name="generator" content="mkdocs-1.6.1, mkdocs-material-9.8.2"><title>Widgets</title></head><body><nav '
      'class="md-nav">Widgets Guide Reference</nav><main><article><h1>404 - Not found</h1></article></main>', "error"),
+    # mdBook's print.html (every chapter again, marked noindex) and its 404 page
+    ('<!-- Book generated using mdBook --><meta name="robots" content="noindex" /><title>Widgets</title></head><body>'
+     '<main><h1>Spinning</h1><p>Widgets spin.</p><h1>Stopping</h1><p>Widgets stop.</p></main>', "mdBook"),
+    ('<!-- Book generated using mdBook --><title>Page not found - Widgets</title></head><body><main><h1 id="document-'
+     'not-found-404"><a class="header" href="#document-not-found-404">Document not found (404)</a></h1><p>This URL is '
+     'invalid, sorry. Please use the navigation bar or search to continue.</p></main>', "error"),
     # pdoc's index.html: an empty content area, the module list in its navigation
     ('<meta name="generator" content="pdoc 16.0.0"/><title>Module List</title></head><body><nav class="pdoc"><ul><li>'
      '<a href="widgets.html">widgets</a></li></ul></nav><main class="pdoc"></main><script>var x = 1;</script>', "pdoc"),
@@ -974,6 +980,9 @@ def test_navigation_pages_of_generators_are_not_documentation(html, kind):
     page = ('<html><head><meta name="generator" content="javadoc/ClassWriterImpl"><title>Widget</title></head><body>'
             '<main role="main"><h1>Class Widget</h1><p>A widget spins.</p></main></body></html>')
     assert "A widget spins." in extract("Widget.html", page.encode()).text
+    chapter = ('<html><head><!-- Book generated using mdBook --><title>Spinning - Widgets</title></head><body><main>'
+               '<h1>Spinning</h1><p>A widget spins.</p></main></body></html>')
+    assert "A widget spins." in extract("ch01.html", chapter.encode()).text
 
 
 def test_a_page_about_templates_is_documentation():

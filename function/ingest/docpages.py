@@ -230,6 +230,8 @@ def generated(root) -> str | None:
         return f"a redirect page (to {target})"
     if _template(root):
         return "a page template (its text only template tags)"
+    if _mdbook_print(root):
+        return "an mdBook print page (every chapter again, on one page)"
     for h1 in root.xpath("//h1"):  # a built site's 404.html (MkDocs', Docusaurus', sphinx-notfound-page's)
         if _NOT_FOUND.fullmatch(heading := " ".join(h1.text_content().split())):
             return f"an error page ({heading!r})"
@@ -277,7 +279,9 @@ def generated(root) -> str | None:
 
 
 # a site's error page's heading: "404 - Not found", "Page Not Found", "404", YARD's frames page's "Oops!"
-_NOT_FOUND = re.compile(r"(?:404\s*[-:\u2013\u2014]?\s*)?(?:(?:page\s+)?not\s+found|oops[^a-z]*)[.!]?|404", re.I)
+# mdBook's "Document not found (404)"
+_NOT_FOUND = re.compile(r"(?:404\s*[-:\u2013\u2014]?\s*)?"
+                        r"(?:(?:(?:page|document)\s+)?not\s+found(?:\s*\(404\))?|oops[^a-z]*)[.!]?|404", re.I)
 # the most text a redirect page's body holds: a line pointing to the target ("The node you are looking for is at
 # XREFeig.", "Redirecting to the new page. If you are not redirected automatically, follow this link.")
 _REDIRECT_TEXT = 200
@@ -321,6 +325,15 @@ def _template(root) -> bool:
             return False
         at = end + 2
     return not text[at:].strip()
+
+
+def _mdbook_print(root) -> bool:
+    """Whether the page is an mdBook's print.html: every chapter of the book again on one page, which its generator
+    marks for search engines to leave out (robots "noindex"); read beside the chapters, every passage would be there
+    twice."""
+    made = root.xpath("/html/head/comment()[contains(., 'generated using mdBook')]")
+    return bool(made) and any("noindex" in (m.get("content") or "").lower() for m in root.iter("meta")
+                              if (m.get("name") or "").lower() == "robots")
 
 
 def _sphinx(root, generator: str) -> bool:
