@@ -937,6 +937,12 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
     ('<!-- these macros are generated --></head><body>{% macro head_pre_icons() %}<link rel="stylesheet" href="{{ '
      'pathto(\'_static/all.min.css\', 1) }}">{% endmacro %}\n{# fonts #}{% macro head_pre_fonts() %}{% endmacro %}',
      "page template"),
+    # a page of a script alone sending its reader on (the Rust reference's old anchors)
+    ('<title>Types</title></head><body><script>var map = {"#bool": "types/boolean.html"}; var target = map[window.'
+     'location.hash]; if (target) { window.location.replace(target); }</script>', "redirect"),
+    # a generator's page with nothing of its own (an autosummary page holding a hidden toctree)
+    ('<meta name="generator" content="Docutils 0.19: https://docutils.sourceforge.io/"><title>&lt;no title&gt;</title>'
+     '</head><body><div class="body" role="main"><div class="toctree-wrapper compound"></div></div>', "generated"),
     # a built site's 404.html (MkDocs Material's), its navigation around a "not found" heading
     ('<meta name="generator" content="mkdocs-1.6.1, mkdocs-material-9.8.2"><title>Widgets</title></head><body><nav '
      'class="md-nav">Widgets Guide Reference</nav><main><article><h1>404 - Not found</h1></article></main>', "error"),
@@ -983,6 +989,23 @@ def test_navigation_pages_of_generators_are_not_documentation(html, kind):
     chapter = ('<html><head><!-- Book generated using mdBook --><title>Spinning - Widgets</title></head><body><main>'
                '<h1>Spinning</h1><p>A widget spins.</p></main></body></html>')
     assert "A widget spins." in extract("ch01.html", chapter.encode()).text
+
+
+def test_a_page_trafilatura_finds_no_main_text_in_is_read_from_its_content_root(monkeypatch):
+    """trafilatura takes some pages for boilerplate whole (Django REST framework's release notes, every list item a
+    link): where the page has a known content root, that is read; where it has none, the page fails as before."""
+    import trafilatura
+
+    monkeypatch.setattr(trafilatura, "extract", lambda *a, **kw: None)
+    page = ('<html><head><title>Release Notes - Widgets</title></head><body><div class="nav"><a href="/">Home</a> <a '
+            'href="/api/">API</a></div><div id="main-content"><h1>Release Notes</h1><h2>1.2.0</h2><ul><li><a href="'
+            'https://example.org/issues/7">#7</a> <code>spin()</code> takes a speed.</li></ul></div></body></html>')
+    doc = extract("notes.html", page.encode())
+    assert doc.title == "Release Notes"
+    assert "- #7 spin() takes a speed." in doc.text and "Home" not in doc.text
+    assert _section_of(doc, "takes a speed") == ("Release Notes", "1.2.0")
+    with pytest.raises(ExtractError, match="bare.html: no main text found"):
+        extract("bare.html", b"<html><head><title>T</title></head><body><div><p>Widgets spin.</p></div></body></html>")
 
 
 def test_a_page_about_templates_is_documentation():

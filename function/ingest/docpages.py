@@ -287,11 +287,20 @@ _NOT_FOUND = re.compile(r"(?:404\s*[-:\u2013\u2014]?\s*)?"
 _REDIRECT_TEXT = 200
 
 
+# a script sending the reader to another page
+_SCRIPT_REDIRECT = re.compile(r"\blocation(?:\.href)?\s*=[^=]|\blocation\.(?:replace|assign)\s*\(")
+
+
 def _redirect(root) -> str | None:
     """Where the page sends its reader, where that is all it does: a ``<meta http-equiv="refresh">`` naming a URL and
     no more body text than a line pointing there (``_REDIRECT_TEXT``). Texinfo writes one for every anchor and old
     node name of a manual split into pages (2,356 of GNU Octave's 2,863), Sphinx's and MkDocs' redirect plugins one
-    for every moved page; the target page is read on its own."""
+    for every moved page; the target page is read on its own. Or a page with no text at all whose script sends the
+    reader on (the Rust reference's ``*-redirect.html``, mapping old anchors to new pages)."""
+    scripts = " ".join(root.xpath("//script/text()"))
+    if _SCRIPT_REDIRECT.search(scripts) and len(root.text_content()) < len(scripts) + 1000 and not " ".join(
+            root.xpath("//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::title)]")).strip():
+        return "where its script sends it"
     for meta in root.iter("meta"):
         if (meta.get("http-equiv") or "").strip().lower() != "refresh":
             continue
@@ -353,7 +362,16 @@ def is_doc_page(root) -> bool:
     return all(root.xpath(path) for path in _SPHINX)
 
 
-def read(root) -> tuple[str, Blocks]:
+def read_root(root) -> tuple[str, Blocks | None]:
+    """(title, blocks) of any page's content root, read as a generator's page is (``read``), where the page has a
+    known one (``_ROOTS``, or an element with the id ``main-content``); ("", None) where it has none."""
+    roots = _ROOTS + ("//*[@id='main-content']",)
+    if not any(root.xpath(path) for path in roots):
+        return "", None
+    return read(root, roots)
+
+
+def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
     """(title, blocks) of a documentation page: its title heading (else its <title>), and its content's blocks.
 
     The title heading is the first h1 that the page's <title> begins with ("QuerySet API reference" of
@@ -376,7 +394,7 @@ def read(root) -> tuple[str, Blocks]:
                                 "/div[contains(concat(' ', @class, ' '), ' title ')]"):
         title_div.tag = "h1"  # Doxygen's page title ("SDL_video.h File Reference") is a <div>
     page_title = " ".join((root.findtext(".//title") or "").split())
-    content = next((found[0] for path in _ROOTS if (found := root.xpath(path))), None)
+    content = next((found[0] for path in roots if (found := root.xpath(path))), None)
     if content is None:
         body = root.find("body") if root.find("body") is not None else root
         section = None if whole else _section_root(_title_heading(body, page_title))

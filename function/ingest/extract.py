@@ -73,6 +73,10 @@ class NotDocumentation(ExtractError):
     type, instead of failing on it."""
 
 
+class NoText(ExtractError):
+    """The file holds no text once read (an empty file, a scanned PDF, a page of markup alone)."""
+
+
 def require(module: str):
     """Import an ingestion dependency, or say how to install it (the serving image does not have them)."""
     try:
@@ -330,7 +334,7 @@ def _assemble(name: str, fmt: str, title: str, blocks) -> Document:
         pos += len(block)
     text = "\n\n".join(parts)
     if not text:
-        raise ExtractError(f"{name}: no text found in this {fmt} file")
+        raise NoText(f"{name}: no text found in this {fmt} file")
     title = strip_marks(normalise_block(unmarked(title)).replace("\n", " ")) or _stem(name)
     spans.sort(key=lambda s: (s.start, -s.end))
     return Document(title=title, text=text, sections=sections, format=fmt, spans=spans)
@@ -614,7 +618,14 @@ def _html(name: str, data: bytes, fmt: str = "html") -> Document:
         raise NotDocumentation(f"{name}: {kind}, not documentation")
     if docpages.is_doc_page(root):
         title, out = docpages.read(root)
-        return _assemble(name, fmt, title, out.finish())
+        try:
+            return _assemble(name, fmt, title, out.finish())
+        except NoText:
+            if fmt != "html":
+                raise
+            # a generator's page with nothing of its own (an autosummary page that only lists others in a hidden
+            # toctree, an include-only page): the generator's, not the user's, so left out rather than failed
+            raise NotDocumentation(f"{name}: a generated page with no text of its own, not documentation") from None
     headings = {}  # the page's own headings, text -> level: trafilatura can hand some back as paragraphs
     for h in root.xpath("//h1|//h2|//h3|//h4|//h5|//h6"):
         text = " ".join(h.text_content().split())
@@ -626,7 +637,15 @@ def _html(name: str, data: bytes, fmt: str = "html") -> Document:
         # it to leave out: as a <main>, trafilatura keeps its headings, which it dropped from the fragment itself
         page = "<html><body><main>" + (page if isinstance(page, str) else page.decode("utf-8", "replace")) + \
                "</main></body></html>"
-    return _trafilatura(name, page, headings)
+    try:
+        return _trafilatura(name, page, headings)
+    except NoText:
+        # trafilatura takes a page made mostly of linked lists for boilerplate (a release notes page: every item
+        # links its issue) and finds no main text: a known content root of the page is read as a generator's is
+        title, out = docpages.read_root(root)
+        if out is None:
+            raise
+        return _assemble(name, fmt, title, out.finish())
 
 
 def _trafilatura(name: str, data: bytes | str, headings: dict[str, int] | None = None) -> Document:
@@ -640,7 +659,7 @@ def _trafilatura(name: str, data: bytes | str, headings: dict[str, int] | None =
     except Exception as e:  # noqa: BLE001 - trafilatura and lxml raise many types on broken input
         raise ExtractError(f"{name}: not readable HTML ({type(e).__name__}: {e})") from None
     if not xml:
-        raise ExtractError(f"{name}: no main text found in this HTML page")
+        raise NoText(f"{name}: no main text found in this HTML page")
     root = etree.fromstring(xml.encode("utf-8"))
     out = Blocks()
     body = root.find("main")
