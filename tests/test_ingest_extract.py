@@ -1489,6 +1489,65 @@ class="def">lookup</a> :: Key -&gt; Map v -&gt; Maybe v <a href="src/Widgets.Map
 </html>"""
 
 
+TYPEDOC = """<!DOCTYPE html><html><head><meta charset="utf-8"/><title>Widget | widgets</title></head><body>
+<header class="tsd-page-toolbar"><div class="tsd-toolbar-contents"><a href="../index.html" class="title">widgets</a>
+<button id="tsd-search-trigger">NOISE search</button></div></header>
+<div class="container container-main"><div class="col-content"><div class="tsd-page-title"><ul class="tsd-breadcrumb">
+<li><a href="">NOISE Widget</a></li></ul><h1>Class Widget</h1></div>
+<section class="tsd-panel tsd-comment"><div class="tsd-comment tsd-typography"><p>A thing that spins.</p></div>
+</section>
+<section class="tsd-panel-group tsd-index-group"><section class="tsd-panel tsd-index-panel"><h5>NOISE Index</h5>
+<a href="#spin">spin</a></section></section>
+<details class="tsd-panel-group tsd-member-group tsd-accordion" open><summary class="tsd-accordion-summary"><svg>
+<use href="#icon-chevronDown"></use></svg><h2 class="tsd-anchor-link" id="properties">Properties<a href="#properties"
+aria-label="Permalink" class="tsd-anchor-icon"><svg><use href="#icon-anchor"></use></svg></a></h2></summary><section>
+<section class="tsd-panel tsd-member"><h3 class="tsd-anchor-link" id="speed"><code class="tsd-tag">Optional</code>
+<span>speed</span></h3><div class="tsd-signature"><span class="tsd-kind-property">speed</span><span>?:</span>
+<span>number
+</span></div><div class="tsd-comment tsd-typography"><p>Turns a minute.</p><div class="tsd-tag-default"><h4
+class="tsd-anchor-link" id="default">Default<a href="#default" class="tsd-anchor-icon"><svg></svg></a></h4><pre><code
+class="ts"><span>100</span>
+</code><button type="button">Copy</button></pre></div></div><aside class="tsd-sources"><ul><li>Defined in NOISE.d.ts:3
+</li></ul></aside></section></section></details>
+<details class="tsd-panel-group tsd-member-group tsd-accordion" open><summary class="tsd-accordion-summary"><h2
+class="tsd-anchor-link" id="methods">Methods</h2></summary><section><section class="tsd-panel tsd-member"><h3
+class="tsd-anchor-link" id="spin"><span>spin</span></h3><ul class="tsd-signatures"><li class=""><div
+class="tsd-signature tsd-anchor-link" id="spin-1"><span class="tsd-kind-call-signature">spin</span><span>(</span><br/>
+    <span class="tsd-kind-parameter">turns</span><span>?:</span> <span>number</span>,<br/><span>)</span><span>:</span>
+<span>void</span></div><div class="tsd-description"><div class="tsd-comment tsd-typography"><p>Spin the widget.</p>
+</div>
+<div class="tsd-parameters"><h4 class="tsd-parameters-title">Parameters</h4><ul class="tsd-parameter-list">
+<li><span><code
+class="tsd-tag">Optional</code><span class="tsd-kind-parameter">turns</span>: <span>number</span></span><div
+class="tsd-comment tsd-typography"><p>How many turns.</p></div></li></ul></div><h4 class="tsd-returns-title">Returns
+<span class="tsd-signature-type">void</span></h4><div class="tsd-comment tsd-typography"><div class="tsd-tag-example">
+<h4 class="tsd-anchor-link" id="example">Example</h4>
+<pre><code class="ts"><span>const w = new Widget();</span><br/><span>
+w.spin(2);</span></code><button type="button">Copy</button></pre></div></div></div></li></ul></section></section>
+</details></div>
+<div class="col-sidebar"><div class="page-menu"><div class="tsd-navigation settings"><h3>NOISE Settings</h3><p>Member
+Visibility Protected Inherited External Theme OS Light Dark</p></div></div></div></div>
+<footer><p class="tsd-generator">Generated using TypeDoc NOISE</p></footer></body></html>"""
+
+
+def test_typedoc_pages_read_members_as_entries_without_their_furniture():
+    """TypeDoc's pages (TypeScript API references) went through trafilatura, which dropped every heading (each carries
+    TypeDoc's permalink icon), the README's code and glued flags to names ("Optionalturns")
+    (records/bench/docs-typedoc)."""
+    doc = extract("Widget.html", TYPEDOC.encode())
+    assert doc.title == "Class Widget"
+    for noise in ("NOISE", "Copy", "Member Visibility", "Defined in", "Optionalturns"):
+        assert noise not in doc.text, noise
+    assert _section_of(doc, "Turns a minute.") == ("Class Widget", "Properties", "speed")
+    assert "Turns a minute.\n\nDefault: 100" in doc.text
+    assert "spin(turns?: number,): void\nSpin the widget." in doc.text  # the signature on one line, leading its entry
+    assert _span(doc, "entry", "Spin the widget").start == doc.text.index("spin(turns")
+    assert "- Optional turns: number How many turns." in doc.text and "Returns void" in doc.text
+    assert "const w = new Widget();\nw.spin(2);" in doc.text  # a code block's <br> is a line break
+    assert _section_of(doc, "Spin the widget.") == ("Class Widget", "Methods", "spin")
+    _spans_index_text(doc)
+
+
 def test_haddock_module_pages_read_entries_without_the_synopsis_or_instance_lists():
     """Haddock's pages went through trafilatura, which kept the synopsis and dropped most entries' documentation
     (records/bench/docs-haddock: aeson's KeyMap page, 5,669 of 15,383 characters; F1 10.0 -> 16.8 on its check)."""

@@ -1,5 +1,5 @@
 """HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo, rustdoc, javadoc,
-Doxygen, pdoc, pdoc3, Haddock), read from their markup.
+Doxygen, pdoc, pdoc3, Haddock, TypeDoc), read from their markup.
 
 trafilatura (``extract._html``) finds the main text of any web page by scoring its blocks, which is what a
 blog post or a news article needs; on generated documentation it loses what matters most there. Measured
@@ -56,7 +56,7 @@ from function.ingest.extract import CODE_CLOSE, CODE_OPEN, Blocks, unmarked
 # <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
 _TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
 _GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc|doxygen|\bpdoc3?\b|"
-                         r"haddock", re.I)  # (Haddock writes no meta: ``_generator`` names it)
+                         r"haddock|typedoc", re.I)  # (Haddock and TypeDoc write no meta: ``_generator`` names them)
 _WHOLE = re.compile(rf"docbook|asciidoc|{_TEXINFO_NAMES}", re.I)  # read whole (``_read_whole``)
 # Markup that only these generators write, for pages without a generator meta (Sphinx themes often drop it).
 _MARKERS = ("sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
@@ -123,14 +123,24 @@ _HADDOCK_NOISE = ("//div[@id='package-header']", "//div[@id='table-of-contents']
                   "//div[contains(concat(' ', @class, ' '), ' subs ') and contains(concat(' ', @class, ' '),"
                   " ' instances ')]")
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
+# TypeDoc's pages (TypeScript API references) write no generator meta: known by their toolbar. Its furniture: the
+# toolbar, the sidebar (settings, the page's and the site's navigation), the breadcrumb, the member index, each
+# member's "Defined in index.d.ts:62", the class hierarchy, the permalink icons and the code blocks' "Copy" buttons.
+_TYPEDOC = "//header[contains(concat(' ', @class, ' '), ' tsd-page-toolbar ')]"
+_TYPEDOC_NOISE = (_TYPEDOC, "//div[contains(concat(' ', @class, ' '), ' col-sidebar ')]",
+                  "//ul[contains(concat(' ', @class, ' '), ' tsd-breadcrumb ')]",
+                  "//section[contains(concat(' ', @class, ' '), ' tsd-index-group ')]",
+                  "//aside[contains(concat(' ', @class, ' '), ' tsd-sources ')]",
+                  "//section[contains(concat(' ', @class, ' '), ' tsd-hierarchy ')]", "//svg", "//button")
 _FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
               (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE),
-              (_PDOC, _PDOC_NOISE), (re.compile("haddock"), _HADDOCK_NOISE))
+              (_PDOC, _PDOC_NOISE), (re.compile("haddock"), _HADDOCK_NOISE), (re.compile("typedoc"), _TYPEDOC_NOISE))
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
 _ROOTS = ("//*[@role='main']", "//div[contains(concat(' ', @class, ' '), ' body ')]", "//main", "//article",
-          "//div[@id='doc-content']")  # Doxygen's, with a navigation tree beside it
+          "//div[@id='doc-content']",  # Doxygen's, with a navigation tree beside it
+          "//div[contains(concat(' ', @class, ' '), ' col-content ')]")  # TypeDoc's, beside its sidebar
 _NOISE = ("//script", "//style", "//noscript", "//nav", "//form", "//header", "//footer",
           "//*[@id='footer' or @id='toc' or @id='toctitle']",
           "//*[contains(concat(' ', @class, ' '), ' linenos ')]",  # Sphinx's code line numbers
@@ -191,15 +201,18 @@ def lower_classes(root) -> None:
 
 
 def _generator(root) -> str:
-    """The page's <meta name="generator"> contents, joined; "haddock" for a page Haddock made, which writes none but is
-    known by its headers (``_HADDOCK``); "" for any other page without one."""
+    """The page's <meta name="generator"> contents, joined (or Furo's comment saying so); "haddock" for a page Haddock
+    made, which writes none but is known by its headers (``_HADDOCK``), "typedoc" for TypeDoc's, known by its toolbar
+    (``_TYPEDOC``); "" for any other page without one."""
     meta = " ".join(meta.get("content") or "" for meta in root.iter("meta")
                     if (meta.get("name") or "").lower() == "generator")
     if meta:
         return meta
     # Sphinx's Furo theme writes no meta but says so in a comment ("Generated with Sphinx 5.3.0 and Furo 2022.12.07")
     said = root.xpath("/html/head/comment()[starts-with(normalize-space(.), 'Generated with Sphinx')]")
-    return said[0].text.strip().removeprefix("Generated with ") if said else "haddock" if root.xpath(_HADDOCK) else ""
+    if said:
+        return said[0].text.strip().removeprefix("Generated with ")
+    return "haddock" if root.xpath(_HADDOCK) else "typedoc" if root.xpath(_TYPEDOC) else ""
 
 
 def _has_class(root, names) -> bool:
@@ -248,6 +261,8 @@ def generated(root) -> str | None:
         return "a pdoc module list"  # its index.html: an empty content area, the modules' names in its navigation
     if _JAVADOC_GENERATED.search(generator):
         return "a javadoc index, tree, usage or source page"
+    if generator == "typedoc" and root.xpath("//h2[normalize-space(.)='Hierarchy Summary']"):
+        return "a TypeDoc hierarchy page"  # hierarchy.html: every type's name, in a tree of what extends what
     if re.search(r"\brustdoc\b", generator, re.I):
         body = root.find("body")
         if body is not None and _classes(body) & {"source", "src"}:
@@ -390,6 +405,8 @@ def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
             caption.tag = "h1"
         for anchor in root.xpath("//a[h1|h2|h3|h4|h5|h6]"):
             anchor.drop_tag()
+    if generator == "typedoc":
+        _typedoc_shape(root)
     for title_div in root.xpath("//div[contains(concat(' ', @class, ' '), ' headertitle ')]"
                                 "/div[contains(concat(' ', @class, ' '), ' title ')]"):
         title_div.tag = "h1"  # Doxygen's page title ("SDL_video.h File Reference") is a <div>
@@ -406,6 +423,40 @@ def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
     mark_code(content)
     _Walker(out).container(content)
     return title, out
+
+
+def _typedoc_shape(root) -> None:
+    """TypeDoc's markup as the reader reads an entry: a member's heading (h3) is its name, without its flags
+    ("Optional", "Readonly": a flag elsewhere is a word of its own); a property's or parameter's line (h5) and the
+    "Parameters", "Returns number" titles (h4) are lines of the entry, not headings; a block tag whose value is one
+    short line is one line ("Default: true", "Name: differenceInDays"), else its title leads its text; each
+    signature (a list of overloads) an entry led by it; a code block's <br> a line break."""
+    for flag in root.xpath("//code[contains(concat(' ', @class, ' '), ' tsd-tag ')]"):
+        if any(_HEADING.fullmatch(a.tag) and a.tag != "h5" for a in flag.iterancestors()):
+            _drop(flag)
+        else:
+            flag.tail = " " + (flag.tail or "").lstrip()
+    for tag in root.xpath("//div[starts-with(@class, 'tsd-tag-')]"):
+        title = tag.find("h4")
+        rest = [el for el in tag if el is not title]
+        value = " ".join(rest[0].text_content().split()) if len(rest) == 1 else ""
+        if title is not None and value and len(value) <= 80 and "\n" not in rest[0].text_content().strip():
+            line = tag.makeelement("p", {})
+            line.text = f"{' '.join(title.text_content().split())}: {value}"
+            for el in list(tag):
+                tag.remove(el)
+            tag.append(line)
+    for title in root.xpath("//div[contains(concat(' ', @class, ' '), ' col-content ')]//*[self::h4 or self::h5]"):
+        title.tag = "p"
+    for signatures in root.xpath("//ul[contains(concat(' ', @class, ' '), ' tsd-signatures ')]"):
+        signatures.tag = "div"  # each overload's signature, then its description: an entry each, not a list's line
+        for item in signatures.findall("li"):
+            item.tag, item.attrib["class"] = "div", "tsd-signature-item"
+    for block in root.xpath("//ul[contains(concat(' ', @class, ' '), ' tsd-parameter-list ')]/li/div"):
+        block.text = " " + (block.text or "")  # a parameter's description after its name and type, on its line
+    for br in root.xpath("//pre//br"):  # a code block's lines, as TypeDoc's highlighting writes them
+        br.tail = "\n" + (br.tail or "")
+        br.drop_tag()
 
 
 def _drop_noncharacters(content) -> None:
@@ -513,6 +564,8 @@ class _Walker:
         if "detail" in classes and self.signed_entry(el, "member-signature"):  # javadoc's member details
             return
         if "top" in classes and self.signed_entry(el, "src"):  # Haddock's entry: its signature (p.src), its doc
+            return
+        if "tsd-signature-item" in classes and self.signed_entry(el, "tsd-signature"):  # TypeDoc's (_typedoc_shape)
             return
         if _pdoc_signature(el) is not None:  # pdoc's member: a section (a class's: div.classattr) with its signature
             self.pdoc_member(el)

@@ -32,7 +32,8 @@ from function.store.ids import chunk_passage_id
 # hyphenates at a line's end whole where the document writes it whole; 7: javadoc's, Doxygen's, pdoc's, pdoc3's and
 # Haddock's pages read from their markup, reStructuredText through docutils, the headings trafilatura dropped kept,
 # redirect and other navigation pages left out; 8: Sphinx's Furo theme known by its comment (a page of it without a
-# permalink read as Sphinx's), a paragraph's source line breaks as spaces in HTML read through trafilatura.
+# permalink read as Sphinx's), a paragraph's source line breaks as spaces in HTML read through trafilatura, TypeDoc's
+# pages read from their markup.
 VERSION = "8"
 
 
