@@ -1,8 +1,10 @@
-"""Text extraction from text, Markdown, reStructuredText, HTML and PDF files made here (no fixture files on disk)."""
+"""Text extraction from text, Markdown, MDX, reStructuredText, HTML, PDF and notebook files made here (no fixture
+files on disk)."""
 
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 from hypothesis import given, settings
@@ -81,8 +83,8 @@ def _section_of(doc: Document, needle: str) -> tuple[str, ...]:
     return next(s.heading for s in doc.sections if s.start <= at < s.end)
 
 
-def test_suffixes_cover_the_five_formats():
-    assert set(SUFFIXES.values()) == {"text", "markdown", "rst", "html", "pdf"}
+def test_suffixes_cover_the_seven_formats():
+    assert set(SUFFIXES.values()) == {"text", "markdown", "mdx", "rst", "html", "pdf", "notebook"}
 
 
 def test_plain_text_keeps_accents_and_cjk_and_normalises():
@@ -877,6 +879,76 @@ def test_restructuredtext_is_read_with_its_headings_entries_and_sphinx_roles():
         assert "See also: gadgets" in text
         assert _section_of(doc, "Spin widget") == ("Widgets", "Spinning")
         _spans_index_text(doc)
+
+
+MDX = """---
+title: Getting started
+---
+
+import Tabs from '@theme/Tabs';
+import TabItem from '@theme/TabItem'
+
+# Installation
+
+Install it; the default port is <Highlight color="#25c2a0">8080</Highlight>.
+
+<Tabs groupId="manager">
+  <TabItem value="npm" label="npm">
+
+```bash
+npm install widgets
+```
+
+  </TabItem>
+</Tabs>
+
+{/* NOISE a comment */}
+
+:::warning Spin with care
+
+Widgets spin fast.
+
+:::
+
+export const Highlight = ({children, color}) => (
+  <span style={{color}}>{children} NOISE</span>
+);
+
+```js
+import {spin} from 'widgets';
+export default spin;
+```
+"""
+
+
+def test_mdx_pages_read_as_their_markdown():
+    """Docusaurus', Nextra's and Mintlify's pages: Markdown with module statements and components around it."""
+    doc = extract("guide/intro.mdx", MDX.encode())
+    assert doc.title == "Getting started"
+    assert "NOISE" not in doc.text and "@theme" not in doc.text and "Tabs" not in doc.text and ":::" not in doc.text
+    assert "Install it; the default port is 8080." in doc.text
+    assert _span(doc, "code", "npm install widgets") is not None  # a tab's code block, kept
+    assert "Spin with care\n\nWidgets spin fast." in doc.text  # an admonition's title and text
+    assert "import {spin} from 'widgets';\nexport default spin;" in doc.text  # a code block is never a statement
+    assert _section_of(doc, "Widgets spin fast.") == ("Installation",)
+
+
+def test_jupyter_notebooks_read_as_their_markdown_and_code_cells():
+    notebook = {"cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Spinning widgets\n", "\n", "Call `spin()` to start."]},
+        {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": ["w = Widget(speed=3)\n", "w.spin()"],
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": ["OUTPUT\n"]}]},
+        {"cell_type": "raw", "metadata": {}, "source": "RAW"},
+        {"cell_type": "markdown", "metadata": {}, "source": "## Stopping\n\nCall `stop()`."}],
+        "metadata": {"kernelspec": {"name": "python3", "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    doc = extract("spin.ipynb", json.dumps(notebook).encode())
+    assert doc.title == "Spinning widgets"
+    assert "OUTPUT" not in doc.text and "RAW" not in doc.text
+    assert _span(doc, "code", "w = Widget(speed=3)\nw.spin()") is not None
+    assert _section_of(doc, "Call stop()") == ("Spinning widgets", "Stopping")
+    for bad in (b'{"data": []}', b"[1, 2]", b"not json"):
+        with pytest.raises(ExtractError, match='bad.ipynb: not a Jupyter notebook'):
+            extract("bad.ipynb", bad)
 
 
 def test_restructuredtext_never_reads_another_file_and_fails_clearly():

@@ -1,6 +1,6 @@
 """Input files -> documents: the unit ingestion skips, replaces, deletes and syncs.
 
-A text, Markdown, reStructuredText, HTML or PDF file is one document: its id is its path relative
+A text, Markdown, MDX, reStructuredText, HTML, PDF or notebook file is one document: its id is its path relative
 to the folder or prefix it was found under (``guide/install.md``), its text is
 ``extract.extract``'s, and its passages are ``split.split``'s chunks with ids
 ``ids.chunk_passage_id`` (``guide%2Finstall.md#0003``) and their character spans

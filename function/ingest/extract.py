@@ -1,5 +1,5 @@
-"""Documents in, plain text out: text, Markdown, reStructuredText, HTML and PDF become one normalised text with its
-heading sections.
+"""Documents in, plain text out: text, Markdown (MDX: the Markdown it holds), reStructuredText, HTML, PDF and Jupyter
+notebooks (their Markdown and code cells) become one normalised text with its heading sections.
 
 Every format is first turned into a list of blocks (a paragraph, a list, a table, a code block, a heading),
 each with the heading path in force; ``_assemble`` normalises each block and joins them with one blank line,
@@ -50,14 +50,15 @@ import functools
 import importlib
 import io
 import itertools
+import json
 import re
 import textwrap
 import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-SUFFIXES = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".html": "html",
-            ".htm": "html", ".pdf": "pdf"}
+SUFFIXES = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".rst": "rst", ".html": "html",
+            ".htm": "html", ".pdf": "pdf", ".ipynb": "notebook"}
 
 # A first line at most this long is a plain-text document's title.
 _TITLE_CHARS = 120
@@ -383,6 +384,10 @@ def extract(name: str, data: bytes) -> Document:
     text = _decode(name, data)
     if fmt == "rst":
         return _rst(name, text)
+    if fmt == "mdx":
+        return _markdown(name, _mdx(text))
+    if fmt == "notebook":
+        return _markdown(name, _notebook(name, text))
     return _markdown(name, text) if fmt == "markdown" else _text(name, text)
 
 
@@ -430,6 +435,75 @@ def _inline_text(token) -> str:
 
 
 # YAML front matter (Jekyll, Hugo, MkDocs): metadata, not text; CommonMark would read it as a heading.
+# MDX (Docusaurus', Nextra's, Mintlify's pages): a module statement at the top level, a line that is only a component's
+# opening or closing tag ("<Tabs>", "<TabItem value='npm' label='npm'>", "</Tabs>", "<Image src={x} />"), an MDX
+# comment, a directive fence (Docusaurus' admonitions: ":::tip", ":::warning Careful", ":::note[Title]", ":::")
+_MDX_MODULE = re.compile(r"(?:import|export)\s")
+_MDX_TAG_LINE = re.compile(r"\s*<\/?[A-Z][\w.]*(?:\s[^<>]*)?\/?>\s*")
+_MDX_COMMENT = re.compile(r"\s*\{\s*/\*.*?\*/\s*\}\s*")
+_MDX_DIRECTIVE = re.compile(r"\s*:{3,}\s*(?P<label>[A-Za-z][\w-]*)?\s*(?:\[(?P<bracket>[^\]]*)\]|(?P<title>.*?))\s*")
+_FENCE = re.compile(r"\s{0,3}(?P<fence>`{3,}|~{3,})")
+
+
+def _mdx(source: str) -> str:
+    """An MDX page as the Markdown it holds: module statements (``import``/``export`` at the top level, with the
+    lines they run on over, up to a blank line), lines that are only a component's tag and MDX comments dropped,
+    what a component wraps kept (a tab's code block); a directive fence (``:::warning Careful`` ... ``:::``) keeps its
+    content, its title as a line of its own ("Careful"). Code blocks are kept as they are."""
+    out: list[str] = []
+    fence = ""  # the open code fence, if any
+    module = False  # inside a module statement running over lines
+    for line in source.split("\n"):
+        if fence:
+            out.append(line)
+            if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+                fence = ""
+            continue
+        if module:
+            module = bool(line.strip())
+            continue
+        if opened := _FENCE.match(line):
+            fence = opened.group("fence")
+            out.append(line)
+        elif _MDX_MODULE.match(line):
+            module = not line.rstrip().endswith(";") or line.rstrip().endswith("{")
+        elif _MDX_TAG_LINE.fullmatch(line) or _MDX_COMMENT.fullmatch(line):
+            out.append("")
+        elif directive := _MDX_DIRECTIVE.fullmatch(line):
+            title = directive.group("bracket") or directive.group("title") or ""
+            out.append(title)
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _notebook(name: str, text: str) -> str:
+    """A Jupyter notebook (nbformat 4) as Markdown: its Markdown cells as they are, its code cells as code blocks;
+    outputs and raw cells left out (what a notebook explains is in its text and code; its outputs
+    are results of one run, often long tables or logs)."""
+    try:
+        notebook = json.loads(text)
+        cells = notebook["cells"]
+        if not isinstance(cells, list):
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        raise ExtractError(f"{name}: not a Jupyter notebook (no \"cells\" list in its JSON)") from None
+    parts = []
+    for cell in cells:
+        if not isinstance(cell, dict):
+            continue
+        source = cell.get("source", "")
+        source = "".join(map(str, source)) if isinstance(source, list) else str(source)
+        if not source.strip():
+            continue
+        if cell.get("cell_type") == "markdown":
+            parts.append(source)
+        elif cell.get("cell_type") == "code":
+            fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", source)), default=0))
+            parts.append(f"{fence}\n{source.rstrip()}\n{fence}")
+    return "\n\n".join(parts)
+
+
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _FRONT_TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.M)
 
