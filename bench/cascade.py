@@ -115,11 +115,10 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
         row = {"id": q["id"], "gold": f1_of(text(gold, gold_batch, ran.start_logits, ran.end_logits, None),
                                             q["answers"])}
         try:
-            hits = service.hits_to_read(q["question"], top_k_passages)
+            hits, stored, _ = service.read_question(q["question"], top_k_passages, len(q_ids), model)
         except NotFound:
             rows.append({**row, "empty": True})
             continue
-        stored, _ = service._read_retrieved(hits, len(q_ids), model, k=top_k_passages)
         by_id = {h.passage_id: h for h in hits}
         scores = np.array([by_id[p.id].score for p in stored])
         cosines = [by_id[p.id].cosine for p in stored]  # hybrid retrieval's, else None

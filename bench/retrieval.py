@@ -147,10 +147,9 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
         for q in qs:
             q_ids = model.tokenizer.encode(q["question"]).ids
             try:
-                hits = service.hits_to_read(q["question"], top_k_passages)
+                hits, stored, _ = service.read_question(q["question"], top_k_passages, len(q_ids), model)
             except NotFound:
                 continue  # no searchable word: scores 0 under every ranking
-            stored = service._read_retrieved(hits, len(q_ids), model, k=top_k_passages)[0]
             scores = {h.passage_id: h.score for h in hits}
             passages = [PassageTokens(p.ids, p.char_offsets) for p in stored]
             batch = prepare(q_ids, passages, model.spec)
@@ -188,8 +187,7 @@ def abstention(service, questions: list[dict], top_k_passages: int, threshold: f
     for q in questions:
         q_ids = model.tokenizer.encode(q["question"]).ids
         try:
-            hits = service.hits_to_read(q["question"], top_k_passages)
-            stored, reading = service._read_retrieved(hits, len(q_ids), model, k=top_k_passages)
+            _, stored, reading = service.read_question(q["question"], top_k_passages, len(q_ids), model)
             bias = reading.bias
         except NotFound:  # no searchable word: nothing read, nothing answered
             rows["retrieval"].append({"id": q["id"], "text": "", "margin": math.inf, "gold_read": False})

@@ -237,6 +237,14 @@ class QAService:
         ``k``), so that ``_read_retrieved(..., k=k)`` can skip copies and still read ``k``."""
         return self.retrieve(question, max(k, SEARCH_DEPTH), where, corpus)
 
+    def read_question(self, question: str, k: int, n_question: int,
+                      model: Model) -> tuple[list[Hit], list[Passage], Reading]:
+        """The hits for a question alone (``hits_to_read``), the ``k`` passages it reads of them (``_read_retrieved``)
+        and their ``Reading``, as a request without filter, cosines or texts reads them: for benchmarks that score
+        the reader on what retrieval gives it."""
+        hits = self.hits_to_read(question, k)
+        return (hits, *self._read_retrieved(hits, n_question, model, k=k))
+
     def _fetch(self, ids: tuple[str, ...], fingerprint: str, missing_ok: bool = False,
                corpus: str | None = None) -> list[Passage]:
         found = {}
