@@ -122,7 +122,6 @@ _HADDOCK_NOISE = ("//div[@id='package-header']", "//div[@id='table-of-contents']
                   " ' selflink ')]",
                   "//div[contains(concat(' ', @class, ' '), ' subs ') and contains(concat(' ', @class, ' '),"
                   " ' instances ')]")
-# each generator's own furniture, dropped with ``_NOISE`` from its pages
 # TypeDoc's pages (TypeScript API references) write no generator meta: known by their toolbar. Its furniture: the
 # toolbar, the sidebar (settings, the page's and the site's navigation), the breadcrumb, the member index, each
 # member's "Defined in index.d.ts:62", the class hierarchy, the permalink icons and the code blocks' "Copy" buttons.
@@ -132,6 +131,7 @@ _TYPEDOC_NOISE = (_TYPEDOC, "//div[contains(concat(' ', @class, ' '), ' col-side
                   "//section[contains(concat(' ', @class, ' '), ' tsd-index-group ')]",
                   "//aside[contains(concat(' ', @class, ' '), ' tsd-sources ')]",
                   "//section[contains(concat(' ', @class, ' '), ' tsd-hierarchy ')]", "//svg", "//button")
+# each generator's own furniture, dropped with ``_NOISE`` from its pages
 _FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
               (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE),
               (_PDOC, _PDOC_NOISE), (re.compile("haddock"), _HADDOCK_NOISE), (re.compile("typedoc"), _TYPEDOC_NOISE))

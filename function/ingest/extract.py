@@ -434,7 +434,6 @@ def _inline_text(token) -> str:
     return "".join(out)
 
 
-# YAML front matter (Jekyll, Hugo, MkDocs): metadata, not text; CommonMark would read it as a heading.
 # MDX (Docusaurus', Nextra's, Mintlify's pages): a module statement at the top level, a line that is only a component's
 # opening or closing tag ("<Tabs>", "<TabItem value='npm' label='npm'>", "</Tabs>", "<Image src={x} />"), an MDX
 # comment, a directive fence (Docusaurus' admonitions: ":::tip", ":::warning Careful", ":::note[Title]", ":::")
@@ -466,7 +465,7 @@ def _mdx(source: str) -> str:
             fence = opened.group("fence")
             out.append(line)
         elif _MDX_MODULE.match(line):
-            module = not line.rstrip().endswith(";") or line.rstrip().endswith("{")
+            module = not line.rstrip().endswith(";")  # a statement that goes on over the next lines
         elif _MDX_TAG_LINE.fullmatch(line) or _MDX_COMMENT.fullmatch(line):
             out.append("")
         elif directive := _MDX_DIRECTIVE.fullmatch(line):
@@ -504,6 +503,7 @@ def _notebook(name: str, text: str) -> str:
     return "\n\n".join(parts)
 
 
+# YAML front matter (Jekyll, Hugo, MkDocs): metadata, not text; CommonMark would read it as a heading.
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _FRONT_TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.M)
 
