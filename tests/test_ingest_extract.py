@@ -1018,6 +1018,10 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
     # a built site's 404.html (MkDocs Material's), its navigation around a "not found" heading
     ('<meta name="generator" content="mkdocs-1.6.1, mkdocs-material-9.8.2"><title>Widgets</title></head><body><nav '
      'class="md-nav">Widgets Guide Reference</nav><main><article><h1>404 - Not found</h1></article></main>', "error"),
+    # JSDoc's listing of a source file
+    ('<title>JSDoc: Source: widgets.js</title></head><body><div id="main"><h1 class="page-title">Source: widgets.js'
+     '</h1><section><article><pre class="prettyprint source linenums"><code>/** Spin a widget. */\nexport function '
+     'spin(w) {}</code></pre></article></section></div>', "JSDoc"),
     # mdBook's print.html (every chapter again, marked noindex) and its 404 page
     ('<!-- Book generated using mdBook --><meta name="robots" content="noindex" /><title>Widgets</title></head><body>'
      '<main><h1>Spinning</h1><p>Widgets spin.</p><h1>Stopping</h1><p>Widgets stop.</p></main>', "mdBook"),

@@ -261,6 +261,10 @@ def generated(root) -> str | None:
         return "a pdoc module list"  # its index.html: an empty content area, the modules' names in its navigation
     if _JAVADOC_GENERATED.search(generator):
         return "a javadoc index, tree, usage or source page"
+    if root.xpath("//h1[starts-with(normalize-space(.), 'Source: ')]") and root.xpath(
+            "//pre[contains(concat(' ', @class, ' '), ' prettyprint ') and contains(concat(' ', @class, ' '), "
+            "' source ')]"):
+        return "a JSDoc source listing"  # "Source: widgets.js", the whole file (JSDoc's templates: default, docdash)
     if generator == "typedoc" and root.xpath("//h2[normalize-space(.)='Hierarchy Summary']"):
         return "a TypeDoc hierarchy page"  # hierarchy.html: every type's name, in a tree of what extends what
     if re.search(r"\brustdoc\b", generator, re.I):
