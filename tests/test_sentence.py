@@ -446,6 +446,38 @@ def test_where_a_question_asks_for_an_option_a_span_that_is_one_is_lifted():
     assert best("Which method prints the help?") == "helpOption"  # not a question for an option
 
 
+@pytest.mark.parametrize("text, span, typed", [
+    ("def chunked(iterable, n, strict=False) -> Iterator[list]:", "Iterator[list]", True),
+    ("timeout?: number", "number", True),
+    ("public boolean contains(T element)", "boolean", True),
+    ("spin(turns: int) \u2192 None", "None", True),
+    ("The value is a number in prose.", "number", False),  # a type's word, not in a type's place
+    ("x = list(y)", "list", False),
+    ("timeout?: number", "timeout", False),  # the name, not its type
+    ("Returns: a list of widgets", "a list", False),
+])
+def test_in_type_position_says_whether_a_span_is_a_type_where_a_signature_puts_one(text, span, typed):
+    from function.model.reader import in_type_position
+
+    at = text.index(span)
+    assert in_type_position(text, at, at + len(span)) is typed
+
+
+def test_where_a_question_asks_for_a_name_a_type_beside_it_gives_way():
+    text = "chunked (iterable, n) -> Iterator[list]\nBreak iterable into lists of length n."
+    # the reader prefers the return type (6 + 5) to the function's name (5 + 5.5)
+    passage, b, start, end = _two_spans(text, "Iterator[list]", "chunked", [6.0, 5.0], [5.0, 5.5])
+
+    def best(question):
+        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question)
+        assert sum(a.score for a in found) <= 1.0 + 1e-9
+        return text[found[0].start:found[0].end]
+
+    assert best("Which function breaks an iterable into lists of length n?") == "chunked"
+    assert best("What does chunked return?") == "Iterator[list]"  # asked for what it returns: the type is the answer
+    assert best("What type does chunked return?") == "Iterator[list]"
+
+
 @pytest.mark.parametrize("question, subject", [
     ("What is a Flowable in Platypus?", "Flowable"),
     ("What is a bare repository?", "bare repository"),

@@ -67,6 +67,18 @@ RETURN = 4.0
 # one of them, or one after at most two words (``sentence.is_offered``), gains ``ALTERNATIVE`` and is no echo. The
 # size of ``DEFAULT``, kept by a rule written first (docs/documents.md).
 ALTERNATIVE = 4.0
+# Where a question asks for a name (``NAME_QUESTION``) but not a type or a return value (``TYPE_QUESTION``), a span that
+# is a type name standing in a signature's type position (``in_type_position``: "-> | Iterator[list]", "timeout?: |
+# number", "| boolean contains(T element)") loses ``TYPE``: the reader took the type beside the name for it. The size
+# of ``DEFAULT``, kept by a rule written first (records/bench/docs-type-position).
+TYPE = 4.0
+TYPE_QUESTION = re.compile(r"\btypes?\b|\breturns?\b|\byields?\b", re.IGNORECASE)
+_TYPE_NAME = re.compile(
+    r"(?:str|int|float|bool|boolean|bytes|number|string|object|void|none|null|undefined|any|optional|iterator|iterable|"
+    r"generator|list|dict|tuple|set|array|promise|callable|sequence|mapping|char|long|double|integer|map)"
+    r"(?:\[[^\]\n]*\]|<[^>\n]*>)?", re.IGNORECASE)
+_TYPE_BEFORE = re.compile(r"(?:\??:|->|\u2192)\s*$")  # "name: ", "name?: ", ") -> ", ") → " just before the span
+_NAME_AFTER = re.compile(r"\s+[A-Za-z_$][\w$]*\s*[(<]")  # " contains(": the span is a return type before a name
 _ONE_OPTION = r"--?[A-Za-z0-9?][\w.-]*(?:=<?[\w.|-]+>?| <[\w.|-]+>)?"
 _OPTION = re.compile(rf"{_ONE_OPTION}(?:\s*,\s*{_ONE_OPTION})*")
 _HOW = r"^\s*how\s+(?:do|can|should)\s+(?:i|you|we)\b|^\s*how\s+to\b"  # "How do I ...?", "How to ...?"
@@ -290,6 +302,18 @@ def in_heading(text: str, title: str | None, start: int, end: int) -> bool:
 def _bare(text: str, start: int, end: int) -> tuple[int, int]:
     m = _BARE.match(text, start, end)
     return m.start(1), m.end(1)
+
+
+def in_type_position(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a type name (``_TYPE_NAME``) where a signature on its line puts a type: after a
+    name's ":" or "?:" or a signature's "->" or "→", or before a name and its "(" (a Java or C return type)."""
+    start, end = _bare(text, start, end)
+    if not _TYPE_NAME.fullmatch(text[start:end]):
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    return bool(_TYPE_BEFORE.search(text, line_start, start) or _NAME_AFTER.match(
+        text[end:len(text) if line_end < 0 else line_end]))
 
 
 def is_option(span: str) -> bool:
@@ -538,6 +562,8 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
         bonus += CODE * each(lambda t, a: is_code(t, marks[a.passage], a.start, a.end))
     if OPTION_QUESTION.search(question):
         bonus += OPTION * each(lambda t, a: is_option(t[a.start:a.end]))
+    if TYPE and NAME_QUESTION.search(question) and not TYPE_QUESTION.search(question):
+        bonus -= TYPE * each(lambda t, a: in_type_position(t, a.start, a.end))
     if DEFAULT and sentence.asks_default(question):
         entry_read = any(sentence.names_entry(texts[p], question) for p in {a.passage for a in found})
         bonus += DEFAULT * each(lambda t, a: sentence.states_default(t, question, a.start)
