@@ -474,9 +474,10 @@ def answers_from_logits(
     for one (``sentence.states_default``), and ``RETURN`` for a span the entry of the name a question asks the return
     value of gives as it (``sentence.states_return``): each score ``s`` becomes ``s * exp(weight * overlap - ECHO *
     echo - HEADING * heading + CODE * code + OPTION * option + DEFINITION * definition + DEFAULT * default + RETURN *
-    returned)``, renormalised
-    over what the spans listed add (still in [0, 1]). With a ``passage_bias`` (retrieved passages), that ranking chooses
-    the passage and the answer is then chosen within it as if the request had named it (``_within_chosen_passage``).
+    returned - TYPE * typed)``, ``typed`` a type name in a signature's type position where the question asks for a
+    name, not a type (``in_type_position``), renormalised over what the spans listed add (still in [0, 1]). With a
+    ``passage_bias`` (retrieved passages), that ranking chooses the passage and the answer is then chosen within it as
+    if the request had named it (``_within_chosen_passage``).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
@@ -544,8 +545,8 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
 def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weight: float,
                  titles: Sequence[str | None] | None = None,
                  marks: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
-    """``found`` ranked again with the sentence term, the echo, the heading, the code, the option, the definition, the
-    default and the return value (``answers_from_logits``), best first."""
+    """``found`` ranked again with the sentence term, the echo, the heading, the code, the option, the type, the
+    definition, the default and the return value (``answers_from_logits``), best first."""
     if not found:
         return found
 
