@@ -70,7 +70,7 @@ ALTERNATIVE = 4.0
 # Where a question asks for a name (``NAME_QUESTION``) but not a type or a return value (``TYPE_QUESTION``), a span that
 # is a type name standing in a signature's type position (``in_type_position``: "-> | Iterator[list]", "timeout?: |
 # number", "| boolean contains(T element)") loses ``TYPE``: the reader took the type beside the name for it. The size
-# of ``DEFAULT``, kept by a rule written first (records/bench/docs-type-position).
+# of ``DEFAULT``, kept by a rule written first (docs/documents.md).
 TYPE = 4.0
 TYPE_QUESTION = re.compile(r"\btypes?\b|\breturns?\b|\byields?\b", re.IGNORECASE)
 _TYPE_NAME = re.compile(
