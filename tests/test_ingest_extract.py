@@ -1084,6 +1084,15 @@ def test_a_page_trafilatura_finds_no_main_text_in_is_read_from_its_content_root(
         extract("bare.html", b"<html><head><title>T</title></head><body><div><p>Widgets spin.</p></div></body></html>")
 
 
+def test_a_list_items_paragraphs_are_apart_on_its_line():
+    """Two paragraphs of one list item (pgpool-II's manual: "... (terabytes).</p><p>Valid time units ...") were
+    joined with no space between them."""
+    page = (b'<html><head><meta name="generator" content="DocBook XSL Stylesheets"><title>Units</title></head><body>'
+            b'<div class="sect1"><h2>Units</h2><ul><li><p>Valid memory units are kB and MB.</p><p>Valid time units are '
+            b'ms and s.</p></li></ul></div></body></html>')
+    assert "- Valid memory units are kB and MB. Valid time units are ms and s." in extract("units.html", page).text
+
+
 def test_a_page_about_templates_is_documentation():
     doc = extract("templates.html", b"<html><head><title>Templates</title></head><body><main><h1>Templates</h1><p>{% "
                                     b"for w in widgets %} repeats its body for every widget.</p><pre>{{ w.name }}</pre>"

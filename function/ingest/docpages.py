@@ -456,8 +456,6 @@ def _typedoc_shape(root) -> None:
         signatures.tag = "div"  # each overload's signature, then its description: an entry each, not a list's line
         for item in signatures.findall("li"):
             item.tag, item.attrib["class"] = "div", "tsd-signature-item"
-    for block in root.xpath("//ul[contains(concat(' ', @class, ' '), ' tsd-parameter-list ')]/li/div"):
-        block.text = " " + (block.text or "")  # a parameter's description after its name and type, on its line
     for br in root.xpath("//pre//br"):  # a code block's lines, as TypeDoc's highlighting writes them
         br.tail = "\n" + (br.tail or "")
         br.drop_tag()
@@ -788,8 +786,9 @@ class _Walker:
                     self.out.text("\n".join(lines))
                     lines.clear()
                     self.block(child)
-                else:
-                    own.append(_space(child.text_content()))
+                else:  # a block in the item (a <p>, a <div>) shows on a line of its own: a space, at least, apart
+                    text = _space(child.text_content())
+                    own.append(f" {text} " if child.tag in _BLOCK else text)
                 own.append(_space(child.tail))
             _line(lines, marker, own)
 
