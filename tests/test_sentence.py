@@ -73,6 +73,15 @@ def _two_spans(text, first, second, start_values, end_values):
     return passage, b, start, end
 
 
+def _best_of(text, passage, b, start, end):
+    """The best answer's text for a question, from ``_two_spans``' passage and logits (the scores still at most 1)."""
+    def best(question):
+        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question)
+        assert sum(a.score for a in found) <= 1.0 + 1e-9
+        return text[found[0].start:found[0].end]
+    return best
+
+
 def test_the_question_lifts_the_span_whose_sentence_says_what_it_asks():
     text = "Paris is large. The treaty was signed in Vienna."
     passage, words = _passage(text)
@@ -435,12 +444,7 @@ def test_where_a_question_asks_for_an_option_a_span_that_is_one_is_lifted():
     text = "Start it with helpOption or -h to print the help."
     # the reader prefers the method's name (6 + 5.5) to the flag (5 + 5)
     passage, b, start, end = _two_spans(text, "helpOption", "-h", [6.0, 5.0], [5.5, 5.0])
-
-    def best(question):
-        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question)
-        assert sum(a.score for a in found) <= 1.0 + 1e-9
-        return text[found[0].start:found[0].end]
-
+    best = _best_of(text, passage, b, start, end)
     assert best("Which option prints the help?") == "-h"
     assert best("Which flag prints the help?") == "-h"
     assert best("Which method prints the help?") == "helpOption"  # not a question for an option
@@ -467,12 +471,7 @@ def test_where_a_question_asks_for_a_name_a_type_beside_it_gives_way():
     text = "chunked (iterable, n) -> Iterator[list]\nBreak iterable into lists of length n."
     # the reader prefers the return type (6 + 5) to the function's name (5 + 5.5)
     passage, b, start, end = _two_spans(text, "Iterator[list]", "chunked", [6.0, 5.0], [5.0, 5.5])
-
-    def best(question):
-        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question)
-        assert sum(a.score for a in found) <= 1.0 + 1e-9
-        return text[found[0].start:found[0].end]
-
+    best = _best_of(text, passage, b, start, end)
     assert best("Which function breaks an iterable into lists of length n?") == "chunked"
     assert best("What does chunked return?") == "Iterator[list]"  # asked for what it returns: the type is the answer
     assert best("What type does chunked return?") == "Iterator[list]"

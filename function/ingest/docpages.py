@@ -434,7 +434,7 @@ def _typedoc_shape(root) -> None:
     ("Optional", "Readonly": a flag elsewhere is a word of its own); a property's or parameter's line (h5) and the
     "Parameters", "Returns number" titles (h4) are lines of the entry, not headings; a block tag whose value is one
     short line is one line ("Default: true", "Name: differenceInDays"), else its title leads its text; each
-    signature (a list of overloads) an entry led by it; a code block's <br> a line break."""
+    signature (a list of overloads) an entry led by it."""
     for flag in root.xpath("//code[contains(concat(' ', @class, ' '), ' tsd-tag ')]"):
         if any(_HEADING.fullmatch(a.tag) and a.tag != "h5" for a in flag.iterancestors()):
             _drop(flag)
@@ -456,9 +456,6 @@ def _typedoc_shape(root) -> None:
         signatures.tag = "div"  # each overload's signature, then its description: an entry each, not a list's line
         for item in signatures.findall("li"):
             item.tag, item.attrib["class"] = "div", "tsd-signature-item"
-    for br in root.xpath("//pre//br"):  # a code block's lines, as TypeDoc's highlighting writes them
-        br.tail = "\n" + (br.tail or "")
-        br.drop_tag()
 
 
 def _drop_noncharacters(content) -> None:
@@ -583,6 +580,8 @@ class _Walker:
         elif classes & _ADMONITION_TITLE and self._in_admonition(el):
             self.out.lead(_inline(el))
         elif tag == "pre":
+            for br in el.iter("br"):  # a line break, as a browser shows it (TypeDoc's highlighting writes its lines so)
+                br.tail = "\n" + (br.tail or "")
             self.out.text(el.text_content(), kind="code")
         elif tag in ("ul", "ol"):
             lines: list[str] = []
