@@ -1644,3 +1644,100 @@ def test_haddock_module_pages_read_entries_without_the_synopsis_or_instance_list
     assert _span(doc, "entry", "Return the value").start == doc.text.index("lookup ::")
     assert _section_of(doc, "Return the value") == ("Query",)
     _spans_index_text(doc)
+
+
+# The markup of three static site generators of Markdown documentation, as each writes it (records/bench/docs-sitegen:
+# the semantic-release docs built with mkdocs-material 9.8, VitePress 1.6 and Docusaurus 3.10). NOISE is furniture.
+_SITE_NAV = """<nav><ul><li><a href="/usage/">NOISE Usage</a></li><li><a href="/support/">NOISE Support</a></li></ul>
+</nav>"""
+DOCUSAURUS = f"""<!DOCTYPE html><html><head><meta name="generator" content="Docusaurus v3.10.2">
+<title>Configuration | widgets</title></head><body><div id="__docusaurus"><a class="skipToContent_fXgn">NOISE Skip</a>
+<nav class="navbar"><a class="navbar__brand">NOISE widgets</a></nav><div class="main-wrapper"><aside
+class="theme-doc-sidebar-container">{_SITE_NAV}</aside><main><article><nav class="theme-doc-breadcrumbs"><ul>
+<li>NOISE Usage</li></ul></nav><div class="theme-doc-markdown markdown"><header><h1>Configuration</h1></header>
+<p>Widgets read a <code>.widgetrc</code> file:</p>
+<div class="language-json codeBlockContainer_Ckt0 theme-code-block"><div class="codeBlockContent_QJqH"><pre tabindex="0"
+class="prism-code language-json"><code class="codeBlockLines_e6Vv"><div class="token-line"><span class="token
+punctuation">{{</span><span class="token plain"></span><br></div><div class="token-line"><span class="token plain">  \
+</span><span class="token property">"speed"</span><span class="token operator">:</span><span class="token plain"> 100\
+</span><br>\
+</div><div class="token-line"><span class="token punctuation">}}</span><br></div></code></pre><div
+class="buttonGroup__atx"><button type="button" aria-label="Copy code to clipboard">NOISE Copy</button></div></div></div>
+<h2 class="anchor" id="speed">speed<a href="#speed" class="hash-link" aria-label="Direct link to speed">\u200b</a></h2>
+<p>Type: <code>Number</code></p>
+<div class="theme-admonition theme-admonition-note admonition_xJq3 alert alert--secondary"><div
+class="admonitionHeading_Gvgb"><span class="admonitionIcon_Rf37"><svg></svg></span>note</div><div
+class="admonitionContent_BuS1"><p>The speed is in turns a minute.</p></div></div></div></article><nav
+class="pagination-nav"><a><div>NOISE Previous</div></a></nav></main></div><footer>NOISE footer</footer></div>
+</body></html>"""
+VITEPRESS = """<!DOCTYPE html><html><head><meta name="generator" content="VitePress v1.6.4"><title>Usage |
+widgets</title></head><body><div id="app"><div class="Layout"><a class="VPSkipLink">NOISE Skip to content</a><header
+class="VPNav"><div class="VPNavBarAppearance appearance"><button class="VPSwitch">NOISE Appearance</button></div>
+</header><div class="VPLocalNav"><button>NOISE Return to top</button></div><div class="VPContent"><div class="VPDoc">
+<div class="aside"><nav class="VPDocAsideOutline"><div class="outline-title">NOISE On this page</div></nav></div>
+<div class="content"><main class="main"><div class="vp-doc _usage_README"><div><h1 id="usage">Usage <a
+class="header-anchor" href="#usage" aria-label="Permalink to &quot;Usage&quot;">\u200b</a></h1><ul><li><a
+href="./getting-started.html">Getting started</a></li><li><a href="./plugins.html">Plugins</a></li></ul>
+<div class="tip custom-block"><p class="custom-block-title">TIP</p><p>Install it first.</p></div>
+<div class="vp-code-group"><div class="tabs"><input type="radio" id="tab-a" checked><label data-title="npm" \
+for="tab-a">\
+npm</label><input type="radio" id="tab-b"><label data-title="yarn" for="tab-b">yarn</label></div><div class="blocks">
+<div class="language-sh active"><button title="Copy Code" class="copy"></button><span class="lang">sh</span><pre
+class="shiki"><code><span class="line"><span>npm install widgets</span></span></code></pre></div><div
+class="language-sh"><button title="Copy Code" class="copy"></button><span class="lang">sh</span><pre class="shiki">\
+<code>\
+<span class="line"><span>yarn add widgets</span></span></code></pre></div></div></div>
+<div class="language-sh vp-adaptive-theme"><button title="Copy Code" class="copy"></button><span class="lang">sh</span>
+<pre class="shiki"><code><span class="line"><span>npm install widgets</span></span>
+<span class="line"><span>npx widgets spin</span></span></code></pre></div></div></div></main>
+<footer class="VPDocFooter">NOISE Edit this page</footer></div></div></div></div></div></body></html>"""
+MATERIAL = f"""<!doctype html><html><head><meta name="generator" content="mkdocs-1.6.1, mkdocs-material-9.8.2">
+<title>Usage - widgets</title></head><body><div data-md-component="skip"><a class="md-skip">NOISE Skip to content</a>
+</div><header class="md-header"><div class="md-header__topic">NOISE widgets</div></header><div class="md-container">
+<main class="md-main"><div class="md-main__inner"><div class="md-sidebar md-sidebar--primary">{_SITE_NAV}</div>
+<div class="md-content"><article class="md-content__inner md-typeset"><a href="https://example.com/edit/usage.md"
+title="Edit this page" class="md-content__button md-icon"><svg></svg></a><h1 id="usage">Usage<a class="headerlink"
+href="#usage" title="Permanent link">\u00b6</a></h1><ul><li><a href="getting-started/">Getting started</a></li>
+<li><a href="plugins/">Plugins</a></li></ul><div class="tabbed-set tabbed-alternate"><input checked="checked" id="t1"
+name="__tabbed_1" type="radio"><input id="t2" name="__tabbed_1" type="radio"><div class="tabbed-labels"><label \
+for="t1">npm\
+</label><label for="t2">yarn</label></div><div class="tabbed-content"><div class="tabbed-block"><pre><code>npm install \
+widgets</code></pre></div><div class="tabbed-block"><pre><code>yarn add widgets</code></pre></div></div></div>
+<div class="admonition note"><p class="admonition-title">Note</p>
+<p>Install it first.</p></div><aside class="md-source-file">NOISE Last update: 2026-11-30</aside></article></div>
+</div></main><footer class="md-footer">NOISE Made with Material for MkDocs</footer></div></body></html>"""
+
+
+@pytest.mark.parametrize("page", ["DOCUSAURUS", "VITEPRESS", "MATERIAL"])
+def test_static_site_pages_are_read_from_their_content_root(page):
+    """A built MkDocs Material, VitePress or Docusaurus site went through trafilatura, which read a page that is a
+    heading and a list of links as the whole page on one line, the site's navigation included, and kept only the first
+    line of Docusaurus' code blocks (records/bench/docs-sitegen). Their pages read now as their Markdown sources do."""
+    doc = extract("index.html", globals()[page].encode())
+    for noise in ("NOISE", "\u200b", "\u00b6"):
+        assert noise not in doc.text, noise
+    if page == "DOCUSAURUS":
+        assert doc.title == "Configuration"
+        assert '{\n  "speed": 100\n}' in doc.text  # every line of the code block
+        assert _section_of(doc, "Type: Number") == ("Configuration", "speed")
+        assert "note: The speed is in turns a minute." in doc.text  # the admonition's title leads it
+    else:
+        assert doc.title == "Usage"
+        assert doc.text.startswith("Usage\n\n- Getting started\n- Plugins")
+    if page != "DOCUSAURUS":  # each tab's label leads its panel, not all labels glued before them ("npmyarn")
+        assert "npm\n\nnpm install widgets\n\nyarn\n\nyarn add widgets" in doc.text
+    if page == "VITEPRESS":
+        assert "TIP: Install it first." in doc.text
+        assert "npm install widgets\nnpx widgets spin" in doc.text and "\nsh\n" not in doc.text
+    _spans_index_text(doc)
+
+
+def test_a_code_block_of_line_elements_keeps_every_line_on_any_page():
+    """trafilatura keeps only the first of a <pre>'s lines written as elements of their own (Prism's div.token-line):
+    on pages of no known generator they are one text before it reads the page."""
+    lines = "".join(f'<div class="token-line"><span>line {i} of the example</span><br></div>' for i in range(1, 4))
+    page = ("<html><head><title>Widgets</title></head><body><main><h1>Widgets</h1><p>" + "Widgets spin. " * 30 +
+            f"</p><p>Run this:</p><pre><code>{lines}</code></pre><p>" + "Then they stop. " * 30 +
+            "</p></main></body></html>")
+    doc = extract("widgets.html", page.encode())
+    assert "line 1 of the example\nline 2 of the example\nline 3 of the example" in doc.text

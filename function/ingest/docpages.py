@@ -1,5 +1,6 @@
 """HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo, rustdoc, javadoc,
-Doxygen, pdoc, pdoc3, Haddock, TypeDoc), read from their markup.
+Doxygen, pdoc, pdoc3, Haddock, TypeDoc, and the static sites of MkDocs Material, VitePress and Docusaurus), read from
+their markup.
 
 trafilatura (``extract._html``) finds the main text of any web page by scoring its blocks, which is what a
 blog post or a news article needs; on generated documentation it loses what matters most there. Measured
@@ -40,6 +41,10 @@ tables and definition lists in document order.
 - Haddock's (Haskell API references, known by their headers): trafilatura kept the synopsis and dropped most entries'
   documentation. Here the synopsis, instance lists and links are furniture, the module's name is the title, and each
   entry (``div.top``) is one entry whose first line is its signature ("lookup :: Key -> KeyMap v -> Maybe v").
+- MkDocs Material's, VitePress' and Docusaurus' (built Markdown documentation sites): trafilatura read their content
+  pages well, but a page that is a heading and a list of links (every section's index) as the whole page on one line,
+  the site's menu included, and kept only the first line of Docusaurus' code blocks. Here the content root is read, each
+  tab's label leading its panel, and the pages read as their Markdown sources do.
 - Class names are read in lower case: DocBook's DSSSL stylesheets (the "Modular DocBook HTML Stylesheet" of
   older manuals, Slony-I's among them) write ``CLASS="NAVHEADER"``, ``CLASS="NOTE"``, in HTML 4 pages that
   browsers render in quirks mode, where class selectors ignore case.
@@ -51,12 +56,17 @@ from __future__ import annotations
 
 import re
 
-from function.ingest.extract import CODE_CLOSE, CODE_OPEN, Blocks, unmarked
+from function.ingest.extract import CODE_CLOSE, CODE_OPEN, Blocks, pre_text, unmarked
 
 # <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
 _TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
+# Static site generators of Markdown documentation, by their meta: MkDocs with the Material theme ("mkdocs-1.6.1,
+# mkdocs-material-9.8.2"), VitePress, Docusaurus. trafilatura read their content pages well, but a page that is a
+# heading and a list of links (every section's index page) it read as the whole page on one line, the site's
+# navigation included, and it kept only the first line of Docusaurus' code blocks.
+_SITES = "mkdocs-material|vitepress|docusaurus"
 _GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc|doxygen|\bpdoc3?\b|"
-                         r"haddock|typedoc", re.I)  # (Haddock and TypeDoc write no meta: ``_generator`` names them)
+                         rf"haddock|typedoc|{_SITES}", re.I)  # (Haddock and TypeDoc write no meta: ``_generator``)
 _WHOLE = re.compile(rf"docbook|asciidoc|{_TEXINFO_NAMES}", re.I)  # read whole (``_read_whole``)
 # Markup that only these generators write, for pages without a generator meta (Sphinx themes often drop it).
 _MARKERS = ("sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
@@ -131,14 +141,24 @@ _TYPEDOC_NOISE = (_TYPEDOC, "//div[contains(concat(' ', @class, ' '), ' col-side
                   "//section[contains(concat(' ', @class, ' '), ' tsd-index-group ')]",
                   "//aside[contains(concat(' ', @class, ' '), ' tsd-sources ')]",
                   "//section[contains(concat(' ', @class, ' '), ' tsd-hierarchy ')]", "//svg", "//button")
+# The static sites' furniture inside their content: Material's edit and view-source icons and its "Last update"
+# line, VitePress' code blocks' language labels, the copy buttons, icons.
+_SITES_NOISE = ("//a[contains(concat(' ', @class, ' '), ' md-content__button ')]",
+                "//aside[contains(concat(' ', @class, ' '), ' md-source-file ')]",
+                "//div[starts-with(@class, 'language-')]/span[contains(concat(' ', @class, ' '), ' lang ')]",
+                "//button", "//svg")
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
 _FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
               (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE),
-              (_PDOC, _PDOC_NOISE), (re.compile("haddock"), _HADDOCK_NOISE), (re.compile("typedoc"), _TYPEDOC_NOISE))
+              (_PDOC, _PDOC_NOISE), (re.compile("haddock"), _HADDOCK_NOISE), (re.compile("typedoc"), _TYPEDOC_NOISE),
+              (re.compile(_SITES, re.I), _SITES_NOISE))
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
-_ROOTS = ("//*[@role='main']", "//div[contains(concat(' ', @class, ' '), ' body ')]", "//main", "//article",
+_ROOTS = ("//article[contains(concat(' ', @class, ' '), ' md-content__inner ')]",  # MkDocs Material's
+          "//div[contains(concat(' ', @class, ' '), ' vp-doc ')]",  # VitePress'
+          "//div[contains(concat(' ', @class, ' '), ' theme-doc-markdown ')]",  # Docusaurus'
+          "//*[@role='main']", "//div[contains(concat(' ', @class, ' '), ' body ')]", "//main", "//article",
           "//div[@id='doc-content']",  # Doxygen's, with a navigation tree beside it
           "//div[contains(concat(' ', @class, ' '), ' col-content ')]")  # TypeDoc's, beside its sidebar
 _NOISE = ("//script", "//style", "//noscript", "//nav", "//form", "//header", "//footer",
@@ -156,9 +176,9 @@ _BLOCK = {"p", "div", "section", "article", "main", "pre", "ul", "ol", "dl", "dt
 _HEADING = re.compile(r"h[1-6]")
 # Admonition boxes: Sphinx/docutils div.admonition, DocBook div.note/.tip/..., AsciiDoc div.admonitionblock.
 _ADMONITIONS = {"admonition", "admonitionblock", "note", "tip", "warning", "important", "caution", "danger",
-                "attention", "hint", "error", "seealso"}
+                "attention", "hint", "error", "seealso", "custom-block", "theme-admonition"}
 # Their titles: Sphinx's p.admonition-title, DocBook's h3.title, AsciiDoc's div.title in the icon cell.
-_ADMONITION_TITLE = {"admonition-title", "title"}
+_ADMONITION_TITLE = {"admonition-title", "title", "custom-block-title"}  # (and VitePress' p.custom-block-title)
 
 
 # Inline code: these elements, and elements of these classes (Sphinx's, DocBook XSL's, AsciiDoc's), outside <pre>.
@@ -401,6 +421,12 @@ def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
     """
     whole = _read_whole(root)
     generator = _generator(root)
+    for markdown in root.xpath("//div[contains(concat(' ', @class, ' '), ' theme-doc-markdown ')]"):
+        for header in markdown.xpath(".//header"):  # Docusaurus' page heading, in a <header> of the content
+            header.drop_tag()
+        for heading in markdown.xpath(".//div[contains(concat(' ', @class, ' '), ' theme-admonition ')]/div[1]"):
+            heading.set("class", "admonition-title")  # its admonitions' "note", "tip": a <div> of hashed classes
+    _tabs(root)
     for path in _NOISE + tuple(p for made_by, paths in _FURNITURE if made_by.search(generator) for p in paths):
         for el in root.xpath(path):
             _drop(el)
@@ -427,6 +453,27 @@ def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
     mark_code(content)
     _Walker(out).container(content)
     return title, out
+
+
+def _class(name: str) -> str:
+    return f"contains(concat(' ', @class, ' '), ' {name} ')"
+
+
+def _tabs(root) -> None:
+    """Tabs (MkDocs Material's content tabs, VitePress' code groups): each tab's label leads its panel as a paragraph,
+    where the walker would glue all the labels into one line before the panels ("npmyarn")."""
+    for labels, panels in [(t.xpath(f"./div[{_class('tabbed-labels')}]/label"),
+                            t.xpath(f"./div[{_class('tabbed-content')}]/div[{_class('tabbed-block')}]"))
+                           for t in root.xpath(f"//div[{_class('tabbed-set')}]")] + \
+                          [(g.xpath(f"./div[{_class('tabs')}]/label"), g.xpath(f"./div[{_class('blocks')}]/div"))
+                           for g in root.xpath(f"//div[{_class('vp-code-group')}]")]:
+        if not labels or len(labels) != len(panels):
+            continue
+        for label, panel in zip(labels, panels):
+            lead = panel.makeelement("p", {})
+            lead.text = _inline(label)
+            panel.insert(0, lead)
+            _drop(label)
 
 
 def _typedoc_shape(root) -> None:
@@ -580,9 +627,7 @@ class _Walker:
         elif classes & _ADMONITION_TITLE and self._in_admonition(el):
             self.out.lead(_inline(el))
         elif tag == "pre":
-            for br in el.iter("br"):  # a line break, as a browser shows it (TypeDoc's highlighting writes its lines so)
-                br.tail = "\n" + (br.tail or "")
-            self.out.text(el.text_content(), kind="code")
+            self.out.text(pre_text(el), kind="code")
         elif tag in ("ul", "ol"):
             lines: list[str] = []
             self.list(el, lines)

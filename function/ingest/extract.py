@@ -621,7 +621,8 @@ def _strip_tags(html: str) -> str:
 # a.paramlink, GitHub (a.anchor, an SVG), markdown-it-anchor and VuePress (a.header-anchor, "#"), anchor.js.
 _PERMALINK_CLASSES = {"headerlink", "paramlink", "anchor", "header-anchor", "heading-anchor", "anchorjs-link",
                       "permalink", "viewcode-link", "viewcode-back"}
-_PERMALINK_TEXTS = {"", "\u00b6", "\u00a7", "#", "\U0001f517", "[source]", "[docs]"}
+_PERMALINK_TEXTS = {"", "\u00b6", "\u00a7", "#", "\U0001f517", "[source]", "[docs]",
+                    "\u200b"}  # VitePress' and Docusaurus' anchors hold a zero-width space
 
 
 def _icon(text: str) -> bool:
@@ -650,6 +651,33 @@ def drop_permalinks(root) -> bool:
     for a in found:
         if a.getparent() is not None:
             a.drop_tree()
+    return bool(found)
+
+
+def pre_text(pre) -> str:
+    """A code block's text as a browser shows it: a ``<br>`` is a line break, and so is the end of a line written as
+    an element of its own (Docusaurus' Prism writes each line as a ``<div class="token-line">``, TypeDoc's
+    highlighting its lines with ``<br>``)."""
+    for br in pre.iter("br"):
+        br.tail = "\n" + (br.tail or "")
+    for line in pre.iter("div", "p"):
+        if line is not pre and not line.text_content().endswith("\n"):
+            line.tail = "\n" + (line.tail or "")
+    return pre.text_content()
+
+
+def _lines_as_text(root) -> bool:
+    """Each ``<pre>`` whose lines are elements (``pre_text``) made one text of those lines, for trafilatura, which
+    keeps only the first such line (a Docusaurus site's JSON example read "{"); whether any was."""
+    found = [pre for pre in root.iter("pre") if pre.find(".//div") is not None or pre.find(".//p") is not None]
+    for pre in found:
+        text = pre_text(pre).rstrip("\n")
+        for child in list(pre):
+            pre.remove(child)
+        pre.text = None
+        code = pre.makeelement("code", {})
+        code.text = text  # inside <code>, as trafilatura knows a code block
+        pre.append(code)
     return bool(found)
 
 
@@ -700,6 +728,7 @@ def _html(name: str, data: bytes, fmt: str = "html") -> Document:
             # a generator's page with nothing of its own (an autosummary page that only lists others in a hidden
             # toctree, an include-only page): the generator's, not the user's, so left out rather than failed
             raise NotDocumentation(f"{name}: a generated page with no text of its own, not documentation") from None
+    changed = _lines_as_text(root) or changed
     headings = {}  # the page's own headings, text -> level: trafilatura can hand some back as paragraphs
     for h in root.xpath("//h1|//h2|//h3|//h4|//h5|//h6"):
         text = " ".join(h.text_content().split())

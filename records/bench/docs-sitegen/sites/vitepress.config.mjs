@@ -1,0 +1,1 @@
+export default { title: 'semantic-release', ignoreDeadLinks: true }
