@@ -1707,12 +1707,32 @@ widgets</code></pre></div><div class="tabbed-block"><pre><code>yarn add widgets<
 <p>Install it first.</p></div><aside class="md-source-file">NOISE Last update: 2026-11-30</aside></article></div>
 </div></main><footer class="md-footer">NOISE Made with Material for MkDocs</footer></div></body></html>"""
 
+STARLIGHT = f"""<!DOCTYPE html><html><head><meta name="generator" content="Astro v5.18.2"/><meta name="generator"
+content="Starlight v0.37.7"/><title>Usage | widgets</title></head><body><a href="#_top">NOISE Skip to content</a>
+<div class="page sl-flex"><header class="header"><span>NOISE widgets</span><starlight-theme-select><label><span
+class="sr-only">NOISE Select theme</span><select><option>NOISE Dark</option></select></label></starlight-theme-select>
+</header><nav class="sidebar">{_SITE_NAV}</nav><div class="main-frame"><aside class="right-sidebar-container">
+<div class="right-sidebar"><h2>NOISE On this page</h2></div></aside><main><div class="content-panel">
+<div class="sl-container"><h1 id="_top">Usage</h1></div></div><div class="content-panel"><div class="sl-container">
+<div class="sl-markdown-content"><ul><li><a href="/usage/getting-started/">Getting started</a></li><li><a
+href="/usage/plugins/">Plugins</a></li></ul><div class="sl-heading-wrapper level-h2"><h2 id="install">Install</h2>
+<a class="sl-anchor-link" href="#install"><span class="sl-anchor-icon"><svg></svg></span><span class="sr-only">NOISE
+Section titled "Install"</span></a></div><aside aria-label="Tip" class="starlight-aside starlight-aside--tip"><p
+class="starlight-aside__title" aria-hidden="true"><svg></svg>Tip</p><div class="starlight-aside__content"><p>Install
+it first.</p></div></aside><div class="expressive-code"><figure class="frame is-terminal not-content"><figcaption
+class="header"><span class="title"></span><span class="sr-only">NOISE Terminal window</span></figcaption><pre
+data-language="sh"><code><div class="ec-line"><div class="code"><span>npm install widgets</span></div></div><div \
+class="ec-line"><div class="code"><span>npx widgets spin</span></div></div></code></pre><div class="copy"><button \
+title="Copy to clipboard"><div></div></button></div></figure></div></div></div></div></main></div></div></body>\
+</html>"""
 
-@pytest.mark.parametrize("page", ["DOCUSAURUS", "VITEPRESS", "MATERIAL"])
+
+@pytest.mark.parametrize("page", ["DOCUSAURUS", "VITEPRESS", "MATERIAL", "STARLIGHT"])
 def test_static_site_pages_are_read_from_their_content_root(page):
-    """A built MkDocs Material, VitePress or Docusaurus site went through trafilatura, which read a page that is a
-    heading and a list of links as the whole page on one line, the site's navigation included, and kept only the first
-    line of Docusaurus' code blocks (records/bench/docs-sitegen). Their pages read now as their Markdown sources do."""
+    """A built MkDocs Material, VitePress, Docusaurus or Starlight site went through trafilatura, which read a page
+    that is a heading and a list of links as the whole page on one line, the site's navigation included, and kept only
+    the first line of Docusaurus' code blocks and none of Starlight's (records/bench/docs-sitegen). Their pages read now
+    as their Markdown sources do."""
     doc = extract("index.html", globals()[page].encode())
     for noise in ("NOISE", "\u200b", "\u00b6"):
         assert noise not in doc.text, noise
@@ -1724,7 +1744,11 @@ def test_static_site_pages_are_read_from_their_content_root(page):
     else:
         assert doc.title == "Usage"
         assert doc.text.startswith("Usage\n\n- Getting started\n- Plugins")
-    if page != "DOCUSAURUS":  # each tab's label leads its panel, not all labels glued before them ("npmyarn")
+    if page == "STARLIGHT":
+        assert "Tip: Install it first." in doc.text
+        assert "npm install widgets\nnpx widgets spin" in doc.text  # Expressive Code's lines, each a <div>
+        assert _section_of(doc, "Install it first.") == ("Usage", "Install")
+    elif page != "DOCUSAURUS":  # each tab's label leads its panel, not all labels glued before them ("npmyarn")
         assert "npm\n\nnpm install widgets\n\nyarn\n\nyarn add widgets" in doc.text
     if page == "VITEPRESS":
         assert "TIP: Install it first." in doc.text

@@ -1,6 +1,6 @@
 """HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo, rustdoc, javadoc,
-Doxygen, pdoc, pdoc3, Haddock, TypeDoc, and the static sites of MkDocs Material, VitePress and Docusaurus), read from
-their markup.
+Doxygen, pdoc, pdoc3, Haddock, TypeDoc, and the static sites of MkDocs Material, VitePress, Docusaurus and Starlight),
+read from their markup.
 
 trafilatura (``extract._html``) finds the main text of any web page by scoring its blocks, which is what a
 blog post or a news article needs; on generated documentation it loses what matters most there. Measured
@@ -41,9 +41,10 @@ tables and definition lists in document order.
 - Haddock's (Haskell API references, known by their headers): trafilatura kept the synopsis and dropped most entries'
   documentation. Here the synopsis, instance lists and links are furniture, the module's name is the title, and each
   entry (``div.top``) is one entry whose first line is its signature ("lookup :: Key -> KeyMap v -> Maybe v").
-- MkDocs Material's, VitePress' and Docusaurus' (built Markdown documentation sites): trafilatura read their content
-  pages well, but a page that is a heading and a list of links (every section's index) as the whole page on one line,
-  the site's menu included, and kept only the first line of Docusaurus' code blocks. Here the content root is read, each
+- MkDocs Material's, VitePress', Docusaurus' and Starlight's (built Markdown documentation sites): trafilatura read
+  their content pages well, but a page that is a heading and a list of links (every section's index) as the whole page
+  on one line, the site's menu included, and kept only the first line of Docusaurus' code blocks and none of
+  Starlight's. Here the content root is read, each
   tab's label leading its panel, and the pages read as their Markdown sources do.
 - Class names are read in lower case: DocBook's DSSSL stylesheets (the "Modular DocBook HTML Stylesheet" of
   older manuals, Slony-I's among them) write ``CLASS="NAVHEADER"``, ``CLASS="NOTE"``, in HTML 4 pages that
@@ -61,10 +62,10 @@ from function.ingest.extract import CODE_CLOSE, CODE_OPEN, Blocks, pre_text, unm
 # <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
 _TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
 # Static site generators of Markdown documentation, by their meta: MkDocs with the Material theme ("mkdocs-1.6.1,
-# mkdocs-material-9.8.2"), VitePress, Docusaurus. trafilatura read their content pages well, but a page that is a
-# heading and a list of links (every section's index page) it read as the whole page on one line, the site's
-# navigation included, and it kept only the first line of Docusaurus' code blocks.
-_SITES = "mkdocs-material|vitepress|docusaurus"
+# mkdocs-material-9.8.2"), VitePress, Docusaurus, Astro's Starlight. trafilatura read their content pages well, but a
+# page that is a heading and a list of links (every section's index page) it read as the whole page on one line, the
+# site's navigation included, and it kept only the first line of Docusaurus' code blocks and none of Starlight's.
+_SITES = "mkdocs-material|vitepress|docusaurus|starlight"
 _GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc|doxygen|\bpdoc3?\b|"
                          rf"haddock|typedoc|{_SITES}", re.I)  # (Haddock and TypeDoc write no meta: ``_generator``)
 _WHOLE = re.compile(rf"docbook|asciidoc|{_TEXINFO_NAMES}", re.I)  # read whole (``_read_whole``)
@@ -142,11 +143,13 @@ _TYPEDOC_NOISE = (_TYPEDOC, "//div[contains(concat(' ', @class, ' '), ' col-side
                   "//aside[contains(concat(' ', @class, ' '), ' tsd-sources ')]",
                   "//section[contains(concat(' ', @class, ' '), ' tsd-hierarchy ')]", "//svg", "//button")
 # The static sites' furniture inside their content: Material's edit and view-source icons and its "Last update"
-# line, VitePress' code blocks' language labels, the copy buttons, icons.
+# line, VitePress' code blocks' language labels, Starlight's heading anchors, the copy buttons, icons, and text only a
+# screen reader reads ("Section titled ...", "Terminal window").
 _SITES_NOISE = ("//a[contains(concat(' ', @class, ' '), ' md-content__button ')]",
                 "//aside[contains(concat(' ', @class, ' '), ' md-source-file ')]",
                 "//div[starts-with(@class, 'language-')]/span[contains(concat(' ', @class, ' '), ' lang ')]",
-                "//button", "//svg")
+                "//a[contains(concat(' ', @class, ' '), ' sl-anchor-link ')]",
+                "//*[contains(concat(' ', @class, ' '), ' sr-only ')]", "//button", "//svg")
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
 _FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
               (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE),
@@ -176,9 +179,9 @@ _BLOCK = {"p", "div", "section", "article", "main", "pre", "ul", "ol", "dl", "dt
 _HEADING = re.compile(r"h[1-6]")
 # Admonition boxes: Sphinx/docutils div.admonition, DocBook div.note/.tip/..., AsciiDoc div.admonitionblock.
 _ADMONITIONS = {"admonition", "admonitionblock", "note", "tip", "warning", "important", "caution", "danger",
-                "attention", "hint", "error", "seealso", "custom-block", "theme-admonition"}
+                "attention", "hint", "error", "seealso", "custom-block", "theme-admonition", "starlight-aside"}
 # Their titles: Sphinx's p.admonition-title, DocBook's h3.title, AsciiDoc's div.title in the icon cell.
-_ADMONITION_TITLE = {"admonition-title", "title", "custom-block-title"}  # (and VitePress' p.custom-block-title)
+_ADMONITION_TITLE = {"admonition-title", "title", "custom-block-title", "starlight-aside__title"}  # (and the sites')
 
 
 # Inline code: these elements, and elements of these classes (Sphinx's, DocBook XSL's, AsciiDoc's), outside <pre>.

@@ -10,9 +10,11 @@ out of that site's set (`--drop-absent`, as the "before" run needed for Docusaur
 import argparse
 import copy
 import json
+import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path.cwd()  # run from a checkout's root: its bench reads the pages (a worktree of the code before, for "before")
+sys.path.insert(0, str(REPO))
 
 
 def material(rel: str) -> str:  # docs/usage/configuration.md -> usage/configuration/index.html (directory URLs)
@@ -24,20 +26,27 @@ def vitepress(rel: str) -> str:  # -> usage/configuration.html
     return rel[:-3] + ".html"
 
 
+def starlight(rel: str) -> str:  # as Material's, lower case (support/FAQ.md -> support/faq/index.html)
+    return material(rel).lower()
+
+
 SITES = {"srmaterial": ("sr-material", material, ["404.html", "assets/*", "search/*", "sitemap*"]),
          "srvitepress": ("sr-vitepress", vitepress, ["404.html", "assets/*"]),
-         "srdocusaurus": ("sr-docusaurus", material, ["404.html", "assets/*"])}
+         "srdocusaurus": ("sr-docusaurus", material, ["404.html", "assets/*"]),
+         "srstarlight": ("sr-starlight", starlight, ["404.html", "_astro/*", "pagefind/*"])}
 
 
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("out", type=Path)
     p.add_argument("--drop-absent", action="store_true")
+    p.add_argument("--sites", nargs="+", default=list(SITES), help="which builds (default: all)")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     base = json.loads((REPO / "bench" / "docs_sets" / "semantic-release.json").read_text())
     (args.out / "semantic-release.json").write_text(json.dumps(base, indent=1))
-    for name, (package, page, exclude) in SITES.items():
+    for name in args.sites:
+        package, page, exclude = SITES[name]
         s = copy.deepcopy(base)
         s["set"] = s["generator"] = name
         s["source"] = {"kind": "npm", "packages": [{"name": package, "version": "24.2.9", "root": "package/site",
