@@ -33,7 +33,9 @@ def starlight(rel: str) -> str:  # as Material's, lower case (support/FAQ.md -> 
 SITES = {"srmaterial": ("sr-material", material, ["404.html", "assets/*", "search/*", "sitemap*"]),
          "srvitepress": ("sr-vitepress", vitepress, ["404.html", "assets/*"]),
          "srdocusaurus": ("sr-docusaurus", material, ["404.html", "assets/*"]),
-         "srstarlight": ("sr-starlight", starlight, ["404.html", "_astro/*", "pagefind/*"])}
+         "srstarlight": ("sr-starlight", starlight, ["404.html", "_astro/*", "pagefind/*"]),
+         "srmkdocs": ("sr-mkdocs", material, ["404.html", "css/*", "js/*", "img/*", "search/*", "webfonts/*"]),
+         "srreadthedocs": ("sr-readthedocs", material, ["404.html", "css/*", "js/*", "img/*", "search/*"])}
 
 
 def main() -> None:
