@@ -83,8 +83,8 @@ def _section_of(doc: Document, needle: str) -> tuple[str, ...]:
     return next(s.heading for s in doc.sections if s.start <= at < s.end)
 
 
-def test_suffixes_cover_the_seven_formats():
-    assert set(SUFFIXES.values()) == {"text", "markdown", "mdx", "rst", "html", "pdf", "notebook"}
+def test_suffixes_cover_the_eight_formats():
+    assert set(SUFFIXES.values()) == {"text", "markdown", "mdx", "rst", "html", "pdf", "notebook", "asciidoc"}
 
 
 def test_plain_text_keeps_accents_and_cjk_and_normalises():
@@ -1765,3 +1765,147 @@ def test_a_code_block_of_line_elements_keeps_every_line_on_any_page():
             "</p></main></body></html>")
     doc = extract("widgets.html", page.encode())
     assert "line 1 of the example\nline 2 of the example\nline 3 of the example" in doc.text
+
+
+ASCIIDOC = """= Widgets Guide
+Jane Doe <jane@example.com>
+v2.1, 2026-11-30
+:toc:
+:version: 2.1
+:pkg: widgets
+
+// a comment
+////
+A block comment.
+////
+include::attributes.adoc[]
+
+== Install
+
+Install {pkg} {version} with `pip` (see <<usage,Usage>> and https://example.com/docs[the site]):
+
+[source,shell]
+----
+pip install widgets
+  --upgrade
+----
+
+NOTE: Widgets need Python 3.
+
+.Supported systems
+* Linux
+** Debian
+* macOS +
+  and BSD
+
+[[usage]]
+== Usage
+
+. Import it.
+. Call `spin()`.
+
+speed:: How fast a widget spins. Defaults to `100`.
+--quiet::
+-q::
+  Print *nothing*.
++
+----
+widgets --quiet
+----
+
+[NOTE]
+====
+Press kbd:[Ctrl+C] to stop.
+====
+
+[cols="1,2"]
+|===
+|Option |Meaning
+
+|`speed`
+|How fast
+
+|`turns`
+|How many
+|===
+"""
+ASCIIDOC_LEGACY = """git-add(1)
+==========
+
+NAME
+----
+git-add - Add file contents to the index
+
+SYNOPSIS
+--------
+[verse]
+'git add' [--verbose | -v] [--dry-run | -n]
+\t  [--] [<pathspec>...]
+
+OPTIONS
+-------
+-n::
+--dry-run::
+\tDon't actually add the file(s), just show if they exist.
+\tSee linkgit:git-commit[1] and ``Interactive mode''.
+
+Interactive mode
+~~~~~~~~~~~~~~~~
+When the command enters the interactive mode, it shows the status.
+"""
+
+
+def test_asciidoc_is_read_with_its_structure():
+    """.adoc files were skipped for their extension (records/bench/docs-asciidoc): now their titles, code, lists,
+    labelled lists (entries), tables and admonitions are read as the other formats' are."""
+    doc = extract("guide.adoc", ASCIIDOC.encode())
+    assert doc.title == "Widgets Guide" and doc.format == "asciidoc"
+    for gone in ("Jane Doe", "v2.1,", "comment", "include::", "{pkg}", "[source", "----", "====", "|===", "kbd:"):
+        assert gone not in doc.text, gone
+    assert "Install widgets 2.1 with pip (see Usage and the site):" in doc.text
+    assert "pip install widgets\n  --upgrade" in doc.text and _span(doc, "code", "pip install").end > 0
+    assert "Note: Widgets need Python 3." in doc.text
+    assert "Supported systems\n\n- Linux\n- Debian\n- macOS and BSD" in doc.text
+    assert "1. Import it.\n2. Call spin()." in doc.text
+    assert "speed\nHow fast a widget spins. Defaults to 100." in doc.text
+    assert _span(doc, "entry", "How fast a widget").name == "speed"
+    assert "--quiet, -q\nPrint nothing.\n\nwidgets --quiet" in doc.text  # the continuation's code in the entry
+    assert _span(doc, "entry", "Print nothing").end >= doc.text.index("widgets --quiet")
+    assert "Note: Press Ctrl+C to stop." in doc.text
+    assert "Option | Meaning\nspeed | How fast\nturns | How many" in doc.text
+    assert _section_of(doc, "How fast a widget") == ("Widgets Guide", "Usage")
+    assert "spin()" in _literals(doc) and "pip" in _literals(doc)
+    _spans_index_text(doc)
+
+
+def test_asciidoc_of_the_older_kind_reads_two_line_titles_and_git_macros():
+    doc = extract("git-add.adoc", ASCIIDOC_LEGACY.encode())
+    assert doc.title == "git-add(1)"
+    assert _section_of(doc, "Add file contents") == ("git-add(1)", "NAME")
+    assert "'git add' [--verbose | -v] [--dry-run | -n]\n          [--] [<pathspec>...]" in doc.text  # [verse]: code
+    assert "-n, --dry-run\nDon't actually add the file(s), just show if they exist. See git-commit(1) and " \
+           "\u201cInteractive mode\u201d." in doc.text
+    assert _span(doc, "entry", "Don't actually").name == "-n, --dry-run"
+    assert _section_of(doc, "shows the status") == ("git-add(1)", "OPTIONS", "Interactive mode")
+    _spans_index_text(doc)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.sampled_from(["= Title", "== Section", "Title", "=====", "-----", "~~~~", "", "  indented", "\tx",
+                                 "----", "....", "====", "****", "____", "++++", "////", "--", "```", "|===", "|a |b",
+                                 "* item", "** nested", ". step", "1. one", "term::", "term:: desc", "-q::", "+",
+                                 "[source,java]", "[NOTE]", "[verse]", "[[id]]", '[cols="1,2"]', ".Block title",
+                                 "NOTE: note", ":attr: value", ":attr!:", "{attr} {nbsp}", "// comment",
+                                 "include::x.adoc[]", "ifdef::x[]", "`code` *b* _e_ 'q' #m#", "link:x[y]",
+                                 "<<id,Text>>", "linkgit:git-add[1]", "x +", "\u00e9t\u00e9"]),
+                max_size=16))
+def test_any_asciidoc_reads_or_fails_clearly(lines):
+    """The AsciiDoc reader on arbitrary AsciiDoc lines: a document whose sections and spans index its text, or an
+    ExtractError naming the file (one with no text); never another exception, never a loop."""
+    try:
+        doc = extract("f.adoc", "\n".join(lines).encode())
+    except ExtractError as e:
+        assert str(e).startswith("f.adoc: ")
+        return
+    assert doc.format == "asciidoc"
+    _spans_index_text(doc)

@@ -8,9 +8,9 @@
     QA_STORE=firestore python -m function.ingest gs://bucket/corpus/    # Firestore, from Cloud Storage
 
 Inputs are files, folders and ``gs://`` prefixes (walked recursively for .json,
-.jsonl, .txt, .md, .markdown, .mdx, .rst, .html, .htm, .pdf and .ipynb files). A text, Markdown, MDX,
-reStructuredText, HTML, PDF or notebook file is one document, its id the path relative to the folder named
-(``guide/install.md``), split into passages that fit the model; a JSON file
+.jsonl, .txt, .md, .markdown, .mdx, .rst, .adoc, .asciidoc, .html, .htm, .pdf and .ipynb files). A text, Markdown,
+MDX, reStructuredText, AsciiDoc, HTML, PDF or notebook file is one document, its id the path relative to the folder
+named (``guide/install.md``), split into passages that fit the model; a JSON file
 holds records that name their document (SQuAD: the article title). Every
 passage keeps its document id, chunk index, title, source and character span.
 

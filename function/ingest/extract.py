@@ -58,7 +58,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 SUFFIXES = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".rst": "rst", ".html": "html",
-            ".htm": "html", ".pdf": "pdf", ".ipynb": "notebook"}
+            ".htm": "html", ".pdf": "pdf", ".ipynb": "notebook", ".adoc": "asciidoc", ".asciidoc": "asciidoc"}
 
 # A first line at most this long is a plain-text document's title.
 _TITLE_CHARS = 120
@@ -388,6 +388,11 @@ def extract(name: str, data: bytes) -> Document:
         return _markdown(name, _mdx(text))
     if fmt == "notebook":
         return _markdown(name, _notebook(name, text))
+    if fmt == "asciidoc":
+        from function.ingest import asciidoc
+
+        title, blocks = asciidoc.read(text)
+        return _assemble(name, "asciidoc", title, blocks.finish())
     return _markdown(name, text) if fmt == "markdown" else _text(name, text)
 
 
