@@ -1798,6 +1798,10 @@ NOTE: Widgets need Python 3.
 * macOS +
   and BSD
 
+[%hardbreaks]
+Keep
+these lines.
+
 [[usage]]
 == Usage
 
@@ -1805,6 +1809,8 @@ NOTE: Widgets need Python 3.
 . Call `spin()`.
 
 speed:: How fast a widget spins. Defaults to `100`.
+turns::
+How many turns.
 --quiet::
 -q::
   Print *nothing*.
@@ -1869,6 +1875,8 @@ def test_asciidoc_is_read_with_its_structure():
     assert "1. Import it.\n2. Call spin()." in doc.text
     assert "speed\nHow fast a widget spins. Defaults to 100." in doc.text
     assert _span(doc, "entry", "How fast a widget").name == "speed"
+    assert "turns\nHow many turns." in doc.text  # a description on the line below its term
+    assert "[%hardbreaks]" not in doc.text and "Keep\nthese lines" in doc.text
     assert "--quiet, -q\nPrint nothing.\n\nwidgets --quiet" in doc.text  # the continuation's code in the entry
     assert _span(doc, "entry", "Print nothing").end >= doc.text.index("widgets --quiet")
     assert "Note: Press Ctrl+C to stop." in doc.text

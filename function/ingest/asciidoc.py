@@ -142,6 +142,7 @@ class _Reader:
         self.items: list[str] = []  # the open list's lines
         self.entry = False  # a labelled list's entry is open
         self.attached = False  # a list continuation ("+") attaches the next block to the open item
+        self.hardbreaks = False  # the next paragraph keeps its line breaks ([%hardbreaks])
 
     # -- blocks
 
@@ -241,8 +242,9 @@ class _Reader:
         inner = line[1:-1].strip()
         if inner.startswith("[") or not inner:  # an anchor ([[id]])
             return
-        first = inner.split(",")[0].strip().lstrip("#.%")
-        self.style = first.split("#")[0].split(".")[0].split("%")[0]
+        first = inner.split(",")[0].strip()
+        self.hardbreaks = "%hardbreaks" in first
+        self.style = first.lstrip("#.%").split("#")[0].split(".")[0].split("%")[0]
         if cols := re.search(r'cols\s*=\s*"([^"]*)"', inner):
             self.cols = _columns(cols.group(1))
 
@@ -350,11 +352,13 @@ class _Reader:
         self.out.text(text)
 
     def join(self, lines: list[str]) -> str:
-        """A paragraph's lines as one line of text (a hard break, " +" at a line's end, a line break)."""
+        """A paragraph's lines as one line of text (a hard break, " +" at a line's end, a line break; every line break
+        with the hardbreaks option, on the paragraph or the document)."""
+        hard, self.hardbreaks = self.hardbreaks or "hardbreaks-option" in self.attrs, False
         out = []
         for line in lines:
             line = line.strip()
-            out.append(line[:-2].rstrip() + "\n" if line.endswith(" +") else line + " ")
+            out.append(line[:-2].rstrip() + "\n" if line.endswith(" +") else line + ("\n" if hard else " "))
         return inline("".join(out).strip(), self.attrs)
 
     # -- lists
@@ -405,9 +409,18 @@ class _Reader:
             self.lines[self.i - 1] = rest
             self.i -= 1
             self.out.text(self.join(self.paragraph_lines()))
-        elif self.i < len(self.lines) and self.lines[self.i].strip() and self.lines[self.i][:1].isspace():
-            self.out.text(self.join(self.paragraph_lines()))  # the description on the lines below, indented
+        elif self.i < len(self.lines) and self.lines[self.i].strip() and not self._structural(self.lines[self.i]):
+            self.out.text(self.join(self.paragraph_lines()))  # the description on the lines below
         return True
+
+    @staticmethod
+    def _structural(line: str) -> bool:
+        """Whether a line opens something of its own (a block, a list item, a term, an attribute or comment line)."""
+        stripped = line.strip()
+        return bool(stripped == "+" or _DELIMITER.fullmatch(stripped) or _TABLE.fullmatch(stripped)
+                    or _BLOCK_ATTRIBUTES.fullmatch(stripped) or _COMMENT.match(line) or _TITLE.fullmatch(line)
+                    or _ATTRIBUTE_ENTRY.fullmatch(line) or _BULLET.fullmatch(line) or _NUMBERED.fullmatch(line)
+                    or _LABELLED.fullmatch(line))
 
     def end_entry(self) -> None:
         if self.entry:
