@@ -1470,12 +1470,18 @@ def test_deciding_line_end_hyphens_only_drops_or_writes_the_marked_hyphens(texts
 def test_any_restructuredtext_reads_or_fails_clearly(lines):
     """docutils on arbitrary Sphinx-flavoured lines: a document whose sections index its text, or an ExtractError
     naming the file; never another exception."""
+    _reads_or_fails_clearly("f.rst", "rst", lines)
+
+
+def _reads_or_fails_clearly(name: str, fmt: str, lines: list[str]) -> None:
+    """The lines as a file ``name``: a document of format ``fmt`` whose sections and spans index its text, or an
+    ExtractError naming the file."""
     try:
-        doc = extract("f.rst", "\n".join(lines).encode())
+        doc = extract(name, "\n".join(lines).encode())
     except ExtractError as e:
-        assert str(e).startswith("f.rst: ")
+        assert str(e).startswith(f"{name}: ")
         return
-    assert doc.format == "rst"
+    assert doc.format == fmt
     _spans_index_text(doc)
 
 
@@ -1910,10 +1916,4 @@ def test_asciidoc_of_the_older_kind_reads_two_line_titles_and_git_macros():
 def test_any_asciidoc_reads_or_fails_clearly(lines):
     """The AsciiDoc reader on arbitrary AsciiDoc lines: a document whose sections and spans index its text, or an
     ExtractError naming the file (one with no text); never another exception, never a loop."""
-    try:
-        doc = extract("f.adoc", "\n".join(lines).encode())
-    except ExtractError as e:
-        assert str(e).startswith("f.adoc: ")
-        return
-    assert doc.format == "asciidoc"
-    _spans_index_text(doc)
+    _reads_or_fails_clearly("f.adoc", "asciidoc", lines)
