@@ -44,8 +44,8 @@ tables and definition lists in document order.
 - MkDocs Material's, VitePress', Docusaurus' and Starlight's (built Markdown documentation sites): trafilatura read
   their content pages well, but a page that is a heading and a list of links (every section's index) as the whole page
   on one line, the site's menu included, and kept only the first line of Docusaurus' code blocks and none of
-  Starlight's. Here the content root is read, each
-  tab's label leading its panel, and the pages read as their Markdown sources do.
+  Starlight's. Here the content root is read, each tab's label leading its panel, and the pages read as their
+  Markdown sources do.
 - Class names are read in lower case: DocBook's DSSSL stylesheets (the "Modular DocBook HTML Stylesheet" of
   older manuals, Slony-I's among them) write ``CLASS="NAVHEADER"``, ``CLASS="NOTE"``, in HTML 4 pages that
   browsers render in quirks mode, where class selectors ignore case.
