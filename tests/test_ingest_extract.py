@@ -10,7 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from function.ingest.extract import SUFFIXES, Document, ExtractError, extract, normalise_block, require
+from function.ingest.extract import (
+    SUFFIXES,
+    Document,
+    ExtractError,
+    NotDocumentation,
+    extract,
+    normalise_block,
+    require,
+)
 from tests.support.fuzz import examples
 
 MARKDOWN = b"""# Widget Guide
@@ -1917,3 +1925,13 @@ def test_any_asciidoc_reads_or_fails_clearly(lines):
     """The AsciiDoc reader on arbitrary AsciiDoc lines: a document whose sections and spans index its text, or an
     ExtractError naming the file (one with no text); never another exception, never a loop."""
     _reads_or_fails_clearly("f.adoc", "asciidoc", lines)
+
+
+def test_a_bundlers_license_notice_is_left_out_as_not_documentation():
+    """A built Docusaurus site holds webpack's "main.10b246a5.js.LICENSE.txt" beside its scripts: the bundled
+    libraries' licenses (React's), which would answer questions about them from the user's own store."""
+    notice = b"/*! For license information please see main.js.LICENSE.txt */\n/** @license React v18 MIT */"
+    for name in ("assets/js/main.10b246a5.js.LICENSE.txt", "chunk.mjs.license.txt"):
+        with pytest.raises(NotDocumentation, match="license notice"):
+            extract(name, notice)
+    assert extract("LICENSE.txt", b"MIT License\n\nPermission is hereby granted.").format == "text"  # one's own

@@ -177,7 +177,8 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
         job.flush()
         if seen.generated:
             say(f"left out {_counted(len(seen.generated), 'page')} a documentation generator made for navigation "
-                f"(indexes, search, source listings, redirects, error pages), e.g. {seen.generated[0]}")
+                f"(indexes, search, source listings, redirects, error pages) or a site's build left beside them "
+                f"(bundled scripts' license notices), e.g. {seen.generated[0]}")
         if seen.not_passages:
             n = len(seen.not_passages)
             say(f"left out {_counted(n, 'JSON file')} that hold{'s' if n == 1 else ''} no passages (a site's search "

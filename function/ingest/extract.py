@@ -70,8 +70,9 @@ class ExtractError(ValueError):
 
 class NotDocumentation(ExtractError):
     """The file is a page a documentation generator made for navigation, not documentation: an index of names, a
-    search page, a source listing (``docpages.generated``). Ingestion leaves it out, as it does a file of another
-    type, instead of failing on it."""
+    search page, a source listing (``docpages.generated``), or a file a site's build leaves beside its pages (a
+    bundled script's license notice). Ingestion leaves it out, as it does a file of another type, instead of failing
+    on it."""
 
 
 class NoText(ExtractError):
@@ -368,8 +369,15 @@ class _Headings:
 # ---------------------------------------------------------------- entry point
 
 
+# The license notices a JavaScript bundler writes beside each script it minifies (webpack's
+# "main.10b246a5.js.LICENSE.txt", in every built Docusaurus site): the bundled libraries' licenses, not documentation.
+_BUNDLER_NOTICE = re.compile(r"\.[cm]?js\.license\.txt$", re.I)
+
+
 def extract(name: str, data: bytes) -> Document:
     """The text of ``name`` (its suffix picks the format; see ``SUFFIXES``) with its heading sections."""
+    if _BUNDLER_NOTICE.search(name):
+        raise NotDocumentation(f"{name}: the license notice a bundler wrote beside a script, not documentation")
     fmt = SUFFIXES.get(PurePosixPath(name).suffix.lower())
     if name.lower().endswith(".rst.txt"):  # Sphinx's copy of a page's source (``_sources/``) is reStructuredText
         fmt = "rst"
