@@ -1935,3 +1935,38 @@ def test_a_bundlers_license_notice_is_left_out_as_not_documentation():
         with pytest.raises(NotDocumentation, match="license notice"):
             extract(name, notice)
     assert extract("LICENSE.txt", b"MIT License\n\nPermission is hereby granted.").format == "text"  # one's own
+
+
+GIDOCGEN = """<!DOCTYPE html><html lang="en"><head><title>Widgets.Widget.spin</title></head><body>
+<div id="body-wrapper">
+<nav class="sidebar devhelp-hidden"><div class="search section"><form id="search-form"><input id="search-input"/></form>
+</div><div class="section"><h5>NOISE Type</h5><div class="links"><a href="class.Widget.html">NOISE Widget</a></div>
+</div></nav><section id="main" class="content"><header><h3>Method</h3><h1><a href="index.html">Widgets</a><span
+class="sep"></span><a href="class.Widget.html">Widget</a><span class="sep"></span>spin</h1></header><section><div
+class="declaration toggle-wrapper"><h4 id="declaration">Declaration<a class="anchor" href="#declaration"></a><a
+class="srclink" title="go to source location" href="https://example.com/widget.h#L3">[src]</a></h4><div class="docblock
+c-decl"><pre><code><div class="highlight"><pre><span class="n">gboolean</span>
+<span class="n">widgets_widget_spin</span> <span class="p">(</span>
+  <span class="n">WidgetsWidget</span><span class="o">*</span> <span class="n">self</span>
+<span class="p">)</span>
+</pre></div></code></pre></div></div><div class="description toggle-wrapper"><h4 id="description">Description<a
+class="anchor" href="#description"></a><a class="srclink" href="https://example.com/widget.c#L9">[src]</a></h4><div
+class="docblock"><p>Spins the widget once.</p></div></div><div class="return-value toggle-wrapper"><h4
+id="return-value">Return value</h4><div class="docblock"><table class="returns"><tr class="arg-name"><td>Returns:</td>
+<td><code>gboolean</code></td></tr><tr class="arg-description"><td>&nbsp;</td><td><p><code>TRUE</code> if it spun.</p>
+</td></tr></table></div></div></section></section><section id="search" class="content hidden"></section><footer>
+</footer></div></body></html>"""
+
+
+def test_gidocgen_pages_keep_their_description_and_heading():
+    """gi-docgen's pages (GNOME's C API references) went through trafilatura, which dropped some descriptions
+    ("Retrieves the parent node ..."), glued the heading's parts ("JsonNodeget_parent") and kept each "[src]" link
+    (records/bench/docs-gidocgen)."""
+    doc = extract("method.Widget.spin.html", GIDOCGEN.encode())
+    assert doc.title == "Widgets.Widget.spin"
+    assert doc.text.startswith("Method\n\nWidgets.Widget.spin\n\nDeclaration\n\ngboolean\nwidgets_widget_spin (")
+    for noise in ("NOISE", "[src]", "WidgetsWidgetspin"):
+        assert noise not in doc.text, noise
+    assert _section_of(doc, "Spins the widget once.") == ("Widgets.Widget.spin", "Description")
+    assert "Returns: | gboolean" in doc.text and "TRUE if it spun." in doc.text
+    _spans_index_text(doc)

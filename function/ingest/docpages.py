@@ -1,6 +1,6 @@
 """HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo, rustdoc, javadoc,
-Doxygen, pdoc, pdoc3, Haddock, TypeDoc, and the static sites of MkDocs Material, VitePress, Docusaurus and Starlight),
-read from their markup.
+Doxygen, pdoc, pdoc3, Haddock, TypeDoc, gi-docgen, and the static sites of MkDocs Material, VitePress, Docusaurus and
+Starlight), read from their markup.
 
 trafilatura (``extract._html``) finds the main text of any web page by scoring its blocks, which is what a
 blog post or a news article needs; on generated documentation it loses what matters most there. Measured
@@ -67,7 +67,7 @@ _TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
 # site's navigation included, and it kept only the first line of Docusaurus' code blocks and none of Starlight's.
 _SITES = "mkdocs-material|vitepress|docusaurus|starlight"
 _GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc|doxygen|\bpdoc3?\b|"
-                         rf"haddock|typedoc|{_SITES}", re.I)  # (Haddock and TypeDoc write no meta: ``_generator``)
+                         rf"haddock|typedoc|gi-docgen|{_SITES}", re.I)  # (Haddock, TypeDoc, gi-docgen: ``_generator``)
 _WHOLE = re.compile(rf"docbook|asciidoc|{_TEXINFO_NAMES}", re.I)  # read whole (``_read_whole``)
 # Markup that only these generators write, for pages without a generator meta (Sphinx themes often drop it).
 _MARKERS = ("sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
@@ -150,11 +150,17 @@ _SITES_NOISE = ("//a[contains(concat(' ', @class, ' '), ' md-content__button ')]
                 "//div[starts-with(@class, 'language-')]/span[contains(concat(' ', @class, ' '), ' lang ')]",
                 "//a[contains(concat(' ', @class, ' '), ' sl-anchor-link ')]",
                 "//*[contains(concat(' ', @class, ' '), ' sr-only ')]", "//button", "//svg")
+# gi-docgen's pages (GNOME's C API references: GTK 4's, libadwaita's, json-glib's) write no generator meta: known by
+# their sidebar's class beside their content section. trafilatura dropped the first paragraph of a description on
+# some pages and glued the page heading's parts ("JsonNodeget_parent"). Its furniture: each section heading's "[src]"
+# link to the source, the search results' section.
+_GIDOCGEN = "//nav[contains(concat(' ', @class, ' '), ' devhelp-hidden ')] and //section[@id='main']"
+_GIDOCGEN_NOISE = ("//a[contains(concat(' ', @class, ' '), ' srclink ')]", "//section[@id='search']")
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
 _FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
               (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE),
               (_PDOC, _PDOC_NOISE), (re.compile("haddock"), _HADDOCK_NOISE), (re.compile("typedoc"), _TYPEDOC_NOISE),
-              (re.compile(_SITES, re.I), _SITES_NOISE))
+              (re.compile(_SITES, re.I), _SITES_NOISE), (re.compile("gi-docgen"), _GIDOCGEN_NOISE))
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
@@ -226,7 +232,8 @@ def lower_classes(root) -> None:
 def _generator(root) -> str:
     """The page's <meta name="generator"> contents, joined (or Furo's comment saying so); "haddock" for a page Haddock
     made, which writes none but is known by its headers (``_HADDOCK``), "typedoc" for TypeDoc's, known by its toolbar
-    (``_TYPEDOC``); "" for any other page without one."""
+    (``_TYPEDOC``), "gi-docgen" for gi-docgen's, known by its sidebar (``_GIDOCGEN``); "" for any other page without
+    one."""
     meta = " ".join(meta.get("content") or "" for meta in root.iter("meta")
                     if (meta.get("name") or "").lower() == "generator")
     if meta:
@@ -235,7 +242,11 @@ def _generator(root) -> str:
     said = root.xpath("/html/head/comment()[starts-with(normalize-space(.), 'Generated with Sphinx')]")
     if said:
         return said[0].text.strip().removeprefix("Generated with ")
-    return "haddock" if root.xpath(_HADDOCK) else "typedoc" if root.xpath(_TYPEDOC) else ""
+    if root.xpath(_HADDOCK):
+        return "haddock"
+    if root.xpath(_TYPEDOC):
+        return "typedoc"
+    return "gi-docgen" if root.xpath(_GIDOCGEN) else ""
 
 
 def _has_class(root, names) -> bool:
@@ -430,6 +441,9 @@ def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
         for heading in markdown.xpath(".//div[contains(concat(' ', @class, ' '), ' theme-admonition ')]/div[1]"):
             heading.set("class", "admonition-title")  # its admonitions' "note", "tip": a <div> of hashed classes
     _tabs(root)
+    if generator == "gi-docgen":  # its content section (a pdoc page has a section#main too: a member named main)
+        _gidocgen_shape(root)
+        roots = ("//section[@id='main']", *roots)
     for path in _NOISE + tuple(p for made_by, paths in _FURNITURE if made_by.search(generator) for p in paths):
         for el in root.xpath(path):
             _drop(el)
@@ -456,6 +470,17 @@ def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
     mark_code(content)
     _Walker(out).container(content)
     return title, out
+
+
+def _gidocgen_shape(root) -> None:
+    """gi-docgen's page heading as a browser shows it: out of the <header> the walker drops, its parts joined by "."
+    as the page's <title> writes them ("Json.Node.get_parent"), the kind above it ("Method") a line of its own."""
+    for header in root.xpath("//section[@id='main']/header"):
+        for kind in header.xpath("./h3"):
+            kind.tag = "p"
+        for sep in header.xpath(".//span[contains(concat(' ', @class, ' '), ' sep ')]"):
+            sep.text = "."
+        header.drop_tag()
 
 
 def _class(name: str) -> str:
