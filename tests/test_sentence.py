@@ -454,6 +454,9 @@ def test_where_a_question_asks_for_an_option_a_span_that_is_one_is_lifted():
     ("def chunked(iterable, n, strict=False) -> Iterator[list]:", "Iterator[list]", True),
     ("timeout?: number", "number", True),
     ("public boolean contains(T element)", "boolean", True),
+    ("boolean | contains(T element) | Checks whether the element occurs.", "boolean", True),  # a summary row's cells
+    ("int | SDL_Init (Uint32 flags) | Initialize the SDL library.", "int", True),
+    ("Returns: | boolean", "boolean", False),  # a type cell after its label, not before a name
     ("spin(turns: int) \u2192 None", "None", True),
     ("The value is a number in prose.", "number", False),  # a type's word, not in a type's place
     ("x = list(y)", "list", False),

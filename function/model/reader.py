@@ -78,7 +78,9 @@ _TYPE_NAME = re.compile(
     r"generator|list|dict|tuple|set|array|promise|callable|sequence|mapping|char|long|double|integer|map)"
     r"(?:\[[^\]\n]*\]|<[^>\n]*>)?", re.IGNORECASE)
 _TYPE_BEFORE = re.compile(r"(?:\??:|->|\u2192)\s*$")  # "name: ", "name?: ", ") -> ", ") → " just before the span
-_NAME_AFTER = re.compile(r"\s+[A-Za-z_$][\w$]*\s*[(<]")  # " contains(": the span is a return type before a name
+# " contains(": the span is a return type before a name; " | contains(": in a cell of its own before the name's, as a
+# member summary's row lays them out (javadoc's "boolean | contains(T element) | ...", Doxygen's "int | SDL_Init (")
+_NAME_AFTER = re.compile(r"\s+(?:\|\s+)?[A-Za-z_$][\w$]*\s*[(<]")
 _ONE_OPTION = r"--?[A-Za-z0-9?][\w.-]*(?:=<?[\w.|-]+>?| <[\w.|-]+>)?"
 _OPTION = re.compile(rf"{_ONE_OPTION}(?:\s*,\s*{_ONE_OPTION})*")
 _HOW = r"^\s*how\s+(?:do|can|should)\s+(?:i|you|we)\b|^\s*how\s+to\b"  # "How do I ...?", "How to ...?"
@@ -306,7 +308,8 @@ def _bare(text: str, start: int, end: int) -> tuple[int, int]:
 
 def in_type_position(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is a type name (``_TYPE_NAME``) where a signature on its line puts a type: after a
-    name's ":" or "?:" or a signature's "->" or "→", or before a name and its "(" (a Java or C return type)."""
+    name's ":" or "?:" or a signature's "->" or "→", or before a name and its "(" (a Java or C return type), in the
+    same cell or the cell before the name's (a member summary's row)."""
     start, end = _bare(text, start, end)
     if not _TYPE_NAME.fullmatch(text[start:end]):
         return False
