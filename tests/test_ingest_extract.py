@@ -1970,3 +1970,29 @@ def test_gidocgen_pages_keep_their_description_and_heading():
     assert _section_of(doc, "Spins the widget once.") == ("Widgets.Widget.spin", "Description")
     assert "Returns: | gboolean" in doc.text and "TRUE if it spun." in doc.text
     _spans_index_text(doc)
+
+
+ERLDOCGEN = """<!DOCTYPE html><html><head><title>Erlang -- widgets</title></head><body><div id="container"><div
+class="topbar"><div class="topbar-title"><h1>NOISE widgets</h1></div></div><aside id="leftnav"><nav
+class="leftnav-tube"><p class="section-title">NOISE Standard library</p><ul class="flipMenu"><li><a>NOISE lists</a></li>
+</ul></nav></aside><div id="content"><div class="innertube"><center><h1>widgets</h1></center></div><div
+class="innertube"><h3 class="title-link" id="module-summary"><div class="title-name">Module Summary</div><div
+class="title-anchors"><span class="ghlink-after"><a href="https://github.com/x">NOISE</a></span></div></h3><div
+class="REFBODY module-summary-body">Widget functions.</div></div><div class="innertube"><h3 class="title-link"
+id="export"><div class="title-name">Exports</div></h3></div><div class="exports-body"><article class="func"><h4
+class="bold_code title-link func-head" id="spin-1"><div class="title-anchors"><span class="ghlink-before"><a
+href="https://github.com/x">NOISE</a></span></div><span class="title-name">spin(Widget) -&gt; ok</span><div
+class="title-since"><span class="since">OTP 25.0</span></div></h4><div class="REFBODY fun-types"><h3
+class="func-types-title">Types</h3><div class="REFTYPES rt-1"><span class="bold_code bc-2">Widget = widget()</span>
+</div></div><div class="exports-tube"><div class="REFBODY rb-7"><p>Spins the widget once.</p></div></div></article>
+</div></div></div></body></html>"""
+
+
+def test_erlang_reference_pages_are_read_whole_with_their_function_heads():
+    """Erlang/OTP's reference pages (erl_docgen) went through trafilatura, which kept a fraction of some (gen_server's
+    2,557 of 47,598 characters) and titled every page "Module" (records/bench/docs-erldocgen)."""
+    doc = extract("widgets.html", ERLDOCGEN.encode())
+    assert doc.title == "widgets" and "NOISE" not in doc.text
+    assert _section_of(doc, "Spins the widget once.") == ("widgets", "Exports", "spin(Widget) -> ok")
+    assert "spin(Widget) -> ok\n\nSince OTP 25.0\n\nTypes\n\nWidget = widget()\n\nSpins the widget once." in doc.text
+    _spans_index_text(doc)

@@ -1,6 +1,6 @@
 """HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo, rustdoc, javadoc,
-Doxygen, pdoc, pdoc3, Haddock, TypeDoc, gi-docgen, and the static sites of MkDocs Material, VitePress, Docusaurus and
-Starlight), read from their markup.
+Doxygen, pdoc, pdoc3, Haddock, TypeDoc, gi-docgen, Erlang/OTP's erl_docgen, and the static sites of MkDocs Material,
+VitePress, Docusaurus and Starlight), read from their markup.
 
 trafilatura (``extract._html``) finds the main text of any web page by scoring its blocks, which is what a
 blog post or a news article needs; on generated documentation it loses what matters most there. Measured
@@ -67,7 +67,7 @@ _TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
 # site's navigation included, and it kept only the first line of Docusaurus' code blocks and none of Starlight's.
 _SITES = "mkdocs-material|vitepress|docusaurus|starlight"
 _GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc|doxygen|\bpdoc3?\b|"
-                         rf"haddock|typedoc|gi-docgen|{_SITES}", re.I)  # (Haddock, TypeDoc, gi-docgen: ``_generator``)
+                         rf"haddock|typedoc|gi-docgen|erl_docgen|{_SITES}", re.I)  # (some by markup: ``_generator``)
 _WHOLE = re.compile(rf"docbook|asciidoc|{_TEXINFO_NAMES}", re.I)  # read whole (``_read_whole``)
 # Markup that only these generators write, for pages without a generator meta (Sphinx themes often drop it).
 _MARKERS = ("sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
@@ -156,11 +156,18 @@ _SITES_NOISE = ("//a[contains(concat(' ', @class, ' '), ' md-content__button ')]
 # link to the source, the search results' section.
 _GIDOCGEN = "//nav[contains(concat(' ', @class, ' '), ' devhelp-hidden ')] and //section[@id='main']"
 _GIDOCGEN_NOISE = ("//a[contains(concat(' ', @class, ' '), ' srclink ')]", "//section[@id='search']")
+# Erlang/OTP's reference pages (erl_docgen) write no generator meta: known by their left navigation beside their
+# content and its REFBODY blocks. trafilatura kept a fraction of some (gen_server's: 2,557 of 47,598 characters) and
+# titled every page "Module". Its furniture: the GitHub links beside each heading.
+_ERLDOCGEN = ("//aside[@id='leftnav'] and //div[@id='content'] and "  # REFBODY: class names are read in lower case
+              "//div[@id='content']//*[contains(concat(' ', @class, ' '), ' refbody ')]")
+_ERLDOCGEN_NOISE = ("//div[contains(concat(' ', @class, ' '), ' title-anchors ')]",)
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
 _FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
               (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE),
               (_PDOC, _PDOC_NOISE), (re.compile("haddock"), _HADDOCK_NOISE), (re.compile("typedoc"), _TYPEDOC_NOISE),
-              (re.compile(_SITES, re.I), _SITES_NOISE), (re.compile("gi-docgen"), _GIDOCGEN_NOISE))
+              (re.compile(_SITES, re.I), _SITES_NOISE), (re.compile("gi-docgen"), _GIDOCGEN_NOISE),
+              (re.compile("erl_docgen"), _ERLDOCGEN_NOISE))
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
@@ -232,8 +239,8 @@ def lower_classes(root) -> None:
 def _generator(root) -> str:
     """The page's <meta name="generator"> contents, joined (or Furo's comment saying so); "haddock" for a page Haddock
     made, which writes none but is known by its headers (``_HADDOCK``), "typedoc" for TypeDoc's, known by its toolbar
-    (``_TYPEDOC``), "gi-docgen" for gi-docgen's, known by its sidebar (``_GIDOCGEN``); "" for any other page without
-    one."""
+    (``_TYPEDOC``), "gi-docgen" for gi-docgen's, known by its sidebar (``_GIDOCGEN``), "erl_docgen" for Erlang/OTP's
+    (``_ERLDOCGEN``); "" for any other page without one."""
     meta = " ".join(meta.get("content") or "" for meta in root.iter("meta")
                     if (meta.get("name") or "").lower() == "generator")
     if meta:
@@ -246,7 +253,9 @@ def _generator(root) -> str:
         return "haddock"
     if root.xpath(_TYPEDOC):
         return "typedoc"
-    return "gi-docgen" if root.xpath(_GIDOCGEN) else ""
+    if root.xpath(_GIDOCGEN):
+        return "gi-docgen"
+    return "erl_docgen" if root.xpath(_ERLDOCGEN) else ""
 
 
 def _has_class(root, names) -> bool:
@@ -444,6 +453,9 @@ def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
     if generator == "gi-docgen":  # its content section (a pdoc page has a section#main too: a member named main)
         _gidocgen_shape(root)
         roots = ("//section[@id='main']", *roots)
+    if generator == "erl_docgen":
+        _erldocgen_shape(root)
+        roots = ("//div[@id='content']", *roots)
     for path in _NOISE + tuple(p for made_by, paths in _FURNITURE if made_by.search(generator) for p in paths):
         for el in root.xpath(path):
             _drop(el)
@@ -481,6 +493,24 @@ def _gidocgen_shape(root) -> None:
         for sep in header.xpath(".//span[contains(concat(' ', @class, ' '), ' sep ')]"):
             sep.text = "."
         header.drop_tag()
+
+
+def _erldocgen_shape(root) -> None:
+    """Erlang/OTP's function heads as one heading each: a head's several signatures (one per arity, written one after
+    the other) joined by "; ", the version it came in ("OTP 17.1.2") a line after the heading; each function's
+    "Types" label a line, not a heading under the function's."""
+    for head in root.xpath("//article[contains(concat(' ', @class, ' '), ' func ')]/*[contains(concat(' ', @class, "
+                           "' '), ' func-head ')]"):
+        names = head.xpath(".//span[contains(concat(' ', @class, ' '), ' title-name ')]")
+        for name in names[:-1]:
+            name.tail = "; " + (name.tail or "")
+        for since in head.xpath(".//div[contains(concat(' ', @class, ' '), ' title-since ')]"):
+            line = head.makeelement("p", {})
+            line.text = "Since " + " ".join(since.text_content().split())
+            since.getparent().remove(since)
+            head.addnext(line)
+    for label in root.xpath("//h3[contains(concat(' ', @class, ' '), ' func-types-title ')]"):
+        label.tag = "p"
 
 
 def _class(name: str) -> str:

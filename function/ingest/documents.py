@@ -34,8 +34,8 @@ from function.store.ids import chunk_passage_id
 # redirect and other navigation pages left out; 8: Sphinx's Furo theme known by its comment (a page of it without a
 # permalink read as Sphinx's), a paragraph's source line breaks as spaces in HTML read through trafilatura, TypeDoc's
 # pages read from their markup, a list item's paragraphs a space apart; 9: MkDocs Material's, VitePress', Docusaurus',
-# Starlight's and gi-docgen's pages read from their markup, a code block's lines written as elements of their own kept
-# everywhere, a bundler's license notice left out.
+# Starlight's, gi-docgen's and erl_docgen's pages read from their markup, a code block's lines written as elements of
+# their own kept everywhere, a bundler's license notice left out.
 VERSION = "9"
 
 
