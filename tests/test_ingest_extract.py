@@ -1996,3 +1996,22 @@ def test_erlang_reference_pages_are_read_whole_with_their_function_heads():
     assert _section_of(doc, "Spins the widget once.") == ("widgets", "Exports", "spin(Widget) -> ok")
     assert "spin(Widget) -> ok\n\nSince OTP 25.0\n\nTypes\n\nWidget = widget()\n\nSpins the widget once." in doc.text
     _spans_index_text(doc)
+
+
+MKDOCS_RTD = f"""<!DOCTYPE html><html><head><title>Options - widgets</title><script>var mkdocs_page_name = "Options";
+var mkdocs_page_input_path = "options.md";</script></head><body class="wy-body-for-nav"><div class="wy-grid-for-nav">
+<nav class="wy-nav-side">{_SITE_NAV}</nav><section class="wy-nav-content-wrap"><div class="wy-nav-content"><div
+class="rst-content"><div role="navigation" aria-label="breadcrumbs navigation"><ul class="wy-breadcrumbs"><li>NOISE
+Tutorial</li></ul></div><div role="main" class="document"><div class="section"><p>Widgets take options.</p><h2
+id="speed">speed</h2><p>How fast a widget spins.</p></div></div><footer>NOISE Next</footer></div></div></section></div>
+</body></html>"""
+
+
+def test_mkdocs_readthedocs_theme_is_read_from_its_content_root():
+    """MkDocs' readthedocs theme writes no generator meta: known by its page variables, read from role="main" as the
+    other static sites are (no breadcrumb, an index page not the site's menu), titled as its script names the page,
+    without the site's name (records/bench/docs-sitegen)."""
+    doc = extract("index.html", MKDOCS_RTD.encode())
+    assert doc.title == "Options" and "NOISE" not in doc.text
+    assert doc.text.startswith("Widgets take options.")
+    assert _section_of(doc, "How fast") == ("speed",)

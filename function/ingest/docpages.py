@@ -65,7 +65,11 @@ _TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
 # mkdocs-material-9.8.2"), VitePress, Docusaurus, Astro's Starlight. trafilatura read their content pages well, but a
 # page that is a heading and a list of links (every section's index page) it read as the whole page on one line, the
 # site's navigation included, and it kept only the first line of Docusaurus' code blocks and none of Starlight's.
-_SITES = "mkdocs-material|vitepress|docusaurus|starlight"
+_SITES = "mkdocs-material|mkdocs-readthedocs|vitepress|docusaurus|starlight"
+# MkDocs' own "readthedocs" theme writes no generator meta: known by the page variables it writes for its scripts
+# (Debian's Typer and Uvicorn documentation are built with it); its script names the page without the site's name.
+_MKDOCS_RTD = "//script[contains(., 'var mkdocs_page_name')]"
+_MKDOCS_PAGE = re.compile(r'var mkdocs_page_name = "((?:[^"\\]|\\.)+)";')
 _GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc|doxygen|\bpdoc3?\b|"
                          rf"haddock|typedoc|gi-docgen|erl_docgen|{_SITES}", re.I)  # (some by markup: ``_generator``)
 _WHOLE = re.compile(rf"docbook|asciidoc|{_TEXINFO_NAMES}", re.I)  # read whole (``_read_whole``)
@@ -240,7 +244,8 @@ def _generator(root) -> str:
     """The page's <meta name="generator"> contents, joined (or Furo's comment saying so); "haddock" for a page Haddock
     made, which writes none but is known by its headers (``_HADDOCK``), "typedoc" for TypeDoc's, known by its toolbar
     (``_TYPEDOC``), "gi-docgen" for gi-docgen's, known by its sidebar (``_GIDOCGEN``), "erl_docgen" for Erlang/OTP's
-    (``_ERLDOCGEN``); "" for any other page without one."""
+    (``_ERLDOCGEN``), "mkdocs-readthedocs" for MkDocs' readthedocs theme's (``_MKDOCS_RTD``); "" for any other page
+    without one."""
     meta = " ".join(meta.get("content") or "" for meta in root.iter("meta")
                     if (meta.get("name") or "").lower() == "generator")
     if meta:
@@ -255,6 +260,8 @@ def _generator(root) -> str:
         return "typedoc"
     if root.xpath(_GIDOCGEN):
         return "gi-docgen"
+    if root.xpath(_MKDOCS_RTD):
+        return "mkdocs-readthedocs"
     return "erl_docgen" if root.xpath(_ERLDOCGEN) else ""
 
 
@@ -444,6 +451,8 @@ def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
     """
     whole = _read_whole(root)
     generator = _generator(root)
+    # MkDocs' readthedocs theme's page name, without the site's ("Options", not "Options - Typer"), before scripts go
+    named = _MKDOCS_PAGE.search(" ".join(root.xpath("//script/text()"))) if generator == "mkdocs-readthedocs" else None
     for markdown in root.xpath("//div[contains(concat(' ', @class, ' '), ' theme-doc-markdown ')]"):
         for header in markdown.xpath(".//header"):  # Docusaurus' page heading, in a <header> of the content
             header.drop_tag()
@@ -469,7 +478,7 @@ def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
     for title_div in root.xpath("//div[contains(concat(' ', @class, ' '), ' headertitle ')]"
                                 "/div[contains(concat(' ', @class, ' '), ' title ')]"):
         title_div.tag = "h1"  # Doxygen's page title ("SDL_video.h File Reference") is a <div>
-    page_title = " ".join((root.findtext(".//title") or "").split())
+    page_title = named.group(1) if named else " ".join((root.findtext(".//title") or "").split())
     content = next((found[0] for path in roots if (found := root.xpath(path))), None)
     if content is None:
         body = root.find("body") if root.find("body") is not None else root
