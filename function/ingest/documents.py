@@ -33,9 +33,9 @@ from function.store.ids import chunk_passage_id
 # Haddock's pages read from their markup, reStructuredText through docutils, the headings trafilatura dropped kept,
 # redirect and other navigation pages left out; 8: Sphinx's Furo theme known by its comment (a page of it without a
 # permalink read as Sphinx's), a paragraph's source line breaks as spaces in HTML read through trafilatura, TypeDoc's
-# pages read from their markup, a list item's paragraphs a space apart; 9: MkDocs Material's, VitePress', Docusaurus',
-# Starlight's, gi-docgen's and erl_docgen's pages read from their markup, a code block's lines written as elements of
-# their own kept everywhere, a bundler's license notice left out.
+# pages read from their markup, a list item's paragraphs a space apart; 9: MkDocs' (Material and readthedocs themes),
+# VitePress', Docusaurus', Starlight's, gi-docgen's and erl_docgen's pages read from their markup, a code block's lines
+# written as elements of their own kept everywhere, a bundler's license notice left out.
 VERSION = "9"
 
 
