@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 import textwrap
 
-from function.ingest.extract import Blocks, code_marked
+from function.ingest.extract import Blocks, _strip_tags, code_marked
 
 # AsciiDoc's built-in attributes that stand for characters (``{nbsp}``, ``{startsb}``, ...).
 _BUILTIN = {"nbsp": "\u00a0", "zwsp": "", "wj": "", "sp": " ", "empty": "", "blank": "", "amp": "&", "lt": "<",
@@ -267,8 +267,6 @@ class _Reader:
             self.code("\n".join(content))
             return
         if kind == "+":  # passthrough: raw markup, its text
-            from function.ingest.extract import _strip_tags
-
             self.end_list_unless_attached()
             self.out.text(_strip_tags("\n".join(self.skip_to(delimiter))))
             return

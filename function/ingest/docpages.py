@@ -59,6 +59,12 @@ import re
 
 from function.ingest.extract import CODE_CLOSE, CODE_OPEN, Blocks, pre_text, unmarked
 
+
+def _class(name: str) -> str:
+    """An XPath test that an element's class list holds ``name`` (class names are read in lower case)."""
+    return f"contains(concat(' ', @class, ' '), ' {name} ')"
+
+
 # <meta name="generator"> values of the generators read here (docutils: Sphinx's pages and rst2html's).
 _TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
 # Static site generators of Markdown documentation, by their meta: MkDocs with the Material theme ("mkdocs-1.6.1,
@@ -68,6 +74,7 @@ _TEXINFO_NAMES = "makeinfo|texi2any|texi2html"
 _SITES = "mkdocs-material|mkdocs-readthedocs|vitepress|docusaurus|starlight"
 # MkDocs' own "readthedocs" theme writes no generator meta: known by the page variables it writes for its scripts
 # (Debian's Typer and Uvicorn documentation are built with it); its script names the page without the site's name.
+_IS_SITE = re.compile(_SITES, re.I)
 _MKDOCS_RTD = "//script[contains(., 'var mkdocs_page_name')]"
 _MKDOCS_PAGE = re.compile(r'var mkdocs_page_name = "((?:[^"\\]|\\.)+)";')
 _GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc|doxygen|\bpdoc3?\b|"
@@ -149,35 +156,32 @@ _TYPEDOC_NOISE = (_TYPEDOC, "//div[contains(concat(' ', @class, ' '), ' col-side
 # The static sites' furniture inside their content: Material's edit and view-source icons and its "Last update"
 # line, VitePress' code blocks' language labels, Starlight's heading anchors, the copy buttons, icons, and text only a
 # screen reader reads ("Section titled ...", "Terminal window").
-_SITES_NOISE = ("//a[contains(concat(' ', @class, ' '), ' md-content__button ')]",
-                "//aside[contains(concat(' ', @class, ' '), ' md-source-file ')]",
-                "//div[starts-with(@class, 'language-')]/span[contains(concat(' ', @class, ' '), ' lang ')]",
-                "//a[contains(concat(' ', @class, ' '), ' sl-anchor-link ')]",
-                "//*[contains(concat(' ', @class, ' '), ' sr-only ')]", "//button", "//svg")
+_SITES_NOISE = (f"//a[{_class('md-content__button')}]", f"//aside[{_class('md-source-file')}]",
+                f"//div[starts-with(@class, 'language-')]/span[{_class('lang')}]", f"//a[{_class('sl-anchor-link')}]",
+                f"//*[{_class('sr-only')}]", "//button", "//svg")
 # gi-docgen's pages (GNOME's C API references: GTK 4's, libadwaita's, json-glib's) write no generator meta: known by
 # their sidebar's class beside their content section. trafilatura dropped the first paragraph of a description on
 # some pages and glued the page heading's parts ("JsonNodeget_parent"). Its furniture: each section heading's "[src]"
 # link to the source, the search results' section.
-_GIDOCGEN = "//nav[contains(concat(' ', @class, ' '), ' devhelp-hidden ')] and //section[@id='main']"
-_GIDOCGEN_NOISE = ("//a[contains(concat(' ', @class, ' '), ' srclink ')]", "//section[@id='search']")
+_GIDOCGEN = f"//nav[{_class('devhelp-hidden')}] and //section[@id='main']"
+_GIDOCGEN_NOISE = (f"//a[{_class('srclink')}]", "//section[@id='search']")
 # Erlang/OTP's reference pages (erl_docgen) write no generator meta: known by their left navigation beside their
 # content and its REFBODY blocks. trafilatura kept a fraction of some (gen_server's: 2,557 of 47,598 characters) and
 # titled every page "Module". Its furniture: the GitHub links beside each heading.
-_ERLDOCGEN = ("//aside[@id='leftnav'] and //div[@id='content'] and "  # REFBODY: class names are read in lower case
-              "//div[@id='content']//*[contains(concat(' ', @class, ' '), ' refbody ')]")
-_ERLDOCGEN_NOISE = ("//div[contains(concat(' ', @class, ' '), ' title-anchors ')]",)
+_ERLDOCGEN = f"//aside[@id='leftnav'] and //div[@id='content'] and //div[@id='content']//*[{_class('refbody')}]"
+_ERLDOCGEN_NOISE = (f"//div[{_class('title-anchors')}]",)
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
 _FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
               (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE),
               (_PDOC, _PDOC_NOISE), (re.compile("haddock"), _HADDOCK_NOISE), (re.compile("typedoc"), _TYPEDOC_NOISE),
-              (re.compile(_SITES, re.I), _SITES_NOISE), (re.compile("gi-docgen"), _GIDOCGEN_NOISE),
+              (_IS_SITE, _SITES_NOISE), (re.compile("gi-docgen"), _GIDOCGEN_NOISE),
               (re.compile("erl_docgen"), _ERLDOCGEN_NOISE))
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
-_ROOTS = ("//article[contains(concat(' ', @class, ' '), ' md-content__inner ')]",  # MkDocs Material's
-          "//div[contains(concat(' ', @class, ' '), ' vp-doc ')]",  # VitePress'
-          "//div[contains(concat(' ', @class, ' '), ' theme-doc-markdown ')]",  # Docusaurus'
+_ROOTS = (f"//article[{_class('md-content__inner')}]",  # MkDocs Material's
+          f"//div[{_class('vp-doc')}]",  # VitePress'
+          f"//div[{_class('theme-doc-markdown')}]",  # Docusaurus'
           "//*[@role='main']", "//div[contains(concat(' ', @class, ' '), ' body ')]", "//main", "//article",
           "//div[@id='doc-content']",  # Doxygen's, with a navigation tree beside it
           "//div[contains(concat(' ', @class, ' '), ' col-content ')]")  # TypeDoc's, beside its sidebar
@@ -453,12 +457,8 @@ def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
     generator = _generator(root)
     # MkDocs' readthedocs theme's page name, without the site's ("Options", not "Options - Typer"), before scripts go
     named = _MKDOCS_PAGE.search(" ".join(root.xpath("//script/text()"))) if generator == "mkdocs-readthedocs" else None
-    for markdown in root.xpath("//div[contains(concat(' ', @class, ' '), ' theme-doc-markdown ')]"):
-        for header in markdown.xpath(".//header"):  # Docusaurus' page heading, in a <header> of the content
-            header.drop_tag()
-        for heading in markdown.xpath(".//div[contains(concat(' ', @class, ' '), ' theme-admonition ')]/div[1]"):
-            heading.set("class", "admonition-title")  # its admonitions' "note", "tip": a <div> of hashed classes
-    _tabs(root)
+    if _IS_SITE.search(generator):
+        _site_shape(root)
     if generator == "gi-docgen":  # its content section (a pdoc page has a section#main too: a member named main)
         _gidocgen_shape(root)
         roots = ("//section[@id='main']", *roots)
@@ -499,7 +499,7 @@ def _gidocgen_shape(root) -> None:
     for header in root.xpath("//section[@id='main']/header"):
         for kind in header.xpath("./h3"):
             kind.tag = "p"
-        for sep in header.xpath(".//span[contains(concat(' ', @class, ' '), ' sep ')]"):
+        for sep in header.xpath(f".//span[{_class('sep')}]"):
             sep.text = "."
         header.drop_tag()
 
@@ -508,27 +508,29 @@ def _erldocgen_shape(root) -> None:
     """Erlang/OTP's function heads as one heading each: a head's several signatures (one per arity, written one after
     the other) joined by "; ", the version it came in ("OTP 17.1.2") a line after the heading; each function's
     "Types" label a line, not a heading under the function's."""
-    for head in root.xpath("//article[contains(concat(' ', @class, ' '), ' func ')]/*[contains(concat(' ', @class, "
-                           "' '), ' func-head ')]"):
-        names = head.xpath(".//span[contains(concat(' ', @class, ' '), ' title-name ')]")
+    for head in root.xpath(f"//article[{_class('func')}]/*[{_class('func-head')}]"):
+        names = head.xpath(f".//span[{_class('title-name')}]")
         for name in names[:-1]:
             name.tail = "; " + (name.tail or "")
-        for since in head.xpath(".//div[contains(concat(' ', @class, ' '), ' title-since ')]"):
+        for since in head.xpath(f".//div[{_class('title-since')}]"):
             line = head.makeelement("p", {})
             line.text = "Since " + " ".join(since.text_content().split())
             since.getparent().remove(since)
             head.addnext(line)
-    for label in root.xpath("//h3[contains(concat(' ', @class, ' '), ' func-types-title ')]"):
+    for label in root.xpath(f"//h3[{_class('func-types-title')}]"):
         label.tag = "p"
 
 
-def _class(name: str) -> str:
-    return f"contains(concat(' ', @class, ' '), ' {name} ')"
-
-
-def _tabs(root) -> None:
-    """Tabs (MkDocs Material's content tabs, VitePress' code groups): each tab's label leads its panel as a paragraph,
-    where the walker would glue all the labels into one line before the panels ("npmyarn")."""
+def _site_shape(root) -> None:
+    """A static site's page as the walker reads it: Docusaurus' page heading out of the <header> the walker drops, its
+    admonitions' heading (a <div> of hashed classes: "note", "tip") their title; each tab's label leading its panel as
+    a paragraph (MkDocs Material's content tabs, VitePress' code groups), where the walker would glue all the labels
+    into one line before the panels ("npmyarn")."""
+    for markdown in root.xpath(f"//div[{_class('theme-doc-markdown')}]"):
+        for header in markdown.xpath(".//header"):
+            header.drop_tag()
+        for heading in markdown.xpath(f".//div[{_class('theme-admonition')}]/div[1]"):
+            heading.set("class", "admonition-title")
     for labels, panels in [(t.xpath(f"./div[{_class('tabbed-labels')}]/label"),
                             t.xpath(f"./div[{_class('tabbed-content')}]/div[{_class('tabbed-block')}]"))
                            for t in root.xpath(f"//div[{_class('tabbed-set')}]")] + \

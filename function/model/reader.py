@@ -315,8 +315,8 @@ def in_type_position(text: str, start: int, end: int) -> bool:
         return False
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
-    return bool(_TYPE_BEFORE.search(text, line_start, start) or _NAME_AFTER.match(
-        text[end:len(text) if line_end < 0 else line_end]))
+    return bool(_TYPE_BEFORE.search(text, line_start, start)
+                or _NAME_AFTER.match(text, end, len(text) if line_end < 0 else line_end))
 
 
 def is_option(span: str) -> bool:
