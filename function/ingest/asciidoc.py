@@ -308,9 +308,10 @@ class _Reader:
         rows = [cells[k:k + cols] for k in range(0, len(cells), cols)]
         self.out.text("\n".join(" | ".join(inline(c, self.attrs) for c in row) for row in rows), kind="table")
 
-    def paragraph_lines(self) -> list[str]:
-        """The paragraph's lines: up to a blank line, a block delimiter, a list item, a continuation or a title."""
-        lines = [self.lines[self.i]]
+    def paragraph_lines(self, first: str | None = None) -> list[str]:
+        """The paragraph's lines: up to a blank line, a block delimiter, a list item, a continuation or a title;
+        ``first`` read in place of the current line (a list item's text after its marker)."""
+        lines = [self.lines[self.i] if first is None else first]
         self.i += 1
         while self.i < len(self.lines):
             line = self.lines[self.i]
@@ -371,8 +372,7 @@ class _Reader:
         marker, first = (bullet or numbered).group(1), (bullet or numbered).group(2)
         depth = len(marker) if marker[0] in "*." else 1
         prefix = "- " if bullet else f"{self._number(depth)}. "
-        self.lines[self.i] = first
-        lines = self.paragraph_lines()
+        lines = self.paragraph_lines(first)
         self.items.append("  " * (depth - 1) + prefix + self.join(lines).replace("\n", " "))
         return True
 
