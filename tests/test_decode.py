@@ -188,7 +188,13 @@ def test_answers_from_logits_cut_a_span_at_its_line_s_end_and_drop_what_then_rep
     ("vitamin C (ascorbic acid)", "C", "C"),  # a space before the bracket
     ("an O(n log n + " + "m" * 40 + ") bound", "O", "O"),  # longer than WIDEST_LETTER_CALL
     ("O(n\nlog n)", "O", "O"),  # not past the line
-    ("DTIME(f(n))", "E", "E"),  # a word's last letter is no lone letter
+    ("DTIME(f(n))", "E", "DTIME"),  # a word's last letter is no lone letter: a piece of the word
+    ("void | SDL_SetWindowTitle (SDL_Window *window)", "WindowTitle", "SDL_SetWindowTitle"),  # a "##" piece
+    ("gray is an alias of blackBright.", "Bright", "blackBright"),
+    ("in the 1970s and 1980s", "1970", "1970s"),
+    ("the default is 1280 pixels", "28", "1280"),
+    ("东京是日本的首都", "日本", "日本"),  # only ASCII letters and digits make a word to widen to
+    ("sha " + "ab" * 40 + " is the hash", "ababab", "ababab"),  # longer than WIDEST_WORD: left cut
 ])
 def test_whole_name_widens_a_span_to_the_dotted_or_underscored_name_it_cuts(text, part, whole):
     a = text.index(part)

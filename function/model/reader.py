@@ -158,13 +158,26 @@ def whole_name(text: str, start: int, end: int) -> tuple[int, int]:
 
     The model's tokenizer splits such a name at its dots, so a span can start or end at any of its parts;
     documentation answers are the whole name. Only "." and "_" between letters or digits join: a hyphen, a
-    slash or a full stop before a space leave the span as it is. A lone letter written straight before a bracket
+    slash or a full stop before a space leave the span as it is. A span that starts or ends inside a word (an ASCII
+    letter or digit on both sides of its edge: "WindowTitle" of "SDL_SetWindowTitle", "Bright" of "blackBright", at a
+    "##" piece of the tokenizer's) is first widened to the whole word, up to ``WIDEST_WORD`` characters. A lone letter written straight before a bracket
     takes in its bracketed group ("O" of "O(log(n))", "T" of "T(n)"), on its line, at most ``WIDEST_LETTER_CALL``
     characters in all: a letter alone is never what such text answers.
     """
     def word(i: int) -> bool:
         return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
 
+    def letter(i: int) -> bool:
+        return 0 <= i < len(text) and text[i].isascii() and text[i].isalnum()
+
+    if start < end and ((letter(start - 1) and letter(start)) or (letter(end - 1) and letter(end))):
+        wide_start, wide_end = start, end
+        while letter(wide_start - 1):
+            wide_start -= 1
+        while letter(wide_end):
+            wide_end += 1
+        if wide_end - wide_start <= WIDEST_WORD:
+            start, end = wide_start, wide_end
     while start >= 2 and text[start - 1] in "._" and word(start - 2) and word(start):
         start -= 1
         while word(start - 1):
@@ -177,6 +190,10 @@ def whole_name(text: str, start: int, end: int) -> tuple[int, int]:
         end = _bracket_end(text, end, min(len(text), start + WIDEST_LETTER_CALL), end)
     return start, end
 
+
+# The longest word a piece of a word is widened to (``whole_name``): a longer run of letters and digits (a hash, a
+# blob) stays cut.
+WIDEST_WORD = 60
 
 # The longest "O(log(n))" a lone letter before a bracket is widened to (``whole_name``).
 WIDEST_LETTER_CALL = 40
