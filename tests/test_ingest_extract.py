@@ -2015,3 +2015,30 @@ def test_mkdocs_readthedocs_theme_is_read_from_its_content_root():
     assert doc.title == "Options" and "NOISE" not in doc.text
     assert doc.text.startswith("Widgets take options.")
     assert _section_of(doc, "How fast") == ("speed",)
+
+
+# numpydoc's Parameters (pandas', scikit-learn's references): each name a definition-list term whose type is a
+# classifier, with the colon between them written by CSS; the HTML4 writer writes it as an element of its own.
+NUMPYDOC = b"""<html><head><title>frames.merge &#8212; Frames 1.0 documentation</title>
+<meta name="generator" content="Sphinx"></head><body><main id="main-content" role="main"><section id="frames-merge">
+<h1>frames.merge</h1><dl class="py function"><dt class="sig sig-object py" id="frames.merge"><span
+class="sig-name descname"><span class="pre">merge</span></span><span class="sig-paren">(</span><em
+class="sig-param"><span class="n"><span class="pre">how</span></span><span class="o"><span class="pre">=</span></span><span
+class="default_value"><span class="pre">'inner'</span></span></em><span class="sig-paren">)</span></dt>
+<dd><p>Merge two frames.</p><dl class="field-list simple"><dt class="field-odd">Parameters<span
+class="colon">:</span></dt><dd class="field-odd"><dl><dt><strong>how</strong><span class="classifier">{'left',
+'inner'}, default 'inner'</span></dt><dd><p>Type of merge.</p></dd><dt><strong>validate</strong><span
+class="classifier">bool</span></dt><dd><p>Check the keys.</p></dd></dl></dd></dl>
+<dl><dt>old <span class="classifier-delimiter">:</span> <span class="classifier">str</span></dt><dd><p>As HTML4
+writes it.</p></dd></dl></dd></dl></section><div class="prev-next-area"><a class="left-prev" href="join.html"><p
+class="prev-next-subtitle">previous</p><p class="prev-next-title">PREVNOISE</p></a></div></main></body></html>"""
+
+
+def test_a_definition_terms_classifier_reads_after_a_colon_and_theme_page_links_are_dropped():
+    text = extract("api/frames.merge.html", NUMPYDOC).text
+    assert "how : {'left', 'inner'}, default 'inner'\nType of merge." in text
+    assert "validate : bool" in text and "validatebool" not in text
+    assert "old : str" in text and ": :" not in text
+    assert "PREVNOISE" not in text and "previous" not in text  # pydata-sphinx-theme's page links
+    rst = extract("guide/params.rst", b"Params\n======\n\nname : str, default 'x'\n    The name.\n").text
+    assert "name : str, default 'x'" in rst

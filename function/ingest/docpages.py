@@ -191,7 +191,8 @@ _NOISE = ("//script", "//style", "//noscript", "//nav", "//form", "//header", "/
           "//table[contains(concat(' ', @class, ' '), ' navigation ') or starts-with(@summary, 'Navigation')]",
           "//div[contains(concat(' ', @class, ' '), ' navheader ') or contains(concat(' ', @class, ' '), ' navfooter ')"
           " or contains(concat(' ', @class, ' '), ' toc ') or contains(concat(' ', @class, ' '), ' sphinxsidebar ')"
-          " or contains(concat(' ', @class, ' '), ' related ')]")
+          " or contains(concat(' ', @class, ' '), ' related ')]",
+          "//div[contains(concat(' ', @class, ' '), ' prev-next-area ')]")  # pydata-sphinx-theme's page links
 
 _BLOCK = {"p", "div", "section", "article", "main", "pre", "ul", "ol", "dl", "dt", "dd", "table", "blockquote",
           "li", "figure", "aside", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "center", "details", "summary",

@@ -35,8 +35,9 @@ from function.store.ids import chunk_passage_id
 # permalink read as Sphinx's), a paragraph's source line breaks as spaces in HTML read through trafilatura, TypeDoc's
 # pages read from their markup, a list item's paragraphs a space apart; 9: MkDocs' (Material and readthedocs themes),
 # VitePress', Docusaurus', Starlight's, gi-docgen's and erl_docgen's pages read from their markup, a code block's lines
-# written as elements of their own kept everywhere, a bundler's license notice left out.
-VERSION = "9"
+# written as elements of their own kept everywhere, a bundler's license notice left out; 10: a definition term's
+# classifier after " : " (numpydoc's "name : type"), pydata-sphinx-theme's previous / next links left out.
+VERSION = "10"
 
 
 @dataclass(frozen=True)

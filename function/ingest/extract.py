@@ -667,6 +667,17 @@ def drop_permalinks(root) -> bool:
     return bool(found)
 
 
+def space_classifiers(root) -> None:
+    """docutils' definition-list classifiers read as a browser shows them, after " : " ("how : {'left', 'right'},
+    default 'inner'"): numpydoc's parameters and return values and any reStructuredText "term : classifier" are a
+    ``<dt>`` term followed by a ``span.classifier`` whose colon is CSS (``.classifier:before``), so their text read
+    "howbool" without it. The HTML4 writer's explicit ``span.classifier-delimiter`` is kept as written."""
+    for el in root.xpath("//dt//span[contains(concat(' ', @class, ' '), ' classifier ')]"):
+        before = el.getprevious()
+        if before is None or "classifier-delimiter" not in (before.get("class") or "").split():
+            el.text = " : " + (el.text or "")
+
+
 def pre_text(pre) -> str:
     """A code block's text as a browser shows it: a ``<br>`` is a line break, and so is the end of a line written as
     an element of its own (Docusaurus' Prism writes each line as a ``<div class="token-line">``, TypeDoc's
@@ -729,6 +740,9 @@ def _html(name: str, data: bytes, fmt: str = "html") -> Document:
 
     docpages.lower_classes(root)
     changed = drop_permalinks(root)
+    if root.xpath("//dt//span[contains(concat(' ', @class, ' '), ' classifier ')]"):
+        space_classifiers(root)
+        changed = True
     if fmt == "html" and (kind := docpages.generated(root)) is not None:  # (a page of one's own .rst is never)
         raise NotDocumentation(f"{name}: {kind}, not documentation")
     if docpages.is_doc_page(root):
