@@ -2023,8 +2023,9 @@ NUMPYDOC = b"""<html><head><title>frames.merge &#8212; Frames 1.0 documentation<
 <meta name="generator" content="Sphinx"></head><body><main id="main-content" role="main"><section id="frames-merge">
 <h1>frames.merge</h1><dl class="py function"><dt class="sig sig-object py" id="frames.merge"><span
 class="sig-name descname"><span class="pre">merge</span></span><span class="sig-paren">(</span><em
-class="sig-param"><span class="n"><span class="pre">how</span></span><span class="o"><span class="pre">=</span></span><span
-class="default_value"><span class="pre">'inner'</span></span></em><span class="sig-paren">)</span></dt>
+class="sig-param"><span class="n"><span class="pre">how</span></span><span class="o"><span
+class="pre">=</span></span><span class="default_value"><span class="pre">'inner'</span></span></em><span
+class="sig-paren">)</span></dt>
 <dd><p>Merge two frames.</p><dl class="field-list simple"><dt class="field-odd">Parameters<span
 class="colon">:</span></dt><dd class="field-odd"><dl><dt><strong>how</strong><span class="classifier">{'left',
 'inner'}, default 'inner'</span></dt><dd><p>Type of merge.</p></dd><dt><strong>validate</strong><span

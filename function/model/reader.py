@@ -160,9 +160,9 @@ def whole_name(text: str, start: int, end: int) -> tuple[int, int]:
     documentation answers are the whole name. Only "." and "_" between letters or digits join: a hyphen, a
     slash or a full stop before a space leave the span as it is. A span that starts or ends inside a word (an ASCII
     letter or digit on both sides of its edge: "WindowTitle" of "SDL_SetWindowTitle", "Bright" of "blackBright", at a
-    "##" piece of the tokenizer's) is first widened to the whole word, up to ``WIDEST_WORD`` characters. A lone letter written straight before a bracket
-    takes in its bracketed group ("O" of "O(log(n))", "T" of "T(n)"), on its line, at most ``WIDEST_LETTER_CALL``
-    characters in all: a letter alone is never what such text answers.
+    "##" piece of the tokenizer's) is first widened to the whole word, up to ``WIDEST_WORD`` characters. A lone
+    letter written straight before a bracket takes in its bracketed group ("O" of "O(log(n))", "T" of "T(n)"), on its
+    line, at most ``WIDEST_LETTER_CALL`` characters in all: a letter alone is never what such text answers.
     """
     def word(i: int) -> bool:
         return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
