@@ -2036,8 +2036,13 @@ class="prev-next-subtitle">previous</p><p class="prev-next-title">PREVNOISE</p><
 
 
 def test_a_definition_terms_classifier_reads_after_a_colon_and_theme_page_links_are_dropped():
-    text = extract("api/frames.merge.html", NUMPYDOC).text
+    doc = extract("api/frames.merge.html", NUMPYDOC)
+    text = doc.text
     assert "how : {'left', 'inner'}, default 'inner'\nType of merge." in text
+    for name in ("how", "validate"):  # a parameter's name is code (a name question's answer), not its type
+        mark = _span(doc, "literal", f"{name} : ")
+        assert text[mark.start:mark.end] == name
+    assert not any(s.kind == "literal" and text[s.start:s.end] == "bool" for s in doc.spans)
     assert "validate : bool" in text and "validatebool" not in text
     assert "old : str" in text and ": :" not in text
     assert "PREVNOISE" not in text and "previous" not in text  # pydata-sphinx-theme's page links

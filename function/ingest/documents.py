@@ -36,8 +36,9 @@ from function.store.ids import chunk_passage_id
 # pages read from their markup, a list item's paragraphs a space apart; 9: MkDocs' (Material and readthedocs themes),
 # VitePress', Docusaurus', Starlight's, gi-docgen's and erl_docgen's pages read from their markup, a code block's lines
 # written as elements of their own kept everywhere, a bundler's license notice left out; 10: a definition term's
-# classifier after " : " (numpydoc's "name : type"), pydata-sphinx-theme's previous / next links left out.
-VERSION = "10"
+# classifier after " : " (numpydoc's "name : type"), pydata-sphinx-theme's previous / next links left out; 11: that
+# term's name (numpydoc's parameter, return value, attribute) marked as inline code.
+VERSION = "11"
 
 
 @dataclass(frozen=True)

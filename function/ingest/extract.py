@@ -671,11 +671,17 @@ def space_classifiers(root) -> None:
     """docutils' definition-list classifiers read as a browser shows them, after " : " ("how : {'left', 'right'},
     default 'inner'"): numpydoc's parameters and return values and any reStructuredText "term : classifier" are a
     ``<dt>`` term followed by a ``span.classifier`` whose colon is CSS (``.classifier:before``), so their text read
-    "howbool" without it. The HTML4 writer's explicit ``span.classifier-delimiter`` is kept as written."""
+    "howbool" without it. The HTML4 writer's explicit ``span.classifier-delimiter`` is kept as written. A term that is
+    one ``<strong>`` before its classifier (numpydoc's parameter, return value and attribute names) is read as inline
+    code: it is a name."""
     for el in root.xpath("//dt//span[contains(concat(' ', @class, ' '), ' classifier ')]"):
         before = el.getprevious()
         if before is None or "classifier-delimiter" not in (before.get("class") or "").split():
             el.text = " : " + (el.text or "")
+        term = el.getparent()
+        if (before is not None and before.tag == "strong" and term.tag == "dt" and before.getprevious() is None
+                and not (term.text or "").strip() and not (before.tail or "").strip()):
+            before.tag = "code"  # numpydoc's parameter (or return value, attribute) name: a name, so code
 
 
 def pre_text(pre) -> str:
