@@ -676,3 +676,24 @@ def test_states_return_says_whether_the_text_gives_a_span_as_the_name_s_return_v
     from function.model.sentence import states_return
 
     assert states_return(text, name, text.index(span)) is stated
+
+
+# numpydoc's Returns section, as extracted: a blank line after "Returns:", a named value's "name : type" line and its
+# description under it; on a one-function page no signature is near, and the passage's title names the function.
+_NUMPYDOC = ("Parameters:\n\ncv : int\nThe number of folds.\n\nReturns:\n\nscores : ndarray of float\n"
+             "Array of scores of the estimator.\n\nSee also\n")
+_TITLE = "sklearn.model_selection.cross_val_score > sklearn.model_selection.cross_val_score"
+
+
+@pytest.mark.parametrize("text, title, span, stated", [
+    (_NUMPYDOC, _TITLE, "Array of scores", True),  # the description under the named value
+    (_NUMPYDOC, _TITLE, "scores : ndarray", False),  # the name and type line itself
+    (_NUMPYDOC, _TITLE, "The number of folds", False),  # a parameter's description
+    (_NUMPYDOC, None, "Array of scores", False),  # no title: nothing says whose entry this is
+    (_NUMPYDOC, "sklearn.model_selection.cross_validate", "Array of scores", False),  # another function's page
+    ("cross_val_score(cv)\nReturns:\n\nDataFrame or None\nWhat it made.", None, "DataFrame or None", True),
+])
+def test_states_return_reads_numpydocs_returns_section(text, title, span, stated):
+    from function.model.sentence import states_return
+
+    assert states_return(text, "cross_val_score", text.index(span), title) is stated

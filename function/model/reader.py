@@ -591,7 +591,8 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
                                 and sentence.default_owner(t, question, a.start, entry_read))
     name = sentence.returned(question)
     if RETURN and name is not None:
-        bonus += RETURN * each(lambda t, a: sentence.states_return(t, name, a.start))
+        bonus += RETURN * each(lambda t, a: sentence.states_return(t, name, a.start,
+                                                                   None if titles is None else titles[a.passage]))
     if ALTERNATIVE and alternatives:
         bonus += ALTERNATIVE * each(lambda t, a: sentence.is_offered(t[a.start:a.end], alternatives))
     subject = sentence.defined(question)

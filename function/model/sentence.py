@@ -285,6 +285,8 @@ _RETURN_SAID = re.compile(r"(?:(?:^|[.:;|]\s+|\s[-\u2013\u2014]\s+)Returns?:?\s+
                           r"|(?i:\b(?:it|this|which|that|functions?|methods?)\s+returns\s+)"
                           r"|(?:\u2192|->)\s*|(?i:\breturn\s+(?:value|type)\s*(?:is\s+|:\s*)))['\"`(\[]?$")
 _RETURNS_HEADING = re.compile(r"^[ \t]*(?:Returns?|Return\s+(?:type|value)s?)[ \t]*:?[ \t]*$", re.IGNORECASE)
+# numpydoc's named return value, "scores : ndarray of float": a name, " : ", its type
+_NUMPYDOC_RETURN = re.compile(r"^[ \t]*[\w.*]+ : \S")
 # a signature at a line's start, after at most three words (a type, "class", a prompt): its name, before "("
 _SIGNATURE_LINE = re.compile(r"^[ \t]*(?:[\w\[\]<>*&:.]+[ \t]+){0,3}?"
                              rf"(?P<name>{DOTTED_NAME})\(", re.MULTILINE)
@@ -312,24 +314,53 @@ def _last_part(name: str) -> str:
     return name.rsplit(".", 1)[-1].lower()
 
 
-def states_return(text: str, name: str, start: int) -> bool:
-    """Whether ``text`` says, just before what starts at ``start`` (on its line, or a "Returns:" line above), that it
-    is what ``name`` (``returned``) returns, inside ``name``'s own entry: the last signature line before it names
-    ``name`` or, where there is none, ``name`` stands just before it."""
+def _line_above(text: str, line: int) -> str | None:
+    """The nearest line above the line that starts at ``line`` that is not blank; None where there is none."""
+    end = line - 1
+    while end >= 0:
+        start = text.rfind("\n", 0, end) + 1
+        if text[start:end].strip():
+            return text[start:end]
+        end = start - 1
+    return None
+
+
+def _under_returns(text: str, line: int) -> bool:
+    """Whether the line that starts at ``line`` is a return value under a "Returns:" line (blank lines between), or
+    numpydoc's description of one: under its "name : type" line, itself right under "Returns:"."""
+    end = text.find("\n", line)
+    if _NUMPYDOC_RETURN.match(text[line:end if end >= 0 else len(text)]):
+        return False  # "scores : ndarray of float": the description under it is the return value
+    above = _line_above(text, line)
+    if above is None:
+        return False
+    if _RETURNS_HEADING.match(above):
+        return True
+    if not _NUMPYDOC_RETURN.match(above):
+        return False
+    at = text.rfind(above + "\n", 0, line)
+    further = _line_above(text, at) if at > 0 else None
+    return further is not None and bool(_RETURNS_HEADING.match(further))
+
+
+def states_return(text: str, name: str, start: int, title: str | None = None) -> bool:
+    """Whether ``text`` says, just before what starts at ``start`` (on its line, or a "Returns:" line above:
+    ``_under_returns``), that it is what ``name`` (``returned``) returns, inside ``name``'s own entry: the last
+    signature line before it names ``name`` or, where there is none, ``name`` stands just before it or, where it does
+    not, the passage's ``title`` ends with it (a one-function page's Returns section, far from the signature)."""
     line = text.rfind("\n", 0, start) + 1
     before = text[max(line, start - 80):start]
     if not _RETURN_SAID.search(before):
-        if before.strip():
-            return False
-        above = text.rfind("\n", 0, max(line - 1, 0)) + 1
-        if line == 0 or not _RETURNS_HEADING.match(text[above:line - 1]):
+        if before.strip() or line == 0 or not _under_returns(text, line):
             return False
     window = text[max(0, start - ENTRY_BACK):start]
     signatures = list(_SIGNATURE_LINE.finditer(window))
     if signatures:
         return _last_part(signatures[-1].group("name")) == name.lower()
     near = text[max(0, start - NAME_BACK):start]
-    return re.search(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])", near, re.IGNORECASE) is not None
+    if re.search(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])", near, re.IGNORECASE) is not None:
+        return True
+    return bool(title) and _last_part(title.rsplit(" > ", 1)[-1].strip()) == name.lower()
 
 
 def overlaps(question: str, texts: Iterable[str], spans: Iterable[tuple[int, int, int]]) -> list[float]:
