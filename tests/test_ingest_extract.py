@@ -2048,3 +2048,18 @@ def test_a_definition_terms_classifier_reads_after_a_colon_and_theme_page_links_
     assert "PREVNOISE" not in text and "previous" not in text  # pydata-sphinx-theme's page links
     rst = extract("guide/params.rst", b"Params\n======\n\nname : str, default 'x'\n    The name.\n").text
     assert "name : str, default 'x'" in rst
+
+
+def test_blocks_read_on_one_line_are_a_space_apart():
+    """A list item's definition list, a table cell's paragraphs, a line break: lxml's ``text_content()`` joined
+    them ("'peak_heights'If height"); DocBook's function prototype table still joins its cells as written."""
+    page = b"""<html><head><title>T</title><meta name="generator" content="Sphinx"></head><body><main role="main">
+<section><h1>T</h1><ul><li><dl><dt>'peak_heights'</dt><dd><p>If height is given.</p></dd></dl></li><li>one<br>two</li>
+</ul><table><tr><td><p>first</p><p>second</p></td><td>x</td></tr></table>
+<table class="funcprototype-table"><tr><td><code class="funcdef">int <b class="fsfunc">pam_start</b>(</code></td><td><var
+class="pdparam">service_name</var>, </td></tr><tr><td> </td><td><var class="pdparam">pamh</var><code>)</code>;</td></tr>
+</table></section></main></body></html>"""
+    text = extract("peaks.html", page).text
+    assert "- 'peak_heights' If height is given." in text
+    assert "- one two" in text and "first second | x" in text
+    assert "int pam_start(service_name, pamh);" in text.replace("\ufdd0", "").replace("\ufdd1", "")

@@ -619,8 +619,30 @@ def _space(text: str | None) -> str:
 
 
 def _inline(el) -> str:
-    """An element's text on one line (white space as the browser shows it)."""
-    return " ".join(el.text_content().split())
+    """An element's text on one line (white space as the browser shows it, blocks a space apart: ``_spaced_text``)."""
+    return " ".join(_spaced_text(el).split())
+
+
+def _spaced_text(el) -> str:
+    """``el``'s text with a space at each block element's start and end and at each ``<br>``: lxml's
+    ``text_content()`` joins "<dt>'peak_heights'</dt><dd><p>If height ..." into "'peak_heights'If height"."""
+    parts: list[str] = [el.text or ""]
+    stack = [(child, False) for child in reversed(el)]  # (element, closing): depth-first, without recursion
+    while stack:
+        e, closing = stack.pop()
+        edge = isinstance(e.tag, str) and (e.tag in _BLOCK or e.tag == "br")
+        if closing:
+            parts.append(" " if edge else "")
+            parts.append(e.tail or "")
+            continue
+        if not isinstance(e.tag, str):  # a comment or processing instruction: its text is not the page's
+            parts.append(e.tail or "")
+            continue
+        parts.append(" " if edge else "")
+        parts.append(e.text or "")
+        stack.append((e, True))
+        stack.extend((child, False) for child in reversed(e))
+    return "".join(parts)
 
 
 class _Walker:
@@ -850,7 +872,8 @@ class _Walker:
         cells' content in order."""
         rows = [tr for tr in table.iter("tr") if next(tr.iterancestors("table")) is table]
         if "funcprototype-table" in _classes(table):  # DocBook's function synopsis: one prototype, one line
-            self.out.text(_inline(table), kind="code")
+            # its cells join as written ("pam_start(", then "service_name, "), not a space apart as other blocks
+            self.out.text(" ".join(table.text_content().split()), kind="code")
             return
         if _classes(table) & {"variablelist", "option-list"}:  # DocBook's as a table, docutils' option lists
             term = ""  # a long option's term spans the row above its description (docutils)
@@ -901,7 +924,7 @@ class _Walker:
                     lines.clear()
                     self.block(child)
                 else:  # a block in the item (a <p>, a <div>) shows on a line of its own: a space, at least, apart
-                    text = _space(child.text_content())
+                    text = " " if child.tag == "br" else _space(_spaced_text(child))
                     own.append(f" {text} " if child.tag in _BLOCK else text)
                 own.append(_space(child.tail))
             _line(lines, marker, own)
