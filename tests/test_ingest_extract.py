@@ -2056,9 +2056,9 @@ def test_blocks_read_on_one_line_are_a_space_apart():
     page = b"""<html><head><title>T</title><meta name="generator" content="Sphinx"></head><body><main role="main">
 <section><h1>T</h1><ul><li><dl><dt>'peak_heights'</dt><dd><p>If height is given.</p></dd></dl></li><li>one<br>two</li>
 </ul><table><tr><td><p>first</p><p>second</p></td><td>x</td></tr></table>
-<table class="funcprototype-table"><tr><td><code class="funcdef">int <b class="fsfunc">pam_start</b>(</code></td><td><var
-class="pdparam">service_name</var>, </td></tr><tr><td> </td><td><var class="pdparam">pamh</var><code>)</code>;</td></tr>
-</table></section></main></body></html>"""
+<table class="funcprototype-table"><tr><td><code>int <b class="fsfunc">pam_start</b>(</code></td><td><var
+class="pdparam">service_name</var>, </td></tr><tr><td> </td><td><var class="pdparam">pamh</var><code>)</code>;</td>
+</tr></table></section></main></body></html>"""
     text = extract("peaks.html", page).text
     assert "- 'peak_heights' If height is given." in text
     assert "- one two" in text and "first second | x" in text
