@@ -667,14 +667,15 @@ def drop_permalinks(root) -> bool:
     return bool(found)
 
 
-def space_classifiers(root) -> None:
+def space_classifiers(root) -> bool:
     """docutils' definition-list classifiers read as a browser shows them, after " : " ("how : {'left', 'right'},
     default 'inner'"): numpydoc's parameters and return values and any reStructuredText "term : classifier" are a
     ``<dt>`` term followed by a ``span.classifier`` whose colon is CSS (``.classifier:before``), so their text read
     "howbool" without it. The HTML4 writer's explicit ``span.classifier-delimiter`` is kept as written. A term that is
     one ``<strong>`` before its classifier (numpydoc's parameter, return value and attribute names) is read as inline
-    code: it is a name."""
-    for el in root.xpath("//dt//span[contains(concat(' ', @class, ' '), ' classifier ')]"):
+    code: it is a name. Whether the page had any."""
+    found = root.xpath("//dt//span[contains(concat(' ', @class, ' '), ' classifier ')]")
+    for el in found:
         before = el.getprevious()
         if before is None or "classifier-delimiter" not in (before.get("class") or "").split():
             el.text = " : " + (el.text or "")
@@ -682,6 +683,7 @@ def space_classifiers(root) -> None:
         if (before is not None and before.tag == "strong" and term.tag == "dt" and before.getprevious() is None
                 and not (term.text or "").strip() and not (before.tail or "").strip()):
             before.tag = "code"  # numpydoc's parameter (or return value, attribute) name: a name, so code
+    return bool(found)
 
 
 def pre_text(pre) -> str:
@@ -746,9 +748,7 @@ def _html(name: str, data: bytes, fmt: str = "html") -> Document:
 
     docpages.lower_classes(root)
     changed = drop_permalinks(root)
-    if root.xpath("//dt//span[contains(concat(' ', @class, ' '), ' classifier ')]"):
-        space_classifiers(root)
-        changed = True
+    changed = space_classifiers(root) or changed
     if fmt == "html" and (kind := docpages.generated(root)) is not None:  # (a page of one's own .rst is never)
         raise NotDocumentation(f"{name}: {kind}, not documentation")
     if docpages.is_doc_page(root):

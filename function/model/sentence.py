@@ -314,13 +314,14 @@ def _last_part(name: str) -> str:
     return name.rsplit(".", 1)[-1].lower()
 
 
-def _line_above(text: str, line: int) -> str | None:
-    """The nearest line above the line that starts at ``line`` that is not blank; None where there is none."""
+def _line_above(text: str, line: int) -> tuple[int, str] | None:
+    """(start, text) of the nearest line above the line that starts at ``line`` that is not blank; None where there
+    is none."""
     end = line - 1
     while end >= 0:
         start = text.rfind("\n", 0, end) + 1
         if text[start:end].strip():
-            return text[start:end]
+            return start, text[start:end]
         end = start - 1
     return None
 
@@ -334,13 +335,12 @@ def _under_returns(text: str, line: int) -> bool:
     above = _line_above(text, line)
     if above is None:
         return False
-    if _RETURNS_HEADING.match(above):
+    if _RETURNS_HEADING.match(above[1]):
         return True
-    if not _NUMPYDOC_RETURN.match(above):
+    if not _NUMPYDOC_RETURN.match(above[1]):
         return False
-    at = text.rfind(above + "\n", 0, line)
-    further = _line_above(text, at) if at > 0 else None
-    return further is not None and bool(_RETURNS_HEADING.match(further))
+    further = _line_above(text, above[0])
+    return further is not None and bool(_RETURNS_HEADING.match(further[1]))
 
 
 def states_return(text: str, name: str, start: int, title: str | None = None) -> bool:
