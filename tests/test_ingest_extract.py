@@ -2063,3 +2063,18 @@ class="pdparam">service_name</var>, </td></tr><tr><td> </td><td><var class="pdpa
     assert "- 'peak_heights' If height is given." in text
     assert "- one two" in text and "first second | x" in text
     assert "int pam_start(service_name, pamh);" in text.replace("\ufdd0", "").replace("\ufdd1", "")
+
+
+def test_sphinx_gallery_thumbnails_are_left_out_with_a_section_they_leave_empty():
+    page = b"""<html><head><title>fit</title><meta name="generator" content="Sphinx"></head><body><main
+role="main"><section id="fit"><h1>fit</h1><p>Fit the model to the data.</p>
+<section id="examples-using-fit"><h2>Examples using fit</h2><div class="sphx-glr-thumbcontainer" tooltip="A
+tour."><figure><img alt="Release Highlights" src="t.png"/><figcaption><p><a href="ex.html">THUMBNOISE Release
+Highlights</a></p></figcaption></figure></div><div class="sphx-glr-clear"></div></section>
+<section id="notes"><h2>Notes</h2><p>Slow on large inputs.</p><div class="sphx-glr-thumbcontainer"><figure>
+<figcaption><p><a href="b.html">THUMBNOISE Benchmark</a></p></figcaption></figure></div></section></section></main>
+</body></html>"""
+    doc = extract("api/fit.html", page)
+    assert "THUMBNOISE" not in doc.text and "Examples using fit" not in doc.text
+    assert "Fit the model to the data." in doc.text
+    assert "Notes\n\nSlow on large inputs." in doc.text  # a section with text of its own is kept

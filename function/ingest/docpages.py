@@ -185,6 +185,8 @@ _ROOTS = (f"//article[{_class('md-content__inner')}]",  # MkDocs Material's
           "//*[@role='main']", "//div[contains(concat(' ', @class, ' '), ' body ')]", "//main", "//article",
           "//div[@id='doc-content']",  # Doxygen's, with a navigation tree beside it
           "//div[contains(concat(' ', @class, ' '), ' col-content ')]")  # TypeDoc's, beside its sidebar
+# sphinx-gallery's thumbnails (an example's image and title, linked): "Examples using X" under an API page, a gallery
+_THUMBNAILS = "//div[contains(concat(' ', @class, ' '), ' sphx-glr-thumbcontainer ')]"
 _NOISE = ("//script", "//style", "//noscript", "//nav", "//form", "//header", "//footer",
           "//*[@id='footer' or @id='toc' or @id='toctitle']",
           "//*[contains(concat(' ', @class, ' '), ' linenos ')]",  # Sphinx's code line numbers
@@ -192,7 +194,8 @@ _NOISE = ("//script", "//style", "//noscript", "//nav", "//form", "//header", "/
           "//div[contains(concat(' ', @class, ' '), ' navheader ') or contains(concat(' ', @class, ' '), ' navfooter ')"
           " or contains(concat(' ', @class, ' '), ' toc ') or contains(concat(' ', @class, ' '), ' sphinxsidebar ')"
           " or contains(concat(' ', @class, ' '), ' related ')]",
-          "//div[contains(concat(' ', @class, ' '), ' prev-next-area ')]")  # pydata-sphinx-theme's page links
+          "//div[contains(concat(' ', @class, ' '), ' prev-next-area ')]",  # pydata-sphinx-theme's page links
+          _THUMBNAILS)
 
 _BLOCK = {"p", "div", "section", "article", "main", "pre", "ul", "ol", "dl", "dt", "dd", "table", "blockquote",
           "li", "figure", "aside", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "center", "details", "summary",
@@ -466,9 +469,14 @@ def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
     if generator == "erl_docgen":
         _erldocgen_shape(root)
         roots = ("//div[@id='content']", *roots)
+    galleries = {t.getparent() for t in root.xpath(_THUMBNAILS)}
     for path in _NOISE + tuple(p for made_by, paths in _FURNITURE if made_by.search(generator) for p in paths):
         for el in root.xpath(path):
             _drop(el)
+    for section in galleries:  # "Examples using X" with its thumbnails gone: a heading over nothing
+        if section.tag == "section" and section.getparent() is not None and not "".join(
+                c.text_content() for c in section if isinstance(c.tag, str) and not _HEADING.fullmatch(c.tag)).strip():
+            _drop(section)
     if generator == "haddock":  # the module's name is its title; a group heading wrapped in its own anchor is one
         for caption in root.xpath("//div[@id='module-header']/p[contains(concat(' ', @class, ' '), ' caption ')]"):
             caption.tag = "h1"

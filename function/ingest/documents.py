@@ -38,8 +38,8 @@ from function.store.ids import chunk_passage_id
 # written as elements of their own kept everywhere, a bundler's license notice left out; 10: a definition term's
 # classifier after " : " (numpydoc's "name : type"), pydata-sphinx-theme's previous / next links left out; 11: that
 # term's name (numpydoc's parameter, return value, attribute) marked as inline code; 12: blocks read on one line (a
-# list item's, a table cell's, a term's) a space apart.
-VERSION = "12"
+# list item's, a table cell's, a term's) a space apart; 13: sphinx-gallery's thumbnails left out.
+VERSION = "13"
 
 
 @dataclass(frozen=True)
