@@ -185,7 +185,8 @@ _ROOTS = (f"//article[{_class('md-content__inner')}]",  # MkDocs Material's
           "//*[@role='main']", "//div[contains(concat(' ', @class, ' '), ' body ')]", "//main", "//article",
           "//div[@id='doc-content']",  # Doxygen's, with a navigation tree beside it
           "//div[contains(concat(' ', @class, ' '), ' col-content ')]")  # TypeDoc's, beside its sidebar
-# sphinx-gallery's thumbnails (an example's image and title, linked): "Examples using X" under an API page, a gallery
+# sphinx-gallery's thumbnails (an example's image and title, linked): "Examples using X" under an API page, and a
+# gallery's index page
 _THUMBNAILS = "//div[contains(concat(' ', @class, ' '), ' sphx-glr-thumbcontainer ')]"
 _NOISE = ("//script", "//style", "//noscript", "//nav", "//form", "//header", "//footer",
           "//*[@id='footer' or @id='toc' or @id='toctitle']",
