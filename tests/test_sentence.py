@@ -480,6 +480,40 @@ def test_where_a_question_asks_for_a_name_a_type_beside_it_gives_way():
     assert best("What type does chunked return?") == "Iterator[list]"
 
 
+@pytest.mark.parametrize("text, span, parameter", [
+    ("method : str\nMethod used for testing and adjustment of pvalues.", "method", True),  # numpydoc
+    ("- reverse (bool) \u2013 yield values in reverse order", "reverse", True),  # autodoc's field list
+    ("backend_port (integer)\nThe port number of the backend.", "backend_port", True),  # a configuration entry
+    ("nullok\nAllow an empty password.", "nullok", True),  # a term alone on its line
+    ("opts.string - a string or array of strings", "opts.string", True),
+    ("irange(minimum=None, maximum=None, inclusive=(True, True), reverse=False)", "reverse", True),
+    ("json.dumps(obj, *, skipkeys=False, sort_keys=False)", "sort_keys", True),
+    ("f(*args, **kwargs)", "kwargs", True),
+    ("irange(minimum=None, maximum=None, inclusive=(True, True), reverse=False)", "True", False),  # a default's value
+    ("irange(minimum=None, maximum=None)", "None", False),
+    ("Method used for testing and adjustment of p-value", "p-value", False),
+    ("Pass them as key=val pairs.", "key", False),
+    ("The method returns a corrected p value.", "method", False),  # a word of prose
+    ("See the notes (method, alpha) below.", "alpha", False),  # brackets, not a call's
+])
+def test_is_parameter_says_whether_a_span_is_a_parameters_name_where_documentation_lists_it(text, span, parameter):
+    from function.model.reader import is_parameter
+
+    at = text.index(span)
+    assert is_parameter(text, at, at + len(span)) is parameter
+
+
+def test_where_a_question_asks_which_parameter_a_parameters_name_is_lifted():
+    text = "method : str\nMethod used for testing and adjustment of pvalues here."
+    # the reader prefers the description's word (6 + 5.5) to the parameter's name (5 + 5)
+    passage, b, start, end = _two_spans(text, "pvalues", "method", [6.0, 5.0], [5.5, 5.0])
+    best = _best_of(text, passage, b, start, end)
+    assert best("Which argument chooses the correction?") == "method"
+    assert best("Which parameter of multipletests chooses the correction?") == "method"
+    assert best("What does multipletests correct?") == "pvalues"  # not a question for a parameter
+    assert best("Which correction is the default parameter?") == "pvalues"  # a default is asked for, not a name
+
+
 @pytest.mark.parametrize("question, subject", [
     ("What is a Flowable in Platypus?", "Flowable"),
     ("What is a bare repository?", "bare repository"),

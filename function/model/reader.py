@@ -47,6 +47,15 @@ CODE = 2.0
 # (docs/documents.md: one answer right, three made exact: "a" -> "-a"); no SQuAD dev question matches.
 OPTION = 2.0
 OPTION_QUESTION = re.compile(r"\b(?:options?|flags?|switch(?:es)?)\b", re.IGNORECASE)
+# Where a question asks which parameter or argument does something (``PARAMETER_QUESTION`` in a name question that asks
+# for neither a type nor a default), a span that is a parameter's name where documentation lists or declares it
+# (``is_parameter``: the head of an entry's line, "method : str", "- reverse (bool) – ...", "backend_port (integer)",
+# a term alone on its line; or a name in a signature's brackets before its "=", "," or ")") gains ``PARAMETER`` logits
+# in the same ranking: the reader took a value, a type or a word of the description for it ("p-value" for "Which
+# argument of multipletests chooses the correction method?", "key=val" for the query-string parameter). The size of
+# ``OPTION`` (docs/documents.md).
+PARAMETER = 2.0
+PARAMETER_QUESTION = re.compile(r"\b(?:parameters?|arguments?|args?|kwargs?|keywords?)\b", re.IGNORECASE)
 # Where a question asks what something is (``sentence.defined``: "What is a Flowable in Platypus?"), a span that the
 # text introduces as that thing's definition (``sentence.introduces``: "Flowable is | an abstract base class ...",
 # a glossary's term on the line above) gains ``DEFINITION`` logits in the same ranking. One setting, kept by a rule
@@ -342,6 +351,41 @@ def is_option(span: str) -> bool:
     return _OPTION.fullmatch(span.strip()) is not None
 
 
+_PARAMETER_NAME = re.compile(r"[A-Za-z_][\w.]*")
+# after a parameter's name at its line's head: its type in brackets, then " : ", " – ", " - ", ":" or the line's end
+_TERM_TAIL = re.compile(r"[ \t]*(?:\([^()\n]{1,40}\)[ \t]*)?(?:[:\u2013\u2014-](?:[ \t]|$)|$)")
+_ARGUMENT_BEFORE = re.compile(r"[(,][ \t]*\**$")  # "(" or ", " (and a "*" or "**") straight before the name
+_SIGNATURE_AFTER = re.compile(r"[ \t]*[=,):]")
+
+
+def _in_call_brackets(text: str, line_start: int, start: int) -> bool:
+    """Whether ``start`` lies straight inside the brackets of a call or signature opened on its line ("name(" with
+    ``start`` at their depth, not inside a default's own brackets)."""
+    depth = 0
+    for j in range(start - 1, line_start - 1, -1):
+        depth += {")": 1, "(": -1}.get(text[j], 0)
+        if depth < 0:
+            return j > line_start and (text[j - 1].isalnum() or text[j - 1] in "_.")
+    return False
+
+
+def is_parameter(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a parameter's name where documentation lists or declares it: the head of its line
+    (a list item's too) followed by its type in brackets, a " : " (numpydoc), a dash or the line's end (a field list's
+    "- reverse (bool) – ...", a configuration entry's "port (integer)", a definition list's term alone), or a name
+    straight inside a signature's brackets, before its "=", "," or ")" ("irange(minimum=None, ..., reverse=False)")."""
+    start, end = _bare(text, start, end)
+    if not _PARAMETER_NAME.fullmatch(text, start, end):
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    if _LINE_LEAD.fullmatch(text, line_start, start) and _TERM_TAIL.match(text, end, line_end):
+        return True
+    return bool(_ARGUMENT_BEFORE.search(text, line_start, start) and _SIGNATURE_AFTER.match(text, end, line_end)
+                and _in_call_brackets(text, line_start, start))
+
+
 def is_code(text: str, marks: np.ndarray | None, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is one whole marked piece of inline code (``marks``: (start, end) rows), quotes,
     a leading "." and a trailing "()" aside on either side (".opts()" is the code "opts", "opts" the code
@@ -583,6 +627,9 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
         bonus += CODE * each(lambda t, a: is_code(t, marks[a.passage], a.start, a.end))
     if OPTION_QUESTION.search(question):
         bonus += OPTION * each(lambda t, a: is_option(t[a.start:a.end]))
+    if (PARAMETER and PARAMETER_QUESTION.search(question) and NAME_QUESTION.search(question)
+            and not TYPE_QUESTION.search(question) and not sentence.asks_default(question)):
+        bonus += PARAMETER * each(lambda t, a: is_parameter(t, a.start, a.end))
     if TYPE and NAME_QUESTION.search(question) and not TYPE_QUESTION.search(question):
         bonus -= TYPE * each(lambda t, a: in_type_position(t, a.start, a.end))
     if DEFAULT and sentence.asks_default(question):
