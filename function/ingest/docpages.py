@@ -78,7 +78,8 @@ _IS_SITE = re.compile(_SITES, re.I)
 _MKDOCS_RTD = "//script[contains(., 'var mkdocs_page_name')]"
 _MKDOCS_PAGE = re.compile(r'var mkdocs_page_name = "((?:[^"\\]|\\.)+)";')
 _GENERATORS = re.compile(rf"sphinx|docutils|docbook|asciidoc|{_TEXINFO_NAMES}|rustdoc|javadoc|doxygen|\bpdoc3?\b|"
-                         rf"haddock|typedoc|gi-docgen|erl_docgen|{_SITES}", re.I)  # (some by markup: ``_generator``)
+                         rf"haddock|typedoc|gi-docgen|erl_docgen|httpd-manual|{_SITES}",
+                         re.I)  # (some by markup: ``_generator``)
 _WHOLE = re.compile(rf"docbook|asciidoc|{_TEXINFO_NAMES}", re.I)  # read whole (``_read_whole``)
 # Markup that only these generators write, for pages without a generator meta (Sphinx themes often drop it).
 _MARKERS = ("sphinxsidebar", "navheader", "refentry", "refnamediv", "sectionbody")
@@ -170,12 +171,20 @@ _GIDOCGEN_NOISE = (f"//a[{_class('srclink')}]", "//section[@id='search']")
 # titled every page "Module". Its furniture: the GitHub links beside each heading.
 _ERLDOCGEN = f"//aside[@id='leftnav'] and //div[@id='content'] and //div[@id='content']//*[{_class('refbody')}]"
 _ERLDOCGEN_NOISE = (f"//div[{_class('title-anchors')}]",)
+# Apache httpd's manual (made by its own XSLT from the manual's XML; no generator meta): known by its page header's
+# "Apache HTTP Server Version 2.4" line beside its content division. trafilatura dropped every directive's heading
+# (212 of 228 pages of Debian's apache2-doc read without a heading, an entry starting at "Description: | ..."), the
+# environment variables' names (headings too) and some whole directive entries (mod_echo's ProtocolEcho). Its
+# furniture inside the content: the "quick view" box (the page's list of directives or sections, "See also"), the
+# "Available Languages" lines and the "top" arrows.
+_HTTPD = f"//div[@id='page-header']/p[{_class('apache')}] and //div[@id='page-content']"
+_HTTPD_NOISE = ("//div[@id='quickview']", f"//div[{_class('toplang')} or {_class('bottomlang')} or {_class('top')}]")
 # each generator's own furniture, dropped with ``_NOISE`` from its pages
 _FURNITURE = ((re.compile(_TEXINFO_NAMES, re.I), _TEXINFO_NOISE), (re.compile("rustdoc", re.I), _RUSTDOC_NOISE),
               (re.compile("javadoc", re.I), _JAVADOC_NOISE), (re.compile("doxygen", re.I), _DOXYGEN_NOISE),
               (_PDOC, _PDOC_NOISE), (re.compile("haddock"), _HADDOCK_NOISE), (re.compile("typedoc"), _TYPEDOC_NOISE),
               (_IS_SITE, _SITES_NOISE), (re.compile("gi-docgen"), _GIDOCGEN_NOISE),
-              (re.compile("erl_docgen"), _ERLDOCGEN_NOISE))
+              (re.compile("erl_docgen"), _ERLDOCGEN_NOISE), (re.compile("httpd-manual"), _HTTPD_NOISE))
 
 # Where the content is, most specific first; DocBook and AsciiDoc pages use the whole body (AsciiDoc's
 # div#header holds the page's NAME line), less the navigation dropped below.
@@ -253,7 +262,8 @@ def _generator(root) -> str:
     """The page's <meta name="generator"> contents, joined (or Furo's comment saying so); "haddock" for a page Haddock
     made, which writes none but is known by its headers (``_HADDOCK``), "typedoc" for TypeDoc's, known by its toolbar
     (``_TYPEDOC``), "gi-docgen" for gi-docgen's, known by its sidebar (``_GIDOCGEN``), "erl_docgen" for Erlang/OTP's
-    (``_ERLDOCGEN``), "mkdocs-readthedocs" for MkDocs' readthedocs theme's (``_MKDOCS_RTD``); "" for any other page
+    (``_ERLDOCGEN``), "mkdocs-readthedocs" for MkDocs' readthedocs theme's (``_MKDOCS_RTD``), "httpd-manual" for Apache
+    httpd's manual (``_HTTPD``); "" for any other page
     without one."""
     meta = " ".join(meta.get("content") or "" for meta in root.iter("meta")
                     if (meta.get("name") or "").lower() == "generator")
@@ -271,6 +281,8 @@ def _generator(root) -> str:
         return "gi-docgen"
     if root.xpath(_MKDOCS_RTD):
         return "mkdocs-readthedocs"
+    if root.xpath(_HTTPD):
+        return "httpd-manual"
     return "erl_docgen" if root.xpath(_ERLDOCGEN) else ""
 
 
@@ -470,6 +482,8 @@ def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
     if generator == "erl_docgen":
         _erldocgen_shape(root)
         roots = ("//div[@id='content']", *roots)
+    if generator == "httpd-manual":
+        roots = ("//div[@id='page-content']", *roots)
     galleries = {t.getparent() for t in root.xpath(_THUMBNAILS)}
     for path in _NOISE + tuple(p for made_by, paths in _FURNITURE if made_by.search(generator) for p in paths):
         for el in root.xpath(path):
