@@ -2051,6 +2051,21 @@ def test_mkdocs_readthedocs_theme_is_read_from_its_content_root():
     assert _section_of(doc, "How fast") == ("speed",)
 
 
+CONTENTS_TOPIC = b"""<html><head><title>widgets(7) &#8212; Widgets 1.0 documentation</title>
+<meta name="generator" content="Docutils 0.17.1: http://docutils.sourceforge.net/"></head><body><div class="body"
+role="main"><div class="section" id="widgets-7"><h1>widgets(7)</h1><div class="contents local topic" id="contents">
+<ul class="simple"><li><p><a class="reference internal" href="#spinning">NOISE Spinning</a></p></li></ul></div><div
+class="section" id="spinning"><h2>Spinning</h2><p>A widget spins at 60 rpm.</p></div></div></div></body></html>"""
+
+
+def test_docutils_contents_box_is_left_out():
+    """reStructuredText's ``.. contents::`` box (a ``div.contents.topic`` before docutils 0.18) lists the page's own
+    headings: navigation, left out as the other tables of contents are (records/bench/docs-contents-topic)."""
+    doc = extract("widgets.7.html", CONTENTS_TOPIC)
+    assert "NOISE" not in doc.text and "Contents" not in doc.text
+    assert _section_of(doc, "60 rpm") == ("widgets(7)", "Spinning")
+
+
 # numpydoc's Parameters (pandas', scikit-learn's references): each name a definition-list term whose type is a
 # classifier, with the colon between them written by CSS; the HTML4 writer writes it as an element of its own.
 NUMPYDOC = b"""<html><head><title>frames.merge &#8212; Frames 1.0 documentation</title>

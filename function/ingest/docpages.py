@@ -205,6 +205,8 @@ _NOISE = ("//script", "//style", "//noscript", "//nav", "//form", "//header", "/
           " or contains(concat(' ', @class, ' '), ' toc ') or contains(concat(' ', @class, ' '), ' sphinxsidebar ')"
           " or contains(concat(' ', @class, ' '), ' related ')]",
           "//div[contains(concat(' ', @class, ' '), ' prev-next-area ')]",  # pydata-sphinx-theme's page links
+          # docutils' "Contents" box (``.. contents::``, before docutils 0.18: a <nav> since), the page's own headings
+          f"//*[{_class('contents')} and {_class('topic')}]",
           _THUMBNAILS)
 
 _BLOCK = {"p", "div", "section", "article", "main", "pre", "ul", "ol", "dl", "dt", "dd", "table", "blockquote",
