@@ -2032,6 +2032,31 @@ def test_apache_httpd_manual_pages_are_read_with_their_directive_headings():
     _spans_index_text(doc)
 
 
+# SQLite's documentation (its own Tcl scripts, no generator meta): the menu bar, a fancy title and its table of
+# contents, numbered headings, a table, a code block, a syntax diagram, the "last modified" line.
+SQLITE = """<!DOCTYPE html><html><head><title>Widget Functions</title></head><body><div class=nosearch><div
+class="tagline desktoponly">NOISE Small. Fast. Reliable.</div><div class="menu mainmenu"><ul><li>NOISE Home</li></ul>
+</div><div class="menu submenu" id="submenu">NOISE About</div><div class="searchmenu" id="searchmenu">NOISE Search
+</div></div><div class=fancy><div class=nosearch><div class="fancy_title">Widget Functions</div><div class="fancy_toc">
+<a>NOISE Table Of Contents</a><div id="toc_sub"><div class="fancy-toc1"><a href="#overview">NOISE 1. Overview</a>
+</div></div></div></div><h1 id="overview"><span>1. </span>Overview</h1><p>Widgets spin.</p><div class=imgcontainer>
+<svg><text>NOISE spin</text><text>NOISE (</text></svg></div><table><tr><th>Name<th>Affinity<tr><td>INT<td>INTEGER
+</table><h2 id="spin"><span>1.1. </span>Spin</h2><div class="codeblock"><pre>SELECT spin(1);
+SELECT spin(2);</pre></div><p align="center"><small><i>This page last modified on <a href="x" id="mtimelink">NOISE
+2022</a></i></small></p></div></body></html>"""
+
+
+def test_sqlite_documentation_pages_are_read_with_their_headings_tables_and_code():
+    """SQLite's pages went through trafilatura, which read 170 of sqlite3-doc's 183 without a heading, ran code and
+    table rows onto one line and dropped lists (records/bench/docs-sqlite): read whole as a generator's page, without
+    the menu bar, the table of contents, the syntax diagrams and the "last modified" line."""
+    doc = extract("widgets.html", SQLITE.encode())
+    assert doc.title == "Widget Functions" and "NOISE" not in doc.text
+    assert _section_of(doc, "SELECT spin(1)") == ("1. Overview", "1.1. Spin")
+    assert "Name | Affinity\nINT | INTEGER" in doc.text and "SELECT spin(1);\nSELECT spin(2);" in doc.text
+    _spans_index_text(doc)
+
+
 MKDOCS_RTD = f"""<!DOCTYPE html><html><head><title>Options - widgets</title><script>var mkdocs_page_name = "Options";
 var mkdocs_page_input_path = "options.md";</script></head><body class="wy-body-for-nav"><div class="wy-grid-for-nav">
 <nav class="wy-nav-side">{_SITE_NAV}</nav><section class="wy-nav-content-wrap"><div class="wy-nav-content"><div
