@@ -249,6 +249,13 @@ def test_asked_alone_the_passages_compete_at_the_low_weight_then_the_chosen_one_
     ("--prune\n\nRemove stale references.", "git-fetch > --prune", "--prune", False),  # a name: may be the answer
     ("Digest Authentication\n\nDigest Authentication is supported.", "Auth > Digest Authentication",
      "Digest Authentication is", False),  # the same words in the text under it
+    # a heading's section number is no name's dot (SQLite's, DocBook's, Texinfo's numbered headings)
+    ("2.2. DEFERRED and EXCLUSIVE\n\nThe default is DEFERRED.", "SQL > 2.2. DEFERRED and EXCLUSIVE",
+     "2.2. DEFERRED and", True),
+    ("3. Activating WAL\n\nRun it.", "WAL > 3. Activating WAL", "3.", True),  # the number alone
+    ("3. Activating WAL\n\nRun it.", "WAL > 3. Activating WAL", "Activating", True),
+    ("A.1. os.path\n\nPaths.", "Library > A.1. os.path", "os.path", False),  # a name after the number
+    ("A Widget Story\n\nIt spins.", "Tales > A Widget Story", "A Widget", True),  # an article, not a number
 ])
 def test_in_heading_says_whether_a_span_is_a_heading_of_words(text, title, span, heading):
     from function.model.reader import in_heading

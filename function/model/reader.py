@@ -103,6 +103,8 @@ _BARE = re.compile(r"[`'\"]*\.?(.*?)(?:\(\))?[`'\"]*$", re.S)  # a name as writt
 _TITLE_SEP = " > "  # function.ingest.split: "Document > Heading > Subheading"
 # what a name or a command has and a heading's words do not: brackets, dots, underscores, slashes, a prompt, an
 # option's dash, camelCase (and ``in_heading``: a heading's first word that does not start with a capital)
+# a heading's section number as generators write it: "2.2. ", "19.4.1. ", "A.1. ", "A. ", "3 " (``in_heading``)
+_SECTION_NUMBER = re.compile(r"(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*\.)[ \t]+")
 _NAME_LIKE = re.compile(r"[()\[\]{}<>_./\\=`:$]|(?:^|\s)-+\w|[a-z][A-Z]")
 
 
@@ -312,19 +314,28 @@ def in_heading(text: str, title: str | None, start: int, end: int) -> bool:
     section is about, the question's subject, seldom its answer ("Timeouts" for "Which parameter tells Requests to
     stop waiting ...?"), while a name or a command in a heading may be what a question asks for: "os.path",
     "--prune", "ST_Buffer", "python -m pip install requests", and a first word not capitalised as a heading's words
-    are ("os" of "os — Miscellaneous operating system interfaces", gitattributes' "text" and "eol")."""
-    span = text[start:end]
-    if not title or not span or _NAME_LIKE.search(span):
+    are ("os" of "os — Miscellaneous operating system interfaces", gitattributes' "text" and "eol"). A heading's
+    section number ("2.2. DEFERRED, IMMEDIATE, and EXCLUSIVE transactions") is no name's dot: it is left out where
+    the span is judged, and a span of the number alone is a heading's."""
+    if not title or start >= end:
         return False
     a = text.rfind("\n\n", 0, start)
     a = 0 if a < 0 else a + 2
+    while a < start and text[a].isspace():
+        a += 1
+    number = _SECTION_NUMBER.match(text, a)  # "2.2. " of "2.2. DEFERRED, ...": the heading's number
+    words = text[max(start, number.end()) if number else start:end]  # the span without it
+    if _NAME_LIKE.search(words):
+        return False
     z = text.find("\n\n", end)
     z = len(text) if z < 0 else z
     block = text[a:z].strip()
     if not block or "\n" in block or not any(block == part.strip() for part in title.split(_TITLE_SEP)):
         return False
-    first = block.split(None, 1)[0]
-    return not (span == first and not first[0].isupper())  # "os" of "os — ...", gitattributes' "text"
+    if not words:  # the number alone
+        return True
+    first = block[number.end() - a if number else 0:].split(None, 1)[0]
+    return not (words == first and not first[0].isupper())  # "os" of "os — ...", gitattributes' "text"
 
 
 def _bare(text: str, start: int, end: int) -> tuple[int, int]:
