@@ -1013,6 +1013,9 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
     ("<meta http-equiv='refresh' content='0;URL=\"../new/widgets/\"'><title>Redirecting</title></head><body><script>"
      + "var widgets_spin_at_100_turns_a_minute = 1;" * 20 + "</script><a href='../new/widgets/'>Redirecting...</a>",
      "redirect"),
+    # a refresh naming its page without "url=", as HTML allows (SQLite's sqlite.html, sent on to cli.html)
+    ('<meta http-equiv="refresh" content="0; ./cli.html"></head><body>Redirect to <a href="./cli.html">./cli.html</a>',
+     "redirect"),
     # a theme's template left among a built site's pages (pydata-sphinx-theme's _static/webpack-macros.html)
     ('<!-- these macros are generated --></head><body>{% macro head_pre_icons() %}<link rel="stylesheet" href="{{ '
      'pathto(\'_static/all.min.css\', 1) }}">{% endmacro %}\n{# fonts #}{% macro head_pre_fonts() %}{% endmacro %}',

@@ -395,6 +395,9 @@ _REDIRECT_TEXT = 200
 _SCRIPT_REDIRECT = re.compile(r"\blocation(?:\.href)?\s*=[^=]|\blocation\.(?:replace|assign)\s*\(")
 
 
+_REFRESH_URL = re.compile(r"\s*\d+(?:\.\d*)?\s*[;,]\s*['\"]?([^'\"\s][^'\"]*)")
+
+
 def _redirect(root) -> str | None:
     """Where the page sends its reader, where that is all it does: a ``<meta http-equiv="refresh">`` naming a URL and
     no more body text than a line pointing there (``_REDIRECT_TEXT``). Texinfo writes one for every anchor and old
@@ -408,7 +411,8 @@ def _redirect(root) -> str | None:
     for meta in root.iter("meta"):
         if (meta.get("http-equiv") or "").strip().lower() != "refresh":
             continue
-        url = re.search(r"url\s*=\s*['\"]?([^'\"]+)", meta.get("content") or "", re.I)
+        content = meta.get("content") or ""  # "0; url=page.html", or as HTML allows, "0; page.html" (SQLite's)
+        url = re.search(r"url\s*=\s*['\"]?([^'\"]+)", content, re.I) or _REFRESH_URL.match(content)
         body = root.find("body")
         text = "" if body is None else " ".join(
             " ".join(body.xpath(".//text()[not(ancestor::script) and not(ancestor::style)]")).split())
