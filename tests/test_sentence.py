@@ -595,6 +595,13 @@ def test_a_definition_or_a_default_the_question_asks_for_is_lifted(text, first, 
     ("The width is 10.", "What is the default width?", "10", False),
     ("a default\n10 pixels", "What is the default width?", "10 pixels", False),  # another line
     ("width=10", "What is the default height?", "10", False),  # not a word of the question
+    # a "Default:" label cell, the value in the next after the entry's name at most (Apache httpd's directive tables)
+    ("Default: | LimitRequestBody 1073741824", "What is the default LimitRequestBody?", "1073741824", True),
+    ("Default: | LimitRequestBody 1073741824", "What is the default LimitRequestBody?", "LimitRequestBody 1073741824",
+     True),
+    ("Default | Off", "Is it on or off by default?", "Off", True),
+    ("Compatibility: | the default value was 0", "What is the default limit?", "0", False),  # no longer the default
+    ("Default: | Listen 80 443", "What is the default Listen?", "443", False),  # two words past the cell
 ])
 def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, question, span, stated):
     from function.model.sentence import asks_default, states_default

@@ -161,8 +161,11 @@ def introduces(text: str, subject: str, start: int) -> bool:
 _ASKS_DEFAULT = re.compile(r"\bdefaults?\b", re.IGNORECASE)
 # "the default line width is | 0.5bp", "defaults to | 90 days", "(default is | ...", "Default: | ...", "(def: | 2MB",
 # "(by default, | /usr/share/...": the words just before a span, on its line
+# ... or a "Default:" label cell, the value in the next, after the entry's own name at most ("Default: |
+# LimitRequestBody 1073741824": Apache httpd's directive tables)
 _DEFAULT_SAID = re.compile(r"(?:\bdefaults?\b[^\n]{0,40}?(?:\s(?:is|are|to|of)\s+|\s*[:=]\s*)|\bdef:\s*"
-                           r"|\bby\s+default,\s*)['\"`(\[]?$", re.IGNORECASE)
+                           r"|\bby\s+default,\s*|\bdefault(?:\s+value)?\s*:?\s*\|\s*(?:[A-Za-z_][\w.-]*\s+)?)"
+                           r"['\"`(\[]?$", re.IGNORECASE)
 
 
 def asks_default(question: str) -> bool:
