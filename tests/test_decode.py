@@ -452,6 +452,23 @@ def test_edges_shape_an_answer_as_documentation_writes_it(text, span, answer):
     assert text[a:z] == answer
 
 
+@pytest.mark.parametrize("question, span, answer", [
+    ("Which option gives doxygen the path to hhc.exe?", "HHC_LOCATION configuration", "HHC_LOCATION"),
+    ("What error is raised for a wrong type?", "SQLITE_CONSTRAINT_DATATYPE error", "SQLITE_CONSTRAINT_DATATYPE"),
+    ("Which attribute holds the wrapped function?", "__original__ attribute", "__original__"),
+    ("Which object keeps cookies?", "Session object", "Session object"),  # not a name's shape: as it is
+    ("Which fields are required?", "top-level fields", "top-level fields"),
+    ("How do I set the path?", "HHC_LOCATION configuration", "HHC_LOCATION configuration"),  # not a name question
+    ("Which option sets the path?", "HHC_LOCATION to hhc", "HHC_LOCATION to hhc"),  # more than the noun
+    ("Which option sets the path?", "HHC_LOCATION is", "HHC_LOCATION is"),  # not a kind's noun
+])
+def test_without_kind_cuts_a_names_answer_to_the_name(question, span, answer):
+    from function.model.reader import without_kind
+
+    a, z = without_kind(question, span, 0, len(span))
+    assert span[a:z] == answer
+
+
 @settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet="ab_.(),= \n'\"xO1", max_size=40), st.data())
 def test_widening_keeps_the_span_and_its_line(text, data):

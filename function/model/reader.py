@@ -490,19 +490,40 @@ def _unclosed(text: str, start: int, end: int) -> int | None:
     return opens[0] if opens else None
 
 
+# the noun that says what kind of name an answer is, after it ("HHC_LOCATION configuration": ``without_kind``)
+_KIND_NOUN = re.compile(r"(?:options?|flags?|settings?|configurations?|tags?|variables?|parameters?|arguments?|"
+                        r"functions?|methods?|class(?:es)?|errors?|exceptions?|directives?|commands?|fields?|"
+                        r"propert(?:y|ies)|attributes?|modules?|macros?|keywords?|constants?|values?|objects?|files?|"
+                        r"headers?|types?)", re.IGNORECASE)
+
+
+def without_kind(question: str | None, text: str, start: int, end: int) -> tuple[int, int]:
+    """For a question that asks for a name (``NAME_QUESTION``, not "How do I ...?"), an answer of a name and the noun
+    of its kind is the name: "HHC_LOCATION configuration" -> "HHC_LOCATION", "SQLITE_CONSTRAINT_DATATYPE error" ->
+    "SQLITE_CONSTRAINT_DATATYPE"; the noun is the question's word, not the answer. Only where the first word looks
+    like a name (``_NAME_LIKE``): "Session object" and "top-level fields" stay as they are."""
+    if question is None or not NAME_QUESTION.search(question) or HOW_QUESTION.search(question):
+        return start, end
+    words = text[start:end].split()
+    if len(words) != 2 or not _KIND_NOUN.fullmatch(words[1]) or not _NAME_LIKE.search(words[0]):
+        return start, end
+    return start, start + len(words[0])
+
+
 def shape(text: str, start: int, end: int, question: str | None = None) -> tuple[int, int]:
     """A span's characters as an answer: no white space at either end (``trim``), ended with its line
     (``line_end``), a name or a shell command whole (``whole_name``, ``command_line``), a term without its
     description (``term_of_entry``), for a question about a file or directory, the path (``path_in_answer``), for a
-    question how to do something, a call or an assignment whole (``whole_call``), and its
+    question how to do something, a call or an assignment whole (``whole_call``), its
     edges as written (``edges``: no article before a lone code name, no full stop after several words, no unpaired
-    quote); ``start == end`` where nothing is left."""
+    quote), and for a question that asks for a name, no noun of its kind after it (``without_kind``); ``start == end``
+    where nothing is left."""
     start, end = trim(text, start, end)
     start, end = trim(text, start, line_end(text, start, end))
     if start < end:
         start, end = command_line(text, *whole_name(text, start, end))
         start, end = path_in_answer(question, text, start, term_of_entry(text, start, end))
-        start, end = edges(text, *whole_call(question, text, start, end))
+        start, end = without_kind(question, text, *edges(text, *whole_call(question, text, start, end)))
     return start, end
 
 
