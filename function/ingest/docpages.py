@@ -1,6 +1,6 @@
 """HTML pages made by documentation generators (Sphinx, docutils, DocBook XSL, AsciiDoc, Texinfo, rustdoc, javadoc,
-Doxygen, pdoc, pdoc3, Haddock, TypeDoc, gi-docgen, Erlang/OTP's erl_docgen, and the static sites of MkDocs (Material
-and readthedocs themes), VitePress, Docusaurus and Starlight), read from their markup.
+Doxygen, pdoc, pdoc3, Haddock, TypeDoc, gi-docgen, Erlang/OTP's erl_docgen, Apache httpd's and SQLite's own, and the
+static sites of MkDocs (Material and readthedocs themes), VitePress, Docusaurus and Starlight), read from their markup.
 
 trafilatura (``extract._html``) finds the main text of any web page by scoring its blocks, which is what a
 blog post or a news article needs; on generated documentation it loses what matters most there. Measured
