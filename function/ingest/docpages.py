@@ -395,6 +395,7 @@ _REDIRECT_TEXT = 200
 _SCRIPT_REDIRECT = re.compile(r"\blocation(?:\.href)?\s*=[^=]|\blocation\.(?:replace|assign)\s*\(")
 
 
+# a refresh's URL written without "url=", as HTML allows: "0; ./cli.html" (``_redirect``)
 _REFRESH_URL = re.compile(r"\s*\d+(?:\.\d*)?\s*[;,]\s*['\"]?([^'\"\s][^'\"]*)")
 
 

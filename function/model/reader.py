@@ -101,10 +101,10 @@ NAME_QUESTION = re.compile(
     r"|^\s*what\s+does\s+.+\s+return\b|" + _HOW, re.IGNORECASE)
 _BARE = re.compile(r"[`'\"]*\.?(.*?)(?:\(\))?[`'\"]*$", re.S)  # a name as written: `.opts()` is opts
 _TITLE_SEP = " > "  # function.ingest.split: "Document > Heading > Subheading"
-# what a name or a command has and a heading's words do not: brackets, dots, underscores, slashes, a prompt, an
-# option's dash, camelCase (and ``in_heading``: a heading's first word that does not start with a capital)
 # a heading's section number as generators write it: "2.2. ", "19.4.1. ", "A.1. ", "A. ", "3 " (``in_heading``)
 _SECTION_NUMBER = re.compile(r"(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*\.)[ \t]+")
+# what a name or a command has and a heading's words do not: brackets, dots, underscores, slashes, a prompt, an
+# option's dash, camelCase (and ``in_heading``: a heading's first word that does not start with a capital)
 _NAME_LIKE = re.compile(r"[()\[\]{}<>_./\\=`:$]|(?:^|\s)-+\w|[a-z][A-Z]")
 
 
