@@ -502,10 +502,10 @@ def without_kind(question: str | None, text: str, start: int, end: int) -> tuple
     of its kind is the name: "HHC_LOCATION configuration" -> "HHC_LOCATION", "SQLITE_CONSTRAINT_DATATYPE error" ->
     "SQLITE_CONSTRAINT_DATATYPE"; the noun is the question's word, not the answer. Only where the first word looks
     like a name (``_NAME_LIKE``): "Session object" and "top-level fields" stay as they are."""
-    if question is None or not NAME_QUESTION.search(question) or HOW_QUESTION.search(question):
-        return start, end
-    words = text[start:end].split()
+    words = text[start:end].split()  # most spans are not a name and a noun: the question is read only for those
     if len(words) != 2 or not _KIND_NOUN.fullmatch(words[1]) or not _NAME_LIKE.search(words[0]):
+        return start, end
+    if question is None or not NAME_QUESTION.search(question) or HOW_QUESTION.search(question):
         return start, end
     return start, start + len(words[0])
 
@@ -655,14 +655,15 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
                                   and not (alternatives and sentence.is_offered(t[a.start:a.end], alternatives)))
     if titles is not None:
         bonus -= HEADING * each(lambda t, a: in_heading(t, titles[a.passage], a.start, a.end))
-    if marks is not None and any(m is not None and len(m) for m in marks) and NAME_QUESTION.search(question):
+    asks_name = NAME_QUESTION.search(question) is not None
+    if marks is not None and any(m is not None and len(m) for m in marks) and asks_name:
         bonus += CODE * each(lambda t, a: is_code(t, marks[a.passage], a.start, a.end))
     if OPTION_QUESTION.search(question):
         bonus += OPTION * each(lambda t, a: is_option(t[a.start:a.end]))
-    if (PARAMETER and PARAMETER_QUESTION.search(question) and NAME_QUESTION.search(question)
+    if (PARAMETER and asks_name and PARAMETER_QUESTION.search(question)
             and not TYPE_QUESTION.search(question) and not sentence.asks_default(question)):
         bonus += PARAMETER * each(lambda t, a: is_parameter(t, a.start, a.end))
-    if TYPE and NAME_QUESTION.search(question) and not TYPE_QUESTION.search(question):
+    if TYPE and asks_name and not TYPE_QUESTION.search(question):
         bonus -= TYPE * each(lambda t, a: in_type_position(t, a.start, a.end))
     if DEFAULT and sentence.asks_default(question):
         entry_read = any(sentence.names_entry(texts[p], question) for p in {a.passage for a in found})
