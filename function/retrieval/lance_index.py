@@ -61,6 +61,7 @@ since matches no filter on them (the log says so once).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import threading
 import time
 from collections.abc import Iterable
@@ -145,6 +146,19 @@ def index_rows(passages) -> list[IndexRow]:
     return [IndexRow(p.id, p.doc_id, " ".join(terms(p.title) + terms(p.text)), getattr(p, "source", ""),
                      tuple(getattr(p, "tags", ()))) for p in passages]
 
+
+
+TABLE_THERE = "the table is there already"
+
+
+@contextlib.contextmanager
+def _first_version_only(version: int):
+    """The commit lock of a table's creation: only its first version may be written (``LanceIndex._create``)."""
+    from lance.commit import CommitConflictError
+
+    if version != 1:
+        raise CommitConflictError(f"{TABLE_THERE} (creation would commit version {version})", retryable=False)
+    yield
 
 class LanceIndex(Searcher):
     def __init__(self, uri: str, timeout_s: float = 3.0, refresh_s: float = 10.0,
@@ -470,19 +484,23 @@ class LanceIndex(Searcher):
         return sum("terms" in index.get("fields", []) for index in self._open().list_indices())
 
     def _create(self):
-        """The table, created empty if it is not there. Rows never go in with the creation: two writers that
-        create it at the same moment may both write its first version, and only one survives (seen on a
-        local folder), which loses nothing while both are empty; rows then go in as transactions."""
+        """The table, created empty if it is not there. Lance's creation is an ``Overwrite`` that checks whether
+        the table exists only before it writes: a creator that loses a race would commit its empty table *over*
+        the winner's, with every row written since, as the next version (lance-format/lance#4451; it lost
+        parallel ingestion tasks' rows: records/bench/lance-writers-race). So the creation commits with
+        ``_first_version_only``, which refuses any version but the first: a late creator fails and opens the table
+        that is there. Two creators of version 1 at the same moment may both write it, and one survives, which
+        loses nothing: it is empty, and rows go in later, as transactions."""
         import lance
 
         try:
-            ds = lance.write_dataset(self._table([]), self.uri, schema=self._schema(), mode="create",
-                                     storage_options=self.storage_options)
+            lance.write_dataset(self._table([]), self.uri, schema=self._schema(), mode="create",
+                                storage_options=self.storage_options, commit_lock=_first_version_only)
         except (OSError, ValueError) as e:
-            if "exist" not in str(e).lower():
+            if "exist" not in str(e).lower() and TABLE_THERE not in str(e):
                 raise
-        else:
-            self._retrying("index", lambda: self._create_index(ds))
+        else:  # opened again: the dataset write_dataset returns commits with its lock
+            self._retrying("index", lambda: self._create_index(self._open()))
         return self._open()
 
     def _create_index(self, ds, columns: list[str] | None = None) -> None:
