@@ -487,7 +487,7 @@ class LanceIndex(Searcher):
         """The table, created empty if it is not there. Lance's creation is an ``Overwrite`` that checks whether
         the table exists only before it writes: a creator that loses a race would commit its empty table *over*
         the winner's, with every row written since, as the next version (lance-format/lance#4451; it lost
-        parallel ingestion tasks' rows: records/bench/lance-writers-race). So the creation commits with
+        parallel ingestion tasks' rows: docs/retrieval.md). So the creation commits with
         ``_first_version_only``, which refuses any version but the first: a late creator fails and opens the table
         that is there. Two creators of version 1 at the same moment may both write it, and one survives, which
         loses nothing: it is empty, and rows go in later, as transactions."""
