@@ -568,6 +568,9 @@ def test_introduces_says_whether_the_text_defines_the_subject_right_before_a_spa
     # the reader prefers "pairs" (6 + 5.5), the next entry's value, to "view" (5 + 5); one sentence holds both
     ("keys()\nReturns: view\n\nitems()\nReturns: pairs", "view", "pairs", [5.0, 6.0], [5.0, 5.5],
      "What does keys() return?", "view", "Which value does it give?", "pairs"),
+    # a default asked as the value when none is given (postgisref-006's passage): "10" is stated as the default
+    ("The width 12 is allowed. If omitted, the width defaults to 10 here.", "10", "12", [5.0, 6.0], [5.0, 5.5],
+     "Which width does it use if I don't pass one?", "10", "Which width is allowed?", "12"),
 ])
 def test_a_definition_or_a_default_the_question_asks_for_is_lifted(text, first, second, starts, ends, question, lifted,
                                                                     other_question, other):
@@ -608,6 +611,25 @@ def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, qu
 
     assert asks_default(question)
     assert states_default(text, question, text.rindex(span)) is stated
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("What is the default line width?", True),
+    ("What page size does a ReportLab canvas use if I don't pass pagesize?", True),
+    ("What mode does git reset use when no mode is given?", True),
+    ("What resampling algorithm does ST_Resample use when I don't specify one?", True),
+    ("If I declare a column as geography(POINT) without an SRID, which SRID does it use?", True),
+    ("What are path variables initialized to when declared without a value?", True),
+    ("What is postgis.gdal_enabled_drivers set to out of the box?", True),
+    ("Which separator is used if omitted?", True),
+    ("Which command adds members to a group without an error?", False),  # not a value left out
+    ("How do I pass a page size?", False),
+    ("Which SRID does ST_Transform use?", False),
+])
+def test_asks_default_reads_a_value_left_out_as_a_default(question, asks):
+    from function.model.sentence import asks_default
+
+    assert asks_default(question) is asks
 
 
 @pytest.mark.parametrize("question, alternatives", [

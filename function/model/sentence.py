@@ -168,9 +168,23 @@ _DEFAULT_SAID = re.compile(r"(?:\bdefaults?\b[^\n]{0,40}?(?:\s(?:is|are|to|of)\s
                            r"['\"`(\[]?$", re.IGNORECASE)
 
 
+# what a question that asks for a default without the word says instead: the value when it is not given ("... if I
+# don't pass pagesize?", "... when no mode is given?", "... declared without a value?", "... without an SRID, which
+# SRID ...?", "... set to out of the box?", "... if omitted?"); not "without an error"
+_ASKS_UNSET = re.compile(
+    r"\bout\s+of\s+the\s+box\b|\b(?:if|when)\s+omitted\b"
+    r"|\b(?:if|when|unless)\s+(?:i|you|we|one|it|they)\s+(?:do\s*n[o']t|does\s*n[o']t|never|did\s*n[o']t)\s+"
+    r"(?:specify|pass|give|set|provide|supply|choose|configure|say|name)\b"
+    r"|\b(?:if|when)\s+(?:it\s+is\s+|they\s+are\s+)?(?:not|none\s+is|nothing\s+is|no\s+[\w-]+\s+is)\s+"
+    r"(?:specified|given|set|passed|provided|supplied)\b"
+    r"|\bwithout\s+(?:specifying|passing|setting|giving|providing|supplying|any\s+"
+    r"|an?\s+(?!errors?\b|warnings?\b|exceptions?\b|problems?\b|issues?\b|crash|failures?\b))", re.IGNORECASE)
+
+
 def asks_default(question: str) -> bool:
-    """Whether a question asks for a default ("What is the default line width?", "Which ... by default?")."""
-    return _ASKS_DEFAULT.search(question) is not None
+    """Whether a question asks for a default ("What is the default line width?", "Which ... by default?"), or for the
+    value when none is given, which is one ("What page size does it use if I don't pass pagesize?": ``_ASKS_UNSET``)."""
+    return _ASKS_DEFAULT.search(question) is not None or _ASKS_UNSET.search(question) is not None
 
 
 @functools.lru_cache(maxsize=64)
