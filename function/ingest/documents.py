@@ -38,8 +38,10 @@ from function.store.ids import chunk_passage_id
 # written as elements of their own kept everywhere, a bundler's license notice left out; 10: a definition term's
 # classifier after " : " (numpydoc's "name : type"), pydata-sphinx-theme's previous / next links left out; 11: that
 # term's name (numpydoc's parameter, return value, attribute) marked as inline code; 12: blocks read on one line (a
-# list item's, a table cell's, a term's) a space apart; 13: sphinx-gallery's thumbnails left out.
-VERSION = "13"
+# list item's, a table cell's, a term's) a space apart; 13: sphinx-gallery's thumbnails left out; 14: Apache httpd's
+# manual and SQLite's documentation read from their markup, docutils' "Contents" box left out, a refresh without "url="
+# a redirect, gtk-doc's listings without their line numbers.
+VERSION = "14"
 
 
 @dataclass(frozen=True)
