@@ -153,6 +153,22 @@ def test_sections_too_small_to_stand_alone_join_the_next(tokenizer):
     assert chunks[0].title == "Guide > Usage"
 
 
+
+def test_an_entrys_last_subsection_does_not_run_on_into_the_next_entry(tokenizer):
+    """gtk-doc gives each function's "Parameters" and "Returns" sections of their own under its heading: a small one
+    ending an entry is a passage of its own, titled with its function, not the start of the next function's passage
+    (records/bench/docs-entry-tail); subsections of one entry still go together."""
+    rng = random.Random(5)
+    body = "\n\n".join(_paragraph(rng, 3) for _ in range(4))
+    doc = extract("ref.md", f"# Ref\n\n## f_one ()\n\n{body}\n\n### Parameters\n\nwidget: a widget\n\n"
+                            f"### Returns\n\nTRUE if it spun.\n\n## f_two ()\n\n{body}".encode())
+    chunks = split(doc, tokenizer, 100, 20)
+    _check(doc, chunks, tokenizer, 100)
+    tail = [c for c in chunks if "TRUE if it spun." in c.text]
+    assert len(tail) == 1 and "f_two" not in tail[0].text and tail[0].title.startswith("Ref > f_one ()")
+    assert "widget: a widget" in tail[0].text  # the entry's two subsections together
+    assert [c for c in chunks if c.text.startswith("f_two ()")]
+
 def test_an_empty_document_has_no_passages(tokenizer):
     assert split(Document("Empty", "", [], "text"), tokenizer, 100, 10) == []
     doc = Document("X", "word", [Section((), 0, 4)], "text")

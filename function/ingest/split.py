@@ -103,7 +103,8 @@ def split(doc: Document, tokenizer, max_tokens: int, overlap_tokens: int, doc_ti
         units = _units(doc, tokenizer, budget - overlap_tokens, budget, language)
         if not units:
             return []
-        spans = _pack(doc.text, units, budget, overlap_tokens, _entries(doc.spans, units))
+        spans = _pack(doc.text, units, budget, overlap_tokens, _entries(doc.spans, units),
+                      [sec.heading for sec in doc.sections])
         encoded = tokenizer.encode_many([doc.text[s:e] for s, e, _ in spans])
         excess = max(len(e.ids) for e in encoded) - max_tokens
         if excess <= 0:
@@ -275,14 +276,27 @@ def _entries(spans: list[Span], units: list[_Unit]) -> tuple[dict[int, list[int]
     return starts, ends
 
 
+def _leaves(headings: list[tuple[str, ...]] | None, current: int, new: int) -> bool:
+    """Whether section ``new`` lies outside the parent of section ``current``: after a function's "Returns"
+    subsection (gtk-doc's "Functions > g_list_free () > Returns"), the next function ("Functions > g_list_free_full
+    ()"), not another subsection of the same function or a section beside ``current`` under the same parent."""
+    if headings is None:
+        return False
+    here, there = headings[current], headings[new]
+    return len(here) >= 2 and there[:len(here) - 1] != here[:-1]
+
+
 def _pack(text: str, units: list[_Unit], budget: int, overlap: int,
-          entries: tuple[dict[int, list[int]], set[int]] = ({}, set())) -> list[tuple[int, int, int]]:
+          entries: tuple[dict[int, list[int]], set[int]] = ({}, set()),
+          headings: list[tuple[str, ...]] | None = None) -> list[tuple[int, int, int]]:
     """(start, end, section) spans: greedy packing of units, cut at a paragraph boundary where one is late enough.
 
-    A new section starts a new passage unless the current one is under a quarter full; the passage's section
-    (for its title) is the one holding most of its tokens. ``entries`` (``_entries``) gives the length
-    of each entry by its first unit: a passage ends before an entry that fits in a passage but not in what is
-    left of this one, if it is a quarter full or ends with an entry, and the next one starts there without overlap.
+    A new section starts a new passage unless the current one is under a quarter full and the new section is still
+    under the current one's parent (``_leaves``, with the sections' ``headings``): a small subsection that ends an
+    entry (its "Parameters", its "Returns") is not run on into the next entry's passage, under that entry's title.
+    The passage's section (for its title) is the one holding most of its tokens. ``entries`` (``_entries``) gives
+    the length of each entry by its first unit: a passage ends before an entry that fits in a passage but not in what
+    is left of this one, if it is a quarter full or ends with an entry, and the next one starts there without overlap.
     """
     starts, ends = entries
     spans: list[tuple[int, int, int]] = []
@@ -297,7 +311,8 @@ def _pack(text: str, units: list[_Unit], budget: int, overlap: int,
         at_entry = False
         while j < n:
             u = units[j]
-            if j > i and u.section != units[j - 1].section and used >= small:
+            if j > i and u.section != units[j - 1].section and (
+                    used >= small or _leaves(headings, units[j - 1].section, u.section)):
                 break
             fits = [t for t in starts.get(j, ()) if t <= budget]
             if j > i and fits and used + max(fits) > budget and (used >= small or j in ends):
