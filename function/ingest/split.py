@@ -6,7 +6,8 @@ unit that fits: whole paragraphs, else whole sentences, else (one sentence longe
 it cut where a word starts. Consecutive passages of a section overlap by about ``overlap_tokens``: whole
 sentences from the end of the previous passage, or, when its last sentence is too long for that, its last
 words. Passages never cross a heading section boundary unless the section before is too small to stand
-alone (a heading with a line under it), and each one's title is "Document title > Heading > Subheading".
+alone (a heading with a line under it) and the next one is still under its parent (an entry's last "Returns"
+subsection is not run on into the next entry), and each one's title is "Document title > Heading > Subheading".
 
 Documentation's structure (``Document.spans``) is kept too: a code block's lines are units of their own,
 never cut into sentences, so a passage only ends between lines (unless one line is longer than a passage);

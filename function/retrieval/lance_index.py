@@ -147,8 +147,7 @@ def index_rows(passages) -> list[IndexRow]:
                      tuple(getattr(p, "tags", ()))) for p in passages]
 
 
-
-TABLE_THERE = "the table is there already"
+TABLE_THERE = "the table is there already"  # what a late creation fails with (``_first_version_only``)
 
 
 @contextlib.contextmanager
@@ -159,6 +158,7 @@ def _first_version_only(version: int):
     if version != 1:
         raise CommitConflictError(f"{TABLE_THERE} (creation would commit version {version})", retryable=False)
     yield
+
 
 class LanceIndex(Searcher):
     def __init__(self, uri: str, timeout_s: float = 3.0, refresh_s: float = 10.0,
