@@ -461,6 +461,10 @@ def test_edges_shape_an_answer_as_documentation_writes_it(text, span, answer):
     ("How do I set the path?", "HHC_LOCATION configuration", "HHC_LOCATION configuration"),  # not a name question
     ("Which option sets the path?", "HHC_LOCATION to hhc", "HHC_LOCATION to hhc"),  # more than the noun
     ("Which option sets the path?", "HHC_LOCATION is", "HHC_LOCATION is"),  # not a kind's noun
+    ("Which operator do I use for a KNN search?", "The <-> operator", "<->"),  # an article before it goes too
+    ("Which RewriteRule flag keeps the query string?", "the [QSA] flag", "[QSA]"),
+    ("Which class keeps cookies?", "the Session object", "the Session object"),  # not a name's shape
+    ("Which flag?", "theory x_y flag", "theory x_y flag"),  # a word, not an article
 ])
 def test_without_kind_cuts_a_names_answer_to_the_name(question, span, answer):
     from function.model.reader import without_kind

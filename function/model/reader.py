@@ -494,20 +494,26 @@ def _unclosed(text: str, start: int, end: int) -> int | None:
 _KIND_NOUN = re.compile(r"(?:options?|flags?|settings?|configurations?|tags?|variables?|parameters?|arguments?|"
                         r"functions?|methods?|class(?:es)?|errors?|exceptions?|directives?|commands?|fields?|"
                         r"propert(?:y|ies)|attributes?|modules?|macros?|keywords?|constants?|values?|objects?|files?|"
-                        r"headers?|types?)", re.IGNORECASE)
+                        r"headers?|types?|operators?)", re.IGNORECASE)
+_ARTICLE = re.compile(r"(?:the|an?)\s+", re.IGNORECASE)
 
 
 def without_kind(question: str | None, text: str, start: int, end: int) -> tuple[int, int]:
     """For a question that asks for a name (``NAME_QUESTION``, not "How do I ...?"), an answer of a name and the noun
     of its kind is the name: "HHC_LOCATION configuration" -> "HHC_LOCATION", "SQLITE_CONSTRAINT_DATATYPE error" ->
     "SQLITE_CONSTRAINT_DATATYPE"; the noun is the question's word, not the answer. Only where the first word looks
-    like a name (``_NAME_LIKE``): "Session object" and "top-level fields" stay as they are."""
+    like a name (``_NAME_LIKE``): "Session object" and "top-level fields" stay as they are. An article before them
+    goes too: "The <-> operator" -> "<->"."""
     words = text[start:end].split()  # most spans are not a name and a noun: the question is read only for those
+    lead = _ARTICLE.match(text, start, end) if len(words) == 3 else None
+    if lead is not None:
+        words = words[1:]
     if len(words) != 2 or not _KIND_NOUN.fullmatch(words[1]) or not _NAME_LIKE.search(words[0]):
         return start, end
     if question is None or not NAME_QUESTION.search(question) or HOW_QUESTION.search(question):
         return start, end
-    return start, start + len(words[0])
+    first = start if lead is None else lead.end()
+    return first, first + len(words[0])
 
 
 def shape(text: str, start: int, end: int, question: str | None = None) -> tuple[int, int]:
