@@ -99,13 +99,13 @@ def split(doc: Document, tokenizer, max_tokens: int, overlap_tokens: int, doc_ti
     overlap_tokens = max(0, min(overlap_tokens, max_tokens // 2))
     title = doc_title or doc.title
     titles = [_title(title, s.heading, doc.title) for s in doc.sections]
+    headings = [s.heading for s in doc.sections]
     budget = max_tokens
     for _ in range(8):
         units = _units(doc, tokenizer, budget - overlap_tokens, budget, language)
         if not units:
             return []
-        spans = _pack(doc.text, units, budget, overlap_tokens, _entries(doc.spans, units),
-                      [sec.heading for sec in doc.sections])
+        spans = _pack(doc.text, units, budget, overlap_tokens, _entries(doc.spans, units), headings)
         encoded = tokenizer.encode_many([doc.text[s:e] for s, e, _ in spans])
         excess = max(len(e.ids) for e in encoded) - max_tokens
         if excess <= 0:

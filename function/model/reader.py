@@ -430,7 +430,8 @@ def whole_code(text: str, marks: np.ndarray | None, start: int, end: int) -> tup
     return start, end
 
 
-_ARTICLE_BEFORE_CODE = re.compile(r"(?:the|an?)\s+(?=[-.$/~`]|\S*(?:_|\(\)))", re.IGNORECASE)
+_ARTICLE_WORD = r"(?:the|an?)\s+"  # an article and the space after it (``edges``, ``without_kind``)
+_ARTICLE_BEFORE_CODE = re.compile(_ARTICLE_WORD + r"(?=[-.$/~`]|\S*(?:_|\(\)))", re.IGNORECASE)
 _ABBREVIATION = re.compile(r"(?:\b[A-Z]|\b[A-Z][A-Za-z]{0,2}|\.\.)\.$")
 
 
@@ -495,7 +496,7 @@ _KIND_NOUN = re.compile(r"(?:options?|flags?|settings?|configurations?|tags?|var
                         r"functions?|methods?|class(?:es)?|errors?|exceptions?|directives?|commands?|fields?|"
                         r"propert(?:y|ies)|attributes?|modules?|macros?|keywords?|constants?|values?|objects?|files?|"
                         r"headers?|types?|operators?)", re.IGNORECASE)
-_ARTICLE = re.compile(r"(?:the|an?)\s+", re.IGNORECASE)
+_ARTICLE = re.compile(_ARTICLE_WORD, re.IGNORECASE)
 
 
 def without_kind(question: str | None, text: str, start: int, end: int) -> tuple[int, int]:

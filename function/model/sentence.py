@@ -181,6 +181,7 @@ _ASKS_UNSET = re.compile(
     r"|an?\s+(?!errors?\b|warnings?\b|exceptions?\b|problems?\b|issues?\b|crash|failures?\b))", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=64)
 def asks_default(question: str) -> bool:
     """Whether a question asks for a default ("What is the default line width?", "Which ... by default?"), or for the
     value when none is given, which is one ("What page size does it use if I don't pass pagesize?": ``_ASKS_UNSET``)."""
