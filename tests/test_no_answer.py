@@ -475,6 +475,10 @@ def test_the_names_a_question_gives_are_identifiers_and_capitalised_words_after_
     assert question_names("Which function returns the current working directory?") == []
     assert question_names("How do I sign my commits? What is GPG?") == ["GPG"]
     assert question_names("Normans ruled which duchy?") == []
+    # a question's "e.g." or "i.e." is no name (no passage need hold it), where a name holding one still is
+    assert question_names("How do I switch off CSRF for one view, e.g. a webhook?") == ["CSRF"]
+    assert question_names("Which flag sets the level, i.e. how much is logged?") == []
+    assert question_names("What does numpy.e.g_func return?") == ["numpy.e.g_func"]
 
 
 def test_a_name_the_passages_read_do_not_hold_lowers_the_threshold_where_the_cosine_moves_it():

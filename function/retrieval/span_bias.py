@@ -54,7 +54,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from function.retrieval.terms import terms
+from function.retrieval.terms import terms, without_abbreviations
 
 BM25_WEIGHT = 8.0
 NULL_WEIGHT = 0.5
@@ -85,9 +85,10 @@ _NOT_NAMES = frozenset({"I", "A", "An", "The", "In", "On", "If", "Is", "Does", "
 
 def question_names(question: str) -> list[str]:
     """The names a question gives (``_NAME``'s tokens that have a capital after their first letter, a digit, or one
-    of ``_ . : # +``, and capitalised words other than its first; question words excluded), in order."""
+    of ``_ . : # +``, and capitalised words other than its first; question words excluded), in order. "e.g." and
+    "i.e." are not names (``terms.without_abbreviations``): no passage need hold them."""
     found = []
-    for i, token in enumerate(_NAME.findall(question)):
+    for i, token in enumerate(_NAME.findall(without_abbreviations(question))):
         if token in _NOT_NAMES:
             continue
         if (any(c.isupper() for c in token[1:]) or any(c.isdigit() or c in "_.:#+" for c in token)

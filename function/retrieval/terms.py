@@ -67,10 +67,15 @@ def terms(text: str) -> list[str]:
     return [w for w in _WORD.findall(_fold(text)) if _is_term(w)]
 
 
+def without_abbreviations(question: str) -> str:
+    """The question with its Latin abbreviations "e.g." and "i.e." blanked out (see the module docstring)."""
+    return _ABBREVIATION.sub(" ", question)
+
+
 def query_terms(question: str) -> list[str]:
     """Distinct terms of a question, in the order they first appear, at most ``MAX_QUERY_TERMS``; the question's
-    "e.g." and "i.e." are not searched for (see the module docstring)."""
-    return list(dict.fromkeys(terms(_ABBREVIATION.sub(" ", question))))[:MAX_QUERY_TERMS]
+    "e.g." and "i.e." are not searched for (``without_abbreviations``)."""
+    return list(dict.fromkeys(terms(without_abbreviations(question))))[:MAX_QUERY_TERMS]
 
 
 def located_terms(text: str) -> list[tuple[str, int, int]]:
