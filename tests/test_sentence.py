@@ -622,6 +622,18 @@ def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, qu
     ("What are path variables initialized to when declared without a value?", True),
     ("What is postgis.gdal_enabled_drivers set to out of the box?", True),
     ("Which separator is used if omitted?", True),
+    # a negated verb later in the clause, a name that is not set, "no" and two words, neither/nor, left out, an option
+    ("What syslog facility does slon use if I turn on syslog and don't set one?", True),
+    ("Which postgres user does the slon connect as if DBUSER isn't set?", True),
+    ("What HTTP method does axios use when method is not set?", True),
+    ("What delay does pam_faildelay use when no delay= argument is given?", True),
+    ("What does program.parse() use when no arguments are passed to it?", True),
+    ("Which editor does Git fall back to when neither VISUAL nor EDITOR is set?", True),
+    ("If I leave out CONNRETRY in STORE PATH, how many seconds does slon wait?", True),
+    ("Is a generated column VIRTUAL or STORED when I leave that keyword off?", True),
+    ("Which kind of tags does git describe consider when run without --all or --tags?", True),
+    ("What happens if I set it twice, and don't restart?", False),  # the clause ends before the negated verb
+    ("When is the cache not set up?", False),
     ("Which command adds members to a group without an error?", False),  # not a value left out
     ("How do I pass a page size?", False),
     ("Which SRID does ST_Transform use?", False),

@@ -169,15 +169,21 @@ _DEFAULT_SAID = re.compile(r"(?:\bdefaults?\b[^\n]{0,40}?(?:\s(?:is|are|to|of)\s
 
 
 # what a question that asks for a default without the word says instead: the value when it is not given ("... if I
-# don't pass pagesize?", "... when no mode is given?", "... declared without a value?", "... without an SRID, which
-# SRID ...?", "... set to out of the box?", "... if omitted?"); not "without an error"
+# don't pass pagesize?", "... if I turn on syslog and don't set one?", "... when no mode is given?", "... when no
+# delay= argument is given?", "... if DBUSER isn't set?", "... when neither VISUAL nor EDITOR is set?", "... if I leave
+# out CONNRETRY?", "... when run without --all?", "... declared without a value?", "... without an SRID, which SRID
+# ...?", "... set to out of the box?", "... if omitted?"); not "without an error"
+_UNSET_VERB = r"(?:specify|pass|give|set|provide|supply|choose|configure|say|name|write|include|add|enter|define)"
 _ASKS_UNSET = re.compile(
     r"\bout\s+of\s+the\s+box\b|\b(?:if|when)\s+omitted\b"
-    r"|\b(?:if|when|unless)\s+(?:i|you|we|one|it|they)\s+(?:do\s*n[o']t|does\s*n[o']t|never|did\s*n[o']t)\s+"
-    r"(?:specify|pass|give|set|provide|supply|choose|configure|say|name)\b"
-    r"|\b(?:if|when)\s+(?:it\s+is\s+|they\s+are\s+)?(?:not|none\s+is|nothing\s+is|no\s+[\w-]+\s+is)\s+"
+    rf"|\b(?:if|when|unless)\b[^?,;.]{{0,40}}?\b(?:do\s*n[o']t|does\s*n[o']t|never|did\s*n[o']t)\s+{_UNSET_VERB}\b"
+    r"|\b(?:if|when|unless)\s+(?:[\w.$-]+\s+){0,3}?(?:is|are)\s*(?:n[o']t|never)\s+"
+    r"(?:specified|given|set|passed|provided|supplied|defined|configured)\b"
+    r"|\b(?:if|when)\s+(?:it\s+is\s+|they\s+are\s+)?(?:not|none\s+is|nothing\s+is|no\s+(?:[\w=-]+\s+){1,2}(?:is|are))\s+"
     r"(?:specified|given|set|passed|provided|supplied)\b"
-    r"|\bwithout\s+(?:specifying|passing|setting|giving|providing|supplying|any\s+"
+    r"|\bneither\b[^?]{0,40}\bnor\b[^?]{0,40}\b(?:is|are)\s+(?:set|given|specified|passed|provided|supplied)\b"
+    r"|\blea(?:ve|ving)\s+(?:[\w.$-]+\s+){0,3}?(?:out|off)\b"
+    r"|\bwithout\s+(?:specifying|passing|setting|giving|providing|supplying|any\s+|--?[A-Za-z]"
     r"|an?\s+(?!errors?\b|warnings?\b|exceptions?\b|problems?\b|issues?\b|crash|failures?\b))", re.IGNORECASE)
 
 
