@@ -125,6 +125,17 @@ def test_markdown_structure_becomes_sections_and_readable_text():
     _spans_index_text(doc)
 
 
+def test_a_github_alert_reads_as_an_admonition_its_label_leading_its_text():
+    """README's "> [!NOTE]" boxes (GitHub alerts) read as other generators' admonitions do: "Note: ...", not the
+    marker as words; the label alone on its paragraph leads the quote's next one."""
+    source = (b"# Conf\n\n> [!NOTE]\n> This is not a database.\n\n> [!WARNING]\n>\n> Keys are case-sensitive.\n\n"
+              b"> A plain quote [!TIP] stays.\n\nA [!NOTE] outside a quote stays.\n")
+    doc = extract("readme.md", source)
+    assert doc.text == ("Conf\n\nNote: This is not a database.\n\nWarning: Keys are case-sensitive.\n\n"
+                        "A plain quote [!TIP] stays.\n\nA [!NOTE] outside a quote stays.")
+    _spans_index_text(doc)
+
+
 def test_markdown_front_matter_is_metadata_not_text():
     doc = extract("post.md", b"---\nlayout: post\ntitle: \"Bridges of York\"\n---\n\nThe Ouse has nine bridges.\n")
     assert doc.title == "Bridges of York" and doc.text == "The Ouse has nine bridges."

@@ -41,8 +41,8 @@ from function.store.ids import chunk_passage_id
 # list item's, a table cell's, a term's) a space apart; 13: sphinx-gallery's thumbnails left out; 14: Apache httpd's
 # manual and SQLite's documentation read from their markup, docutils' "Contents" box left out, a refresh without "url="
 # a redirect, gtk-doc's listings without their line numbers; 15: an entry's last subsection not run on into the next
-# entry's passage.
-VERSION = "15"
+# entry's passage; 16: GitHub's alerts ("> [!NOTE]") read as admonitions ("Note: ...").
+VERSION = "16"
 
 
 @dataclass(frozen=True)

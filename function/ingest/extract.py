@@ -519,6 +519,9 @@ def _notebook(name: str, text: str) -> str:
 # YAML front matter (Jekyll, Hugo, MkDocs): metadata, not text; CommonMark would read it as a heading.
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _FRONT_TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.M)
+# GitHub's alerts: a block quote whose first line is "[!NOTE]" (or TIP, IMPORTANT, WARNING, CAUTION), shown as a
+# labelled box; read as the other generators' admonitions are, its label leading its text ("Note: ...")
+_GITHUB_ALERT = re.compile(r"\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*\n?[ \t]*")
 
 
 def _markdown(name: str, source: str) -> Document:
@@ -543,9 +546,12 @@ def _markdown(name: str, source: str) -> Document:
     rows: list[list[str]] = []
     terms: list[str] = []  # the terms of the definition being read
     heading_level = 0
+    quotes = 0  # open block quotes
     for i, tok in enumerate(tokens):
         t = tok.type
-        if t == "heading_open":
+        if t in ("blockquote_open", "blockquote_close"):
+            quotes += 1 if t == "blockquote_open" else -1
+        elif t == "heading_open":
             heading_level = int(tok.tag[1:])
         elif t == "heading_close":
             heading_level = 0
@@ -586,6 +592,11 @@ def _markdown(name: str, source: str) -> Document:
             rows = []
         elif t == "inline":  # a paragraph, in a list item or not
             text = _inline_text(tok)
+            if quotes and not lists and (alert := _GITHUB_ALERT.match(text)):
+                out.lead(alert.group(1).capitalize())
+                text = text[alert.end():]
+                if not text:  # the label alone: it leads the quote's next paragraph
+                    continue
             if lists:
                 if item_prefix:
                     item_lines.append(item_prefix + text.replace("\n", " "))
