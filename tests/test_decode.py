@@ -445,6 +445,12 @@ def test_with_a_passage_bias_scores_are_a_softmax_over_every_candidate_span():
     ("in the interval [0,360) or 0", "interval [0,360)", "interval [0,360)"),  # an interval: left as it is
     ("see (the next\nline)", "see (the next", "see (the next"),  # not past the line
     ("a (" + "b " * 30 + ")", "a (b", "a (b"),  # nor more than WIDEST_CLOSE past the answer
+    ("write the token @NAMESPACE@ there", "NAMESPACE@", "@NAMESPACE@"),  # a placeholder's sigil left unpaired
+    ("write the token @NAMESPACE@ there", "@NAMESPACE", "@NAMESPACE@"),
+    ("set %APPDATA% first", "APPDATA%", "%APPDATA%"),
+    ("write the token @NAMESPACE@ there", "NAMESPACE", "NAMESPACE"),  # no sigil in the answer: left as it is
+    ("mail a@b@c.d", "b@", "b@"),  # a sigil after a letter is no placeholder's: "a@b" stays
+    ("the %D format", "%D", "%D"),  # one sigil, nothing after it
 ])
 def test_edges_shape_an_answer_as_documentation_writes_it(text, span, answer):
     start = text.index(span)

@@ -435,11 +435,33 @@ _ARTICLE_BEFORE_CODE = re.compile(_ARTICLE_WORD + r"(?=[-.$/~`]|\S*(?:_|\(\)))",
 _ABBREVIATION = re.compile(r"(?:\b[A-Z]|\b[A-Z][A-Za-z]{0,2}|\.\.)\.$")
 
 
+_PLACEHOLDER_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def _placeholder(text: str, start: int, end: int) -> tuple[int, int]:
+    """A placeholder written between two like sigils whole where the span leaves one of them out ("NAMESPACE@" ->
+    "@NAMESPACE@", "%APPDATA" -> "%APPDATA%"): the model's tokenizer splits the sigils off the name. The pair stands
+    apart from the words around it ("a@b@c" is no placeholder)."""
+    def apart(i: int) -> bool:
+        return not (0 <= i < len(text) and (text[i].isalnum() or text[i] == "_"))
+
+    span = text[start:end]
+    for sigil in "@%":
+        if (span.endswith(sigil) and not span.startswith(sigil) and start > 0 and text[start - 1] == sigil
+                and apart(start - 2) and apart(end) and _PLACEHOLDER_NAME.fullmatch(span[:-1])):
+            return start - 1, end
+        if (span.startswith(sigil) and not span.endswith(sigil) and end < len(text) and text[end] == sigil
+                and apart(start - 1) and apart(end + 1) and _PLACEHOLDER_NAME.fullmatch(span[1:])):
+            return start, end + 1
+    return start, end
+
+
 def edges(text: str, start: int, end: int) -> tuple[int, int]:
     """An answer's edges as written: no article before the one name, written as code, an option or a path, that
     follows it ("the -f" -> "-f"), no full stop ending an answer of several words unless it ends an abbreviation or
     an ellipsis ("... field." -> "... field"), a double quote left unpaired takes in the one beside it
-    ('-" character' -> '"-" character'), and a round bracket it opens takes in its ")" where that comes on the same
+    ('-" character' -> '"-" character'), as does a placeholder's sigil ("NAMESPACE@" -> "@NAMESPACE@":
+    ``_placeholder``), and a round bracket it opens takes in its ")" where that comes on the same
     line within ``WIDEST_CLOSE`` characters ("points (1/72 of an inch" -> "points (1/72 of an inch)"). Kept on the
     documentation benchmark's dev part by its "EM as written" (docs/documents.md); SQuAD's normalisation drops
     articles and punctuation, so its EM and F1 read these answers as before."""
@@ -455,6 +477,7 @@ def edges(text: str, start: int, end: int) -> tuple[int, int]:
         elif end < len(text) and text[end] == '"':
             end += 1
     start, end = _single_quoted(text, start, end)
+    start, end = _placeholder(text, start, end)
     opened = _unclosed(text, start, end)
     if opened is not None:  # "points (1/72 of an inch" takes in its ")"
         end = _bracket_end(text, opened, min(len(text), end + WIDEST_CLOSE), end)
