@@ -703,6 +703,10 @@ _PARAMETERS = ("health_check_timeout (integer)\nSpecifies the timeout. Default v
      "Which item does SortedList.pop remove by default?", "none", -1),  # a dotted name's last part, signatures
     ("max_pool (integer)\nOptions\nDefault is 4.", "What is the default max_pool?", "4", 1),  # a plain word: no head
     ("path\n\nDefault: path.resolve(process.cwd())\n", "What is the default path?", "path.resolve", 1),  # its own line
+    # the question writes the entry's name as the words its "_" joins
+    (_PARAMETERS, "What is the default health check period?", "0", 1),
+    (_PARAMETERS, "What is the default health check period?", "20", -1),
+    (_PARAMETERS, "What is the default check period?", "20", 1),  # not every word named: no entry asked about
 ])
 def test_default_owner_says_whether_a_stated_default_is_the_entry_s_the_question_names(text, question, span, owner):
     from function.model.sentence import default_owner, names_entry

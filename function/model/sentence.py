@@ -262,6 +262,15 @@ def _question_names(question: str) -> frozenset[str]:
     return frozenset(_name_part(n) for n in _QUESTION_NAME.findall(question))
 
 
+def _named(name: str, names: frozenset[str]) -> bool:
+    """Whether the question names an entry's head ``name``: as written, or as the words its "_" or "-" join
+    ("syslog facility" names ``syslog_facility``, "max connections" ``max_connections``)."""
+    if name in names:
+        return True
+    parts = [p for p in re.split(r"[_-]+", name) if p]
+    return len(parts) > 1 and all(p in names for p in parts)
+
+
 @functools.lru_cache(maxsize=64)
 def _heads(text: str) -> tuple[tuple[int, str, bool], ...]:
     """The head lines of ``text``'s entries in order: (where the line starts, its name as compared, whether it is a
@@ -275,7 +284,7 @@ def _heads(text: str) -> tuple[tuple[int, str, bool], ...]:
 def names_entry(text: str, question: str) -> bool:
     """Whether a head line of ``text`` names a word of the question: the entry asked about is there."""
     names = _question_names(question)
-    return any(name in names for _, name, _ in _heads(text))
+    return any(_named(name, names) for _, name, _ in _heads(text))
 
 
 def default_owner(text: str, question: str, start: int, entry_read: bool) -> int:
@@ -291,9 +300,9 @@ def default_owner(text: str, question: str, start: int, entry_read: bool) -> int
     for at, name, code in _heads(text):
         if at >= start:
             break
-        if name in names or code:
+        if _named(name, names) or code:
             last = name
-    return -1 if last is not None and last not in names else 1
+    return -1 if last is not None and not _named(last, names) else 1
 
 
 # "What does/do/should/may/will/can X return ...?": X holds the name whose return value is asked (``returned``)
