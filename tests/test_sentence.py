@@ -757,6 +757,11 @@ _ENTRIES = "keys()\nReturn new keys view of the dict.\n\nReturns:\nnew keys view
     ("lower | Converts to lowercase.\nlen | Returns the byte length", "len", "the byte length", True),  # a table row
     ("len | Returns the byte length", "count", "the byte length", False),  # another name's row
     ("If the key is there then return its value.", "setdefault", "its value", False),  # a verb in prose
+    ("parse(text, debug=False)\nParses the input string and returns a Query object.", "parse", "a Query", True),
+    ("split(text)\nSplit the text and return a list of words.", "split", "a list", True),
+    ("split(text)\nSplit the text and return a list of words.", "join", "a list", False),  # another name's entry
+    # "and return" in prose with no signature heading the entry: whose it is is not said
+    (": ctime (t)\nConvert a value returned from time to local time and return a string.", "time", "a string", False),
 ])
 def test_states_return_says_whether_the_text_gives_a_span_as_the_name_s_return_value(text, name, span, stated):
     from function.model.sentence import states_return

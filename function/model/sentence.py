@@ -313,9 +313,12 @@ _CODE_NAME = re.compile(DOTTED_NAME + r"(?:\(|\b)")
 _CODE_LIKE = re.compile(r"[_.(]|[a-z][A-Z]")
 _NAMED_BY = re.compile(r"([A-Za-z_$][\w$]*)\s+(?:method|function|call|command|macro)\b", re.IGNORECASE)
 # the words just before a span that say it is what is returned, on its line: a signature's "→ str", "Return(s) ..." at
-# the start of a line, a sentence or a table cell, "it returns ...", "The functions returns ...", "Return value: ..."
+# the start of a line, a sentence or a table cell, "it returns ...", "The functions returns ...", "Return value: ...",
+# "Parses the input string and returns ...", "Split the text and return ..." (``prose``: only where a signature line
+# heads the entry, a verb in prose elsewhere: "Convert a value returned from time ... and return a string" is ctime's)
 _RETURN_SAID = re.compile(r"(?:(?:^|[.:;|]\s+|\s[-\u2013\u2014]\s+)Returns?:?\s+"
                           r"|(?i:\b(?:it|this|which|that|functions?|methods?)\s+returns\s+)"
+                          r"|(?P<prose>(?i:\band\s+returns?\s+))"
                           r"|(?:\u2192|->)\s*|(?i:\breturn\s+(?:value|type)\s*(?:is\s+|:\s*)))['\"`(\[]?$")
 _RETURNS_HEADING = re.compile(r"^[ \t]*(?:Returns?|Return\s+(?:type|value)s?)[ \t]*:?[ \t]*$", re.IGNORECASE)
 # numpydoc's named return value, "scores : ndarray of float": a name, " : ", its type
@@ -383,13 +386,16 @@ def states_return(text: str, name: str, start: int, title: str | None = None) ->
     not, the passage's ``title`` ends with it (a one-function page's Returns section, far from the signature)."""
     line = text.rfind("\n", 0, start) + 1
     before = text[max(line, start - 80):start]
-    if not _RETURN_SAID.search(before):
+    said = _RETURN_SAID.search(before)
+    if not said:
         if before.strip() or line == 0 or not _under_returns(text, line):
             return False
     window = text[max(0, start - ENTRY_BACK):start]
     signatures = list(_SIGNATURE_LINE.finditer(window))
     if signatures:
         return _last_part(signatures[-1].group("name")) == name.lower()
+    if said and said.group("prose"):  # "... and returns X" with no signature to say whose entry it is
+        return False
     near = text[max(0, start - NAME_BACK):start]
     if re.search(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])", near, re.IGNORECASE) is not None:
         return True
