@@ -613,6 +613,27 @@ def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, qu
     assert states_default(text, question, text.rindex(span)) is stated
 
 
+_OPTIONS_TABLE = ("Options\nCommand | Description | Defaults\n-p | Port to use | 8080\n"
+                  "-c | Set cache time (in seconds), e.g. -c10 | 3600\nEnd.")
+
+
+@pytest.mark.parametrize("text, span, stated", [
+    (_OPTIONS_TABLE, "3600", True),  # first in a cell under "Defaults"
+    (_OPTIONS_TABLE, "8080", True),
+    (_OPTIONS_TABLE, "Set cache", False),  # under "Description"
+    (_OPTIONS_TABLE, "-c ", False),  # the row's first cell
+    (_OPTIONS_TABLE, "Defaults", False),  # the header itself
+    ("-p | Port to use | 8080\n-c | Cache | 3600", "3600", False),  # rows with no header above them
+    ("Option | Default value | Description\nlimit | 5 | How many\n", "5", True),
+    ("Option | Default value | Description\nlimit | 5 | How many\n", "How many", False),
+    ("Option | Type | Default\nlimit | number | 5 or 10", "10", False),  # not at its cell's start
+])
+def test_a_value_first_in_a_cell_under_a_default_header_is_stated_as_a_default(text, span, stated):
+    from function.model.sentence import states_default
+
+    assert states_default(text, "What is the default?", text.index(span)) is stated
+
+
 @pytest.mark.parametrize("question, asks", [
     ("What is the default line width?", True),
     ("What page size does a ReportLab canvas use if I don't pass pagesize?", True),

@@ -205,12 +205,39 @@ def _assigned(question: str) -> re.Pattern | None:
 
 def states_default(text: str, question: str, start: int) -> bool:
     """Whether ``text`` says, on the line of what starts at ``start`` and just before it, that it is a default
-    (``_DEFAULT_SAID``), or assigns it to a word of the question as a signature does ("lazy: bool = False")."""
+    (``_DEFAULT_SAID``), or assigns it to a word of the question as a signature does ("lazy: bool = False"), or puts
+    it first in a table cell under a "Default" header (``in_default_column``)."""
     before = text[max(text.rfind("\n", 0, start) + 1, start - 80):start]
     if _DEFAULT_SAID.search(before):
         return True
     assigned = _assigned(question)
-    return assigned is not None and assigned.search(before) is not None
+    return (assigned is not None and assigned.search(before) is not None) or in_default_column(text, start)
+
+
+_CELL = " | "  # between a table row's cells, as ingestion writes them
+_DEFAULT_HEADER = re.compile(r"(?:default|default\s+value)s?", re.IGNORECASE)
+
+
+def in_default_column(text: str, start: int) -> bool:
+    """Whether what starts at ``start`` opens a table cell whose column's header says "Default(s)" ("Command |
+    Description | Defaults" above "-c | Set cache time ... | 3600"): the header is the first of the rows (lines holding
+    ``_CELL``) that run up to the span's own, with as many cells as it."""
+    line = text.rfind("\n", 0, start) + 1
+    before = text[line:start]
+    cut = before.rfind(_CELL)
+    if cut < 0 or before[cut + len(_CELL):].strip():  # not in a later cell, or not at its start
+        return False
+    end = text.find("\n", start)
+    cells = text[line:end if end >= 0 else len(text)].count(_CELL)
+    column = before.count(_CELL)
+    header = None
+    while line > 0:  # up the table's rows
+        above = text.rfind("\n", 0, line - 1) + 1
+        row = text[above:line - 1]
+        if row.count(_CELL) != cells:
+            break
+        header, line = row, above
+    return header is not None and bool(_DEFAULT_HEADER.fullmatch(header.split(_CELL)[column].strip()))
 
 
 # "on or off", "inclusive or exclusive"; "by value or by reference": the alternatives a question offers (``offered``)
