@@ -627,6 +627,7 @@ _OPTIONS_TABLE = ("Options\nCommand | Description | Defaults\n-p | Port to use |
     ("Option | Default value | Description\nlimit | 5 | How many\n", "5", True),
     ("Option | Default value | Description\nlimit | 5 | How many\n", "How many", False),
     ("Option | Type | Default\nlimit | number | 5 or 10", "10", False),  # not at its cell's start
+    ("Flag | Description | Default\n-s | Quiet |\n-c | Cache time | 3600", "3600", True),  # a row's empty last cell
 ])
 def test_a_value_first_in_a_cell_under_a_default_header_is_stated_as_a_default(text, span, stated):
     from function.model.sentence import states_default

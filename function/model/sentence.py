@@ -215,29 +215,30 @@ def states_default(text: str, question: str, start: int) -> bool:
 
 
 _CELL = " | "  # between a table row's cells, as ingestion writes them
+_CELLS = re.compile(r" \|(?= |$)")  # ... and before an empty last cell, which ends the line with " |"
 _DEFAULT_HEADER = re.compile(r"(?:default|default\s+value)s?", re.IGNORECASE)
 
 
 def in_default_column(text: str, start: int) -> bool:
     """Whether what starts at ``start`` opens a table cell whose column's header says "Default(s)" ("Command |
     Description | Defaults" above "-c | Set cache time ... | 3600"): the header is the first of the rows (lines holding
-    ``_CELL``) that run up to the span's own, with as many cells as it."""
+    ``_CELL``) that run up to the span's own, with as many cells as it (an empty last cell counted: "-s | Quiet |")."""
     line = text.rfind("\n", 0, start) + 1
     before = text[line:start]
     cut = before.rfind(_CELL)
     if cut < 0 or before[cut + len(_CELL):].strip():  # not in a later cell, or not at its start
         return False
     end = text.find("\n", start)
-    cells = text[line:end if end >= 0 else len(text)].count(_CELL)
-    column = before.count(_CELL)
+    cells = len(_CELLS.findall(text[line:end if end >= 0 else len(text)]))
+    column = len(_CELLS.findall(before))
     header = None
     while line > 0:  # up the table's rows
         above = text.rfind("\n", 0, line - 1) + 1
         row = text[above:line - 1]
-        if row.count(_CELL) != cells:
+        if len(_CELLS.findall(row)) != cells:
             break
         header, line = row, above
-    return header is not None and bool(_DEFAULT_HEADER.fullmatch(header.split(_CELL)[column].strip()))
+    return header is not None and bool(_DEFAULT_HEADER.fullmatch(_CELLS.split(header)[column].strip()))
 
 
 # "on or off", "inclusive or exclusive"; "by value or by reference": the alternatives a question offers (``offered``)
