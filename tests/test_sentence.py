@@ -119,6 +119,13 @@ def test_the_question_lifts_the_span_whose_sentence_says_what_it_asks():
     ("Which parameter enables the logging collector?", "logging_collector", False),  # an identifier spelt in words
     ("Which Components method adds a security scheme?", "security_scheme", False),
     ("Which pam_exec option uses PAM_EXEC?", "pam_exec", True),  # the question writes it itself
+    # a dotted name whose last part the question writes as a call: the question's subject, qualified
+    ("Which writer() argument makes indexing use several CPUs?", "whoosh.index.Index.writer", True),
+    ("Which writer() argument makes indexing use several CPUs?", "whoosh.index.Index.writer()", True),
+    ("Which writer() argument makes indexing use several CPUs?", "procs", False),
+    ("What does os.getcwd() return?", "os.getcwd", True),
+    ("What does QueryParser.parse() return?", "whoosh.query.Query", False),  # another name
+    ("Which writer argument makes indexing use several CPUs?", "whoosh.index.Index.writer", False),  # in prose
 ])
 def test_echoes_says_whether_an_answer_is_the_question_s_own_words(question, answer, echo):
     assert echoes(question, answer) is echo

@@ -110,8 +110,14 @@ def echoes(question: str, answer: str) -> bool:
     "DEBUG" for "debug namespaces") is not, nor an identifier the question spells in words ("logging_collector" for
     "Which parameter enables the logging collector?"; "pam_exec" for "Which pam_exec option ...?" is). A dotted name
     whose last part is a class named in the question is the question's subject, qualified ("apispec.core.APISpec"
-    for "Which APISpec method ...?"); an attribute named after the question's word is not ("r.encoding" for "the
-    encoding used ...")."""
+    for "Which APISpec method ...?"), as is one whose last part the question writes as a call
+    ("whoosh.index.Index.writer" for "Which writer() argument ...?"); an attribute named after the question's word
+    is not ("r.encoding" for "the encoding used ...")."""
+    called = _called(question)
+    if called:
+        last = _LAST_PART.fullmatch(answer.strip())
+        if last and last.group(1) in called:
+            return True
     dotted = _DOTTED.fullmatch(answer.strip())
     if dotted:
         answer = dotted.group(1)
@@ -122,6 +128,16 @@ def echoes(question: str, answer: str) -> bool:
     if not words or words not in spaced:  # most candidates: no pattern to build
         return False
     return re.search(r"(?<!\w)" + re.escape(words) + r"(?!\w)", spaced) is not None
+
+
+_CALL = re.compile(r"(?<![\w.])(?:[A-Za-z_$][\w$]*\.)*([A-Za-z_$][\w$]*)\(\)")  # "writer()", "os.getcwd()"
+_LAST_PART = re.compile(r"[\w$]+(?:\.[\w$]+)*\.([A-Za-z_$][\w$]*)(?:\(\))?")  # a dotted name's last part
+
+
+@functools.lru_cache(maxsize=64)
+def _called(question: str) -> frozenset[str]:
+    """The names a question writes as calls ("writer" for "Which writer() argument ...?")."""
+    return frozenset(_CALL.findall(question))
 
 
 @functools.lru_cache(maxsize=64)
