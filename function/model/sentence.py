@@ -130,14 +130,14 @@ def echoes(question: str, answer: str) -> bool:
     return re.search(r"(?<!\w)" + re.escape(words) + r"(?!\w)", spaced) is not None
 
 
-_CALL = re.compile(r"(?<![\w.])(?:[A-Za-z_$][\w$]*\.)*([A-Za-z_$][\w$]*)\(\)")  # "writer()", "os.getcwd()"
 _LAST_PART = re.compile(r"[\w$]+(?:\.[\w$]+)*\.([A-Za-z_$][\w$]*)(?:\(\))?")  # a dotted name's last part
 
 
 @functools.lru_cache(maxsize=64)
 def _called(question: str) -> frozenset[str]:
-    """The names a question writes as calls ("writer" for "Which writer() argument ...?")."""
-    return frozenset(_CALL.findall(question))
+    """The names a question writes as calls, each's last part ("writer" for "Which writer() argument ...?",
+    "getcwd" for "os.getcwd()")."""
+    return frozenset(name.rsplit(".", 1)[-1] for name in _CALL.findall(question))
 
 
 @functools.lru_cache(maxsize=64)
@@ -230,23 +230,23 @@ def states_default(text: str, question: str, start: int) -> bool:
     return (assigned is not None and assigned.search(before) is not None) or in_default_column(text, start)
 
 
-_CELL = " | "  # between a table row's cells, as ingestion writes them
-_CELLS = re.compile(r" \|(?= |$)")  # ... and before an empty last cell, which ends the line with " |"
+# between a table row's cells as ingestion writes them, " | ", and before an empty last cell, which ends the line " |"
+_CELLS = re.compile(r" \|(?= |$)")
 _DEFAULT_HEADER = re.compile(r"(?:default|default\s+value)s?", re.IGNORECASE)
 
 
 def in_default_column(text: str, start: int) -> bool:
     """Whether what starts at ``start`` opens a table cell whose column's header says "Default(s)" ("Command |
     Description | Defaults" above "-c | Set cache time ... | 3600"): the header is the first of the rows (lines holding
-    ``_CELL``) that run up to the span's own, with as many cells as it (an empty last cell counted: "-s | Quiet |")."""
+    ``_CELLS``) that run up to the span's own, with as many cells as it (an empty last cell counted: "-s | Quiet |")."""
     line = text.rfind("\n", 0, start) + 1
     before = text[line:start]
-    cut = before.rfind(_CELL)
-    if cut < 0 or before[cut + len(_CELL):].strip():  # not in a later cell, or not at its start
+    seps = list(_CELLS.finditer(before))
+    if not seps or before[seps[-1].end():].strip():  # not in a later cell, or not at its start
         return False
+    column = len(seps)
     end = text.find("\n", start)
     cells = len(_CELLS.findall(text[line:end if end >= 0 else len(text)]))
-    column = len(_CELLS.findall(before))
     header = None
     while line > 0:  # up the table's rows
         above = text.rfind("\n", 0, line - 1) + 1
@@ -311,8 +311,14 @@ def _named(name: str, names: frozenset[str]) -> bool:
     ("syslog facility" names ``syslog_facility``, "max connections" ``max_connections``)."""
     if name in names:
         return True
-    parts = [p for p in re.split(r"[_-]+", name) if p]
+    parts = _joined_words(name)
     return len(parts) > 1 and all(p in names for p in parts)
+
+
+@functools.lru_cache(maxsize=256)
+def _joined_words(name: str) -> tuple[str, ...]:
+    """The words "_" or "-" join in a head's name (``_named``: read for every candidate span of a default question)."""
+    return tuple(p for p in re.split(r"[_-]+", name) if p)
 
 
 @functools.lru_cache(maxsize=64)
@@ -353,6 +359,7 @@ def default_owner(text: str, question: str, start: int, entry_read: bool) -> int
 _RETURN_QUESTION = re.compile(r"^\s*what\s+(?:does|do|did|should|may|might|will|would|can|could|must)\s+(?P<x>.+?)\s+"
                               r"return\b", re.IGNORECASE)
 DOTTED_NAME = r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*"  # a name as code writes it: "canvas.drawInlineImage", "$el"
+_CALL = re.compile(rf"(?<![\w.])({DOTTED_NAME})\(\)")  # a name written as a call: "writer()", "os.getcwd()"
 _CODE_NAME = re.compile(DOTTED_NAME + r"(?:\(|\b)")
 _CODE_LIKE = re.compile(r"[_.(]|[a-z][A-Z]")
 _NAMED_BY = re.compile(r"([A-Za-z_$][\w$]*)\s+(?:method|function|call|command|macro)\b", re.IGNORECASE)
