@@ -59,11 +59,17 @@ def test_the_cost_run_counts_what_each_kind_of_question_costs(tiny_artifact, tmp
     for kind in cost.KINDS:  # the shared tier off: no cache reads or writes, hits cost nothing in Firestore
         assert m["local_miss"][kind]["reads"] == m["miss"][kind]["reads"] - 1 and m["local_miss"][kind]["writes"] == 0
         assert (m["local_hit"][kind]["reads"], m["local_hit"][kind]["writes"]) == (0, 0)
+    # Requests more than QA_CORPUS_CHECK_S apart each read the corpus generation, except a context's (it has none)
+    assert cost.generation_reads(m) == {"context": 0, "passage": 1, "retrieval": 1}
+    for kind in cost.KINDS:
+        assert m["scattered_miss"][kind]["reads"] == m["local_miss"][kind]["reads"] + cost.generation_reads(m)[kind]
     rows = [r for r in result["bill"]["rows"] if "stream" not in r]
     assert len(rows) == len(cost.TIERS) * len(cost.KINDS) * 2 * len(cost.HIT_RATES)
     by = {(r["cache"], r["kind"], r["billed"], r["hit_rate"]): r for r in rows}
-    assert by[("shared", "passage", "alone", 0.8)]["reads"] == pytest.approx(0.2 * 2 + 0.8 * 1)
-    assert by[("local", "passage", "alone", 0.8)]["reads"] == pytest.approx(0.2 * 1)
+    assert by[("shared", "passage", "alone", 0.8)]["reads"] == pytest.approx(0.2 * 2 + 0.8 * 1 + 1)
+    assert by[("local", "passage", "alone", 0.8)]["reads"] == pytest.approx(0.2 * 1 + 1)  # + the generation
+    assert by[("local", "passage", "busy", 0.8)]["reads"] == pytest.approx(0.2 * 1)  # read once a second at most
+    assert by[("local", "context", "alone", 0.0)]["reads"] == 0
     assert "$ per million" in (tmp_path / "cost.md").read_text()
     # The stream: every question a miss (the default, in-process answer cache: no write); what the instance keeps
     # is not read again
@@ -74,13 +80,15 @@ def test_the_cost_run_counts_what_each_kind_of_question_costs(tiny_artifact, tmp
     assert reads["both"] < min(reads["passages"], reads["terms"]) <= max(reads["passages"], reads["terms"]) < reads[
         "none"]
     assert len(stream["none"]["reads_by_window"]) == 1
-    assert by[("local", "retrieval", "alone", 0.0)]["reads"] == m["local_miss"]["retrieval"]["reads"]  # nothing kept
+    assert by[("local", "retrieval", "busy", 0.0)]["reads"] == m["local_miss"]["retrieval"]["reads"]  # nothing kept
     # the corpus in the image: the same questions from a SQLite file, nothing read from Firestore
     for name in (cost.IMAGE, cost.IMAGE_HYBRID):
         assert stream[name]["requests"] == 30 and (stream[name]["reads"], stream[name]["writes"]) == (0, 0)
     streamed = {(r["stream"], r["billed"], r["hit_rate"]): r for r in result["bill"]["rows"] if "stream" in r}
     assert len(streamed) == (len(cost.STREAM_CACHES) + 2) * 2 * len(cost.HIT_RATES)
     assert streamed[("both", "busy", 0.0)]["reads"] == reads["both"]
+    assert streamed[("both", "alone", 0.0)]["reads"] == reads["both"] + 1  # + the generation, billed alone
+    assert streamed[(cost.IMAGE, "alone", 0.0)]["reads"] == 0  # a SQLite file's reads are not billed
     billed = streamed[(cost.IMAGE, "alone", 0.0)]["dollars_per_million"]
     both = streamed[("both", "alone", 0.0)]["dollars_per_million"]
     assert billed["firestore"] == 0 and billed["total"] < both["total"]
