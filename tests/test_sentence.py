@@ -612,6 +612,13 @@ def test_a_definition_or_a_default_the_question_asks_for_is_lifted(text, first, 
     ("Default | Off", "Is it on or off by default?", "Off", True),
     ("Compatibility: | the default value was 0", "What is the default limit?", "0", False),  # no longer the default
     ("Default: | Listen 80 443", "What is the default Listen?", "443", False),  # two words past the cell
+    # numpydoc's "default VALUE" after a comma, a man page's "(default VALUE)"; Sphinx's typographic quotes
+    ("how : {‘left’, ‘inner’}, default ‘inner’", "What is the default value of how?", "inner", True),
+    ("copy : bool, default True", "Does it copy by default?", "True", True),
+    ("-t N  Seconds to wait (default 30).", "How long does it wait by default?", "30", True),
+    ("solver : {‘lbfgs’, ‘saga’}, default=‘lbfgs’", "Which solver by default?", "lbfgs", True),
+    ("savgol_filter(x, mode=‘interp’)", "Which mode does it use by default?", "interp", True),  # a signature
+    ("the default 30 seconds", "How long by default?", "30", False),  # "default" with neither verb nor comma
 ])
 def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, question, span, stated):
     from function.model.sentence import asks_default, states_default
@@ -718,6 +725,9 @@ def test_an_answer_the_question_offers_wins():
     assert best("What does the flag read?") == "0|1"
 
 
+_NUMPYDOC = ("how : {‘left’, ‘inner’}, default ‘inner’\nType of merge.\n\n"
+             "indicator : bool or str, default False\nIf True, adds a column.\n\n"
+             "max_iter : int, default=100\nIterations.\n\nn_neighbors, n_jobs : int, default=5\nNeighbors.\n")
 _PARAMETERS = ("health_check_timeout (integer)\nSpecifies the timeout. Default value is 20 seconds.\n\n"
                "health_check_period (integer)\nSpecifies the interval. Default is 0 seconds: disabled.\n")
 
@@ -736,6 +746,23 @@ _PARAMETERS = ("health_check_timeout (integer)\nSpecifies the timeout. Default v
     (_PARAMETERS, "What is the default health check period?", "0", 1),
     (_PARAMETERS, "What is the default health check period?", "20", -1),
     (_PARAMETERS, "What is the default check period?", "20", 1),  # not every word named: no entry asked about
+    # numpydoc's parameter lines head entries, whatever their names; a name by the start of its parts' words
+    (_NUMPYDOC, "What is the default value of how in DataFrame.merge?", "inner", 1),
+    (_NUMPYDOC, "What is the default value of how in DataFrame.merge?", "False", -1),  # indicator's
+    (_NUMPYDOC, "What is the default indicator?", "inner", -1),
+    (_NUMPYDOC, "What is the default of max iterations?", "100", 1),  # "max_iter"
+    (_NUMPYDOC, "What is the default of max iterations?", "False", -1),
+    (_NUMPYDOC, "How many neighbors by default?", "5", 1),  # "n_neighbors": "n" is too short to ask for
+    (_NUMPYDOC, "How many neighbors by default?", "100", -1),
+    # a doctest's output is no signature; a section's heading ends the entry above it
+    ("pop(index=-1)\nRemove it.\n>>> sl\nSortedList(['a', 'b'])\nindex (int) - index of value (default -1)",
+     "What is the default index of SortedList.pop?", "-1", 1),
+    ("pop(index=-1)\nRemove it.\nSortedList(['a', 'b'])\nindex (int) - index of value (default -1)",
+     "What is the default index of SortedList.pop?", "-1", -1),  # no prompt above: a signature's line
+    ("bw_method : str\nThe method.\n\nweights : array_like\nWeights.\n\nNotes\n\nThe default is Scott's Rule.",
+     "Which bandwidth method does gaussian_kde use by default?", "Scott", 1),
+    ("bw_method : str\nThe method.\n\nweights : array_like\nWeights.\n\nThe default is Scott's Rule.",
+     "Which bandwidth method does gaussian_kde use by default?", "Scott", -1),
 ])
 def test_default_owner_says_whether_a_stated_default_is_the_entry_s_the_question_names(text, question, span, owner):
     from function.model.sentence import default_owner, names_entry
@@ -750,6 +777,14 @@ def test_a_default_of_the_entry_asked_about_wins_over_the_next_entry_s():
     assert best("What is the default health_check_timeout?") == "20"
     assert best("What is the default health_check_period?") == "0"
     assert best("What is the default in seconds?") == "0"  # no entry named: the reader's choice
+
+
+def test_a_numpydoc_default_of_the_parameter_asked_about_wins():
+    """The reader prefers indicator's default (6 + 5.5 against 5 + 5); the question names how, a stop word."""
+    text = "how : str, default inner\nType of merge.\n\nindicator : bool, default False\nAdds a column."
+    best = _first_answer(text, "inner", "False", [5.0, 6.0], [5.0, 5.5])
+    assert best("What is the default value of how in DataFrame.merge?") == "inner"
+    assert best("What is the default value of indicator?") == "False"
 
 
 @pytest.mark.parametrize("question, name", [

@@ -179,9 +179,12 @@ _ASKS_DEFAULT = re.compile(r"\bdefaults?\b", re.IGNORECASE)
 # "(by default, | /usr/share/...": the words just before a span, on its line
 # ... or a "Default:" label cell, the value in the next, after the entry's own name at most ("Default: |
 # LimitRequestBody 1073741824": Apache httpd's directive tables)
+# ... or numpydoc's and man pages' "default" with no verb after a comma or a bracket ("how : {...}, default | 'inner'",
+# "(default | 30)"); a value may open with a quote, typographic ones too (Sphinx's smart quotes: "default=| ‘lbfgs’")
+_OPENING = "['\"`(\\[\u2018\u201c]?$"
 _DEFAULT_SAID = re.compile(r"(?:\bdefaults?\b[^\n]{0,40}?(?:\s(?:is|are|to|of)\s+|\s*[:=]\s*)|\bdef:\s*"
-                           r"|\bby\s+default,\s*|\bdefault(?:\s+value)?\s*:?\s*\|\s*(?:[A-Za-z_][\w.-]*\s+)?)"
-                           r"['\"`(\[]?$", re.IGNORECASE)
+                           r"|\bby\s+default,\s*|\bdefault(?:\s+value)?\s*:?\s*\|\s*(?:[A-Za-z_][\w.-]*\s+)?"
+                           r"|[,(]\s*default\s+)" + _OPENING, re.IGNORECASE)
 
 
 # what a question that asks for a default without the word says instead: the value when it is not given ("... if I
@@ -216,7 +219,8 @@ def _assigned(question: str) -> re.Pattern | None:
     names = [re.escape(t) for t in query_terms(question) if len(t) > 2 and not _ASKS_DEFAULT.fullmatch(t)]
     if not names:
         return None
-    return re.compile(rf"(?<![\w.])(?:{'|'.join(names)})\s*(?::\s*[^=\n]{{1,30}}?)?\s*=\s*['\"`]?$", re.IGNORECASE)
+    return re.compile(rf"(?<![\w.])(?:{'|'.join(names)})\s*(?::\s*[^=\n]{{1,30}}?)?\s*=\s*['\"`\u2018\u201c]?$",
+                      re.IGNORECASE)
 
 
 def states_default(text: str, question: str, start: int) -> bool:
@@ -291,6 +295,9 @@ def is_offered(span: str, alternatives: tuple[str, ...]) -> bool:
 # ("health_check_timeout (integer)", "nofile", "--prune", "user_readenv=0|1")
 _TERM_LINE = re.compile(r"^[ \t]*(?P<name>-{0,2}[A-Za-z_$][\w$.:-]*)(?:[ \t]*\([^()\n]{0,30}\)|=\S{1,30})?[ \t]*$",
                         re.MULTILINE)
+# numpydoc's parameter line: "how : {'left', 'right'}, default 'inner'", "x1, x2 : array_like" (each name heads it)
+_PARAMETER_LINE = re.compile(r"^[ \t]*(?P<names>\*{0,2}[A-Za-z_]\w*(?:,[ \t]*\*{0,2}[A-Za-z_]\w*)*)[ \t]+:[ \t]+\S",
+                             re.MULTILINE)
 _QUESTION_NAME = re.compile(r"-{0,2}[A-Za-z_$][\w$.:-]*")
 _CODE_SHAPED = re.compile(r"[_.$]|::|^-|[a-z][A-Z]")
 
@@ -307,12 +314,14 @@ def _question_names(question: str) -> frozenset[str]:
 
 
 def _named(name: str, names: frozenset[str]) -> bool:
-    """Whether the question names an entry's head ``name``: as written, or as the words its "_" or "-" join
-    ("syslog facility" names ``syslog_facility``, "max connections" ``max_connections``)."""
+    """Whether the question names an entry's head ``name``: as written, or as the words its "_" or "-" join, each of
+    three letters or more the start of a word of the question, shorter ones left out ("syslog facility" names
+    ``syslog_facility``, "max connections" ``max_connections``, "maximum iterations" ``max_iter``, "neighbors"
+    ``n_neighbors``)."""
     if name in names:
         return True
-    parts = _joined_words(name)
-    return len(parts) > 1 and all(p in names for p in parts)
+    parts = [p for p in _joined_words(name) if len(p) >= 3]
+    return len(_joined_words(name)) > 1 and bool(parts) and all(any(w.startswith(p) for w in names) for p in parts)
 
 
 @functools.lru_cache(maxsize=256)
@@ -321,14 +330,21 @@ def _joined_words(name: str) -> tuple[str, ...]:
     return tuple(p for p in re.split(r"[_-]+", name) if p)
 
 
+_DOCTEST = re.compile(r"[ \t]*(?:>>>|\.\.\.)(?:[ \t]|$)")  # a doctest's prompt: the next line is its output
+
+
 @functools.lru_cache(maxsize=64)
 def _heads(text: str) -> tuple[tuple[int, str, bool], ...]:
     """The head lines of ``text``'s entries in order: (where the line starts, its name as compared, whether it is a
-    signature or its name is code-shaped, so that it heads an entry whatever the question)."""
+    signature or its name is code-shaped, so that it heads an entry whatever the question); not a doctest's output
+    ("SortedList(['a', 'b'])" under ">>> sl")."""
     found = [(m.start(), m.group("name"), True) for m in _HEAD_SIGNATURE.finditer(text)]
     found += [(m.start(), m.group("name"), bool(_CODE_SHAPED.search(m.group("name"))))
               for m in _TERM_LINE.finditer(text)]
-    return tuple(sorted((at, _name_part(name), code) for at, name, code in found))
+    found += [(m.start(), name.strip().lstrip("*"), True)
+              for m in _PARAMETER_LINE.finditer(text) for name in m.group("names").split(",")]
+    return tuple(sorted((at, _name_part(name), code) for at, name, code in found
+                        if not (at and _DOCTEST.match(text, text.rfind("\n", 0, at - 1) + 1))))
 
 
 def names_entry(text: str, question: str) -> bool:
@@ -342,7 +358,8 @@ def default_owner(text: str, question: str, start: int, entry_read: bool) -> int
     line before it heads another entry (a signature or a code-shaped name that is not a word of the question) while
     the entry asked about is among the passages read (``entry_read``: ``names_entry`` of one of them), as
     "health_check_period ... Default is 0" for "What is the default health_check_timeout?"; else 1 (the entry asked
-    about, or nothing to tell)."""
+    about, or nothing to tell: a plain line of its own the question does not name, a section's heading such as
+    "Notes", ends the entry above it)."""
     if not entry_read:
         return 1
     names = _question_names(question)
@@ -350,8 +367,8 @@ def default_owner(text: str, question: str, start: int, entry_read: bool) -> int
     for at, name, code in _heads(text):
         if at >= start:
             break
-        if _named(name, names) or code:
-            last = name
+        # a plain line of its own that the question does not name (a section's heading, "Notes") ends the entry above
+        last = name if _named(name, names) or code else None
     return -1 if last is not None and not _named(last, names) else 1
 
 
