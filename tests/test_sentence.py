@@ -619,6 +619,13 @@ def test_a_definition_or_a_default_the_question_asks_for_is_lifted(text, first, 
     ("solver : {‘lbfgs’, ‘saga’}, default=‘lbfgs’", "Which solver by default?", "lbfgs", True),
     ("savgol_filter(x, mode=‘interp’)", "Which mode does it use by default?", "interp", True),  # a signature
     ("the default 30 seconds", "How long by default?", "30", False),  # "default" with neither verb nor comma
+    # a signature's assignment to a name the question gives: a stop word, "_" or camelCase parts; not its interrogative
+    ("DataFrame.join(other, on=None, how='left', lsuffix='')", "What is the default value of how in DataFrame.join?",
+     "left", True),
+    ("iter_content(chunk_size=1, decode_unicode=False)", "What is the default chunk size of iter_content?", "1", True),
+    ("axios(maxRedirects = 21)", "What is the default maximum number of redirects?", "21", True),
+    ("merge(how='inner')", "How does merge join by default?", "inner", False),
+    ("f(timeout=0)", "What is the default of max iterations?", "0", False),
 ])
 def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, question, span, stated):
     from function.model.sentence import asks_default, states_default

@@ -223,15 +223,34 @@ def _assigned(question: str) -> re.Pattern | None:
                       re.IGNORECASE)
 
 
+# a signature's assignment just before a span: "how=| 'left'", "lazy: bool = | False", "maxRedirects = | 21"
+_ASSIGNMENT = re.compile(r"(?<![\w.$])(?P<name>[A-Za-z_$][\w$]*)\s*(?::\s*[^=\n]{1,30}?)?\s*=\s*" + _OPENING)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
 def states_default(text: str, question: str, start: int) -> bool:
     """Whether ``text`` says, on the line of what starts at ``start`` and just before it, that it is a default
-    (``_DEFAULT_SAID``), or assigns it to a word of the question as a signature does ("lazy: bool = False"), or puts
-    it first in a table cell under a "Default" header (``in_default_column``)."""
+    (``_DEFAULT_SAID``), or assigns it as a signature does ("lazy: bool = False") to a word of the question or a name
+    the question gives (``_assigns_named``), or puts it first in a table cell under a "Default" header
+    (``in_default_column``)."""
     before = text[max(text.rfind("\n", 0, start) + 1, start - 80):start]
     if _DEFAULT_SAID.search(before):
         return True
     assigned = _assigned(question)
-    return (assigned is not None and assigned.search(before) is not None) or in_default_column(text, start)
+    return ((assigned is not None and assigned.search(before) is not None) or _assigns_named(before, question)
+            or in_default_column(text, start))
+
+
+def _assigns_named(before: str, question: str) -> bool:
+    """Whether ``before`` ends assigning to a name the question gives (``_named``: "how" for "how='left'", "chunk
+    size" for "chunk_size=", "max redirects" for "maxRedirects ="), stop words included, not its first word (its
+    interrogative: "How ... by default?" names no "how=")."""
+    m = _ASSIGNMENT.search(before)
+    if m is None:
+        return False
+    first = _QUESTION_NAME.match(question.lstrip())
+    names = _question_names(question) - ({first.group(0).casefold()} if first else set())
+    return _named(_CAMEL.sub("_", m.group("name")).casefold(), frozenset(names))
 
 
 # between a table row's cells as ingestion writes them, " | ", and before an empty last cell, which ends the line " |"
