@@ -317,9 +317,10 @@ def stream_rows(measured: dict, vcpus: float, memory_gib: float) -> list[dict]:
     cache (the default tier)."""
     hit, rows = measured["local_hit"]["retrieval"], []
     busy_miss_s, busy_hit_s = (measured[k]["retrieval"]["billed_busy_s"] for k in ("busy_miss", "busy_local_hit"))
+    generation = generation_reads(measured)["retrieval"]
     for name in stream_settings(measured["stream"]):
         miss = measured["stream"][name]
-        g = 0.0 if name in (IMAGE, IMAGE_HYBRID) else generation_reads(measured)["retrieval"]  # SQLite: not billed
+        g = 0.0 if name in (IMAGE, IMAGE_HYBRID) else generation  # a SQLite file's reads are not billed
         ways = {
             "alone": (cost_model.Units(miss["billed_alone_s"], miss["reads"] + g, miss["writes"]),
                       cost_model.Units(hit["billed_alone_s"], hit["reads"] + g, hit["writes"])),

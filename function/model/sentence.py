@@ -339,8 +339,9 @@ def _named(name: str, names: frozenset[str]) -> bool:
     ``n_neighbors``)."""
     if name in names:
         return True
-    parts = [p for p in _joined_words(name) if len(p) >= 3]
-    return len(_joined_words(name)) > 1 and bool(parts) and all(any(w.startswith(p) for w in names) for p in parts)
+    words = _joined_words(name)
+    parts = [p for p in words if len(p) >= 3]
+    return len(words) > 1 and bool(parts) and all(any(w.startswith(p) for w in names) for p in parts)
 
 
 @functools.lru_cache(maxsize=256)
