@@ -625,6 +625,10 @@ def test_a_definition_or_a_default_the_question_asks_for_is_lifted(text, first, 
     ("iter_content(chunk_size=1, decode_unicode=False)", "What is the default chunk size of iter_content?", "1", True),
     ("axios(maxRedirects = 21)", "What is the default maximum number of redirects?", "21", True),
     ("merge(how='inner')", "How does merge join by default?", "inner", False),
+    # a type annotation reaches no further than its parameter
+    ("join(other: DataFrame, how: str = 'left')", "What is the default value of how in DataFrame.join?", "left", True),
+    ("f(lazy: bool, size: int = 3)", "What is the default of lazy?", "3", False),
+    ("f(d: dict[str, int] = None)", "What is the default of d in f?", "None", True),
     ("f(timeout=0)", "What is the default of max iterations?", "0", False),
 ])
 def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, question, span, stated):

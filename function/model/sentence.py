@@ -213,18 +213,22 @@ def asks_default(question: str) -> bool:
     return _ASKS_DEFAULT.search(question) is not None or _ASKS_UNSET.search(question) is not None
 
 
+# a parameter's type annotation in a signature, ": bool", ": dict[str, int]": up to the next parameter, not past it
+# ("other: DataFrame, how: str = 'left'" assigns to how, not to other)
+_ANNOTATION = r"(?::\s*(?:[^=\n,()\[\]]|\[[^\[\]\n]{0,30}\]){1,30}?)?"
+
+
 @functools.lru_cache(maxsize=64)
 def _assigned(question: str) -> re.Pattern | None:
     """A signature's default of one of the question's words: "lazy: bool = | False", 'fit="| Fit"'."""
     names = [re.escape(t) for t in query_terms(question) if len(t) > 2 and not _ASKS_DEFAULT.fullmatch(t)]
     if not names:
         return None
-    return re.compile(rf"(?<![\w.])(?:{'|'.join(names)})\s*(?::\s*[^=\n]{{1,30}}?)?\s*=\s*['\"`\u2018\u201c]?$",
-                      re.IGNORECASE)
+    return re.compile(rf"(?<![\w.])(?:{'|'.join(names)})\s*{_ANNOTATION}\s*=\s*['\"`\u2018\u201c]?$", re.IGNORECASE)
 
 
 # a signature's assignment just before a span: "how=| 'left'", "lazy: bool = | False", "maxRedirects = | 21"
-_ASSIGNMENT = re.compile(r"(?<![\w.$])(?P<name>[A-Za-z_$][\w$]*)\s*(?::\s*[^=\n]{1,30}?)?\s*=\s*" + _OPENING)
+_ASSIGNMENT = re.compile(r"(?<![\w.$])(?P<name>[A-Za-z_$][\w$]*)\s*" + _ANNOTATION + r"\s*=\s*" + _OPENING)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
