@@ -250,11 +250,14 @@ def _assigns_named(before: str, question: str) -> bool:
     size" for "chunk_size=", "max redirects" for "maxRedirects ="), stop words included, not its first word (its
     interrogative: "How ... by default?" names no "how=")."""
     m = _ASSIGNMENT.search(before)
-    if m is None:
-        return False
+    return m is not None and _named(_CAMEL.sub("_", m.group("name")).casefold(), _assignable_names(question))
+
+
+@functools.lru_cache(maxsize=64)
+def _assignable_names(question: str) -> frozenset[str]:
+    """The question's names but its first word (``_assigns_named``: read for every candidate of a default question)."""
     first = _QUESTION_NAME.match(question.lstrip())
-    names = _question_names(question) - ({first.group(0).casefold()} if first else set())
-    return _named(_CAMEL.sub("_", m.group("name")).casefold(), frozenset(names))
+    return _question_names(question) - ({first.group(0).casefold()} if first else set())
 
 
 # between a table row's cells as ingestion writes them, " | ", and before an empty last cell, which ends the line " |"
