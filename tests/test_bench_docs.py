@@ -171,7 +171,7 @@ def test_a_failed_fetch_names_the_package(tmp_path, monkeypatch):
     tool.write_text("#!/bin/sh\necho 'E: Version 9.9 for nosuch-doc was not found' >&2\nexit 100\n")
     tool.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    with pytest.raises(docs_fetch.FetchError, match=r"nosuch-doc 9\.9.*was not found"):
+    with pytest.raises(docs_fetch.FetchError, match=r"nosuch-doc 9\.9.*was not found.*apt-get update"):
         docs_fetch.fetch("debian", "nosuch-doc", "9.9", tmp_path / "cache")
     assert not docs_fetch.package_dir("debian", "nosuch-doc", "9.9", tmp_path / "cache").exists()
 

@@ -495,7 +495,9 @@ def download_and_unpack(origin: str, name: str, version: str, dest: Path) -> Non
         unpacked = work / "unpacked"
         unpacked.mkdir()
         if origin == "deb":
-            _run(["apt-get", "download", f"{name}={version}"], what, work)
+            _run(["apt-get", "download", f"{name}={version}"], what, work,
+                 hint="the package index may be older than the pinned version: `apt-get update` (as root) "
+                      "reads it again; a version the mirror has since replaced is on snapshot.debian.org")
             archives = sorted(work.glob("*.deb"))
         else:
             _run(["npm", "pack", f"{name}@{version}", "--silent"], what, work)
@@ -513,7 +515,7 @@ def download_and_unpack(origin: str, name: str, version: str, dest: Path) -> Non
         os.replace(unpacked, dest)
 
 
-def _run(cmd: list[str], what: str, cwd: Path) -> None:
+def _run(cmd: list[str], what: str, cwd: Path, hint: str = "") -> None:
     try:
         done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False, timeout=600)
     except FileNotFoundError as e:
@@ -522,7 +524,9 @@ def _run(cmd: list[str], what: str, cwd: Path) -> None:
         raise FetchError(f"{what}: `{' '.join(cmd)}` took more than 10 minutes") from None
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-        raise FetchError(f"{what}: `{' '.join(cmd)}` failed (exit {done.returncode}): {' / '.join(tail)}")
+        said = " / ".join(tail)
+        advice = f" ({hint})" if hint and "was not found" in said else ""
+        raise FetchError(f"{what}: `{' '.join(cmd)}` failed (exit {done.returncode}): {said}{advice}")
 
 
 def _render_man(dest: Path, source: Source) -> None:
