@@ -528,6 +528,39 @@ def test_where_a_question_asks_which_parameter_a_parameters_name_is_lifted():
     assert best("Which correction is the default parameter?") == "pvalues"  # a default is asked for, not a name
 
 
+@pytest.mark.parametrize("text, span, assigned", [
+    ("class sklearn.cluster.KMeans(n_clusters=8, *, init='k-means++', n_init='warn', tol=0.0001)", "'warn'", True),
+    ("class sklearn.cluster.KMeans(n_clusters=8, *, init='k-means++', n_init='warn', tol=0.0001)", "8", True),
+    ("sklearn.linear_model.LogisticRegression(penalty='l2', *, C=1.0)", "1.0", True),
+    ("def chunked(iterable, n, strict: bool = False):", "False", True),  # after a type annotation
+    ("class sklearn.cluster.KMeans(n_clusters=8, *, init='k-means++', n_init='warn')", "n_init", False),  # a name
+    ("f(a=g(b=1))", "1", False),  # inside a default's own call, not the signature's brackets
+    ("f(a=g(1), b=2)", "2", True),  # after a default's own call
+    ("f(a=1) -> None", "None", False),  # after the brackets
+    ("w = myindex.writer(limitmb=256)", "256", False),  # an assignment's call, not a line opening with a signature
+    ("n_init : 'auto' or int, default=10", "10", False),  # numpydoc's parameter line: no call's brackets
+    ("Set it with C=1.0 in prose.", "1.0", False),
+    ("canvas.bookmarkPage('my_bookmark',fit=\"XYZ\",left=0,top=200)", "XYZ", False),  # an example's call: a value
+    ("scale(2, factor=3)", "3", False),
+    ("f(self, /, x: dict[str, int], *, y=1, **kw)", "1", True),
+    ("ColumnTransformer(transformers, *, remainder='drop')", "'drop'", True),
+])
+def test_is_signature_value_says_whether_a_signature_assigns_a_span(text, span, assigned):
+    from function.model.reader import is_signature_value
+
+    at = text.index(span)
+    assert is_signature_value(text, at, at + len(span)) is assigned
+
+
+def test_where_a_question_asks_for_no_default_a_signatures_value_gives_way():
+    text = "KMeans(n_clusters=8, n_init= 'warn' )\nn_init : int\nNumber of runs."
+    # the reader prefers the signature's value (6 + 5.5) to the parameter line's type (5 + 5)
+    passage, b, start, end = _two_spans(text, "'warn'", "int", [6.0, 5.0], [5.5, 5.0])
+    best = _best_of(text, passage, b, start, end)
+    assert best("What type is the n_init parameter of KMeans?") == "int"
+    assert best("What is the default n_init of KMeans?") == "'warn'"  # asked for a default: the signature says it
+
+
 @pytest.mark.parametrize("question, subject", [
     ("What is a Flowable in Platypus?", "Flowable"),
     ("What is a bare repository?", "bare repository"),

@@ -81,6 +81,12 @@ ALTERNATIVE = 4.0
 # number", "| boolean contains(T element)") loses ``TYPE``: the reader took the type beside the name for it. The size
 # of ``DEFAULT``, kept by a rule written first (docs/documents.md).
 TYPE = 4.0
+# Where a question does not ask for a default (``sentence.asks_default``), a span that a signature's parameter list
+# assigns (``is_signature_value``: "KMeans(n_clusters=8, *, init='k-means++', n_init=| 'warn'", "C=| 1.0") loses
+# ``SIGNATURE_VALUE``: such a value says what a parameter is when none is given, and the reader took it for the
+# parameter's type or for the way to do something ("What type is the n_init parameter of KMeans?" -> "'warn'"). The
+# size of ``DEFAULT``, kept by a rule written first (docs/documents.md).
+SIGNATURE_VALUE = 4.0
 TYPE_QUESTION = re.compile(r"\btypes?\b|\breturns?\b|\byields?\b", re.IGNORECASE)
 _TYPE_NAME = re.compile(
     r"(?:str|int|float|bool|boolean|bytes|number|string|object|void|none|null|undefined|any|optional|iterator|iterable|"
@@ -397,6 +403,30 @@ def is_parameter(text: str, start: int, end: int) -> bool:
                 and _in_call_brackets(text, line_start, start))
 
 
+def is_signature_value(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` starts with a value a signature's parameter list assigns: straight after a
+    parameter's "=" (its type annotation and an opening quote allowed), straight inside the brackets of a signature
+    that opens its line ("class sklearn.cluster.KMeans(n_clusters=8, ..., n_init='warn', ...)")."""
+    opened = sentence.signature_assigns(text, text.rfind("\n", 0, start) + 1, start)
+    if opened < 0:
+        return False
+    depth, argument = 0, opened + 1  # the signature's own brackets, not a default's ("f(a=g(b=| 1))")
+    for i in range(opened + 1, start):
+        c = text[i]
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(c, 0)
+        if depth < 0:
+            return False
+        if depth == 0 and c == ",":
+            if not _SIGNATURE_ARGUMENT.fullmatch(text, argument, i):  # a value: an example's call, not a signature
+                return False
+            argument = i + 1
+    return depth == 0
+
+
+# an argument as a signature declares it: a name ("*args", "**kwargs"), its annotation or default, a bare "*" or "/"
+_SIGNATURE_ARGUMENT = re.compile(r"\s*(?:\*{0,2}[A-Za-z_$][\w$]*\s*(?:[:=].*)?|[*/])\s*", re.S)
+
+
 def is_code(text: str, marks: np.ndarray | None, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is one whole marked piece of inline code (``marks``: (start, end) rows), quotes,
     a leading "." and a trailing "()" aside on either side (".opts()" is the code "opts", "opts" the code
@@ -600,10 +630,11 @@ def answers_from_logits(
     for one (``sentence.states_default``), and ``RETURN`` for a span the entry of the name a question asks the return
     value of gives as it (``sentence.states_return``): each score ``s`` becomes ``s * exp(weight * overlap - ECHO *
     echo - HEADING * heading + CODE * code + OPTION * option + DEFINITION * definition + DEFAULT * default + RETURN *
-    returned - TYPE * typed)``, ``typed`` a type name in a signature's type position where the question asks for a
-    name, not a type (``in_type_position``), renormalised over what the spans listed add (still in [0, 1]). With a
-    ``passage_bias`` (retrieved passages), that ranking chooses the passage and the answer is then chosen within it as
-    if the request had named it (``_within_chosen_passage``).
+    returned - TYPE * typed - SIGNATURE_VALUE * assigned)``, ``typed`` a type name in a signature's type position
+    where the question asks for a name, not a type (``in_type_position``), ``assigned`` a value a signature's parameter
+    list assigns where the question does not ask for a default (``is_signature_value``), renormalised over what the
+    spans listed add (still in [0, 1]). With a ``passage_bias`` (retrieved passages), that ranking chooses the passage
+    and the answer is then chosen within it as if the request had named it (``_within_chosen_passage``).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
@@ -695,6 +726,8 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
         bonus += PARAMETER * each(lambda t, a: is_parameter(t, a.start, a.end))
     if TYPE and asks_name and not TYPE_QUESTION.search(question):
         bonus -= TYPE * each(lambda t, a: in_type_position(t, a.start, a.end))
+    if SIGNATURE_VALUE and not sentence.asks_default(question):
+        bonus -= SIGNATURE_VALUE * each(lambda t, a: is_signature_value(t, a.start, a.end))
     if DEFAULT and sentence.asks_default(question):
         entry_read = any(sentence.names_entry(texts[p], question) for p in {a.passage for a in found})
         bonus += DEFAULT * each(lambda t, a: sentence.states_default(t, question, a.start)

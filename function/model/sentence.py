@@ -245,6 +245,16 @@ def states_default(text: str, question: str, start: int) -> bool:
             or in_default_column(text, start))
 
 
+def signature_assigns(text: str, line_start: int, start: int) -> int:
+    """Where the brackets of the signature that opens the line at ``line_start`` open (``_SIGNATURE_LINE``: "class
+    KMeans(", "f("), if what starts at ``start``, after them, is what a parameter is assigned ("n_init=| 'warn'",
+    "lazy: bool = | False"); else -1."""
+    m = _SIGNATURE_LINE.match(text, line_start)
+    if m is None or m.end() > start or _ASSIGNMENT.search(text, m.end(), start) is None:
+        return -1
+    return m.end() - 1
+
+
 def _assigns_named(before: str, question: str) -> bool:
     """Whether ``before`` ends assigning to a name the question gives (``_named``: "how" for "how='left'", "chunk
     size" for "chunk_size=", "max redirects" for "maxRedirects ="), stop words included, not its first word (its
