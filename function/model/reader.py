@@ -412,17 +412,17 @@ def is_signature_value(text: str, start: int, end: int) -> bool:
         return False
     depth, argument = 0, opened + 1  # the signature's own brackets, not a default's ("f(a=g(b=| 1))")
     for i in range(opened + 1, start):
-        c = text[i]
-        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(c, 0)
+        depth += _BRACKET_DEPTH.get(text[i], 0)
         if depth < 0:
             return False
-        if depth == 0 and c == ",":
+        if depth == 0 and text[i] == ",":
             if not _SIGNATURE_ARGUMENT.fullmatch(text, argument, i):  # a value: an example's call, not a signature
                 return False
             argument = i + 1
     return depth == 0
 
 
+_BRACKET_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 # an argument as a signature declares it: a name ("*args", "**kwargs"), its annotation or default, a bare "*" or "/"
 _SIGNATURE_ARGUMENT = re.compile(r"\s*(?:\*{0,2}[A-Za-z_$][\w$]*\s*(?:[:=].*)?|[*/])\s*", re.S)
 
@@ -717,18 +717,19 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     if titles is not None:
         bonus -= HEADING * each(lambda t, a: in_heading(t, titles[a.passage], a.start, a.end))
     asks_name = NAME_QUESTION.search(question) is not None
+    default_asked = sentence.asks_default(question)
     if marks is not None and any(m is not None and len(m) for m in marks) and asks_name:
         bonus += CODE * each(lambda t, a: is_code(t, marks[a.passage], a.start, a.end))
     if OPTION_QUESTION.search(question):
         bonus += OPTION * each(lambda t, a: is_option(t[a.start:a.end]))
     if (PARAMETER and asks_name and PARAMETER_QUESTION.search(question)
-            and not TYPE_QUESTION.search(question) and not sentence.asks_default(question)):
+            and not TYPE_QUESTION.search(question) and not default_asked):
         bonus += PARAMETER * each(lambda t, a: is_parameter(t, a.start, a.end))
     if TYPE and asks_name and not TYPE_QUESTION.search(question):
         bonus -= TYPE * each(lambda t, a: in_type_position(t, a.start, a.end))
-    if SIGNATURE_VALUE and not sentence.asks_default(question):
+    if SIGNATURE_VALUE and not default_asked:
         bonus -= SIGNATURE_VALUE * each(lambda t, a: is_signature_value(t, a.start, a.end))
-    if DEFAULT and sentence.asks_default(question):
+    if DEFAULT and default_asked:
         entry_read = any(sentence.names_entry(texts[p], question) for p in {a.passage for a in found})
         bonus += DEFAULT * each(lambda t, a: sentence.states_default(t, question, a.start)
                                 and sentence.default_owner(t, question, a.start, entry_read))
