@@ -377,3 +377,34 @@ def test_missing_ingestion_dependencies_stop_with_a_clear_message(docs, tiny_art
     assert ingest_main([str(docs), "--quiet"]) == 1
     err = capsys.readouterr().err
     assert "'sentencex'" in err and "requirements-ingest.txt" in err
+
+
+def test_each_line_of_a_code_block_is_marked_as_code_and_a_command_answer_takes_its_whole_line(tiny_artifact, tmp_path):
+    """A fenced block's lines join the page's inline code in the stored marks, indentation aside, so the reader widens
+    a "how" answer that is a command's first word to the command (``reader.whole_code``), as it does inline code."""
+    from function.ingest.documents import code_lines
+    from function.model.reader import whole_code
+    from function.store.sqlite import SqliteStore
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "install.md").write_text("# Install\n\nRun `pip` to install the latest development version:\n\n"
+                                     "```sh\n$ pip install -U git+https://example.org/apispec@dev\n"
+                                     "pip list   # what is installed\nrun(a,\n    b);\n```\n")
+    db = str(tmp_path / "p.db")
+    assert ingest_main([str(docs), "--quiet", "--store", "sqlite", "--sqlite-path", db,
+                        "--artifact", str(tiny_artifact.folder)]) == 0
+    store = SqliteStore(db)
+    [stored] = store.get_many(list(store.passages_of("install.md"))).values()
+    store.close()
+    text = stored.text
+    assert [text[a:z] for a, z in stored.code_spans] == [  # no prompt, no second column, no half a statement
+        "pip", "pip install -U git+https://example.org/apispec@dev", "pip list"]
+    first = text.index("pip install")
+    assert text[slice(*whole_code(text, stored.code_spans, first, first + 3))] == \
+        "pip install -U git+https://example.org/apispec@dev"
+    inline = text.index("pip")  # "Run `pip` to install ...": inline code, before the block
+    assert whole_code(text, stored.code_spans, inline, inline + 3) == (inline, inline + 3)  # a piece already
+    block = "a\n  b c  \n\n>>> d(e[0]);\n... f  // g\n}\nx → y(\u00e9)\n"
+    assert [block[a:z] for a, z in code_lines(block, 0, len(block))] == ["a", "b c", "d(e[0])", "f", "x → y(\u00e9)"]
+    assert [block[a:z] for a, z in code_lines(block, 2, 9)] == ["b c"]

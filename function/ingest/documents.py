@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -41,8 +42,9 @@ from function.store.ids import chunk_passage_id
 # list item's, a table cell's, a term's) a space apart; 13: sphinx-gallery's thumbnails left out; 14: Apache httpd's
 # manual and SQLite's documentation read from their markup, docutils' "Contents" box left out, a refresh without "url="
 # a redirect, gtk-doc's listings without their line numbers; 15: an entry's last subsection not run on into the next
-# entry's passage; 16: GitHub's alerts ("> [!NOTE]") read as admonitions ("Note: ...").
-VERSION = "16"
+# entry's passage; 16: GitHub's alerts ("> [!NOTE]") read as admonitions ("Note: ..."); 17: each line of a code block
+# marked as a piece of code too, where it reads as one (``code_lines``).
+VERSION = "17"
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class Piece:
     chunk: int
     start: int | None = None  # span in the document's extracted text; None for JSON records
     end: int | None = None
-    marks: tuple[tuple[int, int], ...] = ()  # inline code in ``text`` (``extract``'s "literal" spans)
+    marks: tuple[tuple[int, int], ...] = ()  # inline code in ``text`` ("literal" spans) and code blocks' lines
 
 
 @dataclass
@@ -93,13 +95,52 @@ def from_file(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> Iterat
         yield _text_document(file, data, tokenizer, recipe)
 
 
+_PROMPT = re.compile(r"(?:\$|>>>|\.\.\.)[ \t]+")  # a shell's or Python's prompt before a line's code
+_COLUMN = re.compile(r"[ \t]{3,}|[ \t]{2,}(?:#|//)")  # a column after the code: a comment, a result, a description
+
+
+def code_lines(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Where each line of the code block ``text[start:end]`` is as one whole piece of code: a piece as a page's inline
+    code is (``Passage.marks``), so the reader reads a command that a block gives on a line of its own as it reads one
+    written inline ("pip install -U apispec", not its first word: ``reader.whole_code``). A prompt ("$ ", ">>> ",
+    "... ") and a statement's closing ";" are not part of it, nor what follows a run of three spaces or a comment after
+    two (another column: "x.clear()   # Forget everything", a usage line's description); a line whose brackets do not
+    balance is part of a longer statement ("g_file_get_contents (const gchar *filename,") and is not marked."""
+    at = start
+    for line in text[start:end].split("\n"):
+        a = at + len(line) - len(line.lstrip())
+        at += len(line) + 1
+        prompt = _PROMPT.match(text, a)
+        if prompt:
+            a = prompt.end()
+        column = _COLUMN.search(text, a, at - 1)
+        z = column.start() if column else at - 1
+        piece = text[a:z].rstrip()
+        if piece.endswith(";"):
+            piece = piece[:-1].rstrip()
+        if piece and _balanced(piece):
+            yield a, a + len(piece)
+
+
+def _balanced(code: str) -> bool:
+    """Whether ``code``'s round, square and curly brackets open and close in order (quotes not read)."""
+    opened = []
+    for c in code:
+        if c in "([{":
+            opened.append(c)
+        elif c in ")]}" and (not opened or opened.pop() != "([{"[")]}".index(c)]):
+            return False
+    return not opened
+
+
 def _text_document(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> DocumentUnit:
     from function.ingest.extract import extract
     from function.ingest.split import split
 
     doc = extract(file.rel, data)
     chunks = split(doc, tokenizer, recipe.max_tokens, recipe.overlap_tokens)
-    literals = sorted((s.start, s.end) for s in doc.spans if s.kind == "literal")
+    literals = sorted({*((s.start, s.end) for s in doc.spans if s.kind == "literal"),
+                       *(line for s in doc.spans if s.kind == "code" for line in code_lines(doc.text, s.start, s.end))})
     starts = [a for a, _ in literals]
 
     def marks(c) -> tuple[tuple[int, int], ...]:  # the inline code wholly inside a passage, in its own offsets

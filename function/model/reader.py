@@ -34,9 +34,9 @@ CANDIDATES = 16
 # heading, "Timeouts" at 0.99 for "Which parameter tells Requests to stop waiting ...?", where "timeout" in the
 # sentence under it reads 2e-4).
 HEADING = 30.0
-# A span that is a whole piece of its page's inline code (``is_code``: a <code> element, Markdown's `backticks`, as
-# ingestion marks them, ``Passage.marks``) gains this much, in logits, where the sentence term ranks spans, for a
-# question that asks for a name or a way to do something (``NAME_QUESTION``: "Which option ...?", "What method
+# A span that is a whole piece of its page's code (``is_code``: a <code> element, Markdown's `backticks`, a code block's
+# line, as ingestion marks them, ``Passage.marks``) gains this much, in logits, where the sentence term ranks spans, for
+# a question that asks for a name or a way to do something (``NAME_QUESTION``: "Which option ...?", "What method
 # ...?", "What does X return?", "How do I ...?"): documentation writes the names it means as code. Chosen on the
 # documentation benchmark's dev part (docs/documents.md: 2 and 4 gained alike, a cut to the code inside an answer
 # lost; "How do I" by a second rule); SQuAD's paragraphs and plain text hold no marks.

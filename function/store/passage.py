@@ -32,9 +32,10 @@ class Passage:
     recorded), ``chunk`` (its index among its document's passages) and ``start``/``end`` (its character
     span in the document's extracted text; None for records given as JSON, which are their own text).
     ``tags`` are its document's, given at ingestion (``--tag``) for questions filtered on them; none for
-    passages stored before tags were recorded. ``marks`` are the passage's inline code (``code_spans``: (start, end)
-character pairs in ``text``, packed like ``offsets``), found by extraction in documentation pages; none for plain
-text, JSON records and passages stored before they were recorded. ``embedding`` is the passage's unit-length
+    passages stored before tags were recorded. ``marks`` are the passage's inline code and its code blocks'
+    lines (``code_spans``: (start, end) character pairs in ``text``, packed like ``offsets``), found by
+    extraction in documentation pages; none for plain text, JSON records and passages stored before they
+    were recorded. ``embedding`` is the passage's unit-length
 sentence embedding (``vector``: float16, little-endian) made by the sentence encoder ``encoder`` names (its
 identity), stored where ingestion had ``QA_INDEX_ENCODER`` without a separate index; none otherwise."""
 
