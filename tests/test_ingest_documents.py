@@ -405,6 +405,7 @@ def test_each_line_of_a_code_block_is_marked_as_code_and_a_command_answer_takes_
         "pip install -U git+https://example.org/apispec@dev"
     inline = text.index("pip")  # "Run `pip` to install ...": inline code, before the block
     assert whole_code(text, stored.code_spans, inline, inline + 3) == (inline, inline + 3)  # a piece already
-    block = "a\n  b c  \n\n>>> d(e[0]);\n... f  // g\n}\nx → y(\u00e9)\n"
-    assert [block[a:z] for a, z in code_lines(block, 0, len(block))] == ["a", "b c", "d(e[0])", "f", "x → y(\u00e9)"]
+    block = "a\n  b c  \n\n>>> d(e[0]);\n... f  // g\n}\nx → y(\u00e9)\nmydb=> SELECT 1;\nsqlite> .bail on\n"
+    assert [block[a:z] for a, z in code_lines(block, 0, len(block))] == [
+        "a", "b c", "d(e[0])", "f", "x → y(\u00e9)", "SELECT 1", ".bail on"]
     assert [block[a:z] for a, z in code_lines(block, 2, 9)] == ["b c"]

@@ -43,8 +43,8 @@ from function.store.ids import chunk_passage_id
 # manual and SQLite's documentation read from their markup, docutils' "Contents" box left out, a refresh without "url="
 # a redirect, gtk-doc's listings without their line numbers; 15: an entry's last subsection not run on into the next
 # entry's passage; 16: GitHub's alerts ("> [!NOTE]") read as admonitions ("Note: ..."); 17: each line of a code block
-# marked as a piece of code too, where it reads as one (``code_lines``).
-VERSION = "17"
+# marked as a piece of code too, where it reads as one (``code_lines``); 18: other tools' prompts ("mydb=> ") left out.
+VERSION = "18"
 
 
 @dataclass(frozen=True)
@@ -95,17 +95,20 @@ def from_file(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> Iterat
         yield _text_document(file, data, tokenizer, recipe)
 
 
-_PROMPT = re.compile(r"(?:\$|>>>|\.\.\.)[ \t]+")  # a shell's or Python's prompt before a line's code
+# A prompt before a line's code: a shell's "$ ", Python's ">>> " and "... ", psql's "mydb=> ", "postgres=# " and
+# "mydb-> ", SQLite's "sqlite> " and "   ...> ", a REPL's "> ", Windows' "C:\> "
+_PROMPT = re.compile(r"(?:\$|>>>|\.\.\.>?|>|[A-Za-z_][\w.-]*[=-]?[#>]|[A-Za-z]:\\[^\s>]*>)[ \t]+")
 _COLUMN = re.compile(r"[ \t]{3,}|[ \t]{2,}(?:#|//)")  # a column after the code: a comment, a result, a description
 
 
 def code_lines(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """Where each line of the code block ``text[start:end]`` is as one whole piece of code: a piece as a page's inline
     code is (``Passage.marks``), so the reader reads a command that a block gives on a line of its own as it reads one
-    written inline ("pip install -U apispec", not its first word: ``reader.whole_code``). A prompt ("$ ", ">>> ",
-    "... ") and a statement's closing ";" are not part of it, nor what follows a run of three spaces or a comment after
-    two (another column: "x.clear()   # Forget everything", a usage line's description); a line whose brackets do not
-    balance is part of a longer statement ("g_file_get_contents (const gchar *filename,") and is not marked."""
+    written inline ("pip install -U apispec", not its first word: ``reader.whole_code``). A prompt (``_PROMPT``: "$ ",
+    ">>> ", "mydb=> ") and a statement's closing ";" are not part of it, nor what follows a run of three spaces or a
+    comment after two (another column: "x.clear()   # Forget everything", a usage line's description); a line whose
+    brackets do not balance is part of a longer statement ("g_file_get_contents (const gchar *filename,") and is not
+    marked."""
     at = start
     for line in text[start:end].split("\n"):
         a = at + len(line) - len(line.lstrip())
