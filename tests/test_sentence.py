@@ -402,6 +402,21 @@ def test_where_a_question_asks_for_a_name_the_page_s_code_is_lifted():
     assert text[alone.start:alone.end] == "requiredOption"
 
 
+def test_a_piece_of_code_holding_a_space_is_lifted_only_where_the_question_asks_a_way():
+    """A code block's line is a statement or a command: the answer to "How do I ...?", not to "Which target ...?"."""
+    text = "Run make build or clean."
+    # the reader prefers the command (6 + 5.5) to the target's name (5.6 + 5.5) and to "make" (6 + 5)
+    passage, b, start, end = _two_spans(text, "make", "build", [6.0, 5.6], [5.0, 5.5])
+    marks = [np.array([at(text, "make build"), at(text, "build")])]
+
+    def best(question):
+        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question, marks=marks)
+        return text[found[0].start:found[0].end]
+
+    assert best("Which target compiles everything?") == "build"  # a name: the command gets no lift
+    assert best("How do I compile everything?") == "make build"  # a way: both lifted, the command still ahead
+
+
 def test_inline_code_of_an_ingested_page_reaches_the_reader(tiny_artifact, monkeypatch, tmp_path):
     """Markdown's `backticks` become the stored passage's marks and the reader gets them; a context has none."""
     from function.config import Settings

@@ -719,7 +719,9 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     asks_name = NAME_QUESTION.search(question) is not None
     default_asked = sentence.asks_default(question)
     if marks is not None and any(m is not None and len(m) for m in marks) and asks_name:
-        bonus += CODE * each(lambda t, a: is_code(t, marks[a.passage], a.start, a.end))
+        how = HOW_QUESTION.search(question) is not None  # a way: a command line; otherwise a name, no statement
+        bonus += CODE * each(lambda t, a: is_code(t, marks[a.passage], a.start, a.end)
+                             and (how or not any(c.isspace() for c in t[a.start:a.end].strip())))
     if OPTION_QUESTION.search(question):
         bonus += OPTION * each(lambda t, a: is_option(t[a.start:a.end]))
     if (PARAMETER and asks_name and PARAMETER_QUESTION.search(question)
