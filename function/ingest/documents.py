@@ -146,7 +146,7 @@ def _text_document(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> D
                        *(line for s in doc.spans if s.kind == "code" for line in code_lines(doc.text, s.start, s.end))})
     starts = [a for a, _ in literals]
 
-    def marks(c) -> tuple[tuple[int, int], ...]:  # the inline code wholly inside a passage, in its own offsets
+    def marks(c) -> tuple[tuple[int, int], ...]:  # the marked code wholly inside a passage, in its own offsets
         first, last = bisect.bisect_left(starts, c.start), bisect.bisect_left(starts, c.end)
         return tuple((a - c.start, z - c.start) for a, z in literals[first:last] if z <= c.end)
 

@@ -39,7 +39,8 @@ HEADING = 30.0
 # a question that asks for a name or a way to do something (``NAME_QUESTION``: "Which option ...?", "What method
 # ...?", "What does X return?", "How do I ...?"): documentation writes the names it means as code. Chosen on the
 # documentation benchmark's dev part (docs/documents.md: 2 and 4 gained alike, a cut to the code inside an answer
-# lost; "How do I" by a second rule); SQuAD's paragraphs and plain text hold no marks.
+# lost; "How do I" by a second rule); SQuAD's paragraphs and plain text hold no marks. A piece holding white space (a
+# statement, a command line) is lifted only where the question asks how to do something (``HOW_QUESTION``).
 CODE = 2.0
 # Where a question asks for an option, a flag or a switch (``OPTION_QUESTION``), a span that is a command-line option
 # or a list of its forms (``is_option``: "-k", "--prune", "-h, --help") gains ``OPTION`` logits in the same ranking:

@@ -35,9 +35,9 @@ class Passage:
     passages stored before tags were recorded. ``marks`` are the passage's inline code and its code blocks'
     lines (``code_spans``: (start, end) character pairs in ``text``, packed like ``offsets``), found by
     extraction in documentation pages; none for plain text, JSON records and passages stored before they
-    were recorded. ``embedding`` is the passage's unit-length
-sentence embedding (``vector``: float16, little-endian) made by the sentence encoder ``encoder`` names (its
-identity), stored where ingestion had ``QA_INDEX_ENCODER`` without a separate index; none otherwise."""
+    were recorded. ``embedding`` is the passage's unit-length sentence embedding (``vector``: float16,
+    little-endian) made by the sentence encoder ``encoder`` names (its identity), stored where ingestion had
+    ``QA_INDEX_ENCODER`` without a separate index; none otherwise."""
 
     id: str
     title: str
