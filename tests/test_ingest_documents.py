@@ -252,7 +252,7 @@ def test_an_older_sqlite_file_is_migrated(tmp_path):
     store = SqliteStore(path)
     old = store.get_many(["p1"])["p1"]
     assert (old.source, old.chunk, old.start, old.end) == ("", None, None, None) and old.n_tokens == 1
-    assert (old.tags, old.marks, old.embedding, old.encoder) == ((), b"", b"", "")
+    assert (old.tags, old.marks, old.embedding, old.encoder, old.lines) == ((), b"", b"", "", b"")
     assert store.passages_of("d") == {"p1": ""} and store.document_count() == 0
     store.close()
 
@@ -380,8 +380,9 @@ def test_missing_ingestion_dependencies_stop_with_a_clear_message(docs, tiny_art
 
 
 def test_each_line_of_a_code_block_is_marked_as_code_and_a_command_answer_takes_its_whole_line(tiny_artifact, tmp_path):
-    """A fenced block's lines join the page's inline code in the stored marks, indentation aside, so the reader widens
-    a "how" answer that is a command's first word to the command (``reader.whole_code``), as it does inline code."""
+    """A fenced block's lines are stored beside the page's inline code (``Passage.lines``), indentation aside, so the
+    reader widens a "how" answer that is a command's first word to the command (``reader.whole_code``), as it does
+    inline code."""
     from function.ingest.documents import code_lines
     from function.model.reader import whole_code
     from function.store.sqlite import SqliteStore
@@ -398,10 +399,11 @@ def test_each_line_of_a_code_block_is_marked_as_code_and_a_command_answer_takes_
     [stored] = store.get_many(list(store.passages_of("install.md"))).values()
     store.close()
     text = stored.text
-    assert [text[a:z] for a, z in stored.code_spans] == [  # no prompt, no second column, no half a statement
-        "pip", "pip install -U git+https://example.org/apispec@dev", "pip list"]
+    assert [text[a:z] for a, z in stored.code_spans] == ["pip"]  # inline
+    assert [text[a:z] for a, z in stored.line_spans] == [  # no prompt, no second column, no half a statement
+        "pip install -U git+https://example.org/apispec@dev", "pip list"]
     first = text.index("pip install")
-    assert text[slice(*whole_code(text, stored.code_spans, first, first + 3))] == \
+    assert text[slice(*whole_code(text, stored.line_spans, first, first + 3))] == \
         "pip install -U git+https://example.org/apispec@dev"
     inline = text.index("pip")  # "Run `pip` to install ...": inline code, before the block
     assert whole_code(text, stored.code_spans, inline, inline + 3) == (inline, inline + 3)  # a piece already

@@ -402,23 +402,31 @@ def test_where_a_question_asks_for_a_name_the_page_s_code_is_lifted():
     assert text[alone.start:alone.end] == "requiredOption"
 
 
-def test_a_piece_of_code_holding_a_space_is_lifted_only_where_the_question_asks_a_way():
-    """A code block's line is a statement or a command: the answer to "How do I ...?", not to "Which target ...?"."""
+def test_a_code_block_s_line_holding_a_space_is_lifted_only_where_the_question_asks_a_way():
+    """A code block's line is a statement or a command: the answer to "How do I ...?", not to "Which target ...?";
+    inline code of several words is a name ("git worktree lock") and is lifted for both."""
     text = "Run make build or clean."
     # the reader prefers the command (6 + 5.5) to the target's name (5.6 + 5.5) and to "make" (6 + 5)
     passage, b, start, end = _two_spans(text, "make", "build", [6.0, 5.6], [5.0, 5.5])
-    marks = [np.array([at(text, "make build"), at(text, "build")])]
+    command, name = np.array([at(text, "make build")]), np.array([at(text, "build")])
 
-    def best(question):
-        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question, marks=marks)
+    def best(question, marks, lines=None):
+        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question, marks=marks,
+                                    lines=lines)
         return text[found[0].start:found[0].end]
 
-    assert best("Which target compiles everything?") == "build"  # a name: the command gets no lift
-    assert best("How do I compile everything?") == "make build"  # a way: both lifted, the command still ahead
+    block = {"marks": [name], "lines": [command]}  # the command a block's line, the target's name inline
+    assert best("Which target compiles everything?", **block) == "build"  # a name: the block's line gets no lift
+    assert best("How do I compile everything?", **block) == "make build"  # a way: both lifted, the command ahead
+    inline = {"marks": [np.concatenate([command, name])]}  # both inline: two words of code are a name too
+    assert best("Which target compiles everything?", **inline) == "make build"
+    assert best("How do I compile everything?", **inline) == "make build"
 
 
-def test_inline_code_of_an_ingested_page_reaches_the_reader(tiny_artifact, monkeypatch, tmp_path):
-    """Markdown's `backticks` become the stored passage's marks and the reader gets them; a context has none."""
+def test_inline_code_and_a_code_block_s_lines_of_an_ingested_page_reach_the_reader(tiny_artifact, monkeypatch,
+                                                                                   tmp_path):
+    """Markdown's `backticks` become the stored passage's marks, a fenced block's line its lines, and the reader gets
+    both apart; a context has none."""
     from function.config import Settings
     from function.ingest.cli import main as ingest_main
     from function.model import reader
@@ -430,31 +438,35 @@ def test_inline_code_of_an_ingested_page_reaches_the_reader(tiny_artifact, monke
     docs = tmp_path / "docs"
     docs.mkdir()
     text = "Declare a mandatory option with `requiredOption()`, or set `mandatory` on an `Option`."
-    (docs / "guide.md").write_text("# Options\n\n" + text + "\n")
+    (docs / "guide.md").write_text("# Options\n\n" + text + "\n\n```sh\n$ npm install commander\n```\n")
     env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_CACHE": "0", "QA_SQLITE_PATH": str(tmp_path / "p.db")}
     assert ingest_main([str(docs), "--quiet", "--store", "sqlite", "--sqlite-path", env["QA_SQLITE_PATH"],
                         "--artifact", env["QA_ARTIFACT_DIR"]]) == 0
     store = SqliteStore(tmp_path / "p.db")
     [stored] = store.get_many(list(store.passages_of("guide.md"))).values()
     store.close()
-    assert [stored.text[a:z] for a, z in stored.code_spans] == ["requiredOption()", "mandatory", "Option"]
+    inline, block = ["requiredOption()", "mandatory", "Option"], ["npm install commander"]
+    assert [stored.text[a:z] for a, z in stored.code_spans] == inline
+    assert [stored.text[a:z] for a, z in stored.line_spans] == block
     assert "`" not in stored.text and "\ufdd0" not in stored.text + stored.title
     seen = []
-    original = reader.is_code
+    original = reader.answers_from_logits
 
-    def recording(text, marks, start, end):
-        seen.append(None if marks is None else [text[a:z] for a, z in marks])
-        return original(text, marks, start, end)
+    def recording(*args, **kwargs):
+        texts, marks, lines = kwargs["texts"], kwargs.get("marks"), kwargs.get("lines")
+        seen.append(None if marks is None and lines is None
+                    else [[texts[0][a:z] for a, z in m[0]] for m in (marks, lines)])
+        return original(*args, **kwargs)
 
-    monkeypatch.setattr(reader, "is_code", recording)
+    monkeypatch.setattr(reader, "answers_from_logits", recording)
     service = QAService(Runtime(Settings.from_env(env)))
     service.answer(QARequest("Which method declares a mandatory option?", None, (stored.id,), top_k=3,
                              max_answer_tokens=30, abstain=False))
-    assert seen and all(m == ["requiredOption()", "mandatory", "Option"] for m in seen)
+    assert seen == [[inline, block]]
     seen.clear()
     service.answer(QARequest("Which method declares a mandatory option?", text, None, top_k=3, max_answer_tokens=30,
                              abstain=False))
-    assert seen == []  # a context brings no marks: nothing to lift
+    assert seen == [None]  # a context brings no marks: nothing to lift
 
 
 @pytest.mark.parametrize("span, option", [

@@ -22,6 +22,8 @@ def test_tokens_pack_into_bytes_and_back():
     assert p.char_offsets.tolist() == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]
     with pytest.raises(ValueError, match="code marks"):  # a mark past the text's end
         Passage.from_tokens("m", "T", "d", "ab", [1], [[0, 2]], "fp", 30522, marks=[(1, 3)]).check()
+    with pytest.raises(ValueError, match="code marks"):  # a code block's line past the text's end
+        Passage.from_tokens("m", "T", "d", "ab", [1], [[0, 2]], "fp", 30522, lines=[(0, 3)]).check()
     big = passage(vocab=250_002)
     assert ids_dtype(250_002) == "<u4" and big.ids.tolist() == list(range(249_997, 250_002))
     p.check()
@@ -71,10 +73,11 @@ def test_store_contract(store):
     assert store.delete_many(["a", "missing"]) == 1
     assert store.count() == 1
     coded = Passage.from_tokens("c", "Title", "doc", "call opts() or x", [1, 2], [[0, 4], [5, 9]], "fp", 30522,
-                                marks=[(5, 11), (15, 16)])
-    store.upsert_many([coded])  # inline code spans come back as stored; a passage without any has none
+                                marks=[(5, 11), (15, 16)], lines=[(0, 11)])
+    store.upsert_many([coded])  # inline code and code lines come back as stored, apart; a passage without has none
     assert store.get_many(["c"])["c"].code_spans.tolist() == [[5, 11], [15, 16]]
-    assert store.get_many(["b"])["b"].code_spans.shape == (0, 2)
+    assert store.get_many(["c"])["c"].line_spans.tolist() == [[0, 11]]
+    assert store.get_many(["b"])["b"].code_spans.shape == store.get_many(["b"])["b"].line_spans.shape == (0, 2)
     v = np.linspace(-1, 1, 8).astype(np.float32)
     embedded = Passage.from_tokens("v", "Title", "doc", "ab", [1], [[0, 2]], "fp", 30522, vector=v, encoder="enc")
     store.upsert_many([embedded])  # a stored embedding comes back with the encoder that made it; none where none

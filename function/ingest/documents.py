@@ -43,8 +43,9 @@ from function.store.ids import chunk_passage_id
 # manual and SQLite's documentation read from their markup, docutils' "Contents" box left out, a refresh without "url="
 # a redirect, gtk-doc's listings without their line numbers; 15: an entry's last subsection not run on into the next
 # entry's passage; 16: GitHub's alerts ("> [!NOTE]") read as admonitions ("Note: ..."); 17: each line of a code block
-# marked as a piece of code too, where it reads as one (``code_lines``); 18: other tools' prompts ("mydb=> ") left out.
-VERSION = "18"
+# marked as a piece of code too, where it reads as one (``code_lines``); 18: other tools' prompts ("mydb=> ") left out;
+# 19: those lines stored apart from inline code (``Passage.lines``).
+VERSION = "19"
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,8 @@ class Piece:
     chunk: int
     start: int | None = None  # span in the document's extracted text; None for JSON records
     end: int | None = None
-    marks: tuple[tuple[int, int], ...] = ()  # inline code in ``text`` ("literal" spans) and code blocks' lines
+    marks: tuple[tuple[int, int], ...] = ()  # inline code in ``text`` ("literal" spans)
+    lines: tuple[tuple[int, int], ...] = ()  # code blocks' lines in ``text`` that read as one piece of code each
 
 
 @dataclass
@@ -102,10 +104,10 @@ _COLUMN = re.compile(r"[ \t]{3,}|[ \t]{2,}(?:#|//)")  # a column after the code:
 
 
 def code_lines(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """Where each line of the code block ``text[start:end]`` is as one whole piece of code: a piece as a page's inline
-    code is (``Passage.marks``), so the reader reads a command that a block gives on a line of its own as it reads one
-    written inline ("pip install -U apispec", not its first word: ``reader.whole_code``). A prompt (``_PROMPT``: "$ ",
-    ">>> ", "mydb=> ") and a statement's closing ";" are not part of it, nor what follows a run of three spaces or a
+    """Where each line of the code block ``text[start:end]`` is as one whole piece of code (``Passage.lines``), so the
+    reader reads a command that a block gives on a line of its own as it reads one written inline (``Passage.marks``):
+    "pip install -U apispec", not its first word (``reader.whole_code``). A prompt (``_PROMPT``: "$ ", ">>> ",
+    "mydb=> ") and a statement's closing ";" are not part of it, nor what follows a run of three spaces or a
     comment after two (another column: "x.clear()   # Forget everything", a usage line's description); a line whose
     brackets do not balance is part of a longer statement ("g_file_get_contents (const gchar *filename,") and is not
     marked."""
@@ -142,16 +144,17 @@ def _text_document(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> D
 
     doc = extract(file.rel, data)
     chunks = split(doc, tokenizer, recipe.max_tokens, recipe.overlap_tokens)
-    literals = sorted({*((s.start, s.end) for s in doc.spans if s.kind == "literal"),
-                       *(line for s in doc.spans if s.kind == "code" for line in code_lines(doc.text, s.start, s.end))})
-    starts = [a for a, _ in literals]
+    literals = sorted({(s.start, s.end) for s in doc.spans if s.kind == "literal"})
+    lines = sorted({line for s in doc.spans if s.kind == "code" for line in code_lines(doc.text, s.start, s.end)}
+                   - set(literals))
 
-    def marks(c) -> tuple[tuple[int, int], ...]:  # the marked code wholly inside a passage, in its own offsets
-        first, last = bisect.bisect_left(starts, c.start), bisect.bisect_left(starts, c.end)
-        return tuple((a - c.start, z - c.start) for a, z in literals[first:last] if z <= c.end)
+    def inside(spans: list[tuple[int, int]], c) -> tuple[tuple[int, int], ...]:
+        """The spans wholly inside passage ``c``, in its own offsets (``spans`` sorted)."""
+        first, last = bisect.bisect_left(spans, (c.start,)), bisect.bisect_left(spans, (c.end,))
+        return tuple((a - c.start, z - c.start) for a, z in spans[first:last] if z <= c.end)
 
     pieces = [Piece(chunk_passage_id(file.rel, c.index), c.title or doc.title, c.text, c.index, c.start, c.end,
-                    marks(c)) for c in chunks]
+                    inside(literals, c), inside(lines, c)) for c in chunks]
     return DocumentUnit(file.rel, doc.title, file.source, recipe.digest(file.rel.encode(), data), pieces)
 
 

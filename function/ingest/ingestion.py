@@ -170,7 +170,7 @@ class Ingestion:
             passages[u.doc_id].append(Passage.from_tokens(
                 p.id, p.title, u.doc_id, p.text, enc.ids, enc.offsets, self.tokenizer.fingerprint,
                 self.tokenizer.vocab_size, source=u.source, chunk=p.chunk, start=p.start, end=p.end,
-                tags=self.tags, marks=p.marks, vector=vector, encoder=identity))
+                tags=self.tags, marks=p.marks, vector=vector, encoder=identity, lines=p.lines))
         return passages
 
     def _stale_passages(self, unit: DocumentUnit, keep: set[str]) -> list[str]:

@@ -35,12 +35,13 @@ CANDIDATES = 16
 # sentence under it reads 2e-4).
 HEADING = 30.0
 # A span that is a whole piece of its page's code (``is_code``: a <code> element, Markdown's `backticks`, a code block's
-# line, as ingestion marks them, ``Passage.marks``) gains this much, in logits, where the sentence term ranks spans, for
-# a question that asks for a name or a way to do something (``NAME_QUESTION``: "Which option ...?", "What method
-# ...?", "What does X return?", "How do I ...?"): documentation writes the names it means as code. Chosen on the
-# documentation benchmark's dev part (docs/documents.md: 2 and 4 gained alike, a cut to the code inside an answer
-# lost; "How do I" by a second rule); SQuAD's paragraphs and plain text hold no marks. A piece holding white space (a
-# statement, a command line) is lifted only where the question asks how to do something (``HOW_QUESTION``).
+# line, as ingestion marks them, ``Passage.marks`` and ``Passage.lines``) gains this much, in logits, where the
+# sentence term ranks spans, for a question that asks for a name or a way to do something (``NAME_QUESTION``: "Which
+# option ...?", "What method ...?", "What does X return?", "How do I ...?"): documentation writes the names it means
+# as code. Chosen on the documentation benchmark's dev part (docs/documents.md: 2 and 4 gained alike, a cut to the
+# code inside an answer lost; "How do I" by a second rule); SQuAD's paragraphs and plain text hold no marks. A code
+# block's line holding white space (a statement, a command line) is lifted only where the question asks how to do
+# something (``HOW_QUESTION``); inline code of several words is a name too ("git worktree lock", "CREATE TABLE").
 CODE = 2.0
 # Where a question asks for an option, a flag or a switch (``OPTION_QUESTION``), a span that is a command-line option
 # or a list of its forms (``is_option``: "-k", "--prune", "-h, --help") gains ``OPTION`` logits in the same ranking:
@@ -428,6 +429,15 @@ _BRACKET_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 _SIGNATURE_ARGUMENT = re.compile(r"\s*(?:\*{0,2}[A-Za-z_$][\w$]*\s*(?:[:=].*)?|[*/])\s*", re.S)
 
 
+def _pieces(marks: Sequence[np.ndarray | None] | None, lines: Sequence[np.ndarray | None] | None,
+            n: int) -> list[np.ndarray | None] | None:
+    """Each of ``n`` passages' marked pieces of code, inline (``marks``) and code blocks' lines (``lines``) together;
+    None where no passage has any."""
+    both = [[m for m in (None if marks is None else marks[i], None if lines is None else lines[i])
+             if m is not None and len(m)] for i in range(n)]
+    return [np.concatenate(b) if b else None for b in both] if any(both) else None
+
+
 def is_code(text: str, marks: np.ndarray | None, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is one whole marked piece of inline code (``marks``: (start, end) rows), quotes,
     a leading "." and a trailing "()" aside on either side (".opts()" is the code "opts", "opts" the code
@@ -603,6 +613,7 @@ def answers_from_logits(
     sentence_weight: float | None = None,
     titles: Sequence[str | None] | None = None,
     marks: Sequence[np.ndarray | None] | None = None,
+    lines: Sequence[np.ndarray | None] | None = None,
 ) -> list[Answer]:
     """Best spans mapped to character offsets in their passage's text (``passage_bias``: see
     ``function.model.decode``), from the ``windows`` marked True only (default: all; a
@@ -616,15 +627,16 @@ def answers_from_logits(
     followed into its description (``term_of_entry``).
     With the ``question`` too, a question about a file or directory gets the path a span holds
     (``path_in_answer``), a question how to do something the call or assignment a name starts (``whole_call``) and,
-    with the passages' ``marks``, the piece of inline code a span lies in (``whole_code``), and the best
+    with the passages' ``marks`` and ``lines``, the piece of code a span lies in (``whole_code``), and the best
     ``CANDIDATES`` spans are ranked again with ``sentence_weight``
     (default: ``sentence.WEIGHT`` with a ``passage_bias``, for retrieved passages, else
     ``sentence.WEIGHT_GIVEN``) times the share of the question's terms their sentence holds
     (``function.model.sentence``) added to their logits, less ``sentence.ECHO`` for a span that is the question's
     own words (``sentence.echoes``), less ``HEADING`` for a span in one of its passage's headings (``in_heading``,
     with the passages' ``titles``; where the passage is read, not where retrieved passages compete), and plus
-    ``CODE`` for a span that is a piece of its passage's inline code (``is_code``, with the passages' ``marks``) where
-    the question asks for a name (``NAME_QUESTION``), and ``OPTION`` for a span that is a command-line option
+    ``CODE`` for a span that is a piece of its passage's inline code (``is_code``, with the passages' ``marks``), or a
+    code block's line (``lines``) holding no white space or asked how to write, where the question asks for a name
+    (``NAME_QUESTION``), and ``OPTION`` for a span that is a command-line option
     (``is_option``) where it asks for an option, a flag or a switch (``OPTION_QUESTION``), and ``DEFINITION`` for a span
     the text introduces as the definition of what the question asks about (``sentence.introduces``, where
     ``sentence.defined`` finds one), ``DEFAULT`` for a span its line gives as a default where the question asks
@@ -639,8 +651,8 @@ def answers_from_logits(
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
-    widen = (texts is not None and marks is not None and question is not None and bool(HOW_QUESTION.search(question))
-             and any(m is not None and len(m) for m in marks))
+    code = _pieces(marks, lines, len(passages))
+    widen = (texts is not None and code is not None and question is not None and bool(HOW_QUESTION.search(question)))
     blocks = None if texts is None else [paragraphs(t, p.offsets) for t, p in zip(texts, passages, strict=True)]
     if sentence_weight is None:
         sentence_weight = sentence.WEIGHT if passage_bias is not None else sentence.WEIGHT_GIVEN
@@ -654,14 +666,15 @@ def answers_from_logits(
         if texts is not None:
             start, end = shape(texts[s.passage], start, end, question)
             if widen and start < end:
-                start, end = whole_code(texts[s.passage], marks[s.passage], start, end)
+                start, end = whole_code(texts[s.passage], code[s.passage], start, end)
         found.append(Answer(s.passage, start, end, s.score))
     if ranked:
         # across retrieved passages a heading's span still tells which passage answers; within it, not what
-        found = _by_sentence(found, question, texts, sentence_weight, titles if passage_bias is None else None, marks)
+        found = _by_sentence(found, question, texts, sentence_weight, titles if passage_bias is None else None, marks,
+                             lines)
     if ranked and passage_bias is not None and found:
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
-                                       windows, question, titles, marks)
+                                       windows, question, titles, marks, lines)
     out: list[Answer] = []
     for a in found:
         if len(out) == top_k:
@@ -677,7 +690,8 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
                            passages: Sequence, max_answer_tokens: int, texts: Sequence[str],
                            windows: np.ndarray | None, question: str,
                            titles: Sequence[str | None] | None,
-                           marks: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
+                           marks: Sequence[np.ndarray | None] | None = None,
+                           lines: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
     """Two stages for retrieved passages: ``found``'s best span chooses the passage (spans of every passage read,
     ``passage_bias`` and the sentence term at ``sentence.WEIGHT``), then the answer is the span that passage alone
     gives, decoded as if the request had named it (its windows only, the reader's own probabilities, the sentence
@@ -692,7 +706,8 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
                                 [passages[chosen]], 1, max_answer_tokens, None, [texts[chosen]], mine,
                                 question=question, sentence_weight=sentence.WEIGHT_GIVEN,
                                 titles=None if titles is None else [titles[chosen]],
-                                marks=None if marks is None else [marks[chosen]])
+                                marks=None if marks is None else [marks[chosen]],
+                                lines=None if lines is None else [lines[chosen]])
     if not inner:
         return found
     a = inner[0]
@@ -702,7 +717,8 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
 
 def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weight: float,
                  titles: Sequence[str | None] | None = None,
-                 marks: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
+                 marks: Sequence[np.ndarray | None] | None = None,
+                 lines: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
     """``found`` ranked again with the sentence term, the echo, the heading, the code, the option, the type, the
     definition, the default and the return value (``answers_from_logits``), best first."""
     if not found:
@@ -719,10 +735,12 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
         bonus -= HEADING * each(lambda t, a: in_heading(t, titles[a.passage], a.start, a.end))
     asks_name = NAME_QUESTION.search(question) is not None
     default_asked = sentence.asks_default(question)
-    if marks is not None and any(m is not None and len(m) for m in marks) and asks_name:
-        how = HOW_QUESTION.search(question) is not None  # a way: a command line; otherwise a name, no statement
-        bonus += CODE * each(lambda t, a: is_code(t, marks[a.passage], a.start, a.end)
-                             and (how or not any(c.isspace() for c in t[a.start:a.end].strip())))
+    if asks_name and _pieces(marks, lines, len(texts)) is not None:
+        how = HOW_QUESTION.search(question) is not None  # a way: a block's command line; otherwise a name, no statement
+        inline, block = marks or [None] * len(texts), lines or [None] * len(texts)
+        bonus += CODE * each(lambda t, a: is_code(t, inline[a.passage], a.start, a.end)
+                             or (is_code(t, block[a.passage], a.start, a.end)
+                                 and (how or not any(c.isspace() for c in t[a.start:a.end].strip()))))
     if OPTION_QUESTION.search(question):
         bonus += OPTION * each(lambda t, a: is_option(t[a.start:a.end]))
     if (PARAMETER and asks_name and PARAMETER_QUESTION.search(question)

@@ -6,6 +6,7 @@ A passage document::
     source, chunk, start, end  where it comes from (passage.Passage; absent on older documents)
     tags                       array of strings (``--tag``; absent on older documents: no tags)
     marks                      bytes: inline code spans (passage.Passage.marks; absent where none)
+    lines                      bytes: code blocks' lines (passage.Passage.lines; absent where none)
     embedding, encoder         bytes and string: the passage's sentence embedding and the encoder that made it
                                (passage.Passage.embedding; absent where none)
     token_ids, offsets         bytes (packed, see passage.py), never arrays of integers
@@ -73,7 +74,7 @@ from function.store.passage import DocumentRecord, Passage
 
 _FIELDS = ("title", "doc_id", "text", "token_ids", "token_dtype", "offsets", "n_tokens", "tokenizer")
 _PLACE_FIELDS = ("source", "chunk", "start", "end")  # passage.Passage's defaults when absent
-_EXTRA_FIELDS = ("tags", "marks", "embedding", "encoder")  # absent where there are none
+_EXTRA_FIELDS = ("tags", "marks", "embedding", "encoder", "lines")  # absent where there are none
 _INDEX_FIELDS = ("bm25_terms", "bm25_length")
 _BATCH_BYTES = 4 * 1024 * 1024  # per commit; Firestore takes at most 10 MiB
 _BATCH_DOCS = 400
@@ -137,7 +138,7 @@ class FirestoreStore:
                 found[snap.id] = Passage(snap.id, *(d[f] for f in _FIELDS),
                                          **{f: d[f] for f in _PLACE_FIELDS if f in d}, tags=tuple(d.get("tags", ())),
                                          marks=d.get("marks") or b"", embedding=d.get("embedding") or b"",
-                                         encoder=d.get("encoder") or "")
+                                         encoder=d.get("encoder") or "", lines=d.get("lines") or b"")
         return found
 
     def _indexed(self, ids: list[str]) -> tuple[set[str], dict[str, tuple[list[str], int]]]:
@@ -201,6 +202,8 @@ class FirestoreStore:
                 data["tags"] = list(p.tags)
                 if p.marks:
                     data["marks"] = p.marks
+                if p.lines:
+                    data["lines"] = p.lines
                 if p.embedding:
                     data["embedding"], data["encoder"] = p.embedding, p.encoder
                 if indexing:

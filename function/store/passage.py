@@ -32,12 +32,14 @@ class Passage:
     recorded), ``chunk`` (its index among its document's passages) and ``start``/``end`` (its character
     span in the document's extracted text; None for records given as JSON, which are their own text).
     ``tags`` are its document's, given at ingestion (``--tag``) for questions filtered on them; none for
-    passages stored before tags were recorded. ``marks`` are the passage's inline code and its code blocks'
-    lines (``code_spans``: (start, end) character pairs in ``text``, packed like ``offsets``), found by
-    extraction in documentation pages; none for plain text, JSON records and passages stored before they
-    were recorded. ``embedding`` is the passage's unit-length sentence embedding (``vector``: float16,
-    little-endian) made by the sentence encoder ``encoder`` names (its identity), stored where ingestion had
-    ``QA_INDEX_ENCODER`` without a separate index; none otherwise."""
+    passages stored before tags were recorded. ``marks`` are the passage's inline code (``code_spans``:
+    (start, end) character pairs in ``text``, packed like ``offsets``) and ``lines`` its code blocks' lines
+    that read as one piece of code each (``line_spans``, packed alike), found by extraction in documentation
+    pages; none for plain text, JSON records and passages stored before they were recorded (passages stored
+    before ``lines`` was, ingestion version 17 and 18, hold their blocks' lines in ``marks``). ``embedding``
+    is the passage's unit-length sentence embedding (``vector``: float16, little-endian) made by the sentence
+    encoder ``encoder`` names (its identity), stored where ingestion had ``QA_INDEX_ENCODER`` without a
+    separate index; none otherwise."""
 
     id: str
     title: str
@@ -56,18 +58,20 @@ class Passage:
     marks: bytes = b""
     embedding: bytes = b""
     encoder: str = ""  # identity of the sentence encoder that made ``embedding`` ("" where there is none)
+    lines: bytes = b""
 
     @classmethod
     def from_tokens(cls, pid: str, title: str, doc_id: str, text: str, ids: np.ndarray,
                     offsets: np.ndarray, tokenizer: str, vocab_size: int, source: str = "",
                     chunk: int | None = None, start: int | None = None, end: int | None = None,
                     tags: tuple[str, ...] = (), marks=(), vector: np.ndarray | None = None,
-                    encoder: str = "") -> Passage:
+                    encoder: str = "", lines=()) -> Passage:
         dtype = ids_dtype(vocab_size)
         embedding = b"" if vector is None else np.asarray(vector).astype(EMBEDDING_DTYPE).tobytes()
         return cls(pid, title, doc_id, text, np.asarray(ids).astype(dtype).tobytes(), dtype,
                    np.asarray(offsets).astype(OFFSETS_DTYPE).tobytes(), int(len(ids)), tokenizer,
-                   source, chunk, start, end, tuple(tags), pack_spans(marks), embedding, encoder if embedding else "")
+                   source, chunk, start, end, tuple(tags), pack_spans(marks), embedding, encoder if embedding else "",
+                   pack_spans(lines))
 
     @property
     def ids(self) -> np.ndarray:
@@ -83,23 +87,29 @@ class Passage:
         return np.frombuffer(self.marks or b"", dtype=OFFSETS_DTYPE).reshape(-1, 2)
 
     @property
+    def line_spans(self) -> np.ndarray:
+        """``lines`` unpacked: an (n, 2) array of character spans of code blocks' lines in ``text``."""
+        return np.frombuffer(self.lines or b"", dtype=OFFSETS_DTYPE).reshape(-1, 2)
+
+    @property
     def vector(self) -> np.ndarray | None:
         """``embedding`` unpacked (float32), or None where the passage has none."""
         return np.frombuffer(self.embedding, dtype=EMBEDDING_DTYPE).astype(np.float32) if self.embedding else None
 
     @property
     def nbytes(self) -> int:
-        return (len(self.token_ids) + len(self.offsets) + len(self.marks) + len(self.embedding) + 2 * len(self.text)
-                + len(self.title) + 200)
+        return (len(self.token_ids) + len(self.offsets) + len(self.marks) + len(self.lines) + len(self.embedding)
+                + 2 * len(self.text) + len(self.title) + 200)
 
     def check(self) -> None:
         """Raise ValueError if the packed fields disagree with each other."""
         width = np.dtype(self.token_dtype).itemsize
         if len(self.token_ids) != self.n_tokens * width or len(self.offsets) != self.n_tokens * 8:
             raise ValueError(f"passage {self.id!r}: packed tokens do not match n_tokens={self.n_tokens}")
-        spans = self.code_spans if len(self.marks or b"") % 8 == 0 else None
-        if spans is None or ((spans[:, 0] >= spans[:, 1]) | (spans[:, 1] > len(self.text))).any():
-            raise ValueError(f"passage {self.id!r}: its code marks are not spans of its text")
+        for packed in (self.marks, self.lines):
+            spans = np.frombuffer(packed, dtype=OFFSETS_DTYPE).reshape(-1, 2) if len(packed or b"") % 8 == 0 else None
+            if spans is None or ((spans[:, 0] >= spans[:, 1]) | (spans[:, 1] > len(self.text))).any():
+                raise ValueError(f"passage {self.id!r}: its code marks are not spans of its text")
         width = np.dtype(EMBEDDING_DTYPE).itemsize
         if len(self.embedding or b"") % width or bool(self.embedding) != bool(self.encoder):
             raise ValueError(f"passage {self.id!r}: its embedding and the encoder that made it disagree")

@@ -22,7 +22,8 @@ A file made before these existed is migrated on open by adding the columns
 (old rows get ``source`` "" and no span) and the table. ``tags`` holds a
 passage's tags (``--tag``) as a JSON array ('[]' for rows stored before it),
 which a filtered search reads with ``json_each`` (``fts5.Fts5Index.search``);
-``marks`` its inline code spans (``Passage.marks``; NULL for none and in rows stored before them).
+``marks`` its inline code spans (``Passage.marks``) and ``lines`` its code blocks' lines (``Passage.lines``; NULL
+for none and in rows stored before them).
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ CREATE TABLE IF NOT EXISTS passages (
     tags TEXT NOT NULL DEFAULT '[]',
     marks BLOB,
     embedding BLOB,
-    encoder TEXT NOT NULL DEFAULT ''
+    encoder TEXT NOT NULL DEFAULT '',
+    lines BLOB
 );
 CREATE TABLE IF NOT EXISTS answers (
     key TEXT PRIMARY KEY,
@@ -80,13 +82,13 @@ CREATE TABLE IF NOT EXISTS meta (
 # Columns added after the first release: ALTER TABLE adds them to older files (see _migrate).
 _ADDED_COLUMNS = {"source": "TEXT NOT NULL DEFAULT ''", "chunk": "INTEGER", "span_start": "INTEGER",
                   "span_end": "INTEGER", "tags": "TEXT NOT NULL DEFAULT '[]'", "marks": "BLOB", "embedding": "BLOB",
-                  "encoder": "TEXT NOT NULL DEFAULT ''"}
+                  "encoder": "TEXT NOT NULL DEFAULT ''", "lines": "BLOB"}
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS passages_doc_id ON passages (doc_id);
 CREATE INDEX IF NOT EXISTS documents_source ON documents (source);
 """
 _COLUMNS = ("id, title, doc_id, text, token_ids, token_dtype, offsets, n_tokens, tokenizer, "
-            "source, chunk, span_start, span_end, tags, marks, embedding, encoder")
+            "source, chunk, span_start, span_end, tags, marks, embedding, encoder, lines")
 _DOC_COLUMNS = "doc_id, source, sha256, passage_ids, updated"
 _CHUNK = 500  # below SQLite's bound-parameter limit
 
@@ -105,10 +107,10 @@ def _delete_in(db: sqlite3.Connection, table: str, column: str, keys: list[str])
 
 
 def _passage(row: tuple) -> Passage:
-    """A ``passages`` row (``_COLUMNS``) as a ``Passage``: the tags are a JSON array, the marks and the embedding
-    NULL in rows stored before they were recorded (and where there are none)."""
-    return Passage(*row[:-4], tags=tuple(json.loads(row[-4])), marks=row[-3] or b"", embedding=row[-2] or b"",
-                   encoder=row[-1])
+    """A ``passages`` row (``_COLUMNS``) as a ``Passage``: the tags are a JSON array, the marks, the embedding and
+    the lines NULL in rows stored before they were recorded (and where there are none)."""
+    return Passage(*row[:-5], tags=tuple(json.loads(row[-5])), marks=row[-4] or b"", embedding=row[-3] or b"",
+                   encoder=row[-2], lines=row[-1] or b"")
 
 
 def _new_generation(db: sqlite3.Connection) -> None:
@@ -183,10 +185,10 @@ class SqliteStore:
             for p in passages:
                 (rowid,) = db.execute(
                     f"INSERT OR REPLACE INTO passages ({_COLUMNS}, updated) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING rowid",
                     (p.id, p.title, p.doc_id, p.text, p.token_ids, p.token_dtype, p.offsets, p.n_tokens,
                      p.tokenizer, p.source, p.chunk, p.start, p.end, json.dumps(list(p.tags)), p.marks or None,
-                     p.embedding or None, p.encoder, now)).fetchone()
+                     p.embedding or None, p.encoder, p.lines or None, now)).fetchone()
                 fts5.write(db, rowid, p.title, p.text)
             _new_generation(db)
 
