@@ -113,6 +113,27 @@ def test_matches_brute_force_on_random_logits(seed):
     assert np.allclose([s.score for s in got], [v for _, v in want], rtol=1e-6)
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_each_passage_s_best_spans_join_the_batch_s_best_where_asked(seed):
+    """``per_passage``: the batch's ``top_k`` best spans and each passage's ``per_passage`` best, best first, scored
+    as among every span of the batch (brute force with a passage bias: one softmax over all of them)."""
+    rng = np.random.default_rng(seed)
+    passages = [np.arange(int(rng.integers(1, 30))) + 1000 for _ in range(int(rng.integers(2, 5)))]
+    b = build_batch([11, 12], passages, SPEC)
+    start = rng.normal(0, 3, b.input_ids.shape).astype(np.float32)
+    end = rng.normal(0, 3, b.input_ids.shape).astype(np.float32)
+    top_k, per, max_len = int(rng.integers(1, 4)), int(rng.integers(1, 3)), int(rng.integers(1, 8))
+    bias = rng.normal(0, 1, len(passages))
+    every = best_spans(start, end, b, top_k=10_000, max_answer_tokens=max_len, passage_bias=bias)
+    key = [(s.passage, s.token_start, s.token_end) for s in every]
+    want = set(key[:top_k]) | {k for p in range(len(passages)) for k in [k for k in key if k[0] == p][:per]}
+    got = best_spans(start, end, b, top_k=top_k, max_answer_tokens=max_len, passage_bias=bias, per_passage=per)
+    assert [(s.passage, s.token_start, s.token_end) for s in got] == [k for k in key if k in want]
+    assert np.allclose([s.score for s in got], [s.score for s in every if (s.passage, s.token_start, s.token_end)
+                                                in want])
+    assert best_spans(start, end, b, top_k=top_k, max_answer_tokens=max_len, passage_bias=bias) == every[:top_k]
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_with_paragraphs_no_span_runs_across_a_blank_line_and_the_rest_rank_as_before(seed):
     rng = np.random.default_rng(100 + seed)

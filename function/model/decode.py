@@ -134,8 +134,11 @@ def best_spans(
     windows: np.ndarray | None = None,
     null_weight: float = 0.0,
     blocks: list[np.ndarray] | None = None,
+    per_passage: int = 0,
 ) -> list[Span]:
-    """The ``top_k`` highest-scoring distinct passage spans, best first; ``windows`` (one bool per
+    """The ``top_k`` highest-scoring distinct passage spans, best first, and with ``per_passage`` each passage's best
+    ``per_passage`` spans among them too (so a passage the batch's best leave out still has its say where the spans
+    are ranked again, ``reader.answers_from_logits``); ``windows`` (one bool per
     window) keeps the spans of the windows marked True only; ``null_weight`` (with ``passage_bias``
     only): each window's spans less that times its [CLS] score; ``blocks`` (one array per passage: each
     token's paragraph number, ``paragraphs``): spans within one paragraph only."""
@@ -175,19 +178,39 @@ def best_spans(
     cand = np.sort(np.argpartition(-flat, want - 1)[:want])
     cand = cand[np.argsort(-flat[cand], kind="stable")]  # equal scores (int8 logits tie): the earlier, shorter span
 
-    ws, ds, iss = np.unravel_index(cand, band.shape)  # one call for every candidate, then plain ints
     passage, first = np.asarray(batch.passage_index).tolist(), np.asarray(batch.token_start).tolist()
     spans: list[Span] = []
     seen: set[tuple[int, int, int]] = set()
-    for w, d, i, s in zip(ws.tolist(), ds.tolist(), iss.tolist(), np.exp(flat[cand]).tolist(), strict=True):
-        p, start = passage[w], first[w] + i
-        key = (p, start, start + d)
-        if key in seen:
-            continue
-        seen.add(key)
-        spans.append(Span(p, start, start + d, s))
-        if len(spans) == top_k:
-            break
+
+    def take(cand: np.ndarray, room: int) -> None:
+        """``cand``'s first ``room`` distinct spans into ``spans``, those not there already."""
+        ws, ds, iss = np.unravel_index(cand, band.shape)  # one call for every candidate, then plain ints
+        mine: set[tuple[int, int, int]] = set()
+        for w, d, i, s in zip(ws.tolist(), ds.tolist(), iss.tolist(), np.exp(flat[cand]).tolist(), strict=True):
+            p, start = passage[w], first[w] + i
+            key = (p, start, start + d)
+            if key in mine:
+                continue
+            mine.add(key)
+            if key not in seen:
+                seen.add(key)
+                spans.append(Span(p, start, start + d, s))
+            if len(mine) == room:
+                break
+
+    take(cand, top_k)
+    if per_passage:  # and each passage's best ``per_passage`` spans, where the batch's best left them out
+        cells = band[0].size
+        owner = np.asarray(batch.passage_index)
+        for p in np.unique(owner):
+            rows = np.flatnonzero(owner == p)
+            own = (rows[:, None] * cells + np.arange(cells)[None, :]).reshape(-1)
+            own = own[np.isfinite(flat[own])]
+            k = min(len(own), per_passage * (n_windows_per_span + 1))
+            if k:
+                best = own[np.argpartition(-flat[own], k - 1)[:k]]
+                take(best[np.argsort(-flat[best], kind="stable")], per_passage)
+        spans.sort(key=lambda s: -s.score)
     return spans
 
 

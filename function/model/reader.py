@@ -29,6 +29,11 @@ from function.model.windows import Batch, WindowSpec, build_batch
 # candidate spans ranked again by their sentence (``answers_from_logits``' ``question``); on the SQuAD dev
 # questions the best 8, 16, 32 or every span of the windows gave the same answers
 CANDIDATES = 16
+# and, where retrieved passages compete (a question asked alone that the cascade's first passage did not settle),
+# each passage's best ``PER_PASSAGE`` spans too (``decode.best_spans``' ``per_passage``): a passage whose spans the
+# reader scores below another's still has its say where the sentence term and the answer-type lifts rank them ("Default
+# is gentle." under the entry asked about, where all 16 best were the previous entry's; docs/documents.md)
+PER_PASSAGE = 4
 # A span inside one of its passage's headings loses this much, in logits, where the sentence term ranks spans
 # (``in_heading``): in effect never the answer while any other candidate is left (the reader can be sure of a
 # heading, "Timeouts" at 0.99 for "Which parameter tells Requests to stop waiting ...?", where "timeout" in the
@@ -658,7 +663,8 @@ def answers_from_logits(
         sentence_weight = sentence.WEIGHT if passage_bias is not None else sentence.WEIGHT_GIVEN
     ranked = texts is not None and question is not None and sentence_weight > 0
     spans = best_spans(start_logits, end_logits, batch, max(top_k + spare, CANDIDATES) if ranked else top_k + spare,
-                       max_answer_tokens, passage_bias, windows, null_weight, blocks)
+                       max_answer_tokens, passage_bias, windows, null_weight, blocks,
+                       PER_PASSAGE if ranked and passage_bias is not None else 0)
     found: list[Answer] = []
     for s in spans:
         offsets = passages[s.passage].offsets
