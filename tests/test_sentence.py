@@ -876,6 +876,53 @@ def test_returned_is_the_name_a_question_asks_the_return_value_of(question, name
     assert returned(question) == name
 
 
+@pytest.mark.parametrize("question, terms", [
+    ("What does SDL_CreateWindow return on failure?", {"failure"}),
+    ("What does SDL_AddTimer return if an error occurs?", {"error", "occurs"}),
+    ("What does nth return when no such item exists?", {"item", "exists"}),
+    ("What does str.find return if sub is not found?", {"sub", "found"}),
+    ("What does SDL_CreateWindow return?", None),  # no condition
+    ("Which function returns NULL on failure?", None),  # no return value asked
+    ("What does it return on?", None),  # a condition without a term
+])
+def test_return_condition_is_the_condition_a_return_question_asks_under(question, terms):
+    from function.model.sentence import return_condition
+
+    got = return_condition(question)
+    assert (None if got is None else terms <= got and "return" not in got) is (None if terms is None else True)
+
+
+_WINDOW = "Returns the window that was created or NULL on failure; call SDL_GetError() for more information."
+
+
+@pytest.mark.parametrize("text, span, condition, cut", [
+    (_WINDOW, "the window that was created or NULL", {"failure"}, "NULL"),
+    (_WINDOW, "the window that was created or NULL on failure", {"failure"}, "NULL"),
+    (_WINDOW, "the window that was created or NULL", {"success"}, None),  # another condition: as it was
+    ("a timer ID or 0 if an error occurs; call SDL_GetError()", "a timer ID or 0", {"error", "occurs"}, "0"),
+    ("Returns nth item in the sequence\nor None if no such item exists.", "in the sequence\nor None", {"item"}, "None"),
+    ("the passed in String, or the empty String if it was null", "the passed in String, or the empty String",
+     {"null"}, "the empty String"),
+    (_WINDOW, "the window", {"failure"}, None),  # the alternative is not in the span
+])
+def test_conditioned_value_cuts_a_span_to_the_alternative_the_condition_gives(text, span, condition, cut):
+    from function.model.sentence import conditioned_value
+
+    a = text.index(span)
+    start, end = conditioned_value(text, a, a + len(span), frozenset(condition))
+    assert text[start:end] == (span if cut is None else cut)
+
+
+def test_a_value_followed_by_the_question_s_condition_is_lifted():
+    """'What does get return if the key is missing?': "None" (followed by that condition) over the value the reader
+    prefers, which "Return" starts too; no condition asked, the reader's choice stands."""
+    text = "get(key)\nReturn value for key if key is there. Return None if key is missing."
+    passage, b, start, end = _two_spans(text, "value", "None", [5.0, 4.5], [5.0, 4.5])  # both said returned
+    best = _best_of(text, passage, b, start, end)
+    assert best("What does get return if the key is missing?") == "None"
+    assert best("What does get return?") == "value"
+
+
 _ENTRIES = "keys()\nReturn new keys view of the dict.\n\nReturns:\nnew keys view\n\ncopy()\nReturn a shallow copy.\n"
 
 

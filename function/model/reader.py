@@ -79,6 +79,11 @@ DEFAULT = 4.0
 # (``sentence.states_return``), gains ``RETURN``. The size of ``DEFAULT``, kept by a rule written first
 # (docs/documents.md).
 RETURN = 4.0
+# Where a return question asks under a condition (``sentence.return_condition``: "What does find return if sub is not
+# found?"), a span followed by that condition ("Return -1 | if sub is not found") gains
+# ``CONDITION``, and a span giving an alternative under that condition is cut to it ("the window that was created or
+# NULL | on failure" -> "NULL": ``sentence.conditioned_value``). The size of ``CODE``, not tuned.
+CONDITION = 2.0
 # Where a question offers its answers ("on or off", "by value or by reference": ``sentence.offered``), a span that is
 # one of them, or one after at most two words (``sentence.is_offered``), gains ``ALTERNATIVE`` and is no echo. The
 # size of ``DEFAULT``, kept by a rule written first (docs/documents.md).
@@ -658,6 +663,7 @@ def answers_from_logits(
     spare = 0 if texts is None else 2
     code = _pieces(marks, lines, len(passages))
     widen = (texts is not None and code is not None and question is not None and bool(HOW_QUESTION.search(question)))
+    condition = None if question is None else sentence.return_condition(question)
     blocks = None if texts is None else [paragraphs(t, p.offsets) for t, p in zip(texts, passages, strict=True)]
     if sentence_weight is None:
         sentence_weight = sentence.WEIGHT if passage_bias is not None else sentence.WEIGHT_GIVEN
@@ -673,6 +679,8 @@ def answers_from_logits(
             start, end = shape(texts[s.passage], start, end, question)
             if widen and start < end:
                 start, end = whole_code(texts[s.passage], code[s.passage], start, end)
+            if condition is not None and start < end:
+                start, end = sentence.conditioned_value(texts[s.passage], start, end, condition)
         found.append(Answer(s.passage, start, end, s.score))
     if ranked:
         # across retrieved passages a heading's span still tells which passage answers; within it, not what
@@ -761,6 +769,9 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
         bonus += DEFAULT * each(lambda t, a: sentence.states_default(t, question, a.start)
                                 and sentence.default_owner(t, question, a.start, entry_read))
     name = sentence.returned(question)
+    condition = sentence.return_condition(question)
+    if CONDITION and condition is not None:
+        bonus += CONDITION * each(lambda t, a: sentence.conditioned(t, a.start, a.end, condition))
     if RETURN and name is not None:
         bonus += RETURN * each(lambda t, a: sentence.states_return(t, name, a.start,
                                                                    None if titles is None else titles[a.passage]))

@@ -451,6 +451,62 @@ def returned(question: str) -> str | None:
     return name.rsplit(".", 1)[-1] if name else None
 
 
+# the condition a return question puts after "return": "What does SDL_CreateWindow return | on failure?", "What does
+# nth return | when no such item exists?" (``return_condition``)
+_CONDITION_ASKED = re.compile(r"\breturn\s+(?P<c>(?:if|when|whenever|on|for|in\s+case|upon|unless|after|given)\b.*?)"
+                              r"\s*\??\s*$", re.IGNORECASE)
+# an alternative a return value's text gives with its condition: "the window that was created or | NULL | on failure",
+# "a timer ID or | 0 | if an error occurs", "nth item in the sequence\nor | None | if no such item exists": "or", a
+# value of at most four words, then the condition's word
+_CONDITIONED = re.compile(r"\bor\s+(?P<v>[^\s,;:.]+(?:[ \t]+[^\s,;:.]+){0,3}?)"
+                          r"(?P<c>\s+(?:if|when|whenever|on|for|in\s+case|upon|unless|after)\b[^.;\n]*)")
+
+
+# a condition right after a span: "Return -1 | if sub is not found", "Returns None | on mismatch"
+_CONDITION_AFTER = re.compile(r"[ \t]+(?:if|when|whenever|on|for|in\s+case|upon|unless|after)\b[^.;\n]*")
+
+
+def conditioned(text: str, start: int, end: int, condition: frozenset[str]) -> bool:
+    """Whether ``text[start:end]``, within one sentence, is followed by the condition the question asks under
+    (``_same_condition``, ``return_condition``): "-1" of "Return -1 if sub is not found." for "What does find return
+    if sub is not found?"."""
+    if _SENTENCE_END.search(text, start, end):
+        return False
+    m = _CONDITION_AFTER.match(text, end)
+    return m is not None and _same_condition(m.group(), condition)
+
+
+def _same_condition(said: str, condition: frozenset[str]) -> bool:
+    """Whether the condition ``said`` holds more than half of the question's condition's terms (``return_condition``):
+    "if sub is not found" for "... if sub is not found?", not "for key if key is there" for "... if the key is
+    missing?"."""
+    return 2 * len(condition & frozenset(query_terms(said))) > len(condition)
+
+
+@functools.lru_cache(maxsize=64)
+def return_condition(question: str) -> frozenset[str] | None:
+    """The index terms of the condition a question asks a return value under ("failure" for "What does X return on
+    failure?", "error", "occurs" for "... return if an error occurs?"); None where the question asks for no return
+    value (``returned``) or under no condition."""
+    if returned(question) is None:
+        return None
+    m = _CONDITION_ASKED.search(question)
+    terms = frozenset(query_terms(m.group("c"))) if m else frozenset()
+    return terms or None
+
+
+def conditioned_value(text: str, start: int, end: int, condition: frozenset[str]) -> tuple[int, int]:
+    """``text[start:end]`` cut to the alternative it gives under ``condition`` (``return_condition``): "NULL" of "the
+    window that was created or NULL" where "on failure" follows it and the question asks about failure; the span as
+    it is where it holds no such alternative under the question's condition (``_same_condition``)."""
+    for m in _CONDITIONED.finditer(text, start, min(len(text), end + 120)):
+        if not start <= m.start("v") < end:
+            continue
+        if _same_condition(m.group("c"), condition):
+            return m.start("v"), m.end("v")
+    return start, end
+
+
 def _last_part(name: str) -> str:
     return name.rsplit(".", 1)[-1].lower()
 
