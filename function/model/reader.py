@@ -80,9 +80,9 @@ DEFAULT = 4.0
 # (docs/documents.md).
 RETURN = 4.0
 # Where a return question asks under a condition (``sentence.return_condition``: "What does find return if sub is not
-# found?"), a span followed by that condition ("Return -1 | if sub is not found") gains
-# ``CONDITION``, and a span giving an alternative under that condition is cut to it ("the window that was created or
-# NULL | on failure" -> "NULL": ``sentence.conditioned_value``). The size of ``CODE``, not tuned.
+# found?"), a span followed by that condition ("Return -1 | if sub is not found") gains ``CONDITION``, and a span
+# giving an alternative under that condition is cut to it ("the window that was created or NULL | on failure" ->
+# "NULL": ``sentence.conditioned_value``). The size of ``CODE``, not tuned (docs/documents.md).
 CONDITION = 2.0
 # Where a question offers its answers ("on or off", "by value or by reference": ``sentence.offered``), a span that is
 # one of them, or one after at most two words (``sentence.is_offered``), gains ``ALTERNATIVE`` and is no echo. The
