@@ -623,6 +623,27 @@ def test_introduces_says_whether_the_text_defines_the_subject_right_before_a_spa
     assert introduces(text, subject, text.index(span)) is introduced
 
 
+@pytest.mark.parametrize("text, subject, span, whole", [
+    ("A GQuark is a non-zero integer which uniquely identifies a particular string. More.", "GQuark",
+     "a non-zero integer", "a non-zero integer which uniquely identifies a particular string"),
+    ("A bare repository is normally an appropriately named directory with a .git suffix that has no tree.\nNext",
+     "bare repository", "an appropriately named directory",
+     "an appropriately named directory with a .git suffix that has no tree"),  # ".git" does not end the sentence
+    ("maintenance branch\nA type of branch used by semantic-release to publish; see below.", "maintenance branch",
+     "A type of branch", "A type of branch used by semantic-release to publish"),  # a glossary's term; ";" ends it
+    ("A GQuark is a non-zero integer. It identifies a string.", "GQuark", "a non-zero integer", None),  # ends there
+    ("A GQuark is a non-zero integer and more.", "GQuark", "a non-zero integer", None),  # no relative clause
+    ("Each GQuark maps a non-zero integer which identifies a string.", "GQuark", "a non-zero integer", None),  # no
+    # definition of the subject starts at the span
+    ("A GQuark is a non-zero integer which " + "x " * 90 + "ends.", "GQuark", "a non-zero integer", None),  # too long
+])
+def test_a_definition_runs_on_through_the_relative_clause_its_noun_phrase_goes_on_with(text, subject, span, whole):
+    from function.model.sentence import definition_end
+
+    start = text.index(span)
+    assert text[start:definition_end(text, subject, start, start + len(span))] == (whole or span)
+
+
 @pytest.mark.parametrize("text, first, second, starts, ends, question, lifted, other_question, other", [
     # the reader prefers "Frames" (6 + 5) to "abstract." (5 + 5.5) and to the span across both (5 + 5); both sentences
     # hold the question's word

@@ -174,6 +174,24 @@ def introduces(text: str, subject: str, start: int) -> bool:
     return _introduction(subject).search(before) is not None
 
 
+# what a definition's noun phrase goes on with in its sentence: "a non-zero integer | which uniquely identifies a
+# particular string", "an appropriately named directory | with a .git suffix that ...", "a type of branch | used by
+# semantic-release that ...": a relative clause or a participle, to the sentence's end (a "." before white space, a ";"
+# or the line's end; ".git" does not end it), at most ``DEFINITION_CLAUSE`` characters
+_DEFINITION_GOES_ON = re.compile(r"[ \t]+(?:that|which|who|whose|where|used|with)\b(?:[^.;\n]|\.(?=\S))*")
+DEFINITION_CLAUSE = 160
+
+
+def definition_end(text: str, subject: str, start: int, end: int) -> int:
+    """Where the definition of ``subject`` (``defined``) that ``text[start:end]`` starts ends: past the relative
+    clause its noun phrase goes on with (``_DEFINITION_GOES_ON``) where ``introduces`` says the span starts the
+    definition; ``end`` otherwise."""
+    m = _DEFINITION_GOES_ON.match(text, end)
+    if m is None or m.end() - end > DEFINITION_CLAUSE or not introduces(text, subject, start):
+        return end
+    return m.end()
+
+
 _ASKS_DEFAULT = re.compile(r"\bdefaults?\b", re.IGNORECASE)
 # "the default line width is | 0.5bp", "defaults to | 90 days", "(default is | ...", "Default: | ...", "(def: | 2MB",
 # "(by default, | /usr/share/...": the words just before a span, on its line
