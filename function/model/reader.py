@@ -752,7 +752,7 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
         bonus -= HEADING * each(lambda t, a: in_heading(t, titles[a.passage], a.start, a.end))
     asks_name = NAME_QUESTION.search(question) is not None
     default_asked = sentence.asks_default(question)
-    if asks_name and _pieces(marks, lines, len(texts)) is not None:
+    if asks_name and any(m is not None and len(m) for m in (*(marks or ()), *(lines or ()))):
         how = HOW_QUESTION.search(question) is not None  # a way: a block's command line; otherwise a name, no statement
         inline, block = marks or [None] * len(texts), lines or [None] * len(texts)
         bonus += CODE * each(lambda t, a: is_code(t, inline[a.passage], a.start, a.end)
