@@ -944,6 +944,18 @@ def test_a_value_followed_by_the_question_s_condition_is_lifted():
     assert best("What does get return?") == "value"
 
 
+def test_a_condition_s_clause_ends_at_a_comma():
+    """ "Return PAM_SUCCESS if no file exists, the default is PAM_IGNORE.": the condition after PAM_SUCCESS is "if no
+    file exists", not the default the sentence goes on to (pam-023: "... when no nologin file exists, by default?")."""
+    from function.model.sentence import conditioned, return_condition
+
+    text = "Return PAM_SUCCESS if no file exists, the default is PAM_IGNORE."
+    end = text.index(" if")
+    asked = return_condition("What does pam_nologin return when no nologin file exists, by default?")
+    assert not conditioned(text, end - len("PAM_SUCCESS"), end, asked)
+    assert conditioned(text, end - len("PAM_SUCCESS"), end, return_condition("What does it return if no file exists?"))
+
+
 _ENTRIES = "keys()\nReturn new keys view of the dict.\n\nReturns:\nnew keys view\n\ncopy()\nReturn a shallow copy.\n"
 
 

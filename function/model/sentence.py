@@ -477,11 +477,11 @@ _CONDITION_ASKED = re.compile(r"\breturn\s+(?P<c>(?:if|when|whenever|on|for|in\s
 # "a timer ID or | 0 | if an error occurs", "nth item in the sequence\nor | None | if no such item exists": "or", a
 # value of at most four words, then the condition's word
 _CONDITIONED = re.compile(r"\bor\s+(?P<v>[^\s,;:.]+(?:[ \t]+[^\s,;:.]+){0,3}?)"
-                          r"(?P<c>\s+(?:if|when|whenever|on|for|in\s+case|upon|unless|after)\b[^.;\n]*)")
+                          r"(?P<c>\s+(?:if|when|whenever|on|for|in\s+case|upon|unless|after)\b[^.;,\n]*)")
 
 
 # a condition right after a span: "Return -1 | if sub is not found", "Returns None | on mismatch"
-_CONDITION_AFTER = re.compile(r"[ \t]+(?:if|when|whenever|on|for|in\s+case|upon|unless|after)\b[^.;\n]*")
+_CONDITION_AFTER = re.compile(r"[ \t]+(?:if|when|whenever|on|for|in\s+case|upon|unless|after)\b[^.;,\n]*")
 
 
 def conditioned(text: str, start: int, end: int, condition: frozenset[str]) -> bool:
