@@ -936,12 +936,13 @@ def test_conditioned_value_cuts_a_span_to_the_alternative_the_condition_gives(te
 
 def test_a_value_followed_by_the_question_s_condition_is_lifted():
     """'What does get return if the key is missing?': "None" (followed by that condition) over the value the reader
-    prefers, which "Return" starts too; no condition asked, the reader's choice stands."""
+    prefers, which "Return" starts too; no condition asked, the reader's choice stands, run on to its sentence's end
+    (``sentence.return_end``)."""
     text = "get(key)\nReturn value for key if key is there. Return None if key is missing."
     passage, b, start, end = _two_spans(text, "value", "None", [5.0, 4.5], [5.0, 4.5])  # both said returned
     best = _best_of(text, passage, b, start, end)
     assert best("What does get return if the key is missing?") == "None"
-    assert best("What does get return?") == "value"
+    assert best("What does get return?") == "value for key if key is there"
 
 
 def test_a_condition_s_clause_ends_at_a_comma():
@@ -982,6 +983,27 @@ def test_states_return_says_whether_the_text_gives_a_span_as_the_name_s_return_v
     from function.model.sentence import states_return
 
     assert states_return(text, name, text.index(span)) is stated
+
+
+@pytest.mark.parametrize("text, name, span, whole", [
+    ("copy()\nReturn a shallow copy of the sorted dict.\nMore.", "copy", "a shallow",
+     "a shallow copy of the sorted dict"),  # to the sentence's end
+    ("keys()\nReturn new sorted keys view. It is live.", "keys", "new", "new sorted keys view"),  # ". " ends it
+    ("Returns:\n\nout : bool\nTrue when the image is low contrast.\n", "is_low_contrast", "True",
+     "True when the image is low contrast"),  # numpydoc's description, the title naming the function
+    ("entropy()\nReturns the entropies of image1|image0 and image0|image1 | next cell", "entropy", "the entropies",
+     "the entropies of image1|image0 and image0|image1"),  # a table's " | " ends it, a "|" in a word does not
+    ("size()\nReturns the size; or raises.", "size", "the size", None),  # ";" ends it
+    ("size()\nThe size of the thing, in pixels.", "size", "The size", None),  # not said to be the return value
+    ("other()\nReturns the size in pixels.", "size", "the size", None),  # another entry's
+    ("size()\nReturns the size " + "and more " * 20 + "end.", "size", "the size", None),  # too long
+])
+def test_a_return_value_runs_on_to_its_sentences_end(text, name, span, whole):
+    from function.model.sentence import return_end
+
+    start = text.index(span)
+    title = "exposure > is_low_contrast" if "out : bool" in text else None
+    assert text[start:return_end(text, name, start, start + len(span), title)] == (whole or span)
 
 
 # numpydoc's Returns section, as extracted: a blank line after "Returns:", a named value's "name : type" line and its

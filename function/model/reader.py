@@ -665,6 +665,7 @@ def answers_from_logits(
     widen = (texts is not None and code is not None and question is not None and bool(HOW_QUESTION.search(question)))
     condition = None if question is None else sentence.return_condition(question)
     subject = None if question is None else sentence.defined(question)
+    name = None if question is None or condition is not None else sentence.returned(question)
     blocks = None if texts is None else [paragraphs(t, p.offsets) for t, p in zip(texts, passages, strict=True)]
     if sentence_weight is None:
         sentence_weight = sentence.WEIGHT if passage_bias is not None else sentence.WEIGHT_GIVEN
@@ -696,6 +697,9 @@ def answers_from_logits(
             break
         if subject is not None and texts is not None and a.start < a.end:  # after the ranking: it chose the span
             a = replace(a, end=sentence.definition_end(texts[a.passage], subject, a.start, a.end))
+        if name is not None and texts is not None and a.start < a.end:  # the same: a return value's whole phrase
+            a = replace(a, end=sentence.return_end(texts[a.passage], name, a.start, a.end,
+                                                   None if titles is None else titles[a.passage]))
         if texts is not None and (a.start == a.end or any((b.passage, b.start, b.end) == (a.passage, a.start, a.end)
                                                          for b in out)):
             continue  # white space only, or the same text as a better span once trimmed

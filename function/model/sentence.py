@@ -525,6 +525,22 @@ def conditioned_value(text: str, start: int, end: int, condition: frozenset[str]
     return start, end
 
 
+# what a return value's phrase goes on with to its sentence's end: "True | when the image is determined to be low
+# contrast", "a shallow | copy of the sorted dict", "A | contingency table": to a "." before white space, a ";", a
+# table's " | " or the line's end, at most ``RETURN_CLAUSE`` characters
+_RETURN_GOES_ON = re.compile(r"(?:[^.;|\n]|[.|](?=\S))+")
+RETURN_CLAUSE = 160
+
+
+def return_end(text: str, name: str, start: int, end: int, title: str | None = None) -> int:
+    """Where the return value of ``name`` (``returned``) that ``text[start:end]`` starts ends: at its sentence's end
+    (``_RETURN_GOES_ON``) where ``states_return`` says the span starts it; ``end`` otherwise."""
+    m = _RETURN_GOES_ON.match(text, end)
+    if m is None or m.end() - end > RETURN_CLAUSE or not states_return(text, name, start, title):
+        return end
+    return len(text[:m.end()].rstrip())
+
+
 def _last_part(name: str) -> str:
     return name.rsplit(".", 1)[-1].lower()
 
