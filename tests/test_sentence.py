@@ -555,6 +555,75 @@ def test_where_a_question_asks_which_parameter_a_parameters_name_is_lifted():
     assert best("Which correction is the default parameter?") == "pvalues"  # a default is asked for, not a name
 
 
+# a numpydoc Parameters section as extracted, a nested list of one parameter's values under it
+_NUMPYDOC_PARAMETERS = ("Parameters:\n\nx : array_like\nThe data to smooth.\n\nfrac : float\nBetween 0 and 1. The "
+                        "fraction of the data used when estimating each y-value.\n\nmethod : str\nHow the fit is "
+                        "made:\n\n- bonferroni : one-step correction\n- sidak : one-step correction\n\ndelta : float\n"
+                        "Distance within which to use linear-interpolation instead of weighted regression.\n")
+
+
+@pytest.mark.parametrize("text, names", [
+    (_NUMPYDOC_PARAMETERS, ["x", "frac", "method", "delta"]),  # numpydoc's "name : type"; nested values are not
+    # entries
+    ("OPTIONS\n\ndebug\nPrint debug information.\n\ngroup=name\nUse the name group.\n", ["debug", "group=name"]),
+    ("Options:\n\n-d, --debug\nRun in debug mode.\n\n-n, --dont-detach\nDon't run in daemon mode.\n",
+     ["-d, --debug", "-n, --dont-detach"]),  # command-line options; "Options:" is a heading
+    ("Note\nThis is a note.\n\nstatsmodels.api.lowess\n\nlowess(endog, exog)\nA smoother.\n", []),  # a heading,
+    # a title with no description under it, a signature
+    ("- threshold: 1024\n- level: 3\n", ["threshold", "level"]),
+])
+def test_entries_are_the_names_a_passage_lists_at_its_lines_heads(text, names):
+    from function.model.reader import entries
+
+    assert [text[a:z] for a, z, _ in entries(text)] == names
+
+
+def test_a_code_blocks_lines_list_no_entries():
+    import numpy as np
+
+    from function.model.reader import entries
+
+    text = "Set it so:\n\n- threshold: 1024\n- level: 3\n"
+    block = np.asarray([[text.index("- threshold"), len(text) - 1]], dtype=np.int32)
+    assert entries(text, block) == []
+
+
+@pytest.mark.parametrize("question, answer, named", [
+    ("Which lowess parameter sets the fraction of the data used for each estimate?", "y-value", "frac"),
+    ("Which parameter makes lowess use linear interpolation within a distance?", "weighted", "delta"),
+    ("Which lowess parameter sets the fraction of the data used for each estimate?", "frac", None),  # an entry already
+    ("Which lowess parameter sets the fraction?", "y-value", None),  # one term held: too little to choose on
+])
+def test_asked_entry_names_the_entry_whose_text_holds_the_questions_terms_best(question, answer, named):
+    from function.model.reader import asked_entry
+
+    at = _NUMPYDOC_PARAMETERS.index(answer)
+    got = asked_entry(question, _NUMPYDOC_PARAMETERS, at, at + len(answer))
+    assert (None if got is None else _NUMPYDOC_PARAMETERS[got[0]:got[1]]) == named
+
+
+def test_asked_entry_chooses_no_entry_where_two_hold_the_questions_terms_alike():
+    from function.model.reader import asked_entry
+
+    text = "a : int\nThe first count of rows.\n\nb : int\nThe second count of rows.\n"
+    at = text.index("first")
+    assert asked_entry("Which int parameter holds a count?", text, at, at + 5) is None
+    second = asked_entry("Which int parameter holds the second count?", text, at, at + 5)
+    assert second is not None and text[second[0]:second[1]] == "b"
+
+
+def test_where_a_question_asks_which_entry_its_name_replaces_the_readers_answer():
+    text = ("frac : float\nThe fraction of the data used for each y-value.\n\ndelta : float\nDistance within which to "
+            "use linear interpolation.")
+    # the reader is sure of a word of the description, and gives the entry's name nothing
+    passage, b, start, end = _two_spans(text, "y-value.", "Distance", [6.0, 5.0], [6.0, 5.0])
+    best = _best_of(text, passage, b, start, end)
+    assert best("Which lowess parameter sets the fraction of the data used?") == "frac"
+    assert best("What is the fraction of the data used?") == "y-value."  # not a question for an entry
+    assert best("What type is the parameter that sets the fraction of the data used?") == "y-value."  # a type
+    assert best("Which parameter sets the fraction of the data used by default?") == "y-value."  # a default
+
+
 @pytest.mark.parametrize("text, span, assigned", [
     ("class sklearn.cluster.KMeans(n_clusters=8, *, init='k-means++', n_init='warn', tol=0.0001)", "'warn'", True),
     ("class sklearn.cluster.KMeans(n_clusters=8, *, init='k-means++', n_init='warn', tol=0.0001)", "8", True),

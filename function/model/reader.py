@@ -9,6 +9,7 @@ for the spans and ``no_answer_verdict`` (or its ``no_answer_margin``) for abstai
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -25,6 +26,7 @@ from function.model.decode import (
     window_margins,
 )
 from function.model.windows import Batch, WindowSpec, build_batch
+from function.retrieval.terms import terms
 
 # candidate spans ranked again by their sentence (``answers_from_logits``' ``question``); on the SQuAD dev
 # questions the best 8, 16, 32 or every span of the windows gave the same answers
@@ -63,6 +65,21 @@ OPTION_QUESTION = re.compile(r"\b(?:options?|flags?|switch(?:es)?)\b", re.IGNORE
 # ``OPTION`` (docs/documents.md).
 PARAMETER = 2.0
 PARAMETER_QUESTION = re.compile(r"\b(?:parameters?|arguments?|args?|kwargs?|keywords?)\b", re.IGNORECASE)
+# Where a question asks which parameter, option, setting or variable does something (``ENTRY_QUESTION``: "Which
+# argument of multipletests chooses the correction method?", "Which pgpool option keeps it from running in daemon
+# mode?") and the passage the answer comes from lists such entries (``entries``: a name at its line's head, numpydoc's
+# "method : str", a configuration entry's "port (integer)", an option list's "-n, --dont-detach"), the entry whose text
+# holds the question's terms best names the answer (``asked_entry``), where the reader's own answer is no entry's name:
+# the reader cannot tell which of a list's entries a question paraphrases, and often answers with a word of the
+# description, a type or a value ("p-value", "str, default None"), a name it never ranked among its candidates.
+ENTRY = True
+ENTRY_QUESTION = re.compile(
+    r"^\s*(?:which|what)\b(?:\s+(?!(?:is|are|was|were|does|do|did|can|could|should|would|will|must|may)\b)[\w.'-]+)"
+    r"{0,4}?\s+(?:parameters?|arguments?|args?|kwargs?|keywords?|options?|flags?|switch(?:es)?|settings?|variables?)\b",
+    re.IGNORECASE)
+ENTRY_TEXT = 600  # how much of an entry, from its name on, is compared with the question
+ENTRY_TERMS = 2  # how many of the question's terms the entry chosen must hold, at least
+
 # Where a question asks what something is (``sentence.defined``: "What is a Flowable in Platypus?"), a span that the
 # text introduces as that thing's definition (``sentence.introduces``: "Flowable is | an abstract base class ...",
 # a glossary's term on the line above) gains ``DEFINITION`` logits in the same ranking. One setting, kept by a rule
@@ -415,6 +432,86 @@ def is_parameter(text: str, start: int, end: int) -> bool:
                 and _in_call_brackets(text, line_start, start))
 
 
+# a list entry's name at its line's head: command-line options ("-n, --dont-detach", "--norc, -f") or a name, with a
+# value where it stands alone ("group=name", "envfile=/path": a PAM module's options)
+_ENTRY_HEAD = re.compile(r"^[ \t]*(?:[-*\u2022][ \t]+)?(?P<name>--?\w[\w.=<>-]*(?:,[ \t]*--?\w[\w.=<>-]*)*"
+                         r"|[A-Za-z_][\w.]*(?:=[^\s,]+)?)", re.MULTILINE)
+_HEADING_WORD = re.compile(r"[A-Z][a-z]*|[A-Z]+")  # "Note", "NOTE", "Usage": a heading alone on its line, no name
+
+
+def entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, int, int]]:
+    """The entries a passage lists, (start, end, text end) each: a name at its line's head that is a parameter's as
+    documentation lists it (``is_parameter``; not a call's "name(") or a command-line option (``is_option``), or a
+    name alone on its line ("group=name" too) with a description right under it; a plain word in capitals or with one
+    ("Note", "NOTE") and a code block's line (``block``, ``Passage.lines``: "threshold: 1024") excepted. An entry's text
+    runs to the next entry's name or its description's first blank line, at most ``ENTRY_TEXT`` characters."""
+    heads = []
+    for m in _ENTRY_HEAD.finditer(text):
+        start, end = m.start("name"), m.end("name")
+        name = text[start:end]
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end < 0 else line_end
+        alone = not text[end:line_end].strip()
+        if alone and not _described_below(text, line_end):
+            continue  # a heading, a page's title
+        if _HEADING_WORD.fullmatch(name) or text.startswith("(", end) or _in_block(block, start, end):
+            continue
+        if name.startswith("-"):
+            listed = is_option(name)
+        elif "=" in name:
+            listed = alone
+        else:
+            listed = is_parameter(text, start, end)
+        if listed:
+            heads.append((start, end))
+    if heads:  # a list of one kind: "- bonferroni : ..." under numpydoc's "method : str" is a value, not an entry
+        kind = _LINE_LEAD.match(text, text.rfind("\n", 0, heads[0][0]) + 1).group().strip()
+        heads = [(a, z) for a, z in heads if _LINE_LEAD.match(text, text.rfind("\n", 0, a) + 1).group().strip() == kind]
+    out = []
+    for i, (a, z) in enumerate(heads):
+        stop = min(heads[i + 1][0] if i + 1 < len(heads) else len(text), a + ENTRY_TEXT)
+        line_end = text.find("\n", z)
+        blank = -1 if line_end < 0 else text.find("\n\n", line_end, stop)
+        out.append((a, z, stop if blank < 0 else blank))
+    return out
+
+
+def _in_block(block: np.ndarray | None, start: int, end: int) -> bool:
+    return block is not None and any(a <= start and end <= z for a, z in block)
+
+
+def _described_below(text: str, line_end: int) -> bool:
+    """Whether the line after the one ending at ``line_end`` holds text (a definition list's description)."""
+    if line_end >= len(text):
+        return False
+    below = text.find("\n", line_end + 1)
+    return bool(text[line_end + 1:len(text) if below < 0 else below].strip())
+
+
+def asked_entry(question: str, text: str, start: int, end: int,
+                block: np.ndarray | None = None) -> tuple[int, int] | None:
+    """The name of the entry of ``text`` (``entries``, at least two) whose text holds the question's index terms best,
+    each weighted by how few of the entries hold it (log(1 + entries / entries holding it)), where one entry is ahead
+    of all others, holds at least ``ENTRY_TERMS`` of them, and the span ``text[start:end]`` lies in no entry's name;
+    None otherwise."""
+    listed = entries(text, block)
+    if len(listed) < 2:
+        return None
+    if any(a <= start and end <= z for a, z, _ in listed):
+        return None  # the reader answered with an entry's name (or one of its forms): its choice stands
+    asked = sentence.question_terms(question)
+    held = [asked & frozenset(terms(text[a:stop])) for a, _, stop in listed]
+    counts: dict[str, int] = {}
+    for found in held:
+        for t in found:
+            counts[t] = counts.get(t, 0) + 1
+    scores = [sum(math.log(1.0 + len(listed) / counts[t]) for t in found) for found in held]
+    best = max(range(len(listed)), key=scores.__getitem__)
+    if len(held[best]) < ENTRY_TERMS or sum(1 for x in scores if x == scores[best]) > 1:
+        return None
+    return listed[best][0], listed[best][1]
+
+
 def is_signature_value(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` starts with a value a signature's parameter list assigns: straight after a
     parameter's "=" (its type annotation and an opening quote allowed), straight inside the brackets of a signature
@@ -688,6 +785,8 @@ def answers_from_logits(
         # across retrieved passages a heading's span still tells which passage answers; within it, not what
         found = _by_sentence(found, question, texts, sentence_weight, titles if passage_bias is None else None, marks,
                              lines)
+    if ranked and passage_bias is None and found and ENTRY and _asks_entry(question):
+        found = _entry_named(found, question, texts, lines)
     if ranked and passage_bias is not None and found:
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
                                        windows, question, titles, marks, lines)
@@ -705,6 +804,24 @@ def answers_from_logits(
             continue  # white space only, or the same text as a better span once trimmed
         out.append(a)
     return out
+
+
+def _asks_entry(question: str) -> bool:
+    """Whether a question asks which entry of a list does something (``ENTRY_QUESTION``), not its type or default."""
+    return (ENTRY_QUESTION.search(question) is not None and not TYPE_QUESTION.search(question)
+            and not sentence.asks_default(question))
+
+
+def _entry_named(found: list[Answer], question: str, texts: Sequence[str],
+                 lines: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
+    """``found`` with its best span replaced by the name of the entry its passage lists that the question asks about
+    (``asked_entry``), at the best span's score; as it was where there is no such entry."""
+    a = found[0]
+    named = asked_entry(question, texts[a.passage], a.start, a.end, None if lines is None else lines[a.passage])
+    if named is None:
+        return found
+    best = Answer(a.passage, named[0], named[1], a.score)
+    return [best] + [b for b in found[1:] if (b.passage, b.start, b.end) != (best.passage, best.start, best.end)]
 
 
 def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,
