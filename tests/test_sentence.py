@@ -1062,6 +1062,11 @@ def test_states_return_says_whether_the_text_gives_a_span_as_the_name_s_return_v
      "True when the image is low contrast"),  # numpydoc's description, the title naming the function
     ("entropy()\nReturns the entropies of image1|image0 and image0|image1 | next cell", "entropy", "the entropies",
      "the entropies of image1|image0 and image0|image1"),  # a table's " | " ends it, a "|" in a word does not
+    ("now()\nReturn the current date as a serial day number (see datenum).", "now", "the current date",
+     "the current date as a serial day number"),  # a trailing aside is not part of it
+    ("update()\nReturns the number of rows matched (which may differ):\n- one", "update", "the number of rows",
+     "the number of rows matched"),  # nor a colon before a list
+    ("size()\nReturns the size (in pixels) of the image.", "size", "the size", "the size (in pixels) of the image"),
     ("size()\nReturns the size; or raises.", "size", "the size", None),  # ";" ends it
     ("size()\nThe size of the thing, in pixels.", "size", "The size", None),  # not said to be the return value
     ("other()\nReturns the size in pixels.", "size", "the size", None),  # another entry's

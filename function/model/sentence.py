@@ -538,7 +538,13 @@ def return_end(text: str, name: str, start: int, end: int, title: str | None = N
     m = _RETURN_GOES_ON.match(text, end)
     if m is None or m.end() - end > RETURN_CLAUSE or not states_return(text, name, start, title):
         return end
-    return len(text[:m.end()].rstrip())
+    run = _TRAILING_ASIDE.sub("", text[end:m.end()])
+    return end + len(run)
+
+
+# what ends a return value's run-on but is not part of it: a bracketed aside ("(see datenum)", "(which may not be
+# equal to ...)"), a colon or a comma before a list, white space
+_TRAILING_ASIDE = re.compile(r"(?:\s+\([^()]*\))?[\s:,]*$")
 
 
 def _last_part(name: str) -> str:
