@@ -592,6 +592,9 @@ def test_a_code_blocks_lines_list_no_entries():
     ("Which lowess parameter sets the fraction of the data used for each estimate?", "y-value", "frac"),
     ("Which parameter makes lowess use linear interpolation within a distance?", "weighted", "delta"),
     ("Which lowess parameter sets the fraction of the data used for each estimate?", "frac", None),  # an entry already
+    ("Which lowess parameter sets the fraction of the data used for each estimate?", "delta", "frac"),  # another entry,
+    # the question's terms clearly in "frac"'s
+    ("Which parameter sets the fraction of the data to smooth?", "x", None),  # another entry, not clearly behind
     ("Which lowess parameter sets the fraction?", "y-value", None),  # one term held: too little to choose on
 ])
 def test_asked_entry_names_the_entry_whose_text_holds_the_questions_terms_best(question, answer, named):

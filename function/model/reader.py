@@ -79,6 +79,7 @@ ENTRY_QUESTION = re.compile(
     re.IGNORECASE)
 ENTRY_TEXT = 600  # how much of an entry, from its name on, is compared with the question
 ENTRY_TERMS = 2  # how many of the question's terms the entry chosen must hold, at least
+ENTRY_AHEAD = 2.0  # how much more of the question's terms' weight it must hold than an entry the reader named
 
 # Where a question asks what something is (``sentence.defined``: "What is a Flowable in Platypus?"), a span that the
 # text introduces as that thing's definition (``sentence.introduces``: "Flowable is | an abstract base class ...",
@@ -492,13 +493,12 @@ def asked_entry(question: str, text: str, start: int, end: int,
                 block: np.ndarray | None = None) -> tuple[int, int] | None:
     """The name of the entry of ``text`` (``entries``, at least two) whose text holds the question's index terms best,
     each weighted by how few of the entries hold it (log(1 + entries / entries holding it)), where one entry is ahead
-    of all others, holds at least ``ENTRY_TERMS`` of them, and the span ``text[start:end]`` lies in no entry's name;
-    None otherwise."""
+    of all others, holds at least ``ENTRY_TERMS`` of them and, where the span ``text[start:end]`` lies in another
+    entry's name, ``ENTRY_AHEAD`` more weight than that entry; None otherwise."""
     listed = entries(text, block)
     if len(listed) < 2:
         return None
-    if any(a <= start and end <= z for a, z, _ in listed):
-        return None  # the reader answered with an entry's name (or one of its forms): its choice stands
+    mine = [i for i, (a, z, _) in enumerate(listed) if a <= start and end <= z]  # the entry the reader named
     asked = sentence.question_terms(question)
     held = [asked & frozenset(terms(text[a:stop])) for a, _, stop in listed]
     counts: dict[str, int] = {}
@@ -509,6 +509,8 @@ def asked_entry(question: str, text: str, start: int, end: int,
     best = max(range(len(listed)), key=scores.__getitem__)
     if len(held[best]) < ENTRY_TERMS or sum(1 for x in scores if x == scores[best]) > 1:
         return None
+    if mine and (best in mine or scores[best] < scores[mine[0]] + ENTRY_AHEAD):
+        return None  # the reader named an entry, and none holds the question's terms clearly better: its choice stands
     return listed[best][0], listed[best][1]
 
 
