@@ -469,8 +469,8 @@ def entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, int, 
         if listed:
             heads.append((start, end))
     if heads:  # a list of one kind: "- bonferroni : ..." under numpydoc's "method : str" is a value, not an entry
-        kind = _LINE_LEAD.match(text, text.rfind("\n", 0, heads[0][0]) + 1).group().strip()
-        heads = [(a, z) for a, z in heads if _LINE_LEAD.match(text, text.rfind("\n", 0, a) + 1).group().strip() == kind]
+        kind = _lead(text, heads[0][0])
+        heads = [(a, z) for a, z in heads if _lead(text, a) == kind]
     out = []
     for i, (a, z) in enumerate(heads):
         stop = min(heads[i + 1][0] if i + 1 < len(heads) else len(text), a + ENTRY_TEXT)
@@ -478,6 +478,11 @@ def entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, int, 
         blank = -1 if line_end < 0 else text.find("\n\n", line_end, stop)
         out.append((a, z, stop if blank < 0 else blank))
     return out
+
+
+def _lead(text: str, at: int) -> str:
+    """The list mark ("-", "*", "\u2022") before what starts at ``at`` on its line; "" where there is none."""
+    return _LINE_LEAD.match(text, text.rfind("\n", 0, at) + 1).group().strip()
 
 
 def _in_block(block: np.ndarray | None, start: int, end: int) -> bool:
