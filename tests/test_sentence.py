@@ -1102,3 +1102,23 @@ def test_states_return_reads_numpydocs_returns_section(text, title, span, stated
     from function.model.sentence import states_return
 
     assert states_return(text, "cross_val_score", text.index(span), title) is stated
+
+
+@pytest.mark.parametrize("text, title, span, described", [
+    (_NUMPYDOC, _TITLE, "scores", "Array of scores of the estimator"),  # the value's name: its description
+    (_NUMPYDOC, _TITLE, "ndarray of float", "Array of scores of the estimator"),  # its type: the same
+    (_NUMPYDOC, _TITLE, "Array of scores", None),  # the description itself: as it is
+    (_NUMPYDOC, _TITLE, "cv", None),  # a parameter's line, not under "Returns:"
+    (_NUMPYDOC, "sklearn.model_selection.cross_validate", "scores", None),  # another function's page
+    (_NUMPYDOC, None, "scores", None),  # nothing says whose entry this is
+    ("Returns:\n\nreal, imag : arrays\nFiltered images (both parts). Same shape.\n", _TITLE, "arrays",
+     "Filtered images"),  # two named values on one line; a trailing aside left out, as ``return_end`` does
+    ("Returns:\n\nout : int\n" + "word " * 40 + "end.\n", _TITLE, "int", None),  # a description too long
+    ("Returns:\n\nout : int\n\nSee also\n", _TITLE, "int", None),  # no description under it
+])
+def test_a_numpydoc_return_values_name_or_type_gives_way_to_its_description(text, title, span, described):
+    from function.model.sentence import return_description
+
+    start = text.index(span)
+    got = return_description(text, "cross_val_score", start, start + len(span), title)
+    assert (None if got is None else text[got[0]:got[1]]) == described

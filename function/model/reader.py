@@ -811,8 +811,12 @@ def answers_from_logits(
         if subject is not None and texts is not None and a.start < a.end:  # after the ranking: it chose the span
             a = replace(a, end=sentence.definition_end(texts[a.passage], subject, a.start, a.end))
         if name is not None and texts is not None and a.start < a.end:  # the same: a return value's whole phrase
-            a = replace(a, end=sentence.return_end(texts[a.passage], name, a.start, a.end,
-                                                   None if titles is None else titles[a.passage]))
+            title = None if titles is None else titles[a.passage]
+            described = sentence.return_description(texts[a.passage], name, a.start, a.end, title)
+            if described is not None:  # numpydoc's "name : type" line: the description under it says what it is
+                a = replace(a, start=described[0], end=described[1])
+            else:
+                a = replace(a, end=sentence.return_end(texts[a.passage], name, a.start, a.end, title))
         if texts is not None and (a.start == a.end or any((b.passage, b.start, b.end) == (a.passage, a.start, a.end)
                                                          for b in out)):
             continue  # white space only, or the same text as a better span once trimmed

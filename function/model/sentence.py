@@ -445,7 +445,7 @@ _RETURN_SAID = re.compile(r"(?:(?:^|[.:;|]\s+|\s[-\u2013\u2014]\s+)Returns?:?\s+
                           r"|(?:\u2192|->)\s*|(?i:\breturn\s+(?:value|type)\s*(?:is\s+|:\s*)))['\"`(\[]?$")
 _RETURNS_HEADING = re.compile(r"^[ \t]*(?:Returns?|Return\s+(?:type|value)s?)[ \t]*:?[ \t]*$", re.IGNORECASE)
 # numpydoc's named return value, "scores : ndarray of float": a name, " : ", its type
-_NUMPYDOC_RETURN = re.compile(r"^[ \t]*[\w.*]+ : \S")
+_NUMPYDOC_RETURN = re.compile(r"[ \t]*[\w.*]+(?:, [\w.*]+)* : \S")
 # a signature at a line's start, after at most three words (a type, "class", a prompt): its name, before "("
 _SIGNATURE_LINE = re.compile(r"^[ \t]*(?:[\w\[\]<>*&:.]+[ \t]+){0,3}?"
                              rf"(?P<name>{DOTTED_NAME})\(", re.MULTILINE)
@@ -540,6 +540,28 @@ def return_end(text: str, name: str, start: int, end: int, title: str | None = N
         return end
     run = _TRAILING_ASIDE.sub("", text[end:m.end()])
     return end + len(run)
+
+
+def return_description(text: str, name: str, start: int, end: int, title: str | None = None) -> tuple[int, int] | None:
+    """Where ``text[start:end]`` lies on numpydoc's "name : type" line right under "Returns:" (the reader named the
+    value or its type: "out", "ndarray of dtype int"), the first sentence of the description under that line, which
+    ``states_return`` says is what ``name`` (``returned``) returns ("Equalized image with float64 dtype"), at most
+    ``RETURN_CLAUSE`` characters; None elsewhere."""
+    line = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", line)
+    line_end = len(text) if line_end < 0 else line_end
+    if end > line_end or not _NUMPYDOC_RETURN.match(text, line, line_end):
+        return None
+    above = _line_above(text, line)
+    if above is None or not _RETURNS_HEADING.match(above[1]) or line_end >= len(text):
+        return None
+    below = line_end + 1
+    a = below + len(text[below:]) - len(text[below:].lstrip(" \t"))
+    m = _RETURN_GOES_ON.match(text, a)
+    if m is None or m.end() - a > RETURN_CLAUSE or not states_return(text, name, a, title):
+        return None
+    z = a + len(_TRAILING_ASIDE.sub("", text[a:m.end()]))
+    return (a, z) if z > a else None
 
 
 # what ends a return value's run-on but is not part of it: a bracketed aside ("(see datenum)", "(which may not be
