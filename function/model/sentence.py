@@ -444,8 +444,10 @@ _RETURN_SAID = re.compile(r"(?:(?:^|[.:;|]\s+|\s[-\u2013\u2014]\s+)Returns?:?\s+
                           r"|(?P<prose>(?i:\band\s+returns?\s+))"
                           r"|(?:\u2192|->)\s*|(?i:\breturn\s+(?:value|type)\s*(?:is\s+|:\s*)))['\"`(\[]?$")
 _RETURNS_HEADING = re.compile(r"^[ \t]*(?:Returns?|Return\s+(?:type|value)s?)[ \t]*:?[ \t]*$", re.IGNORECASE)
-# numpydoc's named return value, "scores : ndarray of float": a name, " : ", its type
+# numpydoc's named return value, "scores : ndarray of float", or two, "real, imag : arrays": names, " : ", a type;
+# matched at a line's start
 _NUMPYDOC_RETURN = re.compile(r"[ \t]*[\w.*]+(?:, [\w.*]+)* : \S")
+_INDENT = re.compile(r"[ \t]*")
 # a signature at a line's start, after at most three words (a type, "class", a prompt): its name, before "("
 _SIGNATURE_LINE = re.compile(r"^[ \t]*(?:[\w\[\]<>*&:.]+[ \t]+){0,3}?"
                              rf"(?P<name>{DOTTED_NAME})\(", re.MULTILINE)
@@ -555,8 +557,7 @@ def return_description(text: str, name: str, start: int, end: int, title: str | 
     above = _line_above(text, line)
     if above is None or not _RETURNS_HEADING.match(above[1]) or line_end >= len(text):
         return None
-    below = line_end + 1
-    a = below + len(text[below:]) - len(text[below:].lstrip(" \t"))
+    a = _INDENT.match(text, line_end + 1).end()  # the description's first character, on the line below
     m = _RETURN_GOES_ON.match(text, a)
     if m is None or m.end() - a > RETURN_CLAUSE or not states_return(text, name, a, title):
         return None
