@@ -615,6 +615,30 @@ def test_asked_entry_chooses_no_entry_where_two_hold_the_questions_terms_alike()
     assert second is not None and text[second[0]:second[1]] == "b"
 
 
+_SIGNATURE_PAGE = ("lowess(endog, exog, frac=0.6, it=3)\nParameters:\n\nendog : 1-D numpy array\nThe y-values of "
+                   "the observed points.\n\nexog : 1-D numpy array\nThe x-values of the observed points.\n")
+_REST_OF_PAGE = ("frac : float\nBetween 0 and 1. The fraction of the data used when estimating each y-value.\n\n"
+                 "it : int\nThe number of residual-based reweightings to perform.\n")
+
+
+@pytest.mark.parametrize("pages, read, answer, named", [
+    ([("lowess.html", 0), ("lowess.html", 1)], {0, 1}, "endog", "frac"),  # the next passage's entry, clearly ahead
+    ([("lowess.html", 0), ("lowess.html", 2)], {0, 1}, "endog", "endog"),  # not next to it in its page
+    ([("lowess.html", 0), ("other.html", 1)], {0, 1}, "endog", "endog"),  # another page
+    ([("lowess.html", 0), ("lowess.html", 1)], {0}, "endog", "endog"),  # the neighbour was not read (the cascade)
+    ([None, ("lowess.html", 1)], {0, 1}, "endog", "endog"),  # a passage without a chunk (a JSON record)
+])
+def test_asked_alone_an_entry_of_the_passage_next_to_the_chosen_one_may_name_the_answer(pages, read, answer, named):
+    from function.model.reader import Answer, _entry_next_door
+
+    texts = [_SIGNATURE_PAGE, _REST_OF_PAGE]
+    at = _SIGNATURE_PAGE.index(answer)
+    found = [Answer(0, at, at + len(answer), 0.9)]
+    question = "Which lowess parameter sets the fraction of the data used for each estimate?"
+    best = _entry_next_door(found, question, texts, None, pages, read)[0]
+    assert texts[best.passage][best.start:best.end] == named and best.score == 0.9
+
+
 def test_where_a_question_asks_which_entry_its_name_replaces_the_readers_answer():
     text = ("frac : float\nThe fraction of the data used for each y-value.\n\ndelta : float\nDistance within which to "
             "use linear interpolation.")

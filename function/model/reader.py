@@ -83,6 +83,9 @@ ENTRY_QUESTION = re.compile(
 ENTRY_TEXT = 600  # how much of an entry, from its name on, is compared with the question
 ENTRY_TERMS = 2  # how many of the question's terms the entry chosen must hold, at least
 ENTRY_AHEAD = 2.0  # how much more of the question's terms' weight it must hold than an entry the reader named
+# Asked alone, the entries of the passages read next to the chosen one in its document are weighed with its own: a
+# numpydoc page's signature and the rest of its parameter list fall into two passages (docs-entry-next-door)
+ENTRY_NEXT_DOOR = True
 
 # Where a question asks what something is (``sentence.defined``: "What is a Flowable in Platypus?"), a span that the
 # text introduces as that thing's definition (``sentence.introduces``: "Flowable is | an abstract base class ...",
@@ -507,8 +510,17 @@ def asked_entry(question: str, text: str, start: int, end: int,
     if len(listed) < 2:
         return None
     mine = [i for i, (a, z, _) in enumerate(listed) if a <= start and end <= z]  # the entry the reader named
+    best = _best_entry(question, [text[a:stop] for a, _, stop in listed], mine)
+    return None if best is None else (listed[best][0], listed[best][1])
+
+
+def _best_entry(question: str, listed: list[str], mine: list[int]) -> int | None:
+    """Which of the entries' texts ``listed`` holds the question's index terms best, each weighted by how few of
+    them hold it (log(1 + entries / entries holding it)): one ahead of all others, holding at least ``ENTRY_TERMS``
+    of them and, where the reader named one of them (``mine``), ``ENTRY_AHEAD`` more weight than that one; None
+    otherwise."""
     asked = sentence.question_terms(question)
-    held = [asked & frozenset(terms(text[a:stop])) for a, _, stop in listed]
+    held = [asked & frozenset(terms(t)) for t in listed]
     counts: dict[str, int] = {}
     for own in held:
         for t in own:
@@ -519,7 +531,7 @@ def asked_entry(question: str, text: str, start: int, end: int,
         return None
     if mine and (best in mine or scores[best] < scores[mine[0]] + ENTRY_AHEAD):
         return None  # the reader named an entry, and none holds the question's terms clearly better: its choice stands
-    return listed[best][0], listed[best][1]
+    return best
 
 
 def is_signature_value(text: str, start: int, end: int) -> bool:
@@ -731,6 +743,7 @@ def answers_from_logits(
     titles: Sequence[str | None] | None = None,
     marks: Sequence[np.ndarray | None] | None = None,
     lines: Sequence[np.ndarray | None] | None = None,
+    pages: Sequence[tuple[str, int] | None] | None = None,
 ) -> list[Answer]:
     """Best spans mapped to character offsets in their passage's text (``passage_bias``: see
     ``function.model.decode``), from the ``windows`` marked True only (default: all; a
@@ -766,7 +779,9 @@ def answers_from_logits(
     spans listed add (still in [0, 1]). With a ``passage_bias`` (retrieved passages), that ranking chooses the passage
     and the answer is then chosen within it as if the request had named it (``_within_chosen_passage``). Where a
     passage is read so and the question asks which parameter or option does something, the entry of its list the
-    question's terms point to may name the answer instead (``ENTRY``, ``asked_entry``). After the ranking, a
+    question's terms point to may name the answer instead (``ENTRY``, ``asked_entry``), and asked alone, with each
+    passage's (document, chunk) ``pages``, an entry of a passage read next to the chosen one (``ENTRY_NEXT_DOOR``,
+    ``_entry_next_door``). After the ranking, a
     definition's and a return value's answer run on to the end of their phrase (``sentence.definition_end``,
     ``sentence.return_end``), and a return value named on numpydoc's "name : type" line gives way to the description
     under it (``sentence.return_description``).
@@ -805,6 +820,10 @@ def answers_from_logits(
     if ranked and passage_bias is not None and found:
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
                                        windows, question, titles, marks, lines)
+        if ENTRY_NEXT_DOOR and pages is not None and _asks_entry(question):
+            rows = np.asarray(batch.passage_index)
+            read = set((rows if windows is None else rows[np.asarray(windows, dtype=bool)]).tolist())
+            found = _entry_next_door(found, question, texts, lines, pages, read)
     out: list[Answer] = []
     for a in found:
         if len(out) == top_k:
@@ -841,6 +860,34 @@ def _entry_named(found: list[Answer], question: str, texts: Sequence[str],
         return found
     best = Answer(a.passage, named[0], named[1], a.score)
     return [best] + [b for b in found[1:] if (b.passage, b.start, b.end) != (best.passage, best.start, best.end)]
+
+
+def _entry_next_door(found: list[Answer], question: str, texts: Sequence[str],
+                     lines: Sequence[np.ndarray | None] | None, pages: Sequence[tuple[str, int] | None],
+                     read: set[int]) -> list[Answer]:
+    """``found`` with its best span replaced by the name of an entry of a passage next to the chosen one (its
+    document's chunk before or after, among the passages ``read``) where the entries of the chosen passage and of
+    those weighed together (``_best_entry``) put one of a neighbour's first; as it was otherwise
+    (``ENTRY_NEXT_DOOR``)."""
+    a = found[0]
+    page = pages[a.passage] if a.passage < len(pages) else None
+    if page is None:
+        return found
+    near = [i for i in sorted(read) if i != a.passage and i < len(pages) and pages[i] is not None
+            and pages[i][0] == page[0] and abs(pages[i][1] - page[1]) == 1]
+    if not near:
+        return found
+    listed = [(i, x, z, stop) for i in (a.passage, *near)
+              for x, z, stop in entries(texts[i], None if lines is None else lines[i])]
+    if len(listed) < 2:
+        return found
+    mine = [k for k, (i, x, z, _) in enumerate(listed) if i == a.passage and x <= a.start and a.end <= z]
+    best = _best_entry(question, [texts[i][x:stop] for i, x, _, stop in listed], mine)
+    if best is None or listed[best][0] == a.passage:
+        return found  # within the chosen passage the entry choice has had its say (``_entry_named``)
+    i, x, z, _ = listed[best]
+    named = Answer(i, x, z, a.score)
+    return [named] + [b for b in found[1:] if (b.passage, b.start, b.end) != (i, x, z)]
 
 
 def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,

@@ -91,6 +91,7 @@ class Reading:
     lines: list[np.ndarray] | None = None  # each passage's code blocks' lines (``Passage.line_spans``), if stored
     scores: list[float] | None = None  # retrieval: the passages' scores as the index gave them (the reply rounds)
     threshold_shift: float = 0.0  # retrieval: how far the "no answer" threshold moves (``span_bias.no_answer_shift``)
+    pages: list[tuple[str, int] | None] | None = None  # each stored passage's (document id, chunk), where it has one
 
     @classmethod
     def of_stored(cls, stored: list[Passage], retrieved: list[dict] | None = None,
@@ -100,7 +101,8 @@ class Reading:
 
         return cls([PassageTokens(p.ids, p.char_offsets) for p in stored], [p.text for p in stored],
                    [_passage_meta(p) for p in stored], bias, retrieved, [p.start for p in stored],
-                   [p.code_spans for p in stored], [p.line_spans for p in stored], scores, threshold_shift)
+                   [p.code_spans for p in stored], [p.line_spans for p in stored], scores, threshold_shift,
+                   [None if p.chunk is None else (p.doc_id, p.chunk) for p in stored])
 
     def threshold(self, no_answer: dict | None) -> float | None:
         """The "no answer" threshold for this reading: the artifact's (``no_answer``, None: it has none) moved by
@@ -393,7 +395,7 @@ class QAService:
             start_logits, end_logits, batch, reading.tokens, req.top_k, req.max_answer_tokens, reading.bias,
             texts=reading.texts, windows=windows, null_weight=NULL_WEIGHT,  # used with a retrieval bias only
             question=req.question, titles=[m.get("title") for m in reading.meta], marks=reading.marks,
-            lines=reading.lines)
+            lines=reading.lines, pages=reading.pages)
         answers = [
             {"text": reading.texts[a.passage][a.start : a.end], "score": round(a.score, 6),
              "start": a.start, "end": a.end, "snippet": snippet(reading.texts[a.passage], a.start, a.end),
