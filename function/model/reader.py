@@ -781,10 +781,9 @@ def answers_from_logits(
     passage is read so and the question asks which parameter or option does something, the entry of its list the
     question's terms point to may name the answer instead (``ENTRY``, ``asked_entry``), and asked alone, with each
     passage's (document, chunk) ``pages``, an entry of a passage read next to the chosen one (``ENTRY_NEXT_DOOR``,
-    ``_entry_next_door``). After the ranking, a
-    definition's and a return value's answer run on to the end of their phrase (``sentence.definition_end``,
-    ``sentence.return_end``), and a return value named on numpydoc's "name : type" line gives way to the description
-    under it (``sentence.return_description``).
+    ``_entry_next_door``). After the ranking, a definition's and a return value's answer run on to the end of their
+    phrase (``sentence.definition_end``, ``sentence.return_end``), and a return value named on numpydoc's "name :
+    type" line gives way to the description under it (``sentence.return_description``).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
