@@ -858,7 +858,7 @@ def _entry_named(found: list[Answer], question: str, texts: Sequence[str],
     if named is None:
         return found
     best = Answer(a.passage, named[0], named[1], a.score)
-    return [best] + [b for b in found[1:] if (b.passage, b.start, b.end) != (best.passage, best.start, best.end)]
+    return _first(best, found)
 
 
 def _entry_next_door(found: list[Answer], question: str, texts: Sequence[str],
@@ -869,11 +869,11 @@ def _entry_next_door(found: list[Answer], question: str, texts: Sequence[str],
     those weighed together (``_best_entry``) put one of a neighbour's first; as it was otherwise
     (``ENTRY_NEXT_DOOR``)."""
     a = found[0]
-    page = pages[a.passage] if a.passage < len(pages) else None
+    page = pages[a.passage]
     if page is None:
         return found
-    near = [i for i in sorted(read) if i != a.passage and i < len(pages) and pages[i] is not None
-            and pages[i][0] == page[0] and abs(pages[i][1] - page[1]) == 1]
+    near = [i for i in sorted(read) if pages[i] is not None and pages[i][0] == page[0]
+            and abs(pages[i][1] - page[1]) == 1]
     if not near:
         return found
     listed = [(i, x, z, stop) for i in (a.passage, *near)
@@ -885,8 +885,12 @@ def _entry_next_door(found: list[Answer], question: str, texts: Sequence[str],
     if best is None or listed[best][0] == a.passage:
         return found  # within the chosen passage the entry choice has had its say (``_entry_named``)
     i, x, z, _ = listed[best]
-    named = Answer(i, x, z, a.score)
-    return [named] + [b for b in found[1:] if (b.passage, b.start, b.end) != (i, x, z)]
+    return _first(Answer(i, x, z, a.score), found)
+
+
+def _first(best: Answer, found: list[Answer]) -> list[Answer]:
+    """``best`` in place of ``found``'s first answer, the others after it as ranked, less any with its span."""
+    return [best] + [b for b in found[1:] if (b.passage, b.start, b.end) != (best.passage, best.start, best.end)]
 
 
 def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,
@@ -915,7 +919,7 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
         return found
     a = inner[0]
     best = Answer(chosen, a.start, a.end, found[0].score)
-    return [best] + [b for b in found[1:] if (b.passage, b.start, b.end) != (best.passage, best.start, best.end)]
+    return _first(best, found)
 
 
 def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weight: float,
