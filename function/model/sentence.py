@@ -537,11 +537,17 @@ RETURN_CLAUSE = 160
 def return_end(text: str, name: str, start: int, end: int, title: str | None = None) -> int:
     """Where the return value of ``name`` (``returned``) that ``text[start:end]`` starts ends: at its sentence's end
     (``_RETURN_GOES_ON``) where ``states_return`` says the span starts it; ``end`` otherwise."""
-    m = _RETURN_GOES_ON.match(text, end)
-    if m is None or m.end() - end > RETURN_CLAUSE or not states_return(text, name, start, title):
-        return end
-    run = _TRAILING_ASIDE.sub("", text[end:m.end()])
-    return end + len(run)
+    stop = _run_on(text, end)
+    return end if stop is None or not states_return(text, name, start, title) else stop
+
+
+def _run_on(text: str, at: int) -> int | None:
+    """Where a return value's phrase that goes on from ``at`` ends: its sentence's end (``_RETURN_GOES_ON``) less a
+    trailing aside (``_TRAILING_ASIDE``); None where it does not go on or would run past ``RETURN_CLAUSE``."""
+    m = _RETURN_GOES_ON.match(text, at)
+    if m is None or m.end() - at > RETURN_CLAUSE:
+        return None
+    return at + len(_TRAILING_ASIDE.sub("", text[at:m.end()]))
 
 
 def return_description(text: str, name: str, start: int, end: int, title: str | None = None) -> tuple[int, int] | None:
@@ -558,11 +564,10 @@ def return_description(text: str, name: str, start: int, end: int, title: str | 
     if above is None or not _RETURNS_HEADING.match(above[1]) or line_end >= len(text):
         return None
     a = _INDENT.match(text, line_end + 1).end()  # the description's first character, on the line below
-    m = _RETURN_GOES_ON.match(text, a)
-    if m is None or m.end() - a > RETURN_CLAUSE or not states_return(text, name, a, title):
+    z = _run_on(text, a)
+    if z is None or z <= a or not states_return(text, name, a, title):
         return None
-    z = a + len(_TRAILING_ASIDE.sub("", text[a:m.end()]))
-    return (a, z) if z > a else None
+    return a, z
 
 
 # what ends a return value's run-on but is not part of it: a bracketed aside ("(see datenum)", "(which may not be
