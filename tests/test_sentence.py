@@ -651,6 +651,93 @@ def test_where_a_question_asks_which_entry_its_name_replaces_the_readers_answer(
     assert best("Which parameter sets the fraction of the data used by default?") == "y-value."  # a default
 
 
+_SESSION_METHODS = ("merge_environment_settings(url, proxies, stream, verify, cert)\nCheck the environment and merge "
+                    "it with some settings.\n\nmount(prefix, adapter)\nRegisters a connection adapter to a prefix.\n\n"
+                    "Adapters are sorted in descending order by prefix length.\n\noptions(url, **kwargs)\nSends a "
+                    "OPTIONS request.\n")
+
+
+@pytest.mark.parametrize("text, names", [
+    (_SESSION_METHODS, ["merge_environment_settings", "mount", "options"]),  # Sphinx: the description under it
+    ("logsf(x, loc=0, scale=1) | Log of the survival function.\nppf(q, loc=0, scale=1) | Percent point function.\n",
+     ["logsf", "ppf"]),  # a table's rows: the description in the next cell
+    ("static String | trim(String str) | Removes control characters.\n", ["trim"]),  # a type's cell before it
+    (": fliplr (x)\nFlip array left to right.\n\n: flipud (x)\nFlip array upside down.\n", ["fliplr", "flipud"]),
+    ("tag(tag: dict) \u2192 apispec.core.APISpec\nStore information about a tag.\n", ["tag"]),  # a return annotation
+    ("peekitem(index=- 1)\nReturn (key, value) pair at index.\nUnlike popitem(), it is not modified.\n",
+     ["peekitem"]),  # a capitalised word before a bracket, and a call inside prose, are no entries
+    ("spec.path(\n    path='/gist',\n)\nspec.components.schema(...).parameter(...)\n", []),  # an open call;
+    # a call alone with no description under it
+    ("chalk.rgb(15, 100, 204)\n", []),
+])
+def test_api_entries_are_signature_lines_with_their_descriptions(text, names):
+    from function.model.reader import api_entries
+
+    assert [text[a:z] for a, z, _ in api_entries(text)] == names
+
+
+def test_an_example_in_a_code_block_lists_no_api_entries():
+    import numpy as np
+
+    from function.model.reader import api_entries
+
+    text = "Examples:\n\nchalk.hex('#DEADED')\nchalk.rgb(15, 100, 204)\nchalk.bgHex('#DEADED')\n"
+    block = np.asarray([[text.index("chalk.hex"), len(text) - 1]], dtype=np.int32)
+    assert [text[a:z] for a, z, _ in api_entries(text)] == ["chalk.hex", "chalk.rgb"]  # unmarked, they would
+    assert api_entries(text, block) == []
+
+
+@pytest.mark.parametrize("question, listing", [
+    ("Which Session method registers a connection adapter to a URL prefix?", "api_entries"),
+    ("Which function returns a function that always returns x?", "api_entries"),  # "returns": still a name
+    ("What class parses an OpenAPI version string?", "api_entries"),
+    ("Which lowess parameter sets the fraction of the data used?", "entries"),
+    ("What does the mount method do?", None),  # not which one
+    ("Which function sets the default timeout, by default?", None),  # a default question
+    ("Which is faster, mount or options?", None),  # no noun of an API entry
+])
+def test_the_entry_choice_weighs_a_lists_entries_or_api_entries_by_the_question(question, listing):
+    from function.model.reader import _listing
+
+    got = _listing(question)
+    assert (None if got is None else got.__name__) == listing
+
+
+@pytest.mark.parametrize("answer, named", [
+    ("merge_environment_settings", "mount"),  # another entry, the question's terms clearly in "mount"'s
+    ("connection adapter", "mount"),  # a word of the description
+    ("mount", None),  # the entry already
+])
+def test_asked_entry_names_the_api_entry_whose_text_holds_the_questions_terms_best(answer, named):
+    from function.model.reader import api_entries, asked_entry
+
+    question = "Which Session method registers a connection adapter to a URL prefix?"
+    at = _SESSION_METHODS.index(answer)
+    got = asked_entry(question, _SESSION_METHODS, at, at + len(answer), None, api_entries)
+    assert (None if got is None else _SESSION_METHODS[got[0]:got[1]]) == named
+
+
+def test_an_answer_outside_the_api_entries_keeps_its_place():
+    from function.model.reader import api_entries, asked_entry
+
+    text = "Resolver\nalias of SchemaResolver\n\n" + _SESSION_METHODS
+    question = "Which Session method registers a connection adapter to a URL prefix?"
+    at = text.index("SchemaResolver")
+    assert asked_entry(question, text, at, at + len("SchemaResolver"), None, api_entries) is None
+    at = text.index("merge_environment_settings")
+    named = asked_entry(question, text, at, at + 5, None, api_entries)
+    assert named is not None and text[named[0]:named[1]] == "mount"
+
+
+def test_where_a_question_asks_which_method_the_api_entrys_name_replaces_the_readers_answer():
+    # the reader is sure of the entry before the one the question describes
+    passage, b, start, end = _two_spans(_SESSION_METHODS, "merge_environment_settings(url,", "Registers", [6.0, 5.0],
+                                        [6.0, 5.0])
+    best = _best_of(_SESSION_METHODS, passage, b, start, end)
+    assert best("Which Session method registers a connection adapter to a URL prefix?") == "mount"
+    assert best("What registers a connection adapter to a URL prefix?") != "mount"  # not a question for an entry
+
+
 @pytest.mark.parametrize("text, span, assigned", [
     ("class sklearn.cluster.KMeans(n_clusters=8, *, init='k-means++', n_init='warn', tol=0.0001)", "'warn'", True),
     ("class sklearn.cluster.KMeans(n_clusters=8, *, init='k-means++', n_init='warn', tol=0.0001)", "8", True),

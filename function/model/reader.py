@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -86,6 +86,17 @@ ENTRY_AHEAD = 2.0  # how much more of the question's terms' weight it must hold 
 # Asked alone, the entries of the passages read next to the chosen one in its document are weighed with its own: a
 # numpydoc page's signature and the rest of its parameter list fall into two passages (docs-entry-next-door)
 ENTRY_NEXT_DOOR = True
+# Where a question asks which function, method, class, macro or command does something (``API_QUESTION``: "Which
+# Session method registers a connection adapter to a URL prefix?") and the passage read lists API entries
+# (``api_entries``: a signature line with its description beside it or under it), the entry choice above names the
+# answer the same way, where the reader's own answer lies among those entries: the reader takes a function list's
+# neighbouring entry ("merge_environment_settings" for "mount") or a word of the description ("percentiles" in ppf's).
+# Kept by a rule written first (docs/documents.md; the thresholds the entry choice's).
+API_ENTRY = True
+API_QUESTION = re.compile(
+    r"^\s*(?:which|what)\b(?:\s+(?!(?:is|are|was|were|does|do|did|can|could|should|would|will|must|may)\b)[\w.'-]+)"
+    r"{0,4}?\s+(?:functions?|methods?|class(?:es)?|macros?|constructors?|decorators?|procedures?|routines?|commands?)\b",
+    re.IGNORECASE)
 
 # Where a question asks what something is (``sentence.defined``: "What is a Flowable in Platypus?"), a span that the
 # text introduces as that thing's definition (``sentence.introduces``: "Flowable is | an abstract base class ...",
@@ -444,6 +455,8 @@ def is_parameter(text: str, start: int, end: int) -> bool:
 _ENTRY_HEAD = re.compile(r"^[ \t]*(?:[-*\u2022][ \t]+)?(?P<name>--?\w[\w.=<>-]*(?:,[ \t]*--?\w[\w.=<>-]*)*"
                          r"|[A-Za-z_][\w.]*(?:=[^\s,]+)?)", re.MULTILINE)
 _HEADING_WORD = re.compile(r"[A-Z][a-z]*|[A-Z]+")  # "Note", "NOTE", "Usage": a heading alone on its line, no name
+# what lists a passage's entries, (name start, name end, text end) each: ``entries`` or ``api_entries``
+Listing = Callable[[str, "np.ndarray | None"], list[tuple[int, int, int]]]
 
 
 def entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, int, int]]:
@@ -483,6 +496,37 @@ def entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, int, 
     return out
 
 
+# a signature line: a list mark, Octave's ": ", a type's cell ("static String | ") or a keyword before the name, its
+# argument list closed on the line (one level of brackets inside), a return annotation, then the line's end or a cell
+_SIGNATURE_LINE = re.compile(
+    r"^[ \t]*(?:[-*\u2022:][ \t]+)?(?:[^|\n]{1,40}\|[ \t]*)?(?:(?:class|def|function|static|async)[ \t]+)?"
+    r"(?P<name>[A-Za-z_$][\w$]*(?:(?:\.|::?)[A-Za-z_$][\w$]*)*)(?P<gap>[ \t]*)\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)"
+    r"(?:[ \t]*(?:->|\u2192|:)[^|\n]*)?[ \t]*(?P<cell>\|[^\n]*\w[^\n]*)?$", re.MULTILINE)
+
+
+def api_entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, int, int]]:
+    """The API entries a passage lists, (start, end, text end) each as ``entries`` gives them: a signature line's name
+    ("mount" of "mount(prefix, adapter)", "ppf" of "ppf(q, loc=0, scale=1) | Percent point function ...") where a
+    table cell after it or the line under it describes it; a code block's line (``block``) excepted, and a capitalised
+    word before a bracket ("Return (key, value) pair"). An entry's text runs to the next entry's name or the first
+    blank line after its description's first line, at most ``ENTRY_TEXT`` characters."""
+    heads = []
+    for m in _SIGNATURE_LINE.finditer(text):
+        start, end = m.start("name"), m.end("name")
+        if m.group("gap") and _HEADING_WORD.fullmatch(m.group("name")) or _in_block(block, start, end):
+            continue
+        if m.group("cell") or _described_below(text, m.end()):
+            heads.append((start, end))
+    out = []
+    for i, (a, z) in enumerate(heads):
+        stop = min(heads[i + 1][0] if i + 1 < len(heads) else len(text), a + ENTRY_TEXT)
+        line_end = text.find("\n", z)
+        below = -1 if line_end < 0 else text.find("\n", line_end + 1)  # the blank line after the description's first
+        blank = -1 if line_end < 0 else text.find("\n\n", line_end if below < 0 else below, stop)
+        out.append((a, z, stop if blank < 0 else blank))
+    return out
+
+
 def _lead(text: str, at: int) -> str:
     """The list mark ("-", "*", "\u2022") before what starts at ``at`` on its line; "" where there is none."""
     return _LINE_LEAD.match(text, text.rfind("\n", 0, at) + 1).group().strip()
@@ -500,14 +544,16 @@ def _described_below(text: str, line_end: int) -> bool:
     return bool(text[line_end + 1:len(text) if below < 0 else below].strip())
 
 
-def asked_entry(question: str, text: str, start: int, end: int,
-                block: np.ndarray | None = None) -> tuple[int, int] | None:
-    """The name of the entry of ``text`` (``entries``, at least two) whose text holds the question's index terms best,
-    each weighted by how few of the entries hold it (log(1 + entries / entries holding it)), where one entry is ahead
-    of all others, holds at least ``ENTRY_TERMS`` of them and, where the span ``text[start:end]`` lies in another
-    entry's name, ``ENTRY_AHEAD`` more weight than that entry; None otherwise."""
-    listed = entries(text, block)
-    if len(listed) < 2:
+def asked_entry(question: str, text: str, start: int, end: int, block: np.ndarray | None = None,
+                listing: Listing | None = None) -> tuple[int, int] | None:
+    """The name of the entry of ``text`` (``listing``: ``entries`` by default, or ``api_entries``; at least two) whose
+    text holds the question's index terms best, each weighted by how few of the entries hold it (log(1 + entries /
+    entries holding it)), where one entry is ahead of all others, holds at least ``ENTRY_TERMS`` of them and, where the
+    span ``text[start:end]`` lies in another entry's name, ``ENTRY_AHEAD`` more weight than that entry; None otherwise,
+    and for API entries where the span lies outside them (``_among``)."""
+    listing = entries if listing is None else listing
+    listed = listing(text, block)
+    if len(listed) < 2 or listing is api_entries and not _among(listed, start, end):
         return None
     mine = [i for i, (a, z, _) in enumerate(listed) if a <= start and end <= z]  # the entry the reader named
     best = _best_entry(question, [text[a:stop] for a, _, stop in listed], mine)
@@ -779,8 +825,9 @@ def answers_from_logits(
     spans listed add (still in [0, 1]). With a ``passage_bias`` (retrieved passages), that ranking chooses the passage
     and the answer is then chosen within it as if the request had named it (``_within_chosen_passage``). Where a
     passage is read so and the question asks which parameter or option does something, the entry of its list the
-    question's terms point to may name the answer instead (``ENTRY``, ``asked_entry``), and asked alone, with each
-    passage's (document, chunk) ``pages``, an entry of a passage read next to the chosen one (``ENTRY_NEXT_DOOR``,
+    question's terms point to may name the answer instead (``ENTRY``, ``asked_entry``), as may an API entry where it
+    asks which function, method or class (``API_ENTRY``, ``api_entries``), and asked alone, with each passage's
+    (document, chunk) ``pages``, an entry of a passage read next to the chosen one (``ENTRY_NEXT_DOOR``,
     ``_entry_next_door``). After the ranking, a definition's and a return value's answer run on to the end of their
     phrase (``sentence.definition_end``, ``sentence.return_end``), and a return value named on numpydoc's "name :
     type" line gives way to the description under it (``sentence.return_description``).
@@ -814,15 +861,16 @@ def answers_from_logits(
         # across retrieved passages a heading's span still tells which passage answers; within it, not what
         found = _by_sentence(found, question, texts, sentence_weight, titles if passage_bias is None else None, marks,
                              lines)
-    if ranked and passage_bias is None and found and ENTRY and _asks_entry(question):
-        found = _entry_named(found, question, texts, lines)
+    listing = None if not ranked else _listing(question)
+    if ranked and passage_bias is None and found and listing is not None:
+        found = _entry_named(found, question, texts, lines, listing)
     if ranked and passage_bias is not None and found:
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
                                        windows, question, titles, marks, lines)
-        if ENTRY_NEXT_DOOR and pages is not None and _asks_entry(question):
+        if ENTRY_NEXT_DOOR and pages is not None and listing is not None:
             rows = np.asarray(batch.passage_index)
             read = set((rows if windows is None else rows[np.asarray(windows, dtype=bool)]).tolist())
-            found = _entry_next_door(found, question, texts, lines, pages, read)
+            found = _entry_next_door(found, question, texts, lines, pages, read, listing)
     out: list[Answer] = []
     for a in found:
         if len(out) == top_k:
@@ -849,12 +897,31 @@ def _asks_entry(question: str) -> bool:
             and not sentence.asks_default(question))
 
 
+def _listing(question: str) -> Listing | None:
+    """The entries the entry choice weighs for ``question``: a list's (``entries``) where it asks which parameter or
+    option (``_asks_entry``), API entries (``api_entries``) where it asks which function, method or class
+    (``API_QUESTION``), not a default; None for any other question, or with ``ENTRY`` off."""
+    if not ENTRY:
+        return None
+    if _asks_entry(question):
+        return entries
+    if API_ENTRY and API_QUESTION.search(question) and not sentence.asks_default(question):
+        return api_entries
+    return None
+
+
+def _among(listed: list[tuple[int, int, int]], start: int, end: int) -> bool:
+    """Whether a span lies among the entries ``listed``: from the first one's name to the end of the last one's text."""
+    return bool(listed) and listed[0][0] <= start and end <= listed[-1][2]
+
+
 def _entry_named(found: list[Answer], question: str, texts: Sequence[str],
-                 lines: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
+                 lines: Sequence[np.ndarray | None] | None = None, listing: Listing | None = None) -> list[Answer]:
     """``found`` with its best span replaced by the name of the entry its passage lists that the question asks about
-    (``asked_entry``), at the best span's score; as it was where there is no such entry."""
+    (``asked_entry`` over ``listing``'s entries), at the best span's score; as it was where there is no such entry."""
     a = found[0]
-    named = asked_entry(question, texts[a.passage], a.start, a.end, None if lines is None else lines[a.passage])
+    named = asked_entry(question, texts[a.passage], a.start, a.end, None if lines is None else lines[a.passage],
+                        listing)
     if named is None:
         return found
     best = Answer(a.passage, named[0], named[1], a.score)
@@ -863,11 +930,13 @@ def _entry_named(found: list[Answer], question: str, texts: Sequence[str],
 
 def _entry_next_door(found: list[Answer], question: str, texts: Sequence[str],
                      lines: Sequence[np.ndarray | None] | None, pages: Sequence[tuple[str, int] | None],
-                     read: set[int]) -> list[Answer]:
+                     read: set[int], listing: Listing | None = None) -> list[Answer]:
     """``found`` with its best span replaced by the name of an entry of a passage next to the chosen one (its
-    document's chunk before or after, among the passages ``read``) where the entries of the chosen passage and of
-    those weighed together (``_best_entry``) put one of a neighbour's first; as it was otherwise
-    (``ENTRY_NEXT_DOOR``)."""
+    document's chunk before or after, among the passages ``read``) where the entries (``listing``'s: ``entries`` by
+    default) of the chosen passage and of those weighed together (``_best_entry``) put one of a neighbour's first; as
+    it was otherwise (``ENTRY_NEXT_DOOR``), and for API entries where the best span lies outside the chosen passage's
+    own (``_among``)."""
+    listing = entries if listing is None else listing
     a = found[0]
     page = pages[a.passage]
     if page is None:
@@ -876,8 +945,11 @@ def _entry_next_door(found: list[Answer], question: str, texts: Sequence[str],
             and abs(pages[i][1] - page[1]) == 1]
     if not near:
         return found
+    if listing is api_entries and not _among(listing(texts[a.passage], None if lines is None else lines[a.passage]),
+                                             a.start, a.end):
+        return found
     listed = [(i, x, z, stop) for i in (a.passage, *near)
-              for x, z, stop in entries(texts[i], None if lines is None else lines[i])]
+              for x, z, stop in listing(texts[i], None if lines is None else lines[i])]
     if len(listed) < 2:
         return found
     mine = [k for k, (i, x, z, _) in enumerate(listed) if i == a.passage and x <= a.start and a.end <= z]
