@@ -691,6 +691,8 @@ def test_an_example_in_a_code_block_lists_no_api_entries():
     ("Which Session method registers a connection adapter to a URL prefix?", "api_entries"),
     ("Which function returns a function that always returns x?", "api_entries"),  # "returns": still a name
     ("What class parses an OpenAPI version string?", "api_entries"),
+    ("How do I register a connection adapter for a URL prefix?", "api_entries"),  # a way: often a listed function
+    ("How to register a connection adapter?", "api_entries"),
     ("Which lowess parameter sets the fraction of the data used?", "entries"),
     ("What does the mount method do?", None),  # not which one
     ("Which function sets the default timeout, by default?", None),  # a default question
@@ -735,6 +737,7 @@ def test_where_a_question_asks_which_method_the_api_entrys_name_replaces_the_rea
                                         [6.0, 5.0])
     best = _best_of(_SESSION_METHODS, passage, b, start, end)
     assert best("Which Session method registers a connection adapter to a URL prefix?") == "mount"
+    assert best("How do I register a connection adapter to a URL prefix?") == "mount"  # a way: the function
     assert best("What registers a connection adapter to a URL prefix?") != "mount"  # not a question for an entry
 
 

@@ -900,12 +900,14 @@ def _asks_entry(question: str) -> bool:
 def _listing(question: str) -> Listing | None:
     """The entries the entry choice weighs for ``question``: a list's (``entries``) where it asks which parameter or
     option (``_asks_entry``), API entries (``api_entries``) where it asks which function, method or class
-    (``API_QUESTION``), not a default; None for any other question, or with ``ENTRY`` off."""
+    (``API_QUESTION``) or how to do something (``HOW_QUESTION``), not a default; None for any other question, or with
+    ``ENTRY`` off."""
     if not ENTRY:
         return None
     if _asks_entry(question):
         return entries
-    if API_ENTRY and API_QUESTION.search(question) and not sentence.asks_default(question):
+    if (API_ENTRY and (API_QUESTION.search(question) or HOW_QUESTION.search(question))
+            and not sentence.asks_default(question)):
         return api_entries
     return None
 
