@@ -947,11 +947,11 @@ def _entry_next_door(found: list[Answer], question: str, texts: Sequence[str],
             and abs(pages[i][1] - page[1]) == 1]
     if not near:
         return found
-    if listing is api_entries and not _among(listing(texts[a.passage], None if lines is None else lines[a.passage]),
-                                             a.start, a.end):
+    own = listing(texts[a.passage], None if lines is None else lines[a.passage])
+    if listing is api_entries and not _among(own, a.start, a.end):
         return found
-    listed = [(i, x, z, stop) for i in (a.passage, *near)
-              for x, z, stop in listing(texts[i], None if lines is None else lines[i])]
+    listed = [(a.passage, x, z, stop) for x, z, stop in own] + [
+        (i, x, z, stop) for i in near for x, z, stop in listing(texts[i], None if lines is None else lines[i])]
     if len(listed) < 2:
         return found
     mine = [k for k, (i, x, z, _) in enumerate(listed) if i == a.passage and x <= a.start and a.end <= z]
