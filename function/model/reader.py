@@ -496,9 +496,10 @@ def entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, int, 
     return out
 
 
-# a signature line: a list mark, Octave's ": ", a type's cell ("static String | ") or a keyword before the name, its
-# argument list closed on the line (one level of brackets inside), a return annotation, then the line's end or a cell
-_SIGNATURE_LINE = re.compile(
+# an API entry's signature line (``sentence._SIGNATURE_LINE`` is another: a returned call's signature): a list mark,
+# Octave's ": ", a type's cell ("static String | ") or a keyword before the name, its argument list closed on the
+# line (one level of brackets inside), a return annotation, then the line's end or a cell
+_API_ENTRY_LINE = re.compile(
     r"^[ \t]*(?:[-*\u2022:][ \t]+)?(?:[^|\n]{1,40}\|[ \t]*)?(?:(?:class|def|function|static|async)[ \t]+)?"
     r"(?P<name>[A-Za-z_$][\w$]*(?:(?:\.|::?)[A-Za-z_$][\w$]*)*)(?P<gap>[ \t]*)\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)"
     r"(?:[ \t]*(?:->|\u2192|:)[^|\n]*)?[ \t]*(?P<cell>\|[^\n]*\w[^\n]*)?$", re.MULTILINE)
@@ -511,7 +512,7 @@ def api_entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, i
     word before a bracket ("Return (key, value) pair"). An entry's text runs to the next entry's name or the first
     blank line after its description's first line, at most ``ENTRY_TEXT`` characters."""
     heads = []
-    for m in _SIGNATURE_LINE.finditer(text):
+    for m in _API_ENTRY_LINE.finditer(text):
         start, end = m.start("name"), m.end("name")
         if m.group("gap") and _HEADING_WORD.fullmatch(m.group("name")) or _in_block(block, start, end):
             continue
