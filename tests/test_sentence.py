@@ -2,6 +2,7 @@
 adds them to the reader's scores (``answers_from_logits``' ``question``)."""
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -702,7 +703,7 @@ def test_the_entry_choice_weighs_a_lists_entries_or_api_entries_by_the_question(
     from function.model.reader import _listing
 
     got = _listing(question)
-    assert (None if got is None else got.__name__) == listing
+    assert (None if got is None else got.entries.__name__) == listing
 
 
 @pytest.mark.parametrize("answer, named", [
@@ -711,23 +712,27 @@ def test_the_entry_choice_weighs_a_lists_entries_or_api_entries_by_the_question(
     ("mount", None),  # the entry already
 ])
 def test_asked_entry_names_the_api_entry_whose_text_holds_the_questions_terms_best(answer, named):
-    from function.model.reader import api_entries, asked_entry
+    from function.model.reader import API_ENTRIES, asked_entry
 
     question = "Which Session method registers a connection adapter to a URL prefix?"
     at = _SESSION_METHODS.index(answer)
-    got = asked_entry(question, _SESSION_METHODS, at, at + len(answer), None, api_entries)
+    got = asked_entry(question, _SESSION_METHODS, at, at + len(answer), None, API_ENTRIES)
     assert (None if got is None else _SESSION_METHODS[got[0]:got[1]]) == named
 
 
 def test_an_answer_outside_the_api_entries_keeps_its_place():
-    from function.model.reader import api_entries, asked_entry
+    from function.model.reader import API_ENTRIES, LIST_ENTRIES, asked_entry
 
     text = "Resolver\nalias of SchemaResolver\n\n" + _SESSION_METHODS
     question = "Which Session method registers a connection adapter to a URL prefix?"
     at = text.index("SchemaResolver")
-    assert asked_entry(question, text, at, at + len("SchemaResolver"), None, api_entries) is None
+    assert asked_entry(question, text, at, at + len("SchemaResolver"), None, API_ENTRIES) is None
+    # the guard is the API listing's own: the same entries without it let the choice replace the prose's span
+    unguarded = asked_entry(question, text, at, at + len("SchemaResolver"), None, replace(API_ENTRIES, among=False))
+    assert unguarded is not None and text[unguarded[0]:unguarded[1]] == "mount"
+    assert not LIST_ENTRIES.among
     at = text.index("merge_environment_settings")
-    named = asked_entry(question, text, at, at + 5, None, api_entries)
+    named = asked_entry(question, text, at, at + 5, None, API_ENTRIES)
     assert named is not None and text[named[0]:named[1]] == "mount"
 
 

@@ -455,8 +455,6 @@ def is_parameter(text: str, start: int, end: int) -> bool:
 _ENTRY_HEAD = re.compile(r"^[ \t]*(?:[-*\u2022][ \t]+)?(?P<name>--?\w[\w.=<>-]*(?:,[ \t]*--?\w[\w.=<>-]*)*"
                          r"|[A-Za-z_][\w.]*(?:=[^\s,]+)?)", re.MULTILINE)
 _HEADING_WORD = re.compile(r"[A-Z][a-z]*|[A-Z]+")  # "Note", "NOTE", "Usage": a heading alone on its line, no name
-# what lists a passage's entries, (name start, name end, text end) each: ``entries`` or ``api_entries``
-Listing = Callable[[str, "np.ndarray | None"], list[tuple[int, int, int]]]
 
 
 def entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, int, int]]:
@@ -528,6 +526,27 @@ def api_entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, i
     return out
 
 
+@dataclass(frozen=True)
+class Listing:
+    """What the entry choice weighs: ``entries`` lists a passage's entries, (name start, name end, text end) each
+    (``entries`` or ``api_entries``), and with ``among`` the reader's span must lie among them for the choice to
+    replace it (``_among``: an API entry's name never replaces a span of the prose around a function list)."""
+
+    entries: Callable[[str, np.ndarray | None], list[tuple[int, int, int]]]
+    among: bool = False
+
+    def __call__(self, text: str, block: np.ndarray | None = None) -> list[tuple[int, int, int]]:
+        return self.entries(text, block)
+
+    def allows(self, listed: list[tuple[int, int, int]], start: int, end: int) -> bool:
+        """Whether the choice may replace the span ``start``-``end`` of a passage whose entries are ``listed``."""
+        return not self.among or _among(listed, start, end)
+
+
+LIST_ENTRIES = Listing(entries)  # a list's parameters or options
+API_ENTRIES = Listing(api_entries, among=True)  # signature lines with their descriptions
+
+
 def _lead(text: str, at: int) -> str:
     """The list mark ("-", "*", "\u2022") before what starts at ``at`` on its line; "" where there is none."""
     return _LINE_LEAD.match(text, text.rfind("\n", 0, at) + 1).group().strip()
@@ -546,15 +565,14 @@ def _described_below(text: str, line_end: int) -> bool:
 
 
 def asked_entry(question: str, text: str, start: int, end: int, block: np.ndarray | None = None,
-                listing: Listing | None = None) -> tuple[int, int] | None:
-    """The name of the entry of ``text`` (``listing``: ``entries`` by default, or ``api_entries``; at least two) whose
+                listing: Listing = LIST_ENTRIES) -> tuple[int, int] | None:
+    """The name of the entry of ``text`` (``listing``: a list's by default, or ``API_ENTRIES``; at least two) whose
     text holds the question's index terms best, each weighted by how few of the entries hold it (log(1 + entries /
     entries holding it)), where one entry is ahead of all others, holds at least ``ENTRY_TERMS`` of them and, where the
     span ``text[start:end]`` lies in another entry's name, ``ENTRY_AHEAD`` more weight than that entry; None otherwise,
-    and for API entries where the span lies outside them (``_among``)."""
-    listing = entries if listing is None else listing
+    and where the listing does not allow replacing the span (``Listing.allows``)."""
     listed = listing(text, block)
-    if len(listed) < 2 or listing is api_entries and not _among(listed, start, end):
+    if len(listed) < 2 or not listing.allows(listed, start, end):
         return None
     mine = [i for i, (a, z, _) in enumerate(listed) if a <= start and end <= z]  # the entry the reader named
     best = _best_entry(question, [text[a:stop] for a, _, stop in listed], mine)
@@ -899,17 +917,17 @@ def _asks_entry(question: str) -> bool:
 
 
 def _listing(question: str) -> Listing | None:
-    """The entries the entry choice weighs for ``question``: a list's (``entries``) where it asks which parameter or
-    option (``_asks_entry``), API entries (``api_entries``) where it asks which function, method or class
+    """The entries the entry choice weighs for ``question``: a list's (``LIST_ENTRIES``) where it asks which parameter
+    or option (``_asks_entry``), API entries (``API_ENTRIES``) where it asks which function, method or class
     (``API_QUESTION``) or how to do something (``HOW_QUESTION``), not a default; None for any other question, or with
     ``ENTRY`` off."""
     if not ENTRY:
         return None
     if _asks_entry(question):
-        return entries
+        return LIST_ENTRIES
     if (API_ENTRY and (API_QUESTION.search(question) or HOW_QUESTION.search(question))
             and not sentence.asks_default(question)):
-        return api_entries
+        return API_ENTRIES
     return None
 
 
@@ -919,7 +937,7 @@ def _among(listed: list[tuple[int, int, int]], start: int, end: int) -> bool:
 
 
 def _entry_named(found: list[Answer], question: str, texts: Sequence[str],
-                 lines: Sequence[np.ndarray | None] | None = None, listing: Listing | None = None) -> list[Answer]:
+                 lines: Sequence[np.ndarray | None] | None = None, listing: Listing = LIST_ENTRIES) -> list[Answer]:
     """``found`` with its best span replaced by the name of the entry its passage lists that the question asks about
     (``asked_entry`` over ``listing``'s entries), at the best span's score; as it was where there is no such entry."""
     a = found[0]
@@ -933,13 +951,12 @@ def _entry_named(found: list[Answer], question: str, texts: Sequence[str],
 
 def _entry_next_door(found: list[Answer], question: str, texts: Sequence[str],
                      lines: Sequence[np.ndarray | None] | None, pages: Sequence[tuple[str, int] | None],
-                     read: set[int], listing: Listing | None = None) -> list[Answer]:
+                     read: set[int], listing: Listing = LIST_ENTRIES) -> list[Answer]:
     """``found`` with its best span replaced by the name of an entry of a passage next to the chosen one (its
-    document's chunk before or after, among the passages ``read``) where the entries (``listing``'s: ``entries`` by
+    document's chunk before or after, among the passages ``read``) where the entries (``listing``'s: a list's by
     default) of the chosen passage and of those weighed together (``_best_entry``) put one of a neighbour's first; as
-    it was otherwise (``ENTRY_NEXT_DOOR``), and for API entries where the best span lies outside the chosen passage's
-    own (``_among``)."""
-    listing = entries if listing is None else listing
+    it was otherwise (``ENTRY_NEXT_DOOR``), and where the listing does not allow replacing the best span
+    (``Listing.allows``: API entries, a span outside the chosen passage's own)."""
     a = found[0]
     page = pages[a.passage]
     if page is None:
@@ -949,7 +966,7 @@ def _entry_next_door(found: list[Answer], question: str, texts: Sequence[str],
     if not near:
         return found
     own = listing(texts[a.passage], None if lines is None else lines[a.passage])
-    if listing is api_entries and not _among(own, a.start, a.end):
+    if not listing.allows(own, a.start, a.end):
         return found
     listed = [(a.passage, x, z, stop) for x, z, stop in own] + [
         (i, x, z, stop) for i in near for x, z, stop in listing(texts[i], None if lines is None else lines[i])]
