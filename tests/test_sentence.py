@@ -736,6 +736,36 @@ def test_an_answer_outside_the_api_entries_keeps_its_place():
     assert named is not None and text[named[0]:named[1]] == "mount"
 
 
+_CWD = ("os.getcwd()\nReturn a string representing the current working directory.\n\n"
+        "os.getcwdb()\nReturn a bytestring representing the current working directory.\n\n"
+        "os.chdir(path)\nChange the current working directory to path.\n")
+
+
+@pytest.mark.parametrize("question, answer, named", [
+    # the two entries hold the question's terms alike: the plain name, not its suffixed variant
+    ("Which function returns the current working directory?", "os.getcwdb", "os.getcwd"),
+    ("Which function returns the current working directory?", "os.getcwd", None),  # the plain one already
+    ("Which function returns the current working directory as a bytestring?", "os.getcwdb", None),  # the variant
+    # asked for
+])
+def test_where_entries_tie_the_plain_name_stands_for_its_suffixed_variant(question, answer, named):
+    from function.model.reader import API_ENTRIES, asked_entry
+
+    at = _CWD.index(answer + "(")
+    got = asked_entry(question, _CWD, at, at + len(answer), None, API_ENTRIES)
+    assert (None if got is None else _CWD[got[0]:got[1]]) == named
+
+
+def test_a_tie_between_names_that_are_not_variants_leaves_the_readers_answer():
+    from function.model.reader import API_ENTRIES, asked_entry
+
+    text = ("os.getcwd()\nReturn the current working directory.\n\n"
+            "os.listdir()\nReturn the current working directory's entries.\n")
+    at = text.index("os.listdir")
+    assert asked_entry("Which function returns the current working directory?", text, at, at + 10, None,
+                       API_ENTRIES) is None
+
+
 def test_where_a_question_asks_which_method_the_api_entrys_name_replaces_the_readers_answer():
     # the reader is sure of the entry before the one the question describes
     passage, b, start, end = _two_spans(_SESSION_METHODS, "merge_environment_settings(url,", "Registers", [6.0, 5.0],

@@ -575,15 +575,16 @@ def asked_entry(question: str, text: str, start: int, end: int, block: np.ndarra
     if len(listed) < 2 or not listing.allows(listed, start, end):
         return None
     mine = [i for i, (a, z, _) in enumerate(listed) if a <= start and end <= z]  # the entry the reader named
-    best = _best_entry(question, [text[a:stop] for a, _, stop in listed], mine)
+    best = _best_entry(question, [text[a:stop] for a, _, stop in listed], mine, [text[a:z] for a, z, _ in listed])
     return None if best is None else (listed[best][0], listed[best][1])
 
 
-def _best_entry(question: str, listed: list[str], mine: list[int]) -> int | None:
+def _best_entry(question: str, listed: list[str], mine: list[int], names: list[str] | None = None) -> int | None:
     """Which of the entries' texts ``listed`` holds the question's index terms best, each weighted by how few of
     them hold it (log(1 + entries / entries holding it)): one ahead of all others, holding at least ``ENTRY_TERMS``
     of them and, where the reader named one of them (``mine``), ``ENTRY_AHEAD`` more weight than that one; None
-    otherwise."""
+    otherwise. Where several hold them alike and the reader named one of those, the one whose name (``names``, the
+    entries' names) is the shortest proper prefix of the named one's (``_plain_variant``)."""
     asked = sentence.question_terms(question)
     held = [asked & frozenset(terms(t)) for t in listed]
     counts: dict[str, int] = {}
@@ -592,11 +593,23 @@ def _best_entry(question: str, listed: list[str], mine: list[int]) -> int | None
             counts[t] = counts.get(t, 0) + 1
     scores = [sum(math.log(1.0 + len(listed) / counts[t]) for t in own) for own in held]
     best = max(range(len(listed)), key=scores.__getitem__)
-    if len(held[best]) < ENTRY_TERMS or sum(1 for x in scores if x == scores[best]) > 1:
+    if len(held[best]) < ENTRY_TERMS:
         return None
+    tied = [i for i, x in enumerate(scores) if x == scores[best]]
+    if len(tied) > 1:
+        return None if names is None or not mine or mine[0] not in tied else _plain_variant(names, tied, mine[0])
     if mine and (best in mine or scores[best] < scores[mine[0]] + ENTRY_AHEAD):
         return None  # the reader named an entry, and none holds the question's terms clearly better: its choice stands
     return best
+
+
+def _plain_variant(names: list[str], tied: list[int], named: int) -> int | None:
+    """Of the entries ``tied`` (indices into ``names``), the one whose name is the shortest proper prefix of entry
+    ``named``'s ("os.getcwd" of "os.getcwdb", "trim" of "trimToNull"): a name with a suffix is a variant of the one
+    without it, and a question that holds what both say alike asks for the plain one; None where there is none."""
+    own = names[named]
+    plain = [i for i in tied if i != named and len(names[i]) < len(own) and own.startswith(names[i])]
+    return min(plain, key=lambda i: len(names[i])) if plain else None
 
 
 def is_signature_value(text: str, start: int, end: int) -> bool:
@@ -973,7 +986,8 @@ def _entry_next_door(found: list[Answer], question: str, texts: Sequence[str],
     if len(listed) < 2:
         return found
     mine = [k for k, (i, x, z, _) in enumerate(listed) if i == a.passage and x <= a.start and a.end <= z]
-    best = _best_entry(question, [texts[i][x:stop] for i, x, _, stop in listed], mine)
+    best = _best_entry(question, [texts[i][x:stop] for i, x, _, stop in listed], mine,
+                       [texts[i][x:z] for i, x, z, _ in listed])
     if best is None or listed[best][0] == a.passage:
         return found  # within the chosen passage the entry choice has had its say (``_entry_named``)
     i, x, z, _ = listed[best]
