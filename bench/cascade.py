@@ -92,7 +92,7 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
     from function.errors import NotFound
     from function.model.decode import best_spans, null_score
     from function.model.reader import answers_from_logits
-    from function.retrieval.span_bias import NULL_WEIGHT, passage_bias
+    from function.retrieval.span_bias import NULL_WEIGHT, passage_bias, plain_name_shares
     from function.service import cascade
     from function.service.pipeline import Reading
 
@@ -129,8 +129,9 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
         row["raw"] = {w: f1_of(text(reading, batch, start, end, w * scores), q["answers"]) for w in RAW_WEIGHTS}
         row["normalised"] = {w: f1_of(text(reading, batch, start, end, w * scores / scores.max()), q["answers"])
                              for w in NORMALISED_WEIGHTS}
-        row["shipped"] = f1_of(text(reading, batch, start, end, passage_bias(scores, cosines=cosines), NULL_WEIGHT),
-                               q["answers"])
+        names = plain_name_shares(q["question"], [(p.title, p.text) for p in stored])
+        shipped = passage_bias(scores, cosines=cosines, names=names)
+        row["shipped"] = f1_of(text(reading, batch, start, end, shipped, NULL_WEIGHT), q["answers"])
         row["null_relative"] = {f"{a:g},{w:g}": f1_of(text(reading, batch, start, end, passage_bias(scores, w), a),
                                                       q["answers"])
                                 for a, w in NULL_RELATIVE}
@@ -141,8 +142,7 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
         spans = best_spans(s1, e1, first, 1, max_tokens)
         row["first"] = {"probability": spans[0].score if spans else 0.0,
                         "margin": null_score(s1, e1, first, max_tokens).margin,
-                        "f1": f1_of(text(reading, first, s1, e1, passage_bias(scores, cosines=cosines), NULL_WEIGHT),
-                                    q["answers"]),
+                        "f1": f1_of(text(reading, first, s1, e1, shipped, NULL_WEIGHT), q["answers"]),
                         "several": len(stored) > 1, "gold_first": stored[0].id == q["gold"]}
         rows.append(row)
         if i % 100 == 0:
@@ -158,8 +158,11 @@ def summarise(rows: list[dict], threshold: float | None) -> dict:
     def mean(values) -> float:
         return round(sum(values) / n, 2)  # a question with nothing retrieved scores 0
 
-    ranking = [{"ranking": "as shipped (`span_bias`: logits + 8 x BM25 / best - 0.5 x [CLS]; then the sentence "
-                           "term, `function.model.sentence`)",
+    from function.retrieval.span_bias import NAME_WEIGHT
+
+    ranking = [{"ranking": "as shipped (`span_bias`: logits + 8 x BM25 / best - 0.5 x [CLS] (+ 2 x cosine, hybrid) + "
+                           f"{NAME_WEIGHT:g} x the share of the question's plain names held; then the sentence term, "
+                           "`function.model.sentence`)",
                 "f1": mean(r["shipped"] for r in read)},
                {"ranking": "probabilities alone", "f1": mean(r["alone"] for r in read)}]
     ranking += [{"ranking": f"logits + {w:g} x BM25", "weight": w, "normalised": False,

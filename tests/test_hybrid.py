@@ -88,6 +88,30 @@ def test_the_span_bias_adds_the_cosine_only_where_every_passage_has_one():
     assert passage_bias([4.0, 2.0], cosines=None).tolist() == bm25.tolist()
 
 
+
+@pytest.mark.parametrize("question, shares", [
+    ("Which NFL team won Super Bowl 50?", [1.0, 0.5, 0.0]),  # "NFL", "Super", "Bowl", "50": plain names
+    ("What does SortedDict.copy return?", None),  # code-shaped: documentation writes it apart, so not weighed
+    ("How do I read a CSV into a DataFrame with max_size set?", [0.0, 0.0, 1.0]),  # "CSV" only
+    ("What does copy return?", None),  # no name at all
+])
+def test_the_span_bias_weighs_the_share_of_the_questions_plain_names_a_passage_holds(question, shares):
+    from function.retrieval.span_bias import plain_name_shares
+
+    passages = [("Super Bowl 50", "The NFL's championship game."), (None, "Super Bowl 49 was played in 2015."),
+                ("SortedDict", "copy() Return a shallow copy. A CSV file.")]
+    assert plain_name_shares(question, passages) == shares
+
+
+def test_the_span_bias_adds_the_plain_names_share_where_the_question_gives_one():
+    from function.retrieval.span_bias import BM25_WEIGHT, NAME_WEIGHT, passage_bias
+
+    assert passage_bias([4.0, 4.0, 2.0], names=[1.0, 0.5, 0.0]).tolist() == pytest.approx(
+        [BM25_WEIGHT + NAME_WEIGHT, BM25_WEIGHT + NAME_WEIGHT / 2, BM25_WEIGHT / 2])
+    assert NAME_WEIGHT > 0
+    assert passage_bias([4.0, 2.0], names=None).tolist() == passage_bias([4.0, 2.0]).tolist()
+
+
 # -- the encoder ---------------------------------------------------------------------------
 
 
@@ -434,7 +458,13 @@ def test_stored_cosines_weigh_a_question_alone_s_spans_and_move_its_threshold(st
     from bench.in_process import open_service
     from function.retrieval.encoder import SentenceEncoder
     from function.retrieval.hybrid import dense_text
-    from function.retrieval.span_bias import NO_ANSWER_STORED_OFFSET, no_answer_shift, passage_bias, term_share
+    from function.retrieval.span_bias import (
+        NO_ANSWER_STORED_OFFSET,
+        no_answer_shift,
+        passage_bias,
+        plain_name_shares,
+        term_share,
+    )
     from function.retrieval.terms import query_terms
     from function.service.qa_request import QARequest
 
@@ -459,7 +489,10 @@ def test_stored_cosines_weigh_a_question_alone_s_spans_and_move_its_threshold(st
     terms = query_terms(question)
     kept, bm25_alone = service._read_retrieved(hits, 8, model, question_terms=terms)  # no question: no cosines
     _, reading = service._read_retrieved(hits, 8, model, question_terms=terms, question=question)
-    assert reading.bias.tolist() == pytest.approx(passage_bias([h.score for h in hits], cosines=cosines), abs=1e-4)
+    names = plain_name_shares(question, [(p.title, p.text) for p in kept])  # "Normandy": a name the question gives
+    assert names is not None
+    assert reading.bias.tolist() == pytest.approx(passage_bias([h.score for h in hits], cosines=cosines, names=names),
+                                                  abs=1e-4)
     assert not np.allclose(reading.bias, bm25_alone.bias)
     share = term_share(terms, [(p.title, p.text) for p in kept])
     assert reading.threshold_shift == pytest.approx(no_answer_shift(cosines, share=share) + NO_ANSWER_STORED_OFFSET,

@@ -59,6 +59,9 @@ from function.retrieval.terms import terms, without_abbreviations
 BM25_WEIGHT = 8.0
 NULL_WEIGHT = 0.5
 COSINE_WEIGHT = 2.0
+# ... and this times its share of the question's plain names ("Super", "Bowl", "50"; ``plain_name_shares``): a passage
+# without a proper noun the question gives seldom answers it (docs/retrieval.md, "The question's plain names")
+NAME_WEIGHT = 6.0
 # "No answer" for a question asked alone with hybrid retrieval: the artifact's threshold moves by
 # NO_ANSWER_COSINE_WEIGHT x (the best cosine of the passages read - NO_ANSWER_COSINE_AT) (``no_answer_shift``)
 NO_ANSWER_COSINE_WEIGHT = 16.0
@@ -79,6 +82,8 @@ NO_ANSWER_NAME_SHIFT = 4.0
 # a name: a word with a capital after its first letter, a digit, or one of _ . : # + inside ("DataFrame", "HTTP2",
 # "os.getcwd", "C++"), or a capitalised word that does not start the question ("Python", "GPG")
 _NAME = re.compile(r"[A-Za-z0-9_][\w.:+#-]*[\w+#]|[A-Za-z0-9]")
+# a code-shaped name: a mark of code inside, or camelCase ("SortedDict.copy", "max_size", "DataFrame")
+_CODE_SHAPED = re.compile(r"[_.:#+]|[a-z][A-Z]")
 _NOT_NAMES = frozenset({"I", "A", "An", "The", "In", "On", "If", "Is", "Does", "Do", "Can", "How", "What", "Which",
                         "When", "Where", "Who", "Why"})
 
@@ -107,16 +112,34 @@ def missing_name(question: str, passages: Sequence[tuple[str | None, str]]) -> b
     return any(name.casefold().strip(".:") not in held for name in names)
 
 
+def plain_name_shares(question: str, passages: Sequence[tuple[str | None, str]]) -> list[float] | None:
+    """Each passage's (title, text) share of the question's plain names (``question_names`` less the code-shaped ones,
+    ``_CODE_SHAPED``: "Super", "Bowl", "50", "NFL"), case-folded; None where the question gives no plain name. A
+    code-shaped name is left out: documentation writes "SortedDict.popitem" apart (a class's heading, its method's
+    entry), so the passage that answers often lacks it whole while one that only mentions it holds it."""
+    names = [name.casefold().strip(".:") for name in question_names(question)
+             if not _CODE_SHAPED.search(name.strip(".:"))]
+    if not names:
+        return None
+    held = [f"{title or ''} {text}".casefold() for title, text in passages]
+    return [sum(name in h for name in names) / len(names) for h in held]
+
+
 def passage_bias(bm25_scores: Sequence[float], weight: float = BM25_WEIGHT,
-                 cosines: Sequence[float | None] | None = None, cosine_weight: float = COSINE_WEIGHT) -> np.ndarray:
+                 cosines: Sequence[float | None] | None = None, cosine_weight: float = COSINE_WEIGHT,
+                 names: Sequence[float] | None = None, name_weight: float = NAME_WEIGHT) -> np.ndarray:
     """The per-passage term added to its spans' logits (see ``function.model.decode.best_spans``): ``weight``
     times each score over the best one (all 0 where no passage scored above 0, e.g. found by vectors alone),
-    plus ``cosine_weight`` times each passage's cosine to the question where every passage has one."""
+    plus ``cosine_weight`` times each passage's cosine to the question where every passage has one, plus
+    ``name_weight`` times each passage's share of the question's plain names (``plain_name_shares``) where it gives
+    one."""
     scores = np.asarray(bm25_scores, dtype=np.float64)
     best = scores.max(initial=0.0)
     bias = weight * scores / best if best > 0 else np.zeros_like(scores)
     if cosines is not None and len(cosines) == len(scores) and all(c is not None for c in cosines):
         bias = bias + cosine_weight * np.asarray(cosines, dtype=np.float64)
+    if names is not None and len(names) == len(scores):
+        bias = bias + name_weight * np.asarray(names, dtype=np.float64)
     return bias
 
 

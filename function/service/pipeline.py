@@ -453,7 +453,9 @@ class QAService:
         share = span_bias.term_share(question_terms, texts) if question_terms and texts else None
         named = bool(texts) and question is not None and span_bias.missing_name(question, texts)
         shift = span_bias.no_answer_shift(cosines, share=share, offset=offset, name_missing=named)
-        return kept, Reading.of_stored(kept, retrieved, span_bias.passage_bias(scores, cosines=cosines), scores, shift)
+        names = None if question is None else span_bias.plain_name_shares(question, [(p.title, p.text) for p in kept])
+        bias = span_bias.passage_bias(scores, cosines=cosines, names=names)
+        return kept, Reading.of_stored(kept, retrieved, bias, scores, shift)
 
     def distinct(self, hits: list[Hit], k: int, fingerprint: str,
                  corpus: str | None = None) -> tuple[list[Passage], list[str]]:
