@@ -2,12 +2,14 @@
 and with + w x each passage's share of the names the question gives (``span_bias.question_names``, case-folded, in
 its title or text). Run from the repository root:
 
-    PYTHONPATH=. .venv/bin/python records/bench/names-bias/namesim.py OUT.json [N]
+    PYTHONPATH=. .venv/bin/python records/bench/names-bias/namesim.py OUT.json [N] [--plain]
 
-(N: a seeded sample of dev questions; 0, all 1,227.)
+(N: a seeded sample of dev questions; 0, all 1,227. --plain: the question's plain names only, not code-shaped ones,
+as ../names-plain weighs them.)
 """
 
 import json
+import re
 import sys
 import tempfile
 import time
@@ -23,11 +25,14 @@ from function.retrieval.span_bias import NULL_WEIGHT, passage_bias, question_nam
 from function.service.pipeline import Reading
 from harness.paths import ENCODER, default_artifact
 
-WEIGHTS = (1.0, 2.0, 4.0, 8.0, 50.0)
+WEIGHTS = (1.0, 2.0, 4.0, 6.0, 8.0, 50.0)
+PLAIN = "--plain" in sys.argv
+CODE = re.compile(r"[_.:#+]|[a-z][A-Z]")  # a code-shaped name: a mark of code inside, or camelCase
 
 
 def shares(question: str, stored) -> np.ndarray | None:
-    names = [n.casefold().strip(".:") for n in question_names(question)]
+    names = [n.casefold().strip(".:") for n in question_names(question)
+             if not (PLAIN and CODE.search(n.strip(".:")))]
     if not names:
         return None
     held = [f"{p.title or ''} {p.text}".casefold() for p in stored]
@@ -60,7 +65,8 @@ def ask(service, model, max_tokens: int, q: dict) -> dict:
 
 def main() -> None:
     records, questions = load_squad(Path("../shared/data/squad"))
-    n = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    args = [a for a in sys.argv[1:] if a != "--plain"]
+    n = int(args[1]) if len(args) > 1 else 0
     with tempfile.TemporaryDirectory() as tmp:
         env = {"QA_ARTIFACT_DIR": str(default_artifact().resolve()), "QA_STORE": "sqlite",
                "QA_SQLITE_PATH": str(Path(tmp) / "p.sqlite"), "QA_CACHE": "0", "QA_THREADS": "0", "QA_CASCADE": "0",
@@ -74,7 +80,7 @@ def main() -> None:
             rows.append(ask(service, model, max_tokens, q))
             if i % 100 == 0:
                 print(i, f"{(time.time() - started) / i:.2f} s each", flush=True)
-    Path(sys.argv[1]).write_text(json.dumps(rows))
+    Path(args[0]).write_text(json.dumps(rows))
     read = [r for r in rows if "shipped" in r]
     print("questions", len(rows), "giving a name", sum(r["named"] for r in read))
     print("shipped", round(sum(r["shipped"] for r in read) / len(rows), 2))  # f1_of is in points already
