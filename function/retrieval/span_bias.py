@@ -44,7 +44,7 @@ The names term (2026-12-02) weighs whether a passage holds the proper nouns and 
 question gives ("Super", "Bowl", "50"; ``plain_name_shares``): SQuAD dev asked alone +0.51
 (8 answers up, none down), the documentation benchmark's blind sets +0.88, its dev part
 unchanged. Code-shaped names are left out of it: documentation writes "SortedDict.popitem" apart,
-and counting them lost documentation answers (records/bench/names-bias, names-plain).
+and counting them lost documentation answers (docs/retrieval.md, "The question's plain names").
 
 BM25_WEIGHT and the division were chosen for the 6-layer abstention-trained
 artifact on the SQuAD dev questions asked alone, NULL_WEIGHT for the model trained
