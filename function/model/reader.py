@@ -579,7 +579,7 @@ def asked_entry(question: str, text: str, start: int, end: int, block: np.ndarra
     return None if best is None else (listed[best][0], listed[best][1])
 
 
-def _best_entry(question: str, listed: list[str], mine: list[int], names: list[str] | None = None) -> int | None:
+def _best_entry(question: str, listed: list[str], mine: list[int], names: list[str]) -> int | None:
     """Which of the entries' texts ``listed`` holds the question's index terms best, each weighted by how few of
     them hold it (log(1 + entries / entries holding it)): one ahead of all others, holding at least ``ENTRY_TERMS``
     of them and, where the reader named one of them (``mine``), ``ENTRY_AHEAD`` more weight than that one; None
@@ -597,7 +597,7 @@ def _best_entry(question: str, listed: list[str], mine: list[int], names: list[s
         return None
     tied = [i for i, x in enumerate(scores) if x == scores[best]]
     if len(tied) > 1:
-        return None if names is None or not mine or mine[0] not in tied else _plain_variant(names, tied, mine[0])
+        return None if not mine or mine[0] not in tied else _plain_variant(names, tied, mine[0])
     if mine and (best in mine or scores[best] < scores[mine[0]] + ENTRY_AHEAD):
         return None  # the reader named an entry, and none holds the question's terms clearly better: its choice stands
     return best

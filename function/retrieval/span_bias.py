@@ -115,8 +115,18 @@ def missing_name(question: str, passages: Sequence[tuple[str | None, str]]) -> b
     names = question_names(question)
     if not names or not passages:  # most questions name nothing: the passages are not joined for them
         return False
-    held = " ".join(f"{title or ''} {text}" for title, text in passages).casefold()
-    return any(name.casefold().strip(".:") not in held for name in names)
+    held = " ".join(_held(title, text) for title, text in passages)
+    return any(_folded(name) not in held for name in names)
+
+
+def _folded(name: str) -> str:
+    """A question's name as a passage is searched for it: case-folded, a sentence's "." or ":" after it dropped."""
+    return name.casefold().strip(".:")
+
+
+def _held(title: str | None, text: str) -> str:
+    """A passage's title and text as they are searched for a question's names: case-folded."""
+    return f"{title or ''} {text}".casefold()
 
 
 def plain_name_shares(question: str, passages: Sequence[tuple[str | None, str]]) -> list[float] | None:
@@ -124,11 +134,10 @@ def plain_name_shares(question: str, passages: Sequence[tuple[str | None, str]])
     ``_CODE_SHAPED``: "Super", "Bowl", "50", "NFL"), case-folded; None where the question gives no plain name. A
     code-shaped name is left out: documentation writes "SortedDict.popitem" apart (a class's heading, its method's
     entry), so the passage that answers often lacks it whole while one that only mentions it holds it."""
-    names = [name.casefold().strip(".:") for name in question_names(question)
-             if not _CODE_SHAPED.search(name.strip(".:"))]
+    names = [_folded(name) for name in question_names(question) if not _CODE_SHAPED.search(name.strip(".:"))]
     if not names:
         return None
-    held = [f"{title or ''} {text}".casefold() for title, text in passages]
+    held = [_held(title, text) for title, text in passages]
     return [sum(name in h for name in names) / len(names) for h in held]
 
 

@@ -449,11 +449,12 @@ class QAService:
                       **({**_passage_meta(p), "text": p.text} if with_texts else {})}
                      for p, score, cosine in zip(kept, scores, cosines, strict=True)]
         cosined = all(c is not None for c in cosines)  # the share moves the threshold where the cosine does
-        texts = [(p.title, p.text) for p in kept] if cosined else []  # BM25 alone: neither signal moves it
+        pairs = [(p.title, p.text) for p in kept]
+        texts = pairs if cosined else []  # BM25 alone: neither signal moves it
         share = span_bias.term_share(question_terms, texts) if question_terms and texts else None
         named = bool(texts) and question is not None and span_bias.missing_name(question, texts)
         shift = span_bias.no_answer_shift(cosines, share=share, offset=offset, name_missing=named)
-        names = None if question is None else span_bias.plain_name_shares(question, [(p.title, p.text) for p in kept])
+        names = None if question is None else span_bias.plain_name_shares(question, pairs)
         bias = span_bias.passage_bias(scores, cosines=cosines, names=names)
         return kept, Reading.of_stored(kept, retrieved, bias, scores, shift)
 
