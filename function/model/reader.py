@@ -933,10 +933,8 @@ def _listing(question: str) -> Listing | None:
     """The entries the entry choice weighs for ``question``: a list's (``LIST_ENTRIES``) where it asks which parameter
     or option (``_asks_entry``), API entries (``API_ENTRIES``) where it asks which function, method or class
     (``API_QUESTION``) or how to do something (``HOW_QUESTION``), not a default; None for any other question, or with
-    ``ENTRY`` off."""
-    if not ENTRY:
-        return None
-    if _asks_entry(question):
+    the listing's switch (``ENTRY``, ``API_ENTRY``) off: each gates its own."""
+    if ENTRY and _asks_entry(question):
         return LIST_ENTRIES
     if (API_ENTRY and (API_QUESTION.search(question) or HOW_QUESTION.search(question))
             and not sentence.asks_default(question)):
