@@ -103,6 +103,17 @@ def test_the_span_bias_weighs_the_share_of_the_questions_plain_names_a_passage_h
     assert plain_name_shares(question, passages) == shares
 
 
+def test_a_question_s_name_is_held_as_a_word_not_inside_another_one():
+    from function.retrieval.span_bias import missing_name, plain_name_shares
+
+    passages = [(None, "Founded in 1950, the NFLX fund."), (None, "The NFL's 50 teams; the Bowls.")]
+    # "NFL" is not in "NFLX", nor "50" in "1950"; a plural and a possessive count as the word
+    assert plain_name_shares("Which NFL team won Bowl 50?", passages) == [0.0, 1.0]
+    assert missing_name("Which NFL team won in 50?", passages[:1])
+    assert not missing_name("Which NFL team won in 50?", passages[1:])
+    assert not missing_name("What does os.getcwd return?", [(None, "os.getcwd() Return the directory.")])
+
+
 def test_the_span_bias_adds_the_plain_names_share_where_the_question_gives_one():
     from function.retrieval.span_bias import BM25_WEIGHT, NAME_WEIGHT, passage_bias
 

@@ -116,7 +116,7 @@ def missing_name(question: str, passages: Sequence[tuple[str | None, str]]) -> b
     if not names or not passages:  # most questions name nothing: the passages are not joined for them
         return False
     held = " ".join(_held(title, text) for title, text in passages)
-    return any(_folded(name) not in held for name in names)
+    return any(not _holds(_folded(name), held) for name in names)
 
 
 def _folded(name: str) -> str:
@@ -129,6 +129,14 @@ def _held(title: str | None, text: str) -> str:
     return f"{title or ''} {text}".casefold()
 
 
+def _holds(name: str, held: str) -> bool:
+    """Whether ``held`` (``_held``) holds the folded ``name`` as a word, or as its plural or possessive ("bowl" in
+    "bowls", "bowl's"), never inside another word ("nfl" is not held by "nflx", nor "50" by "1950")."""
+    if name not in held:  # most passages lack it outright: no pattern is run for them
+        return False
+    return re.search(rf"(?<!\w){re.escape(name)}(?:s|es|['\u2019]s)?(?!\w)", held) is not None
+
+
 def plain_name_shares(question: str, passages: Sequence[tuple[str | None, str]]) -> list[float] | None:
     """Each passage's (title, text) share of the question's plain names (``question_names`` less the code-shaped ones,
     ``_CODE_SHAPED``: "Super", "Bowl", "50", "NFL"), case-folded; None where the question gives no plain name. A
@@ -138,7 +146,7 @@ def plain_name_shares(question: str, passages: Sequence[tuple[str | None, str]])
     if not names:
         return None
     held = [_held(title, text) for title, text in passages]
-    return [sum(name in h for name in names) / len(names) for h in held]
+    return [sum(_holds(name, h) for name in names) / len(names) for h in held]
 
 
 def passage_bias(bm25_scores: Sequence[float], weight: float = BM25_WEIGHT,
