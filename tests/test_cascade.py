@@ -85,11 +85,16 @@ class Spy:
 
 
 def several_passages(service, questions) -> str:
-    """A sample question that retrieves more than one passage (the cascade has something to skip)."""
+    """A sample question that retrieves more than one passage (the cascade has something to skip), and whose first
+    passage may settle it (no other holds more of its plain names: ``cascade.may_stop_first``)."""
+    from function.retrieval.span_bias import plain_name_shares
+
     for q in questions:
-        if len(ask(service, q).payload["retrieved"]) > 1:
+        retrieved = ask(service, q, passages=True).payload["retrieved"]
+        if len(retrieved) > 1 and cascade.may_stop_first(
+                plain_name_shares(q, [(r["title"], r["text"]) for r in retrieved])):
             return q
-    raise AssertionError("no sample question retrieves two passages")
+    raise AssertionError("no sample question retrieves two passages with the first allowed to stop")
 
 
 def test_the_setting_is_on_unless_turned_off():
@@ -108,6 +113,32 @@ def test_a_confident_first_passage_is_read_alone(services, questions):
     assert top["passage_id"] == result.payload["retrieved"][0]["passage_id"]
     assert result.payload["no_answer"]["abstained"] is False
     assert len(result.payload["retrieved"]) > 1  # the reply still lists every passage retrieved
+
+
+@pytest.mark.parametrize("names, may_stop", [
+    (None, True),  # the question gives no plain name
+    ([1.0], True),  # one passage
+    ([0.5, 0.5, 0.0], True),  # none holds more than the first
+    ([0.5, 1.0, 0.0], False),  # the second holds more: the full read would weigh it up
+    ([0.0, 0.0, 0.5], False),
+])
+def test_the_first_passage_may_stop_only_where_no_other_holds_more_of_the_question_s_plain_names(names, may_stop):
+    assert cascade.may_stop_first(names) is may_stop
+
+
+def test_a_sure_first_passage_reads_every_passage_at_once_where_another_holds_more_of_the_names(
+        services, questions, monkeypatch):
+    from function.retrieval import span_bias
+
+    off, on = services
+    question = several_passages(off, questions)
+    monkeypatch.setattr(span_bias, "plain_name_shares", lambda q, passages: [0.0] + [1.0] * (len(passages) - 1))
+    spy_on, spy_off = Spy("sure", "sure"), Spy("sure", "sure")
+    on.rt.inference.run, off.rt.inference.run = spy_on, spy_off
+    cascaded, full = ask(on, question), ask(off, question)
+    assert spy_on.runs == spy_off.runs and len(spy_on.runs) == 1  # one run of every window, as the full read
+    assert cascaded.passages_read == full.passages_read > 1
+    assert cascaded.payload == full.payload
 
 
 @pytest.mark.parametrize("first", ["unsure", "unanswerable", "sure_but_empty"])
@@ -210,6 +241,7 @@ def test_a_lone_request_spread_over_the_cores_stops_or_reads_on_as_the_full_read
         monkeypatch.setattr(cascade, "settled", lambda *args, **kwargs: False)
         cascaded = ask(on, question)
         monkeypatch.setattr(cascade, "settled", lambda *args, **kwargs: True)
+        monkeypatch.setattr(cascade, "may_stop_first", lambda names: True)  # whatever names the passages hold
         stopped = ask(on, question)
         monkeypatch.undo()
         assert [(a["text"], a["passage_id"]) for a in cascaded.payload["answers"]] == \

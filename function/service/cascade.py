@@ -17,6 +17,10 @@ from them when both
   never settles a question: the others are read, and abstaining is decided on
   all of them as without the cascade.
 
+A question whose plain names another passage holds more of than the first
+(``may_stop_first``) reads every passage at once: the full read's span ranking
+weighs that passage up, so the first passage alone would not answer as it does.
+
 Otherwise the remaining passages' windows run, and the answer is decoded from
 every window's logits exactly as a full read decodes them (each window runs at
 its own length, ``function.model.unpadded``, so its logits do not depend on what
@@ -44,6 +48,14 @@ MIN_LEAD = 1.3
 def first_windows(batch: Batch) -> int:
     """How many windows the first passage has (build_batch puts each passage's windows together, in order)."""
     return int((batch.passage_index == 0).sum())
+
+
+def may_stop_first(names: list[float] | None) -> bool:
+    """Whether the first passage may settle the question alone: no other passage read holds a larger share of the
+    question's plain names (``names``: ``span_bias.plain_name_shares``; None: the question gives none). Where one does,
+    the span ranking of the full read weighs that passage up (``span_bias.NAME_WEIGHT``), so the first passage's
+    answer, however sure, is not the full read's: every window is read at once."""
+    return not names or len(names) < 2 or names[0] >= max(names[1:])
 
 
 def settled(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch, max_answer_tokens: int,

@@ -92,17 +92,18 @@ class Reading:
     scores: list[float] | None = None  # retrieval: the passages' scores as the index gave them (the reply rounds)
     threshold_shift: float = 0.0  # retrieval: how far the "no answer" threshold moves (``span_bias.no_answer_shift``)
     pages: list[tuple[str, int] | None] | None = None  # each stored passage's (document id, chunk), where it has one
+    names: list[float] | None = None  # retrieval: each passage's share of the question's plain names, if it gives any
 
     @classmethod
     def of_stored(cls, stored: list[Passage], retrieved: list[dict] | None = None,
                   bias: np.ndarray | None = None, scores: list[float] | None = None,
-                  threshold_shift: float = 0.0) -> Reading:
+                  threshold_shift: float = 0.0, names: list[float] | None = None) -> Reading:
         from function.model.reader import PassageTokens
 
         return cls([PassageTokens(p.ids, p.char_offsets) for p in stored], [p.text for p in stored],
                    [_passage_meta(p) for p in stored], bias, retrieved, [p.start for p in stored],
                    [p.code_spans for p in stored], [p.line_spans for p in stored], scores, threshold_shift,
-                   [None if p.chunk is None else (p.doc_id, p.chunk) for p in stored])
+                   [None if p.chunk is None else (p.doc_id, p.chunk) for p in stored], names)
 
     def threshold(self, no_answer: dict | None) -> float | None:
         """The "no answer" threshold for this reading: the artifact's (``no_answer``, None: it has none) moved by
@@ -314,12 +315,15 @@ class QAService:
              batch: Batch) -> tuple[Batch, np.ndarray, np.ndarray, float]:
         """The windows the model read, their logits and the time spent waiting for the model: every window;
         or, for a question asked alone with ``QA_CASCADE`` on, the first passage's windows alone where they
-        settle it, else every window (``function.service.cascade``, ``Inference.run_first``)."""
-        if not (self.rt.settings.cascade and req.retrieves and len(reading.tokens) > 1):
+        settle it, else every window (``function.service.cascade``, ``Inference.run_first``); every window at once
+        where another passage holds more of the question's plain names (``cascade.may_stop_first``)."""
+        from function.service import cascade
+
+        if not (self.rt.settings.cascade and req.retrieves and len(reading.tokens) > 1
+                and cascade.may_stop_first(reading.names)):
             ran = self.rt.inference.run(model, batch)
             return batch, ran.start_logits, ran.end_logits, ran.queue_ms
         from function.model.decode import paragraphs
-        from function.service import cascade
 
         n = cascade.first_windows(batch)
         first = batch.rows(slice(0, n))
@@ -456,7 +460,7 @@ class QAService:
         shift = span_bias.no_answer_shift(cosines, share=share, offset=offset, name_missing=named)
         names = None if question is None else span_bias.plain_name_shares(question, pairs)
         bias = span_bias.passage_bias(scores, cosines=cosines, names=names)
-        return kept, Reading.of_stored(kept, retrieved, bias, scores, shift)
+        return kept, Reading.of_stored(kept, retrieved, bias, scores, shift, names)
 
     def distinct(self, hits: list[Hit], k: int, fingerprint: str,
                  corpus: str | None = None) -> tuple[list[Passage], list[str]]:
