@@ -134,31 +134,35 @@ def title_weight_variants(service, questions: dict[str, list[dict]]) -> list[dic
 
 
 def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: int) -> list[dict]:
-    """F1 of the answers from the retrieved passages under each span ranking (train chooses)."""
+    """F1 of the answers from the retrieved passages under each span ranking (train chooses): one model run per
+    question through the function's own inference, decoded as ``POST /`` decodes it (``pipeline.spans``) with the
+    BM25 term of its span bias weighted each way; the shipped weight's row is the function's answer with every
+    passage read at once (``QA_CASCADE`` off)."""
+    import dataclasses
+
     from build_model.evaluation.metrics import squad_scores
     from function.errors import NotFound
-    from function.model.reader import PassageTokens, answers_from_logits, prepare
     from function.retrieval import span_bias
+    from function.service.pipeline import spans
+    from function.service.qa_request import QARequest
 
     model = service.rt.model()
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
     predictions = {w: {"train": {}, "dev": {}} for w in FUSION_WEIGHTS}
     for split, qs in questions.items():
         for q in qs:
+            ask = QARequest(q["question"], None, None, 1, max_tokens, top_k_passages, abstain=False)
             q_ids = model.tokenizer.encode(q["question"]).ids
             try:
-                hits, stored, _ = service.read_question(q["question"], top_k_passages, len(q_ids), model)
+                _, _, reading = service.read_question(q["question"], top_k_passages, len(q_ids), model)
             except NotFound:
                 continue  # no searchable word: scores 0 under every ranking
-            scores = {h.passage_id: h.score for h in hits}
-            passages = [PassageTokens(p.ids, p.char_offsets) for p in stored]
-            batch = prepare(q_ids, passages, model.spec)
-            start, end = model.infer(batch)
+            batch = service._batch(q_ids, reading, model)
+            ran = service.rt.inference.run(model, batch)
             for w in FUSION_WEIGHTS:
-                bias = None if w is None else span_bias.passage_bias([scores[p.id] for p in stored], w)
-                found = answers_from_logits(start, end, batch, passages, 1, max_tokens, bias,
-                                            texts=[p.text for p in stored], question=q["question"])
-                predictions[w][split][q["id"]] = (stored[found[0].passage].text[found[0].start:found[0].end]
+                weighted = dataclasses.replace(reading, bias=reweighted(reading, w))
+                found = spans(ask, weighted, batch, ran.start_logits, ran.end_logits)
+                predictions[w][split][q["id"]] = (reading.texts[found[0].passage][found[0].start:found[0].end]
                                                   if found else "")
     rows = []
     for w in FUSION_WEIGHTS:
@@ -170,16 +174,31 @@ def fusion_variants(service, questions: dict[str, list[dict]], top_k_passages: i
     return rows
 
 
+def reweighted(reading, weight: float | None):
+    """The reading's span bias with its BM25 term (``span_bias.passage_bias``) weighted ``weight`` instead of
+    ``BM25_WEIGHT``, its other terms (cosines, names) as they are; None: no bias at all."""
+    import numpy as np
+
+    from function.retrieval import span_bias
+
+    if weight is None:
+        return None
+    scores = np.asarray(reading.scores, dtype=np.float64)
+    best = scores.max(initial=0.0)
+    return reading.bias + (weight - span_bias.BM25_WEIGHT) * (scores / best if best > 0 else 0.0)
+
+
 def abstention(service, questions: list[dict], top_k_passages: int, threshold: float) -> dict:
     """What abstaining at ``threshold`` does, with retrieval and with the gold paragraph given.
 
-    One model run per question and source, decoded as ``POST /`` decodes it (the
-    fused span ranking of ``_read_retrieved``'s passages, ``null_score``'s margin);
-    the threshold's neighbours are decoded from the same runs.
+    One model run per question and source through the function's own inference, decoded as
+    ``POST /`` decodes it (``_read_retrieved``'s passages and span bias, ``pipeline.spans``;
+    ``null_score``'s margin); the threshold's neighbours are decoded from the same runs.
     """
     from function.errors import NotFound
     from function.model.decode import null_score
-    from function.model.reader import PassageTokens, answers_from_logits, prepare
+    from function.service.pipeline import Reading, spans
+    from function.service.qa_request import QARequest
 
     model = service.rt.model()
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
@@ -187,22 +206,24 @@ def abstention(service, questions: list[dict], top_k_passages: int, threshold: f
     for q in questions:
         q_ids = model.tokenizer.encode(q["question"]).ids
         try:
-            _, stored, reading = service.read_question(q["question"], top_k_passages, len(q_ids), model)
-            bias = reading.bias
+            _, _, reading = service.read_question(q["question"], top_k_passages, len(q_ids), model)
         except NotFound:  # no searchable word: nothing read, nothing answered
             rows["retrieval"].append({"id": q["id"], "text": "", "margin": math.inf, "gold_read": False})
-            stored, bias = None, None
-        gold = service._fetch((q["gold"],), model.tokenizer.fingerprint)
-        for source, passages, b in (("retrieval", stored, bias), ("gold_paragraph", gold, None)):
-            if passages is None:
+            reading = None
+        gold = Reading.of_stored(service._fetch((q["gold"],), model.tokenizer.fingerprint))
+        for source, read in (("retrieval", reading), ("gold_paragraph", gold)):
+            if read is None:
                 continue
-            tokens = [PassageTokens(p.ids, p.char_offsets) for p in passages]
-            batch = prepare(q_ids, tokens, model.spec)
-            start, end = model.infer(batch)
-            found = answers_from_logits(start, end, batch, tokens, 1, max_tokens, b, texts=[p.text for p in passages],
-                                        question=q["question"])
-            text = passages[found[0].passage].text[found[0].start : found[0].end] if found else ""
-            rows[source].append({"id": q["id"], "text": text, "gold_read": any(p.id == q["gold"] for p in passages),
+            ask = (QARequest(q["question"], None, None, 1, max_tokens, top_k_passages, abstain=False)
+                   if source == "retrieval" else QARequest(q["question"], None, (q["gold"],), 1, max_tokens,
+                                                           abstain=False))
+            batch = service._batch(q_ids, read, model)
+            ran = service.rt.inference.run(model, batch)
+            start, end = ran.start_logits, ran.end_logits
+            found = spans(ask, read, batch, start, end)
+            text = read.texts[found[0].passage][found[0].start : found[0].end] if found else ""
+            rows[source].append({"id": q["id"], "text": text, "gold_read": any(m.get("passage_id") == q["gold"]
+                                                                               for m in read.meta),
                                  "margin": null_score(start, end, batch, max_tokens).margin})
     golds = {q["id"]: q["answers"] for q in questions}
     out = {"threshold": threshold, "top_k_passages": top_k_passages}

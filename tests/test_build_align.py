@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from tests.support.tiny import sample_texts, train_tokenizer
+from tests.support.tiny import sample_tokenizer
 from tests.support.tiny_build import tiny_squad
 
 
@@ -45,7 +45,7 @@ def tokenizers_and_data(tmp_path_factory):
     from function.model.tokenizer import QATokenizer
 
     root = tmp_path_factory.mktemp("align")
-    bert = train_tokenizer(sample_texts())
+    bert = sample_tokenizer()
     (root / "student.json").write_text(bert)
     (root / "teacher.json").write_text(_mpnet_like(bert))
     train, _ = tiny_squad(root / "data")

@@ -17,6 +17,16 @@ def squad_folder(repo, tmp_path):
     return tmp_path
 
 
+@pytest.fixture
+def every_passage_at_once(monkeypatch):
+    """The benchmark's service with the cascade off: a question alone reads all its passages in one model run, as
+    the benchmark's own decodes of one run do (with it on, the function may stop after the first passage, and a
+    random model's answer there need not be the five passages' best)."""
+    from bench import in_process
+
+    monkeypatch.setattr(retrieval, "open_service", lambda env: in_process.open_service({**env, "QA_CASCADE": "0"}))
+
+
 def run(squad_folder, tiny_artifact, tmp_path, *extra):
     out = tmp_path / "results"
     args = ["--data", str(squad_folder), "--artifact", str(tiny_artifact.folder), "--limit", "12",
@@ -25,7 +35,8 @@ def run(squad_folder, tiny_artifact, tmp_path, *extra):
     return json.loads((out / "retrieval.json").read_text()), (out / "retrieval.md").read_text()
 
 
-def test_the_evaluation_reports_recall_reading_and_timings(squad_folder, tiny_artifact, tmp_path):
+def test_the_evaluation_reports_recall_reading_and_timings(squad_folder, tiny_artifact, tmp_path,
+                                                           every_passage_at_once):
     result, md = run(squad_folder, tiny_artifact, tmp_path)
     assert result["questions"] == 12 and result["corpus"]["paragraphs"] == 66
     assert result["artifact"]["name"] == "tiny-random-bert" and len(result["artifact"]["artifact_hash"]) == 64
@@ -39,7 +50,7 @@ def test_the_evaluation_reports_recall_reading_and_timings(squad_folder, tiny_ar
     assert reading["f1_gap"] == pytest.approx(gap, abs=0.02)
     assert [v["title_weight"] for v in result["title_weight_variants"]] == [0.0, 1.0, 2.0]
     # The ranking comparison decodes one model run several ways; its shipped row must be what
-    # the function itself answered with retrieval.
+    # the function itself answered with retrieval (every passage read at once).
     [shipped] = [v for v in result["fusion_variants"] if v["shipped"]]
     assert shipped["bm25_weight"] == span_bias.BM25_WEIGHT and shipped["dev"] == reading["with_retrieval"]["f1"]
     assert result["fusion_variants"][0]["bm25_weight"] is None and result["fusion_train_questions"] > 0
@@ -54,7 +65,8 @@ def test_the_evaluation_measures_the_firestore_emulator_too(squad_folder, tiny_a
     assert result["reading"] is None and "| Firestore emulator |" in md
 
 
-def test_abstention_at_the_artifacts_threshold_is_measured_beside_the_spans(squad_folder, tiny_artifact, tmp_path):
+def test_abstention_at_the_artifacts_threshold_is_measured_beside_the_spans(squad_folder, tiny_artifact, tmp_path,
+                                                                             every_passage_at_once):
     """With a threshold in the manifest the figures gain an abstention section; the span figures
     stay the spans' (never abstaining), and abstaining on nothing reproduces them."""
     import shutil

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from function.model.load import Model
-    from function.model.reader import PassageTokens
+    from function.model.reader import Answer, PassageTokens
     from function.model.windows import Batch
     from function.store.passage import Passage
 
@@ -155,6 +155,22 @@ def _no_answer(req: QARequest, no_answer: dict, batch: Batch, start_logits: np.n
     return reply, (verdict.answering if abstaining else None)
 
 
+def spans(req: QARequest, reading: Reading, batch: Batch, start_logits: np.ndarray, end_logits: np.ndarray,
+          windows: np.ndarray | None = None) -> list[Answer]:
+    """The request's best spans, best first, in the windows' logits, as ``POST /`` ranks them: the
+    reading's span bias, the question, the passages' titles, code marks, lines and pages; ``windows``: the ones the
+    answers may come from (None: all). Benchmarks that decode one model run several ways call it with a
+    ``Reading`` whose ``bias`` they change."""
+    from function.model.reader import answers_from_logits
+    from function.retrieval.span_bias import NULL_WEIGHT
+
+    return answers_from_logits(
+        start_logits, end_logits, batch, reading.tokens, req.top_k, req.max_answer_tokens, reading.bias,
+        texts=reading.texts, windows=windows, null_weight=NULL_WEIGHT,  # used with a retrieval bias only
+        question=req.question, titles=[m.get("title") for m in reading.meta], marks=reading.marks,
+        lines=reading.lines, pages=reading.pages)
+
+
 def _unmatched(model: Model, why: NothingMatched) -> dict:
     """The reply to a question asked alone that no stored passage matches: no answer, and why."""
     return {"answers": [], "no_answer": {"abstained": True, "probability": 1.0, "reason": why.message},
@@ -244,10 +260,11 @@ class QAService:
     def read_question(self, question: str, k: int, n_question: int,
                       model: Model) -> tuple[list[Hit], list[Passage], Reading]:
         """The hits for a question alone (``hits_to_read``), the ``k`` passages it reads of them (``_read_retrieved``)
-        and their ``Reading``, as a request without filter, cosines or texts reads them: for benchmarks that score
-        the reader on what retrieval gives it."""
+        and their ``Reading`` (span bias, names, threshold shift), as a request without filter or texts reads them:
+        for benchmarks that score the reader on what retrieval gives it."""
         hits = self.hits_to_read(question, k)
-        return (hits, *self._read_retrieved(hits, n_question, model, k=k))
+        return (hits, *self._read_retrieved(hits, n_question, model, k=k, question_terms=query_terms(question),
+                                            question=question))
 
     def _fetch(self, ids: tuple[str, ...], fingerprint: str, missing_ok: bool = False,
                corpus: str | None = None) -> list[Passage]:
@@ -389,17 +406,11 @@ class QAService:
     def _payload(req: QARequest, model: Model, reading: Reading, batch: Batch,
                  start_logits: np.ndarray, end_logits: np.ndarray) -> dict:
         """The reply: the best spans as text with their offsets and passages, the model, what was retrieved."""
-        from function.model.reader import answers_from_logits
-        from function.retrieval.span_bias import NULL_WEIGHT
-
         no_answer = model.manifest.no_answer
         verdict, windows = (None, None) if no_answer is None else _no_answer(req, no_answer, batch, start_logits,
                                                                            end_logits, reading.threshold(no_answer))
-        found = [] if verdict is not None and verdict["abstained"] else answers_from_logits(
-            start_logits, end_logits, batch, reading.tokens, req.top_k, req.max_answer_tokens, reading.bias,
-            texts=reading.texts, windows=windows, null_weight=NULL_WEIGHT,  # used with a retrieval bias only
-            question=req.question, titles=[m.get("title") for m in reading.meta], marks=reading.marks,
-            lines=reading.lines, pages=reading.pages)
+        found = [] if verdict is not None and verdict["abstained"] else spans(
+            req, reading, batch, start_logits, end_logits, windows)
         answers = [
             {"text": reading.texts[a.passage][a.start : a.end], "score": round(a.score, 6),
              "start": a.start, "end": a.end, "snippet": snippet(reading.texts[a.passage], a.start, a.end),

@@ -3,7 +3,13 @@
 Same layout as the real artifact (ONNX model, tokenizer.json, manifest.json),
 made with the build stage's own export and artifact-writing code. The
 tokenizer is a WordPiece vocabulary trained on the sample corpus, so nothing
-outside the repository is needed.
+outside the repository is needed: trained once and committed
+(``sample_tokenizer.json``; ``python -m tests.support.tiny`` trains it again),
+because the ``tokenizers`` trainer breaks ties between equally frequent pairs
+in an order that changes from process to process (Rust's randomly seeded
+hash maps): trained anew each session, the vocabulary differed in about 200
+of its 3,000 pieces, the random model read other ids, and its answers, which
+some tests compare across two paths, changed from one session to the next.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "samples" / "squad_sample.json"
+SAMPLE_TOKENIZER = Path(__file__).with_name("sample_tokenizer.json")
 SEQUENCE = {"max_seq_len": 96, "stride": 32, "max_query_tokens": 32, "max_answer_tokens": 30}
 
 
@@ -28,6 +35,11 @@ def sample_texts() -> list[str]:
     data = json.loads(SAMPLE.read_text(encoding="utf-8"))["data"]
     return [p["context"] for a in data for p in a["paragraphs"]] + [
         qa["question"] for a in data for p in a["paragraphs"] for qa in p["qas"]]
+
+
+def sample_tokenizer() -> str:
+    """The WordPiece tokenizer (JSON) every tiny model here reads: ``train_tokenizer(sample_texts())``, committed."""
+    return SAMPLE_TOKENIZER.read_text(encoding="utf-8")
 
 
 def train_tokenizer(texts: list[str], vocab_size: int = 3000) -> str:
@@ -60,7 +72,7 @@ def make_tiny_artifact(out: Path, optimize: bool = True) -> TinyArtifact:
     out.mkdir(parents=True, exist_ok=True)
     work = out.parent / f"{out.name}-work"
     work.mkdir(exist_ok=True)
-    tokenizer_json = train_tokenizer(sample_texts())
+    tokenizer_json = sample_tokenizer()
     vocab = json.loads(tokenizer_json)["model"]["vocab"]
     model = tiny_model(len(vocab))
     onnx_path = work / "model.onnx"
@@ -89,3 +101,8 @@ def set_no_answer(artifact: Path, threshold: float) -> Path:
     raw["no_answer"] = {"supported": True, "default": True, "threshold": threshold}
     update_manifest(artifact, raw)
     return artifact
+
+
+if __name__ == "__main__":  # the committed tokenizer trained again (a new draw of the trainer's ties)
+    SAMPLE_TOKENIZER.write_text(train_tokenizer(sample_texts()) + "\n", encoding="utf-8")
+    print(f"wrote {SAMPLE_TOKENIZER}")

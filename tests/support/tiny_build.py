@@ -12,7 +12,7 @@ import json
 import shutil
 from pathlib import Path
 
-from tests.support.tiny import SAMPLE, SEQUENCE, sample_texts, train_tokenizer
+from tests.support.tiny import SAMPLE, SEQUENCE, sample_tokenizer
 
 TRAIN_PARAGRAPHS = {0: range(0, 8), 1: range(8, 12)}  # article index -> paragraph indices
 DEV_PARAGRAPHS = {1: range(0, 4)}
@@ -49,7 +49,7 @@ def tiny_bert(vocab_size: int, hidden: int = 64, layers: int = 2, seed: int = 0)
 
 def tiny_teacher(folder: Path, hidden: int = 64, layers: int = 2, seed: int = 0) -> Path:
     """A model folder as the teacher stage reads it: weights, config.json, tokenizer.json."""
-    tokenizer_json = train_tokenizer(sample_texts())
+    tokenizer_json = sample_tokenizer()
     model = tiny_bert(len(json.loads(tokenizer_json)["model"]["vocab"]), hidden, layers, seed)
     model.save_pretrained(folder)
     (folder / "tokenizer.json").write_text(tokenizer_json, encoding="utf-8")
