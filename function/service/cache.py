@@ -78,9 +78,10 @@ REPLY_VERSION = 3
 # alone reads: bumped when the same model and store can give another answer (2: ranked by the question's words in
 # their sentence, a dotted name or shell command whole, a term without its description, a file question's path; 3: an
 # answer that is the question's own words gives way; 4: a returned call whole, and no retrieved passage that repeats a
-# better-ranked one's text; 5: an answer within its table cell), so that a deploy does not serve answers an older
+# better-ranked one's text; 5: an answer within its table cell; 6: a question's names held by a passage as words, and
+# every passage read at once where another holds more of them), so that a deploy does not serve answers an older
 # revision cached in the shared tier.
-DECODING_VERSION = 5
+DECODING_VERSION = 6
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
