@@ -92,7 +92,7 @@ def several_passages(service, questions) -> str:
     for q in questions:
         retrieved = ask(service, q, passages=True).payload["retrieved"]
         if len(retrieved) > 1 and cascade.may_stop_first(
-                plain_name_shares(q, [(r["title"], r["text"]) for r in retrieved])):
+                plain_name_shares(q, [(r["title"], r["text"]) for r in retrieved]), q):
             return q
     raise AssertionError("no sample question retrieves two passages with the first allowed to stop")
 
@@ -124,6 +124,17 @@ def test_a_confident_first_passage_is_read_alone(services, questions):
 ])
 def test_the_first_passage_may_stop_only_where_no_other_holds_more_of_the_question_s_plain_names(names, may_stop):
     assert cascade.may_stop_first(names) is may_stop
+
+
+@pytest.mark.parametrize("question, may_stop", [
+    ("Is SO_REUSEADDR on or off by default?", False),  # the full read weighs up a passage that writes one
+    ("Are the bounds of irange inclusive or exclusive?", False),
+    ("What does abs return for an int or a float?", True),  # offers words, asks no choice
+    ("Which option turns address reuse on?", True),
+])
+def test_a_question_that_asks_to_choose_reads_every_passage_at_once(question, may_stop):
+    assert cascade.may_stop_first(None, question) is may_stop
+    assert cascade.may_stop_first([1.0, 0.0], question) is may_stop
 
 
 def test_a_sure_first_passage_reads_every_passage_at_once_where_another_holds_more_of_the_names(
@@ -241,7 +252,7 @@ def test_a_lone_request_spread_over_the_cores_stops_or_reads_on_as_the_full_read
         monkeypatch.setattr(cascade, "settled", lambda *args, **kwargs: False)
         cascaded = ask(on, question)
         monkeypatch.setattr(cascade, "settled", lambda *args, **kwargs: True)
-        monkeypatch.setattr(cascade, "may_stop_first", lambda names: True)  # whatever names the passages hold
+        monkeypatch.setattr(cascade, "may_stop_first", lambda *args: True)  # whatever names the passages hold
         stopped = ask(on, question)
         monkeypatch.undo()
         assert [(a["text"], a["passage_id"]) for a in cascaded.payload["answers"]] == \

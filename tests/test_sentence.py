@@ -1021,6 +1021,53 @@ def test_is_offered_says_whether_a_span_is_one_of_the_answers_offered(span, offe
     assert is_offered(span, offered) is want
 
 
+@pytest.mark.parametrize("question, alternatives", [
+    ("Is SSL on or off by default in Pgpool-II?", ("on", "off")),
+    ("Are Asymptote function arguments passed by value or by reference?", ("by value", "by reference")),
+    ("  does irange include or exclude its maximum?", ("include", "exclude")),  # any case, leading space
+    ("What does abs return for an int or a float?", ()),  # offers words, asks no choice
+    ("Is it fast?", ()),  # asks yes or no, offers nothing
+])
+def test_choice_is_a_question_led_by_an_auxiliary_verb_that_offers_its_answers(question, alternatives):
+    from function.model.sentence import choice
+
+    assert choice(question) == alternatives
+
+
+@pytest.mark.parametrize("text, alternatives, places", [
+    ("ssl (boolean)\nWhen set to on, SSL is enabled. Default is off.", ("on", "off"), [(26, 28), (57, 60)]),
+    ("Turns SSL on or off. Default is off.", ("on", "off"), [(32, 35)]),  # its own "on or off" is no answer
+    ("ssl = on/off\nDefault: OFF", ("on", "off"), [(22, 25)]),
+    ("Arguments are passed\nby  value.", ("by value", "by reference"), [(21, 30)]),  # any white space between
+    ("The offset is kept; the cron job runs", ("on", "off"), []),  # whole words only
+])
+def test_offered_in_finds_the_alternatives_a_text_writes_but_not_its_own_offer(text, alternatives, places):
+    from function.model.sentence import offered_in
+
+    assert offered_in(text, alternatives) == places
+    assert all(text[x:z].casefold().split() in [a.split() for a in alternatives] for x, z in places)
+
+
+def test_a_choice_answered_with_none_of_its_alternatives_takes_the_one_its_passage_writes():
+    """The reader's span "reused" answers none of "on or off": the passage's "off", in the sentence that holds the
+    question's terms, answers; a span that is an alternative, a question that offers none, or a passage that writes
+    none keeps the reader's answer."""
+    from function.model.reader import Answer, _offered_answer
+
+    texts = ["so_reuseaddr\nThe socket is reused when the flag is on. By default SO_REUSEADDR is off.",
+             "Sockets are reused across restarts."]
+    found = [Answer(0, 14, 40, 0.8), Answer(1, 0, 7, 0.1)]
+    question = "Is SO_REUSEADDR on or off by default?"
+    best = _offered_answer(found, question, texts)
+    assert texts[0][best[0].start:best[0].end] == "off"
+    assert (best[0].passage, best[0].score) == (0, 0.8)
+    assert best[1:] == found[1:]
+    on = Answer(0, texts[0].index("on."), texts[0].index("on.") + 2, 0.8)
+    assert _offered_answer([on], question, texts) == [on]  # already an alternative
+    assert _offered_answer(found, "When is the socket reused?", texts) == found  # no choice asked
+    assert _offered_answer(found[1:], question, texts) == found[1:]  # its passage writes neither
+
+
 def _first_answer(text, first, second, starts, ends):
     """``_two_spans``' passage and logits, and the answer a question then gets first."""
     passage, b, start, end = _two_spans(text, first, second, starts, ends)

@@ -123,6 +123,13 @@ CONDITION = 2.0
 # one of them, or one after at most two words (``sentence.is_offered``), gains ``ALTERNATIVE`` and is no echo. The
 # size of ``DEFAULT``, kept by a rule written first (docs/documents.md).
 ALTERNATIVE = 4.0
+# Where a question asks to choose between the answers it offers (``sentence.choice``: "Is it on or off by default?")
+# and the answer chosen is none of them (``sentence.is_offered``), the passage it came from answers with the
+# alternative it writes (``sentence.offered_in``) in the sentence that holds most of the question's terms, nearest
+# the reader's span of those tied (``_offered_answer``): the reader took a word of the sentence that says which ("the
+# socket is | reused" for "on or off") or an echo of the passage's own "A or B". One switch, kept by a rule written
+# first (docs/documents.md).
+CHOICE = True
 # Where a question asks for a name (``NAME_QUESTION``) but not a type or a return value (``TYPE_QUESTION``), a span that
 # is a type name standing in a signature's type position (``in_type_position``: "-> | Iterator[list]", "timeout?: |
 # number", "| boolean contains(T element)") loses ``TYPE``: the reader took the type beside the name for it. The size
@@ -860,9 +867,11 @@ def answers_from_logits(
     question's terms point to may name the answer instead (``ENTRY``, ``asked_entry``), as may an API entry where it
     asks which function, method or class (``API_ENTRY``, ``api_entries``), and asked alone, with each passage's
     (document, chunk) ``pages``, an entry of a passage read next to the chosen one (``ENTRY_NEXT_DOOR``,
-    ``_entry_next_door``). After the ranking, a definition's and a return value's answer run on to the end of their
-    phrase (``sentence.definition_end``, ``sentence.return_end``), and a return value named on numpydoc's "name :
-    type" line gives way to the description under it (``sentence.return_description``).
+    ``_entry_next_door``). Where the question asks to choose between the answers it offers and the answer is none of
+    them, the alternative its passage writes replaces it (``CHOICE``, ``_offered_answer``). After the ranking, a
+    definition's and a return value's answer run on to the end of their phrase (``sentence.definition_end``,
+    ``sentence.return_end``), and a return value named on numpydoc's "name : type" line gives way to the description
+    under it (``sentence.return_description``).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
@@ -903,6 +912,8 @@ def answers_from_logits(
             rows = np.asarray(batch.passage_index)
             read = set((rows if windows is None else rows[np.asarray(windows, dtype=bool)]).tolist())
             found = _entry_next_door(found, question, texts, lines, pages, read, listing)
+    if CHOICE and ranked and found:
+        found = _offered_answer(found, question, texts)
     out: list[Answer] = []
     for a in found:
         if len(out) == top_k:
@@ -990,6 +1001,23 @@ def _entry_next_door(found: list[Answer], question: str, texts: Sequence[str],
         return found  # within the chosen passage the entry choice has had its say (``_entry_named``)
     i, x, z, _ = listed[best]
     return _first(Answer(i, x, z, a.score), found)
+
+
+def _offered_answer(found: list[Answer], question: str, texts: Sequence[str]) -> list[Answer]:
+    """``found`` with its best span replaced by the alternative its passage writes (``sentence.offered_in``), where
+    the question asks to choose (``sentence.choice``) and that span is none of the alternatives: the one whose
+    sentence holds most of the question's terms, then the nearest the span; as it was otherwise."""
+    alternatives = sentence.choice(question)
+    a = found[0]
+    text = texts[a.passage]
+    if not alternatives or sentence.is_offered(text[a.start:a.end], alternatives):
+        return found
+    places = sentence.offered_in(text, alternatives)
+    if not places:
+        return found
+    shares = sentence.overlaps(question, [text], [(0, x, z) for x, z in places])
+    best = max(range(len(places)), key=lambda k: (shares[k], -abs(places[k][0] - a.start)))
+    return _first(Answer(a.passage, *places[best], a.score), found)
 
 
 def _first(best: Answer, found: list[Answer]) -> list[Answer]:

@@ -345,6 +345,38 @@ def is_offered(span: str, alternatives: tuple[str, ...]) -> bool:
     return any(words[-len(a.split()):] == a.split() and len(words) <= len(a.split()) + 2 for a in alternatives)
 
 
+# A question that begins with an auxiliary verb and offers its answers asks to choose one of them (``choice``): "Is
+# SO_REUSEADDR on or off by default?", "Are the bounds of irange inclusive or exclusive?". A "What ... or ...?" question
+# may offer words without asking to choose ("What does abs return for an int or a float?").
+_CHOICE = re.compile(r"^\s*(?:is|are|was|were|does|do|did|can|could|should|would|will|must|may|has|have)\b",
+                     re.IGNORECASE)
+_OFFERS = r"\s*(?:,?\s+or\s+|/|\|)\s*"  # how a text offers alternatives itself: "on or off", "on/off", "on|off"
+
+
+def choice(question: str) -> tuple[str, ...]:
+    """The alternatives a question asks to choose between (``offered``), where it begins with an auxiliary verb; ()
+    for any other question."""
+    return offered(question) if _CHOICE.match(question) else ()
+
+
+def _alternative(words: str) -> str:
+    """A pattern for an alternative's words, whole, case-folded, any white space between them."""
+    return r"(?<![\w-])" + r"\s+".join(re.escape(w) for w in words.split()) + r"(?![\w-])"
+
+
+def offered_in(text: str, alternatives: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Where ``text`` writes one of the ``alternatives`` as whole words, in order: its answer to the choice. Not where
+    the text offers them itself ("on or off", "on/off": the question's own words, not an answer)."""
+    echoed: list[tuple[int, int]] = []
+    for a in alternatives:
+        for b in alternatives:
+            if a != b:
+                echoed += [m.span() for m in re.finditer(_alternative(a) + _OFFERS + _alternative(b), text,
+                                                         re.IGNORECASE)]
+    found = {m.span() for a in alternatives for m in re.finditer(_alternative(a), text, re.IGNORECASE)}
+    return sorted((x, z) for x, z in found if not any(e <= x and z <= f for e, f in echoed))
+
+
 # an entry's head line that is not a signature: a name alone on its line, with a bracketed type or an "=value" at most
 # ("health_check_timeout (integer)", "nofile", "--prune", "user_readenv=0|1")
 _TERM_LINE = re.compile(r"^[ \t]*(?P<name>-{0,2}[A-Za-z_$][\w$.:-]*)(?:[ \t]*\([^()\n]{0,30}\)|=\S{1,30})?[ \t]*$",

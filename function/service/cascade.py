@@ -20,6 +20,10 @@ from them when both
 A question whose plain names another passage holds more of than the first
 (``may_stop_first``) reads every passage at once: the full read's span ranking
 weighs that passage up, so the first passage alone would not answer as it does.
+So does a question that asks to choose between the answers it offers
+(``sentence.choice``: "Is it on or off by default?"): the full read's ranking
+weighs up a passage that writes one of them (``reader.ALTERNATIVE``), and the
+first passage, however sure of its span, may write none.
 
 Otherwise the remaining passages' windows run, and the answer is decoded from
 every window's logits exactly as a full read decodes them (each window runs at
@@ -50,11 +54,16 @@ def first_windows(batch: Batch) -> int:
     return int((batch.passage_index == 0).sum())
 
 
-def may_stop_first(names: list[float] | None) -> bool:
+def may_stop_first(names: list[float] | None, question: str | None = None) -> bool:
     """Whether the first passage may settle the question alone: no other passage read holds a larger share of the
-    question's plain names (``names``: ``span_bias.plain_name_shares``; None: the question gives none). Where one does,
-    the span ranking of the full read weighs that passage up (``span_bias.NAME_WEIGHT``), so the first passage's
-    answer, however sure, is not the full read's: every window is read at once."""
+    question's plain names (``names``: ``span_bias.plain_name_shares``; None: the question gives none), and the
+    ``question`` does not ask to choose between answers it offers (``sentence.choice``). Where one does, the span
+    ranking of the full read weighs that passage up (``span_bias.NAME_WEIGHT``, ``reader.ALTERNATIVE``), so the first
+    passage's answer, however sure, is not the full read's: every window is read at once."""
+    from function.model import sentence
+
+    if question is not None and sentence.choice(question):
+        return False
     return not names or len(names) < 2 or names[0] >= max(names[1:])
 
 

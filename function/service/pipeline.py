@@ -333,11 +333,12 @@ class QAService:
         """The windows the model read, their logits and the time spent waiting for the model: every window;
         or, for a question asked alone with ``QA_CASCADE`` on, the first passage's windows alone where they
         settle it, else every window (``function.service.cascade``, ``Inference.run_first``); every window at once
-        where another passage holds more of the question's plain names (``cascade.may_stop_first``)."""
+        where another passage holds more of the question's plain names or the question asks to choose
+        (``cascade.may_stop_first``)."""
         from function.service import cascade
 
         if not (self.rt.settings.cascade and req.retrieves and len(reading.tokens) > 1
-                and cascade.may_stop_first(reading.names)):
+                and cascade.may_stop_first(reading.names, req.question)):
             ran = self.rt.inference.run(model, batch)
             return batch, ran.start_logits, ran.end_logits, ran.queue_ms
         from function.model.decode import paragraphs
