@@ -244,13 +244,14 @@ def select(docset: dict, part: str, limit: int) -> tuple[list[dict], list[dict]]
 # -- asking ----------------------------------------------------------------
 
 
-def _ask(service, question: str, ids: tuple[str, ...] | None, abstain: bool | None) -> tuple[dict, float]:
+def _ask(service, question: str, ids: tuple[str, ...] | None, abstain: bool | None) -> tuple[dict, float, int | None]:
+    """The reply, its server time and, asked alone, how many of the retrieved passages the model read (the cascade)."""
     from function.service.qa_request import QARequest
 
     s = service.rt.settings
     req = QARequest(question, None, ids, 1, s.max_answer_tokens, None if ids else s.top_k_passages, abstain=abstain)
     result = service.answer(req)
-    return result.payload, result.timings_ms.get("total", 0.0)
+    return result.payload, result.timings_ms.get("total", 0.0), result.passages_read
 
 
 @functools.cache
@@ -288,13 +289,13 @@ def as_written(prediction: str, answers: list[str]) -> float:
 
 def ask_question(service, q: dict, passages: dict[str, list[tuple[str, str]]]) -> dict:
     store = service.rt.store()
-    served, ms = _ask(service, q["question"], None, None)
+    served, ms, read = _ask(service, q["question"], None, None)
     # the passages the function read (the reply's ``retrieved``: copies of a better-ranked text skipped); none where
     # the question had no searchable word
     ids = [r["passage_id"] for r in served.get("retrieved", [])][:TOP_K]
     found = store.get_many(ids) if ids else {}
     hit = any(p.doc_id == q["file"] and holds(q, p.text) for p in found.values())
-    never, _ = _ask(service, q["question"], None, False)
+    never, _, _ = _ask(service, q["question"], None, False)
     pid = right_passage(q, passages)
     given = _ask(service, q["question"], (pid,), False)[0] if pid else {"answers": []}
     text, text_never, text_given = _text(served), _text(never), _text(given)
@@ -307,7 +308,9 @@ def ask_question(service, q: dict, passages: dict[str, list[tuple[str, str]]]) -
             "probability": (served.get("no_answer") or {}).get("probability"), "em": em, "f1": f1,
             "em_as_written": as_written(text, q["answers"]),
             "answer_never_abstaining": text_never, "em_never": em_never, "f1_never": f1_never,
-            "retrieved": ids, "recall@5": hit,
+            "retrieved": ids, "recall@5": hit, "passages_read": read,
+            # where the answer came from: with "retrieved" and "right_passage", which passage outranked the right one
+            "answer_passage": next((a.get("passage_id") for a in served.get("answers", [])), None),
             "right_passage": pid, "answer_right_passage": text_given, "em_given": em_given, "f1_given": f1_given,
             "em_as_written_given": as_written(text_given, q["answers"]),
             "server_ms": ms}
@@ -316,7 +319,7 @@ def ask_question(service, q: dict, passages: dict[str, list[tuple[str, str]]]) -
 def ask_off_topic(service, q: dict, pool: frozenset[str] = frozenset()) -> dict:
     """An off-topic question asked alone. Where another set of the store (``pool``, ``--pooled``) answers it
     (``answered_in``), the row says so and scores the answer against that set's forms: it is not off-topic there."""
-    served, ms = _ask(service, q["question"], None, None)
+    served, ms, _ = _ask(service, q["question"], None, None)
     row = {"id": q["id"], "set": q["set"], "part": q["part"], "question": q["question"], "answer": _text(served),
            "no_answer": _no_answer(served), "probability": (served.get("no_answer") or {}).get("probability"),
            "server_ms": ms}
@@ -451,6 +454,41 @@ def figures(rows: list[dict], off_rows: list[dict]) -> dict:
     }
 
 
+LOSS_WHERE = {
+    "abstained": "abstained",
+    "not_retrieved": "the right passage not among those retrieved",
+    "not_read": "retrieved, not read (the cascade stopped before it)",
+    "outranked": "read, the answer taken from another passage",
+    "same_passage": "read, another span of the right passage",
+}
+
+
+def where_lost(row: dict) -> str | None:
+    """Why a question asked alone scores less than with its right passage given (``LOSS_WHERE``); None where it
+    does not. Rows of runs before 2026-12-04 hold no ``passages_read`` and ``answer_passage``: not split then."""
+    if row["f1"] >= row["f1_given"] or "answer_passage" not in row:
+        return None
+    if row["no_answer"]:
+        return "abstained"
+    read = row["retrieved"][: row["passages_read"] if row["passages_read"] is not None else len(row["retrieved"])]
+    if row["right_passage"] not in row["retrieved"]:
+        return "not_retrieved"
+    if row["right_passage"] not in read:
+        return "not_read"
+    return "same_passage" if row["answer_passage"] == row["right_passage"] else "outranked"
+
+
+def losses(rows: list[dict]) -> dict[str, dict]:
+    """Where asking alone loses F1 that the right passage given scores: per ``where_lost``, the questions and the
+    F1 points (of all ``rows``) lost there."""
+    out = {k: {"questions": 0, "f1_points": 0.0} for k in LOSS_WHERE}
+    for r in rows:
+        if (where := where_lost(r)) is not None:
+            out[where]["questions"] += 1
+            out[where]["f1_points"] += 100.0 * (r["f1_given"] - r["f1"]) / len(rows)
+    return {k: {**v, "f1_points": round(v["f1_points"], 2)} for k, v in out.items()}
+
+
 def tables(results: list[dict], parts: list[str]) -> dict:
     """Figures per set, per kind and pooled, each per part and over the parts asked."""
     rows = [r for s in results for r in s["rows"]]
@@ -468,6 +506,7 @@ def tables(results: list[dict], parts: list[str]) -> dict:
             if of_kind:
                 out["by_kind"].setdefault(kind, {})[part] = figures(of_kind, [])
         out["pooled"][part] = figures(pick(rows), pick(off))
+        out.setdefault("losses", {})[part] = losses(pick(rows))
     return out
 
 
@@ -528,6 +567,16 @@ def markdown(result: dict) -> str:
     lines += ["", "## Per question kind (all sets)", "", _HEAD.format(label="kind"), "|---" * 14 + "|"]
     for kind, by_part in t["by_kind"].items():
         lines += [_line(kind, part, f) for part, f in by_part.items()]
+    if any(v["questions"] for by_part in t.get("losses", {}).values() for v in by_part.values()):
+        parts = list(t["losses"])
+        lines += ["", "## Where a question asked alone loses to its right passage given (all sets)", "",
+                  "Questions scoring less asked alone than with the right passage given, and the F1 points of the "
+                  "part they cost, by where the right passage was (`where_lost`).", "",
+                  "| where | " + " | ".join(f"{p}: questions, F1 points" for p in parts) + " |",
+                  "|---" * (len(parts) + 1) + "|"]
+        for key, label in LOSS_WHERE.items():
+            cells = [f"{t['losses'][p][key]['questions']}, {t['losses'][p][key]['f1_points']:.2f}" for p in parts]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
     pooled = t["pooled"].get("all") or next(iter(t["pooled"].values()))
     if pooled.get("off_topic_answered_in_store"):
         lines += ["", f"Off-topic questions another set of the store answers (`answered_in`, `--pooled`): "
