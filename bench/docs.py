@@ -294,7 +294,7 @@ def ask_question(service, q: dict, passages: dict[str, list[tuple[str, str]]]) -
     # the question had no searchable word
     ids = [r["passage_id"] for r in served.get("retrieved", [])][:TOP_K]
     found = store.get_many(ids) if ids else {}
-    hit = any(p.doc_id == q["file"] and holds(q, p.text) for p in found.values())
+    holding = [i for i in ids if i in found and found[i].doc_id == q["file"] and holds(q, found[i].text)]
     never, _, _ = _ask(service, q["question"], None, False)
     pid = right_passage(q, passages)
     given = _ask(service, q["question"], (pid,), False)[0] if pid else {"answers": []}
@@ -308,7 +308,7 @@ def ask_question(service, q: dict, passages: dict[str, list[tuple[str, str]]]) -
             "probability": (served.get("no_answer") or {}).get("probability"), "em": em, "f1": f1,
             "em_as_written": as_written(text, q["answers"]),
             "answer_never_abstaining": text_never, "em_never": em_never, "f1_never": f1_never,
-            "retrieved": ids, "recall@5": hit, "passages_read": read,
+            "retrieved": ids, "recall@5": bool(holding), "holding": holding, "passages_read": read,
             # where the answer came from: with "retrieved" and "right_passage", which passage outranked the right one
             "answer_passage": next((a.get("passage_id") for a in served.get("answers", [])), None),
             "right_passage": pid, "answer_right_passage": text_given, "em_given": em_given, "f1_given": f1_given,
@@ -456,26 +456,27 @@ def figures(rows: list[dict], off_rows: list[dict]) -> dict:
 
 LOSS_WHERE = {
     "abstained": "abstained",
-    "not_retrieved": "the right passage not among those retrieved",
+    "not_retrieved": "no passage retrieved holds the answer",
     "not_read": "retrieved, not read (the cascade stopped before it)",
-    "outranked": "read, the answer taken from another passage",
-    "same_passage": "read, another span of the right passage",
+    "outranked": "read, the answer taken from a passage that does not hold it",
+    "same_passage": "read, another span of a passage that holds it",
 }
 
 
 def where_lost(row: dict) -> str | None:
-    """Why a question asked alone scores less than with its right passage given (``LOSS_WHERE``); None where it
-    does not. Rows of runs before 2026-12-04 hold no ``passages_read`` and ``answer_passage``: not split then."""
-    if row["f1"] >= row["f1_given"] or "answer_passage" not in row:
+    """Why a question asked alone scores less than with its right passage given (``LOSS_WHERE``), by where the
+    retrieved passages that hold its answer (``holding``) were; None where it does not. Rows of runs before
+    2026-12-04 hold no ``holding``, ``passages_read`` or ``answer_passage``: not split then."""
+    if row["f1"] >= row["f1_given"] or "holding" not in row:
         return None
     if row["no_answer"]:
         return "abstained"
     read = row["retrieved"][: row["passages_read"] if row["passages_read"] is not None else len(row["retrieved"])]
-    if row["right_passage"] not in row["retrieved"]:
+    if not row["holding"]:
         return "not_retrieved"
-    if row["right_passage"] not in read:
+    if not set(row["holding"]) & set(read):
         return "not_read"
-    return "same_passage" if row["answer_passage"] == row["right_passage"] else "outranked"
+    return "same_passage" if row["answer_passage"] in row["holding"] else "outranked"
 
 
 def losses(rows: list[dict]) -> dict[str, dict]:

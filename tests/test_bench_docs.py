@@ -244,8 +244,8 @@ def test_figures_per_set_per_kind_and_per_part():
     assert set(only_test["pooled"]) == {"test"}
 
 
-def _read(f1, f1_given, right="r", retrieved=("a", "r", "b"), read=3, answer_passage="a", no_answer=False):
-    return {"f1": f1, "f1_given": f1_given, "right_passage": right, "retrieved": list(retrieved),
+def _read(f1, f1_given, holding=("r",), retrieved=("a", "r", "b"), read=3, answer_passage="a", no_answer=False):
+    return {"f1": f1, "f1_given": f1_given, "holding": list(holding), "retrieved": list(retrieved),
             "passages_read": read, "answer_passage": None if no_answer else answer_passage, "no_answer": no_answer}
 
 
@@ -253,11 +253,13 @@ def _read(f1, f1_given, right="r", retrieved=("a", "r", "b"), read=3, answer_pas
     (_read(1.0, 1.0), None),                                    # alone as good as given: nothing lost
     (_read(0.5, 0.0), None),                                    # alone better
     (_read(0.0, 1.0, no_answer=True), "abstained"),
-    (_read(0.0, 1.0, retrieved=("a", "b")), "not_retrieved"),
+    (_read(0.0, 1.0, holding=(), retrieved=("a", "b")), "not_retrieved"),
     (_read(0.0, 1.0, read=1), "not_read"),                      # the cascade stopped on "a"
     (_read(0.0, 1.0, read=None), "outranked"),                  # a passage id asked: every passage read
     (_read(0.0, 1.0), "outranked"),
     (_read(0.5, 1.0, answer_passage="r"), "same_passage"),
+    (_read(0.0, 1.0, holding=("b", "r"), read=2), "outranked"),  # "r" holds it too and was read
+    (_read(0.0, 1.0, holding=("b",)), "outranked"),
     ({**_read(0.0, 1.0), "answer_passage": None, "passages_read": None}, "outranked"),
 ])
 def test_where_a_question_asked_alone_loses_to_its_right_passage(row, where):
@@ -265,7 +267,7 @@ def test_where_a_question_asked_alone_loses_to_its_right_passage(row, where):
 
 
 def test_losses_count_questions_and_the_f1_points_of_the_part_they_cost():
-    old = {k: v for k, v in _read(0.0, 1.0).items() if k not in ("answer_passage", "passages_read")}
+    old = {k: v for k, v in _read(0.0, 1.0).items() if k not in ("holding", "answer_passage", "passages_read")}
     rows = [_read(0.0, 1.0, read=1), _read(0.5, 1.0, answer_passage="r"), _read(1.0, 1.0), old]
     got = docs.losses(rows)
     assert got["not_read"] == {"questions": 1, "f1_points": 25.0}
@@ -292,6 +294,7 @@ def test_the_bench_asks_every_question_through_the_function(cache, tmp_path, tin
         # asked alone, the answer's passage is one of those the model read
         assert 1 <= r["passages_read"] <= len(r["retrieved"])
         assert r["no_answer"] or r["answer_passage"] in r["retrieved"][: r["passages_read"]]
+        assert set(r["holding"]) <= set(r["retrieved"]) and r["recall@5"] == bool(r["holding"])
     t = result["tables"]
     assert t["pooled"]["dev"]["questions"] == 2 and t["pooled"]["test"]["questions"] == 3
     assert t["pooled"]["all"]["off_topic"] == 2
