@@ -309,7 +309,7 @@ def ask_question(service, q: dict, passages: dict[str, list[tuple[str, str]]]) -
             "em_as_written": as_written(text, q["answers"]),
             "answer_never_abstaining": text_never, "em_never": em_never, "f1_never": f1_never,
             "retrieved": ids, "recall@5": bool(holding), "holding": holding, "passages_read": read,
-            # where the answer came from: with "retrieved" and "right_passage", which passage outranked the right one
+            # where the answer came from: with "holding" and "passages_read", where asking alone lost (``where_lost``)
             "answer_passage": next((a.get("passage_id") for a in served.get("answers", [])), None),
             "right_passage": pid, "answer_right_passage": text_given, "em_given": em_given, "f1_given": f1_given,
             "em_as_written_given": as_written(text_given, q["answers"]),
@@ -471,9 +471,9 @@ def where_lost(row: dict) -> str | None:
         return None
     if row["no_answer"]:
         return "abstained"
-    read = row["retrieved"][: row["passages_read"] if row["passages_read"] is not None else len(row["retrieved"])]
     if not row["holding"]:
         return "not_retrieved"
+    read = row["retrieved"] if row["passages_read"] is None else row["retrieved"][: row["passages_read"]]
     if not set(row["holding"]) & set(read):
         return "not_read"
     return "same_passage" if row["answer_passage"] in row["holding"] else "outranked"
@@ -572,7 +572,7 @@ def markdown(result: dict) -> str:
         parts = list(t["losses"])
         lines += ["", "## Where a question asked alone loses to its right passage given (all sets)", "",
                   "Questions scoring less asked alone than with the right passage given, and the F1 points of the "
-                  "part they cost, by where the right passage was (`where_lost`).", "",
+                  "part they cost, by where the retrieved passages that hold the answer were (`where_lost`).", "",
                   "| where | " + " | ".join(f"{p}: questions, F1 points" for p in parts) + " |",
                   "|---" * (len(parts) + 1) + "|"]
         for key, label in LOSS_WHERE.items():
