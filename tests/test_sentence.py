@@ -1318,3 +1318,36 @@ def test_a_numpydoc_return_values_name_or_type_gives_way_to_its_description(text
     start = text.index(span)
     got = return_description(text, "cross_val_score", start, start + len(span), title)
     assert (None if got is None else text[got[0]:got[1]]) == described
+
+
+@pytest.mark.parametrize("question, span, share", [
+    ("Which function cuts a prefix from a string if it is present?", "cut_prefix", 1.0),
+    ("Which function cuts a prefix from a string if it is present?", "cut_suffix", 0.5),  # "cut" only
+    ("Which class do I use for HTTP Digest authentication?", "HTTPDigestAuth", 1.0),  # capitals split; "auth"
+    ("Which function gets the value of a hint?", "SDL_GetHint", 2 / 3),  # "sdl" unwritten
+    ("Which hint makes the screensaver stay on?", "SDL_HINT_SCREENSAVER", 1 / 3),  # the kind asked for does not count
+    ("Which parameter sets the minimum number of idle child processes?", "min_spare_children", 2 / 3),
+    # the question's own code-shaped names do not count: "pam_acct_mgmt" does not write "acct"
+    ("Which constant does pam_acct_mgmt return when the password expired?", "PAM_ACCT_EXPIRED", 1 / 3),
+    ("Which method does Session.mount call?", "Session.mount", 0.0),  # the question's own name
+    ("Which function cuts a prefix?", "cut_prefix(s, prefix)", 0.0),  # a call, not one name
+    ("Which function cuts a prefix?", "prefix", 0.0),  # not code-shaped
+    ("Which option sets the flags?", "set_flags", 1.0),  # "sets" writes "set"; "flags" is not the kind asked for
+])
+def test_name_pieces_share_is_how_much_of_a_name_the_question_writes_in_words(question, span, share):
+    from function.model.reader import name_pieces_share
+
+    assert name_pieces_share(question, span) == pytest.approx(share)
+
+
+def test_a_question_for_a_kind_of_name_lifts_the_name_it_spells_in_words(monkeypatch):
+    from function.model import reader
+
+    text = "Use cut_suffix to trim the end. Use cut_prefix to trim the start."
+    # the reader prefers the neighbour (5 + 5 against 4.8 + 4.8)
+    passage, b, start, end = _two_spans(text, "cut_suffix", "cut_prefix", [5.0, 4.8], [5.0, 4.8])
+    best = _best_of(text, passage, b, start, end)
+    assert best("Which function cuts a prefix from a string?") == "cut_prefix"
+    assert best("What cuts a prefix from a string?") == "cut_suffix"  # no kind of name asked for
+    monkeypatch.setattr(reader, "NAME_PIECES", 0.0)
+    assert best("Which function cuts a prefix from a string?") == "cut_suffix"

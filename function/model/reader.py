@@ -142,6 +142,22 @@ TYPE = 4.0
 # size of ``DEFAULT``, kept by a rule written first (docs/documents.md).
 SIGNATURE_VALUE = 4.0
 TYPE_QUESTION = re.compile(r"\btypes?\b|\breturns?\b|\byields?\b", re.IGNORECASE)
+# Where a question asks which function, option, parameter, constant ... does something (``KIND_QUESTION``), a span
+# that is one code-shaped name gains ``NAME_PIECES`` times the share of its words the question writes in plain words
+# (``name_pieces_share``: "Which function cuts a prefix ...?" -> ``cut_prefix`` over its neighbour ``cut_suffix``;
+# "Which class do I use for HTTP Digest authentication?" -> ``HTTPDigestAuth``): the reader confuses an entry with
+# its neighbour in a list of similar names. The size of ``CODE``, not tuned; kept by a rule written first
+# (docs/documents.md).
+NAME_PIECES = 2.0
+KIND_QUESTION = re.compile(
+    r"^\s*(?:which|what)\b(?:\s+(?!(?:is|are|was|were|does|do|did|can|could|should|would|will|must|may)\b)[\w.'-]+)"
+    r"{0,4}?\s+(?:functions?|methods?|class(?:es)?|macros?|constructors?|decorators?|procedures?|routines?|commands?|"
+    r"parameters?|arguments?|args?|kwargs?|keywords?|options?|flags?|switch(?:es)?|settings?|variables?|constants?|"
+    r"hooks?|events?|fields?|propert(?:y|ies)|attributes?|exceptions?|directives?|hints?|enums?)\b", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*")
+_CODE_SHAPED = re.compile(r"[_.:#]|[a-z][A-Z]")  # a mark of code inside, or camelCase
+_NAME_PIECE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # SDL_GetHint -> SDL, Get, Hint; HTTPDigestAuth
+_QUESTION_TOKEN = re.compile(r"[\w.:#+/-]+")
 _TYPE_NAME = re.compile(
     r"(?:str|int|float|bool|boolean|bytes|number|string|object|void|none|null|undefined|any|optional|iterator|iterable|"
     r"generator|list|dict|tuple|set|array|promise|callable|sequence|mapping|char|long|double|integer|map)"
@@ -414,6 +430,36 @@ def in_type_position(text: str, start: int, end: int) -> bool:
     line_end = text.find("\n", end)
     return bool(_TYPE_BEFORE.search(text, line_start, start)
                 or _NAME_AFTER.match(text, end, len(text) if line_end < 0 else line_end))
+
+
+def _plain_words(question: str) -> list[str]:
+    """The question's index terms outside its code-shaped names, less the kind of name it asks for (``KIND_QUESTION``'s
+    last word: "function" in "Which function gets the value of a hint?", where "hint" stays)."""
+    asked = KIND_QUESTION.search(question)
+    kind = terms(asked.group(0).split()[-1]) if asked else []
+    plain = " ".join(t for t in _QUESTION_TOKEN.findall(question) if not _CODE_SHAPED.search(t.strip(".:/-")))
+    return [w for w in terms(plain) if w not in kind]
+
+
+def _piece_written(piece: str, words: list[str]) -> bool:
+    """Whether the question writes a name's word: the same, or one starting with the other over three letters or more
+    ("cut" and "cuts", "min" and "minimum")."""
+    return any(piece == w or (min(len(piece), len(w)) >= 3 and (w.startswith(piece) or piece.startswith(w)))
+               for w in words)
+
+
+def name_pieces_share(question: str, span: str, words: list[str] | None = None) -> float:
+    """The share of a code-shaped name's words (split at "_", "." and capitals, those of two letters or more; at least
+    two) that ``question`` writes in plain words (``_plain_words``, or ``words`` where given); 0 for a span that is not
+    one such name, or that the question itself writes."""
+    span = span.strip()
+    if not _IDENTIFIER.fullmatch(span) or not _CODE_SHAPED.search(span) or span.lower() in question.lower():
+        return 0.0
+    pieces = [p.lower() for p in _NAME_PIECE.findall(span) if len(p) >= 2]
+    if len(pieces) < 2:
+        return 0.0
+    words = _plain_words(question) if words is None else words
+    return sum(_piece_written(p, words) for p in pieces) / len(pieces)
 
 
 def is_option(span: str) -> bool:
@@ -861,7 +907,9 @@ def answers_from_logits(
     returned - TYPE * typed - SIGNATURE_VALUE * assigned)``, ``typed`` a type name in a signature's type position
     where the question asks for a name, not a type (``in_type_position``), ``assigned`` a value a signature's parameter
     list assigns where the question does not ask for a default (``is_signature_value``), renormalised over what the
-    spans listed add (still in [0, 1]). With a ``passage_bias`` (retrieved passages), that ranking chooses the passage
+    spans listed add (still in [0, 1]); and, where the question asks for a kind of name (``KIND_QUESTION``: "Which
+    function ...?"), plus ``NAME_PIECES`` times the share of a code-shaped name's words it writes
+    (``name_pieces_share``). With a ``passage_bias`` (retrieved passages), that ranking chooses the passage
     and the answer is then chosen within it as if the request had named it (``_within_chosen_passage``). Where a
     passage is read so and the question asks which parameter or option does something, the entry of its list the
     question's terms point to may name the answer instead (``ENTRY``, ``asked_entry``), as may an API entry where it
@@ -1058,8 +1106,8 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
                  titles: Sequence[str | None] | None = None,
                  marks: Sequence[np.ndarray | None] | None = None,
                  lines: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
-    """``found`` ranked again with the sentence term, the echo, the heading, the code, the option, the type, the
-    definition, the default and the return value (``answers_from_logits``), best first."""
+    """``found`` ranked again with the sentence term, the echo, the heading, the code, the option, the name's words,
+    the type, the definition, the default and the return value (``answers_from_logits``), best first."""
     if not found:
         return found
 
@@ -1085,6 +1133,9 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     if (PARAMETER and asks_name and PARAMETER_QUESTION.search(question)
             and not TYPE_QUESTION.search(question) and not default_asked):
         bonus += PARAMETER * each(lambda t, a: is_parameter(t, a.start, a.end))
+    if NAME_PIECES and KIND_QUESTION.search(question):
+        words = _plain_words(question)
+        bonus += NAME_PIECES * each(lambda t, a: name_pieces_share(question, t[a.start:a.end], words))
     if TYPE and asks_name and not TYPE_QUESTION.search(question):
         bonus -= TYPE * each(lambda t, a: in_type_position(t, a.start, a.end))
     if SIGNATURE_VALUE and not default_asked:
