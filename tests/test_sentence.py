@@ -1351,3 +1351,47 @@ def test_a_question_for_a_kind_of_name_lifts_the_name_it_spells_in_words(monkeyp
     assert best("What cuts a prefix from a string?") == "cut_suffix"  # no kind of name asked for
     monkeypatch.setattr(reader, "NAME_PIECES", 0.0)
     assert best("Which function cuts a prefix from a string?") == "cut_suffix"
+
+
+@pytest.mark.parametrize("question, plural", [
+    ("Which transfer-encodings does Requests decode automatically?", True),
+    ("Which logging functions are available on context.logger?", True),
+    ("What units are Asymptote pair coordinates expressed in?", True),
+    ("Which kind of tags does git describe consider?", False),  # one kind of them
+    ("Which class does Requests use for Digest authentication?", False),  # "class": not a plural
+    ("Which canvas methods save and restore the graphics state?", False),  # no auxiliary after the noun
+    ("Which function returns the current directory?", False),
+])
+def test_asks_plural_is_a_question_for_several_things(question, plural):
+    from function.model.reader import asks_plural
+
+    assert asks_plural(question) is plural
+
+
+@pytest.mark.parametrize("span, listed", [
+    ("gzip and deflate", True),
+    ("log, warn, success, error", True),
+    ("smart, fast or immediate", True),
+    ("__or__, __ror__, and __ior__", True),
+    ("gzip", False),
+    ("a, b", False),  # one comma and no conjunction: a pair of words, not a list
+    ("Exception, timeout=0, filter_errors", False),  # a signature's parameters
+    ("the user must log in and then run the command again", False),  # a clause, not short items
+])
+def test_is_list_is_a_list_of_short_items(span, listed):
+    from function.model.reader import is_list
+
+    assert is_list(span) is listed
+
+
+def test_a_question_for_several_things_lifts_the_list(monkeypatch):
+    from function.model import reader
+
+    text = "Requests decodes gzip and deflate for you."
+    # the reader prefers the first item alone (5 + 5) to the list (5 + 3.5)
+    passage, b, start, end = _two_spans(text, "gzip", "deflate", [5.0, 0.0], [5.0, 3.5])
+    best = _best_of(text, passage, b, start, end)
+    assert best("Which transfer-encodings does Requests decode?") == "gzip and deflate"
+    assert best("Which transfer-encoding does Requests decode first?") == "gzip"  # one thing asked for
+    monkeypatch.setattr(reader, "LIST", 0.0)
+    assert best("Which transfer-encodings does Requests decode?") == "gzip"
