@@ -1324,15 +1324,17 @@ def test_a_numpydoc_return_values_name_or_type_gives_way_to_its_description(text
     ("Which function cuts a prefix from a string if it is present?", "cut_prefix", 1.0),
     ("Which function cuts a prefix from a string if it is present?", "cut_suffix", 0.5),  # "cut" only
     ("Which class do I use for HTTP Digest authentication?", "HTTPDigestAuth", 1.0),  # capitals split; "auth"
-    ("Which function gets the value of a hint?", "SDL_GetHint", 2 / 3),  # "sdl" unwritten
-    ("Which hint makes the screensaver stay on?", "SDL_HINT_SCREENSAVER", 1 / 3),  # the kind asked for does not count
+    ("Which function gets the value of a hint?", "SDL_GetHint", 1 / 2),  # "sdl" unwritten; "hint" says a kind
+    ("Which hint makes the screensaver stay on?", "SDL_HINT_SCREENSAVER", 1 / 2),  # "hint" says what kind of name
+    ("Which option prints the help?", "helpOption", 0.0),  # "help" alone once "option" is left out
+    ("Which flag prints the help?", "helpOption", 0.0),
     ("Which parameter sets the minimum number of idle child processes?", "min_spare_children", 2 / 3),
     # the question's own code-shaped names do not count: "pam_acct_mgmt" does not write "acct"
     ("Which constant does pam_acct_mgmt return when the password expired?", "PAM_ACCT_EXPIRED", 1 / 3),
     ("Which method does Session.mount call?", "Session.mount", 0.0),  # the question's own name
     ("Which function cuts a prefix?", "cut_prefix(s, prefix)", 0.0),  # a call, not one name
     ("Which function cuts a prefix?", "prefix", 0.0),  # not code-shaped
-    ("Which option sets the flags?", "set_flags", 1.0),  # "sets" writes "set"; "flags" is not the kind asked for
+    ("Which option sets the flags?", "set_flags", 0.0),  # "flags" says a kind of name: "set" alone is too little
 ])
 def test_name_pieces_share_is_how_much_of_a_name_the_question_writes_in_words(question, span, share):
     from function.model.reader import name_pieces_share

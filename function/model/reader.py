@@ -168,6 +168,13 @@ _ONE_OF = re.compile(r"\b(?:kind|type|sort|one|each|any)\s+of\s+$", re.IGNORECAS
 _ITEM = r"[^\s,=()\[\]{}<>;:]+(?:\s+[^\s,=()\[\]{}<>;:]+){0,2}"
 _LIST = re.compile(rf"{_ITEM}(?:\s*,\s*{_ITEM})+(?:,?\s+(?:and|or)\s+{_ITEM})?|{_ITEM}\s+(?:and|or)\s+{_ITEM}")
 _CONJUNCTION = re.compile(r"\s(?:and|or)\s")
+# the kinds of name ``KIND_QUESTION`` asks for: a name's word among them says what the name is, not which one
+_KIND_NOUNS = frozenset(
+    "function method class macro constructor decorator procedure routine command parameter argument arg kwarg keyword "
+    "option flag switch setting variable constant hook event field property attribute exception directive hint enum "
+    "functions methods classes macros constructors decorators procedures routines commands parameters arguments args "
+    "kwargs keywords options flags switches settings variables constants hooks events fields properties attributes "
+    "exceptions directives hints enums".split())
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*")
 _CODE_SHAPED = re.compile(r"[_.:#]|[a-z][A-Z]")  # a mark of code inside, or camelCase
 _NAME_PIECE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # SDL_GetHint -> SDL, Get, Hint; HTTPDigestAuth
@@ -461,11 +468,17 @@ def is_list(span: str, question: str = "") -> bool:
     return span.count(",") >= 2 or _CONJUNCTION.search(span) is not None
 
 
-def _plain_words(question: str) -> list[str]:
-    """The question's index terms outside its code-shaped names, less the kind of name it asks for (``KIND_QUESTION``'s
-    last word: "function" in "Which function gets the value of a hint?", where "hint" stays)."""
+def _asked_kind(question: str) -> list[str]:
+    """The kind of name a question asks for, as index terms (``KIND_QUESTION``'s last word: "function" in "Which
+    function gets the value of a hint?"); none where it asks for none."""
     asked = KIND_QUESTION.search(question)
-    kind = terms(asked.group(0).split()[-1]) if asked else []
+    return terms(asked.group(0).split()[-1]) if asked else []
+
+
+def _plain_words(question: str) -> list[str]:
+    """The question's index terms outside its code-shaped names, less the kind of name it asks for (``_asked_kind``:
+    "function" in "Which function gets the value of a hint?", where "hint" stays)."""
+    kind = _asked_kind(question)
     plain = " ".join(t for t in _QUESTION_TOKEN.findall(question) if not _CODE_SHAPED.search(t.strip(".:/-")))
     return [w for w in terms(plain) if w not in kind]
 
@@ -478,13 +491,14 @@ def _piece_written(piece: str, words: list[str]) -> bool:
 
 
 def name_pieces_share(question: str, span: str, words: list[str] | None = None) -> float:
-    """The share of a code-shaped name's words (split at "_", "." and capitals, those of two letters or more; at least
-    two) that ``question`` writes in plain words (``_plain_words``, or ``words`` where given); 0 for a span that is not
-    one such name, or that the question itself writes."""
+    """The share of a code-shaped name's words (split at "_", "." and capitals, those of two letters or more, less those
+    that say what kind of name it is, ``_KIND_NOUNS``: "option" in ``helpOption``; at least two) that
+    ``question`` writes in plain words (``_plain_words``, or ``words`` where given); 0 for a span that is not one such
+    name, or that the question itself writes."""
     span = span.strip()
     if not _IDENTIFIER.fullmatch(span) or not _CODE_SHAPED.search(span) or span.lower() in question.lower():
         return 0.0
-    pieces = [p.lower() for p in _NAME_PIECE.findall(span) if len(p) >= 2]
+    pieces = [p.lower() for p in _NAME_PIECE.findall(span) if len(p) >= 2 and p.lower() not in _KIND_NOUNS]
     if len(pieces) < 2:
         return 0.0
     words = _plain_words(question) if words is None else words
