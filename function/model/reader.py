@@ -154,20 +154,6 @@ KIND_QUESTION = re.compile(
     r"{0,4}?\s+(?:functions?|methods?|class(?:es)?|macros?|constructors?|decorators?|procedures?|routines?|commands?|"
     r"parameters?|arguments?|args?|kwargs?|keywords?|options?|flags?|switch(?:es)?|settings?|variables?|constants?|"
     r"hooks?|events?|fields?|propert(?:y|ies)|attributes?|exceptions?|directives?|hints?|enums?)\b", re.IGNORECASE)
-# Where a question asks which or what things, a plural noun then an auxiliary verb (``PLURAL_QUESTION``: "Which
-# transfer-encodings does Requests decode?", not "Which kind of tags does ...?"), a span that is a list of short items
-# (``is_list``: "gzip and deflate", "log, warn, success, error") gains ``LIST``: the reader takes the list's first item,
-# or a word before it ("two" for "two destinations ... are stderr and syslog"). The size of ``DEFAULT``; kept by a rule
-# written first (docs/documents.md).
-LIST = 4.0
-_AUXILIARY = r"(?:is|are|was|were|does|do|did|can|could|should|would|will|must|may|has|have)"
-PLURAL_QUESTION = re.compile(rf"^\s*(?:which|what)\s+((?:[\w.'/-]+\s+){{0,3}}?)([\w'/-]+?s)\s+{_AUXILIARY}\b",
-                             re.IGNORECASE)
-_NOT_PLURAL = re.compile(r"(?:ss|us|is)$", re.IGNORECASE)  # "class", "status", "analysis"
-_ONE_OF = re.compile(r"\b(?:kind|type|sort|one|each|any)\s+of\s+$", re.IGNORECASE)  # "kind of tags": one kind
-_ITEM = r"[^\s,=()\[\]{}<>;:]+(?:\s+[^\s,=()\[\]{}<>;:]+){0,2}"
-_LIST = re.compile(rf"{_ITEM}(?:\s*,\s*{_ITEM})+(?:,?\s+(?:and|or)\s+{_ITEM})?|{_ITEM}\s+(?:and|or)\s+{_ITEM}")
-_CONJUNCTION = re.compile(r"\s(?:and|or)\s")
 # the kinds of name ``KIND_QUESTION`` asks for: a name's word among them says what the name is, not which one
 _KIND_NOUNS = frozenset(
     "function method class macro constructor decorator procedure routine command parameter argument arg kwarg keyword "
@@ -451,21 +437,6 @@ def in_type_position(text: str, start: int, end: int) -> bool:
     line_end = text.find("\n", end)
     return bool(_TYPE_BEFORE.search(text, line_start, start)
                 or _NAME_AFTER.match(text, end, len(text) if line_end < 0 else line_end))
-
-
-def asks_plural(question: str) -> bool:
-    """Whether a question asks which or what things (``PLURAL_QUESTION``): its noun plural, not one kind of them."""
-    m = PLURAL_QUESTION.search(question)
-    return m is not None and not _NOT_PLURAL.search(m.group(2)) and not _ONE_OF.search(m.group(1))
-
-
-def is_list(span: str, question: str = "") -> bool:
-    """Whether a span is a list of short items (``_LIST``: at most three words each, no "=", brackets, ";" or ":"),
-    joined by two commas or more, or by "and" / "or"; not one the ``question`` itself writes."""
-    span = span.strip()
-    if not _LIST.fullmatch(span) or span.lower() in question.lower():
-        return False
-    return span.count(",") >= 2 or _CONJUNCTION.search(span) is not None
 
 
 def _asked_kind(question: str) -> list[str]:
@@ -952,8 +923,7 @@ def answers_from_logits(
     list assigns where the question does not ask for a default (``is_signature_value``), renormalised over what the
     spans listed add (still in [0, 1]); and, where the question asks for a kind of name (``KIND_QUESTION``: "Which
     function ...?"), plus ``NAME_PIECES`` times the share of a code-shaped name's words it writes
-    (``name_pieces_share``); plus ``LIST`` for a list of short items where it asks for several things (``is_list``,
-    ``asks_plural``). With a ``passage_bias`` (retrieved passages), that ranking chooses the passage
+    (``name_pieces_share``). With a ``passage_bias`` (retrieved passages), that ranking chooses the passage
     and the answer is then chosen within it as if the request had named it (``_within_chosen_passage``). Where a
     passage is read so and the question asks which parameter or option does something, the entry of its list the
     question's terms point to may name the answer instead (``ENTRY``, ``asked_entry``), as may an API entry where it
@@ -1151,7 +1121,7 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
                  marks: Sequence[np.ndarray | None] | None = None,
                  lines: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
     """``found`` ranked again with the sentence term, the echo, the heading, the code, the option, the name's words,
-    the list, the type, the definition, the default and the return value (``answers_from_logits``), best first."""
+    the type, the definition, the default and the return value (``answers_from_logits``), best first."""
     if not found:
         return found
 
@@ -1180,8 +1150,6 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     if NAME_PIECES and KIND_QUESTION.search(question):
         words = _plain_words(question)
         bonus += NAME_PIECES * each(lambda t, a: name_pieces_share(question, t[a.start:a.end], words))
-    if LIST and asks_plural(question):
-        bonus += LIST * each(lambda t, a: is_list(t[a.start:a.end], question))
     if TYPE and asks_name and not TYPE_QUESTION.search(question):
         bonus -= TYPE * each(lambda t, a: in_type_position(t, a.start, a.end))
     if SIGNATURE_VALUE and not default_asked:
