@@ -149,18 +149,17 @@ TYPE_QUESTION = re.compile(r"\btypes?\b|\breturns?\b|\byields?\b", re.IGNORECASE
 # its neighbour in a list of similar names. The size of ``CODE``, not tuned; kept by a rule written first
 # (docs/documents.md).
 NAME_PIECES = 2.0
-KIND_QUESTION = re.compile(
-    r"^\s*(?:which|what)\b(?:\s+(?!(?:is|are|was|were|does|do|did|can|could|should|would|will|must|may)\b)[\w.'-]+)"
-    r"{0,4}?\s+(?:functions?|methods?|class(?:es)?|macros?|constructors?|decorators?|procedures?|routines?|commands?|"
-    r"parameters?|arguments?|args?|kwargs?|keywords?|options?|flags?|switch(?:es)?|settings?|variables?|constants?|"
-    r"hooks?|events?|fields?|propert(?:y|ies)|attributes?|exceptions?|directives?|hints?|enums?)\b", re.IGNORECASE)
-# the kinds of name ``KIND_QUESTION`` asks for: a name's word among them says what the name is, not which one
+# the kinds of name a question may ask for (``KIND_QUESTION``); a name's word among them says what the name is, not
+# which one (``name_pieces_share``)
 _KIND_NOUNS = frozenset(
     "function method class macro constructor decorator procedure routine command parameter argument arg kwarg keyword "
     "option flag switch setting variable constant hook event field property attribute exception directive hint enum "
     "functions methods classes macros constructors decorators procedures routines commands parameters arguments args "
     "kwargs keywords options flags switches settings variables constants hooks events fields properties attributes "
     "exceptions directives hints enums".split())
+KIND_QUESTION = re.compile(
+    r"^\s*(?:which|what)\b(?:\s+(?!(?:is|are|was|were|does|do|did|can|could|should|would|will|must|may)\b)[\w.'-]+)"
+    r"{0,4}?\s+(?:" + "|".join(sorted(_KIND_NOUNS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*")
 _CODE_SHAPED = re.compile(r"[_.:#]|[a-z][A-Z]")  # a mark of code inside, or camelCase
 _NAME_PIECE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # SDL_GetHint -> SDL, Get, Hint; HTTPDigestAuth
