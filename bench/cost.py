@@ -47,7 +47,11 @@ most once per ``QA_CORPUS_CHECK_S`` whatever it answers, nothing per question.
 billed *alone* (every request rounded up to 100 ms on an idle instance) and
 *busy* (requests sharing a busy instance), beside one always-on instance and
 what a cold start costs; the stream's questions at its own reads and server
-time (busy: step 3's instance time). Writes ``cost.json`` and ``cost.md`` into ``--out``.
+time (busy: step 3's instance time). Firestore is priced at
+``--firestore-location``'s row (``bench.prices.FIRESTORE_LOCATIONS``: the
+database's location; default the multi-region row, the highest).
+``--reprice COST_JSON`` measures nothing and bills a record's measured units
+again at these prices. Writes ``cost.json`` and ``cost.md`` into ``--out``.
 """
 
 from __future__ import annotations
@@ -276,10 +280,11 @@ def generation_reads(measured: dict) -> dict[str, float]:
     return {kind: scattered[kind]["reads"] if kind in scattered else 0.0 for kind in KINDS}
 
 
-def bill(measured: dict, vcpus: float, memory_gib: float) -> dict:
-    """Dollars per million questions per kind, billing way and hit rate; the always-on and cold-start figures.
-    Billed alone, each request also reads the corpus generation (``generation_reads``)."""
-    rows = []
+def bill(measured: dict, vcpus: float, memory_gib: float, location: str = prices.FIRESTORE_DEFAULT) -> dict:
+    """Dollars per million questions per kind, billing way and hit rate; the always-on and cold-start figures;
+    Firestore at ``location``'s list prices. Billed alone, each request also reads the corpus generation
+    (``generation_reads``)."""
+    rows, firestore = [], prices.FIRESTORE_LOCATIONS[location]
     generation = generation_reads(measured)
     for (tier, keys), kind in ((t, k) for t in TIERS.items() for k in KINDS):
         miss, hit = measured[keys["miss"]][kind], measured[keys["hit"]][kind]
@@ -298,9 +303,9 @@ def bill(measured: dict, vcpus: float, memory_gib: float) -> dict:
                              "instance_s": round(units.instance_s, 5), "vcpu_s": round(units.instance_s * vcpus, 5),
                              "gib_s": round(units.instance_s * memory_gib, 5), "reads": round(units.reads, 3),
                              "writes": round(units.writes, 3),
-                             "dollars_per_million": cost_model.per_million(units, vcpus, memory_gib)})
+                             "dollars_per_million": cost_model.per_million(units, vcpus, memory_gib, firestore)})
     if "stream" in measured:
-        rows += stream_rows(measured, vcpus, memory_gib)
+        rows += stream_rows(measured, vcpus, memory_gib, location)
     always_on = cost_model.always_on_per_month(vcpus, memory_gib)
     capacity = {k: round(measured["busy_miss"][k]["requests_per_s"] * prices.SECONDS_PER_MONTH / 1e6, 1)
                 for k in KINDS}
@@ -311,11 +316,12 @@ def bill(measured: dict, vcpus: float, memory_gib: float) -> dict:
             "per_1000_cold_starts": round(1000 * cost_model.per_cold_start(startup_s, vcpus, memory_gib), 4)}
 
 
-def stream_rows(measured: dict, vcpus: float, memory_gib: float) -> list[dict]:
+def stream_rows(measured: dict, vcpus: float, memory_gib: float,
+                location: str = prices.FIRESTORE_DEFAULT) -> list[dict]:
     """The stream's questions (step 4) per setting of what the instance keeps: a miss at the stream's reads,
     writes and (alone) server time; busy, step 3's instance time of a question alone; a hit from the instance's own
     cache (the default tier)."""
-    hit, rows = measured["local_hit"]["retrieval"], []
+    hit, rows, firestore = measured["local_hit"]["retrieval"], [], prices.FIRESTORE_LOCATIONS[location]
     busy_miss_s, busy_hit_s = (measured[k]["retrieval"]["billed_busy_s"] for k in ("busy_miss", "busy_local_hit"))
     generation = generation_reads(measured)["retrieval"]
     for name in stream_settings(measured["stream"]):
@@ -333,7 +339,7 @@ def stream_rows(measured: dict, vcpus: float, memory_gib: float) -> list[dict]:
                 rows.append({"cache": "local", "kind": "retrieval", "stream": name, "billed": way, "hit_rate": rate,
                              "instance_s": round(units.instance_s, 5), "reads": round(units.reads, 3),
                              "writes": round(units.writes, 3),
-                             "dollars_per_million": cost_model.per_million(units, vcpus, memory_gib)})
+                             "dollars_per_million": cost_model.per_million(units, vcpus, memory_gib, firestore)})
     return rows
 
 
@@ -365,13 +371,17 @@ def stream_markdown(result: dict) -> list[str]:
 
 def markdown(result: dict) -> str:
     m, b = result["machine"], result["bill"]
+    location = result.get("firestore_location", prices.FIRESTORE_DEFAULT)
+    repriced = f" Re-priced from {result['repriced_from']} (its measured units)." if "repriced_from" in result else ""
     lines = [f"Cost of a million questions: {result['vcpus']} vCPU, {result['memory_gib']} GiB (the deployed size), "
              f"server restricted to {result['cpus']} CPU(s) of {m['cpu']}; Firestore emulator; "
              f"{result['questions']} sample questions per kind; prices of {prices.CONSULTED} "
-             f"({prices.RUN_SOURCE}; {prices.FIRESTORE_SOURCE}), free tiers left out. "
+             f"({prices.RUN_SOURCE}; Firestore {location}: {prices.FIRESTORE_LOCATIONS[location].source}), "
+             "free tiers left out. "
              f"Load average at the start: {m['load_average_at_start']}"
-             f"{'' if m['quiet'] else ', NOT quiet: ' + ', '.join(m['competing_processes'])}.", "",
-             f"Reproduce: `{result['command']}`", "",
+             f"{'' if m['quiet'] else ', NOT quiet: ' + ', '.join(m['competing_processes'])}.{repriced}", "",
+             f"Reproduce: `{result['command']}`"
+             + (f" (its units measured by `{result['measured_by']}`)" if "measured_by" in result else ""), "",
              "With the default answer cache (`QA_CACHE_SHARED=0`: each instance's own, in-process tier). Billed "
              "alone, a request finds the instance idle for longer than `QA_CORPUS_CHECK_S` and reads the store's "
              "corpus generation: " + ", ".join(f"{k} {v:.2f}" for k, v in generation_reads(result["measured"]).items())
@@ -432,8 +442,16 @@ def main(argv=None) -> int:
     p.add_argument("--stream", type=int, default=0, metavar="N",
                    help="also N distinct dev questions alone on one warm instance (step 4; 0: not)")
     p.add_argument("--data", type=Path, default=SQUAD, help="the stream's corpus: train.json and dev.json")
+    p.add_argument("--firestore-location", choices=sorted(prices.FIRESTORE_LOCATIONS), default=prices.FIRESTORE_DEFAULT,
+                   help="price Firestore's operations at this location's list prices (bench/prices.py; default: "
+                        "%(default)s, the highest)")
+    p.add_argument("--reprice", type=Path, metavar="COST_JSON",
+                   help="measure nothing: bill a record's measured units (its cost.json) again at these prices")
     p.add_argument("--out", type=Path, default=REPO / "records" / "bench")
     args = p.parse_args(argv)
+    command = "python -m bench cost " + shlex.join(argv if argv is not None else sys.argv[1:])
+    if args.reprice is not None:
+        return reprice(args.reprice, args.firestore_location, args.out, command)
 
     if not 1 <= args.cpus <= len(os.sched_getaffinity(0)):
         p.error(f"--cpus {args.cpus}: this process may use {len(os.sched_getaffinity(0))} CPUs")
@@ -446,12 +464,33 @@ def main(argv=None) -> int:
         measured = measure(env, questions, args, Path(tmp))
         if args.stream > 0:
             measured["stream"] = measure_stream(env, args, Path(tmp))
-    result = {"command": "python -m bench cost " + shlex.join(argv if argv is not None else sys.argv[1:]),
-              "artifact": str(args.artifact), "questions": args.questions, "cpus": args.cpus, "vcpus": args.vcpus,
-              "memory_gib": args.memory_gib, "machine": machine.describe(), "prices_consulted": prices.CONSULTED,
-              "measured": measured, "bill": bill(measured, args.vcpus, args.memory_gib)}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "cost.json").write_text(json.dumps(result, indent=2) + "\n")
-    (args.out / "cost.md").write_text(markdown(result))
+    result = {"command": command, "artifact": str(args.artifact), "questions": args.questions, "cpus": args.cpus,
+              "vcpus": args.vcpus, "memory_gib": args.memory_gib, "machine": machine.describe(),
+              "prices_consulted": prices.CONSULTED, "firestore_location": args.firestore_location,
+              "measured": measured, "bill": bill(measured, args.vcpus, args.memory_gib, args.firestore_location)}
+    write(result, args.out)
+    return 0
+
+
+def write(result: dict, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "cost.json").write_text(json.dumps(result, indent=2) + "\n")
+    (out / "cost.md").write_text(markdown(result))
     print(markdown(result))
+
+
+def reprice(record: Path, location: str, out: Path, command: str) -> int:
+    """``--reprice``: a record's measured units (``cost.json``) billed again at ``location``'s Firestore prices and
+    today's ``bench.prices``; the measurements, machine and the command that made them are kept beside."""
+    try:
+        result = json.loads(record.read_text())
+        measured, vcpus, memory_gib = result["measured"], result["vcpus"], result["memory_gib"]
+    except (OSError, ValueError, KeyError) as e:
+        print(f"python -m bench cost: --reprice {record}: not a cost.json written by this command ({e})",
+              file=sys.stderr)
+        return 2
+    result = {**result, "measured_by": result.get("command", "?"), "command": command, "repriced_from": str(record),
+              "prices_consulted": prices.CONSULTED, "firestore_location": location,
+              "bill": bill(measured, vcpus, memory_gib, location)}
+    write(result, out)
     return 0

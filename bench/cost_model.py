@@ -48,14 +48,16 @@ def billed_busy_s(seconds: float, requests: int) -> float:
     return seconds / requests
 
 
-def per_million(units: Units, vcpus: float, memory_gib: float) -> dict:
-    """Dollars per million questions, by line, request-based billing."""
+def per_million(units: Units, vcpus: float, memory_gib: float,
+                firestore: prices.FirestorePrices = prices.FIRESTORE_LOCATIONS[prices.FIRESTORE_DEFAULT]) -> dict:
+    """Dollars per million questions, by line, request-based billing; Firestore at ``firestore``'s list prices
+    (the database's location: ``prices.FIRESTORE_LOCATIONS``)."""
     n = 1e6
     lines = {
         "cpu": units.instance_s * vcpus * prices.REQUEST_VCPU_S * n,
         "memory": units.instance_s * memory_gib * prices.REQUEST_GIB_S * n,
         "requests": prices.PER_MILLION_REQUESTS,
-        "firestore": (units.reads * prices.READ_PER_100K + units.writes * prices.WRITE_PER_100K) / 1e5 * n,
+        "firestore": (units.reads * firestore.read_per_100k + units.writes * firestore.write_per_100k) / 1e5 * n,
     }
     lines["total"] = sum(lines.values())
     return {k: round(v, 4) for k, v in lines.items()}

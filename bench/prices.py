@@ -4,6 +4,8 @@ Consulted 2026-11-24 (stored copies of the pages named; prices change, and
 vary by region and currency: the pages are the authority).
 """
 
+from dataclasses import dataclass
+
 CONSULTED = "2026-11-24"
 
 # Cloud Run, Tier 1 regions (europe-west1, the scripts' default region, and us-central1 among them):
@@ -25,13 +27,30 @@ INSTANCE_VCPU_S = 0.000018
 # is used instead, an upper bound.
 INSTANCE_GIB_S = 0.0000025
 
-# Firestore, Standard edition: https://cloud.google.com/firestore/pricing
-FIRESTORE_SOURCE = "https://cloud.google.com/firestore/pricing (Standard edition, multi-region)"
-# Per 100,000 documents, the multi-region row (nam5, eur3): the highest; regional locations (the
-# scripts create the database in REGION) list lower prices.
-READ_PER_100K = 0.06
-WRITE_PER_100K = 0.18
-DELETE_PER_100K = 0.02
+# Firestore, Standard edition: per 100,000 documents read, written, deleted, by the database's location
+# (`python -m bench cost --firestore-location`). The scripts create the database in REGION (infra/lib.sh,
+# FIRESTORE_LOCATION); only the locations below could be read offline, and the default is the highest of them.
+@dataclass(frozen=True)
+class FirestorePrices:
+    read_per_100k: float
+    write_per_100k: float
+    delete_per_100k: float
+    source: str
+
+
+FIRESTORE_LOCATIONS = {
+    # consulted 2026-11-24: the multi-region row (nam5, eur3), the highest
+    "multi-region": FirestorePrices(0.06, 0.18, 0.02, "https://cloud.google.com/firestore/pricing "
+                                    "(Standard edition, multi-region)"),
+    # read 2026-12-04 in a stored copy of the per-location table: its Oregon row, half the multi-region one
+    "us-west1": FirestorePrices(0.03, 0.09, 0.01, "https://firebase.google.com/docs/firestore/pricing "
+                                "(Standard edition, Oregon: us-west1; read 2026-12-04)"),
+}
+FIRESTORE_DEFAULT = "multi-region"
+FIRESTORE_SOURCE = FIRESTORE_LOCATIONS[FIRESTORE_DEFAULT].source
+READ_PER_100K = FIRESTORE_LOCATIONS[FIRESTORE_DEFAULT].read_per_100k
+WRITE_PER_100K = FIRESTORE_LOCATIONS[FIRESTORE_DEFAULT].write_per_100k
+DELETE_PER_100K = FIRESTORE_LOCATIONS[FIRESTORE_DEFAULT].delete_per_100k
 # Free each day, (default) database only.
 FREE_READS_PER_DAY = 50_000
 FREE_WRITES_PER_DAY = 20_000

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from bench import cost, cost_model, prices
-from harness.paths import SAMPLE
+from harness.paths import REPO, SAMPLE
 
 
 def test_a_request_alone_is_billed_in_whole_100_ms_steps():
@@ -23,6 +23,41 @@ def test_dollars_per_million_add_up_from_the_list_prices():
     assert d["requests"] == prices.PER_MILLION_REQUESTS
     assert d["firestore"] == pytest.approx((2 * prices.READ_PER_100K + prices.WRITE_PER_100K) * 10)
     assert d["total"] == pytest.approx(d["cpu"] + d["memory"] + d["requests"] + d["firestore"])
+
+
+def test_firestore_is_priced_at_the_database_location():
+    units = cost_model.Units(instance_s=0.1, reads=4, writes=1)
+    multi = cost_model.per_million(units, vcpus=1, memory_gib=0.5)  # the default: the highest row
+    oregon = cost_model.per_million(units, 1, 0.5, prices.FIRESTORE_LOCATIONS["us-west1"])
+    assert multi["firestore"] == pytest.approx((4 * 0.06 + 0.18) * 10)
+    assert oregon["firestore"] == pytest.approx((4 * 0.03 + 0.09) * 10)
+    assert {k: oregon[k] for k in ("cpu", "memory", "requests")} == {k: multi[k] for k in ("cpu", "memory", "requests")}
+
+
+RECORD = REPO / "records" / "bench" / "cost-scattered" / "cost.json"
+
+
+def test_a_record_is_billed_again_at_another_location_without_measuring(tmp_path):
+    record = json.loads(RECORD.read_text())
+    assert cost.main(["--reprice", str(RECORD), "--out", str(tmp_path / "same")]) == 0
+    same = json.loads((tmp_path / "same" / "cost.json").read_text())
+    assert same["bill"] == record["bill"] and same["measured"] == record["measured"]  # today's prices = the record's
+    assert same["measured_by"] == record["command"] and same["repriced_from"] == str(RECORD)
+    assert cost.main(["--reprice", str(RECORD), "--firestore-location", "us-west1", "--out", str(tmp_path / "or")]) == 0
+    oregon = json.loads((tmp_path / "or" / "cost.json").read_text())
+    assert oregon["firestore_location"] == "us-west1" and "Oregon" in (tmp_path / "or" / "cost.md").read_text()
+    assert len(oregon["bill"]["rows"]) == len(record["bill"]["rows"])
+    for before, after in zip(record["bill"]["rows"], oregon["bill"]["rows"], strict=True):
+        b, a = before["dollars_per_million"], after["dollars_per_million"]
+        assert a["firestore"] == pytest.approx(b["firestore"] / 2, abs=1e-4)  # Oregon's row is half the multi-region's
+        assert (a["cpu"], a["memory"], a["requests"]) == (b["cpu"], b["memory"], b["requests"])
+
+
+def test_repricing_a_file_that_is_no_cost_record_says_which(tmp_path, capsys):
+    bad = tmp_path / "docs.json"
+    bad.write_text('{"questions": []}')
+    assert cost.main(["--reprice", str(bad), "--out", str(tmp_path / "out")]) == 2
+    assert str(bad) in capsys.readouterr().err and not (tmp_path / "out").exists()
 
 
 def test_a_hit_rate_mixes_hits_into_misses():
