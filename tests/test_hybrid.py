@@ -465,6 +465,33 @@ def stored_env(tiny_artifact, encoder_folder, tmp_path):
     return env
 
 
+def test_a_question_alone_ranks_its_answers_by_their_sentence_s_meaning_and_a_passage_id_does_not(hybrid_env):
+    from bench.in_process import open_service
+    from function.service.pipeline import SentenceCosines
+    from function.service.qa_request import QARequest
+
+    service = open_service(hybrid_env)
+    question = "Who ruled Normandy?"
+    alone = service.answer(QARequest(question, None, None, 1, 30, 3, abstain=False))
+    assert alone.payload["answers"] and alone.timings_ms["sentences"] > 0  # its sentences embedded, counted apart
+    assert list(alone.timings_ms)[-2:] == ["sentences", "total"]
+    first = (alone.payload["retrieved"][0]["passage_id"],)
+    given = service.answer(QARequest(question, None, first, 1, 30, abstain=False))
+    assert given.payload["answers"] and "sentences" not in given.timings_ms  # a passage named by id reads as before
+
+    encoder = service.rt.question_encoder()
+    assert encoder is service.rt.searcher().encoder  # the hybrid index's
+    hits = service.retrieve(question, 3)
+    _, reading = service._read_retrieved(hits, 8, service.rt.model(), question=question)
+    assert isinstance(reading.cosines, SentenceCosines)
+    sentence = "Rollo ruled the Normans."
+    assert reading.cosines([sentence]) == pytest.approx([float(encoder.embed([sentence])[0] @
+                                                               encoder.embed([question])[0])], abs=1e-5)
+    assert reading.cosines.ms > 0
+    _, unasked = service._read_retrieved(hits, 8, service.rt.model())  # no question: nothing to compare with
+    assert unasked.cosines is None
+
+
 def test_stored_cosines_weigh_a_question_alone_s_spans_and_move_its_threshold(stored_env):
     from bench.in_process import open_service
     from function.retrieval.encoder import SentenceEncoder
@@ -509,6 +536,9 @@ def test_stored_cosines_weigh_a_question_alone_s_spans_and_move_its_threshold(st
     assert reading.threshold_shift == pytest.approx(no_answer_shift(cosines, share=share) + NO_ANSWER_STORED_OFFSET,
                                                     abs=1e-4)
     assert bm25_alone.threshold_shift == 0.0 != reading.threshold_shift
+    # and its answers are ranked by their sentences' meaning with the same encoder
+    assert reading.cosines is not None and reading.cosines.encoder is service.rt.passage_encoder()
+    assert "sentences" in service.answer(QARequest(question, None, None, 1, 30, 3, abstain=False)).timings_ms
 
 
 def test_passages_stored_without_the_encoder_are_read_with_bm25_alone_until_ingested_again(stored_env, capsys):
