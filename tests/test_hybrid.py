@@ -40,6 +40,9 @@ class FakeEncoder:
         out = np.array([self.table.get(t, [len(t), 1.0, 0.0, 0.0]) for t in texts], np.float32)
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
+    def embed_one(self, text):
+        return self.embed([text])[0]
+
 
 # -- fusion ------------------------------------------------------------------------------
 
@@ -147,6 +150,24 @@ def test_the_encoder_mean_pools_unmasked_tokens_to_unit_length(encoder_folder, s
     assert encoder.embed([]).shape == (0, encoder.dim)
     hidden = np.array([[[0.0, 0.0], [6.0, 8.0], [100.0, 100.0]]])
     assert np.allclose(mean_pooled(hidden, np.array([[1, 1, 0]])), [[0.6, 0.8]])  # the mean (3, 4), unit length
+
+
+def test_the_encoder_keeps_its_last_texts_embeddings_for_their_next_use(encoder_folder, monkeypatch):
+    from function.retrieval import encoder as module
+    from function.retrieval.encoder import SentenceEncoder
+
+    monkeypatch.setattr(module, "RECENT", 2)
+    encoder = SentenceEncoder(encoder_folder, threads=1)
+    runs = []
+    embed = encoder.embed
+    monkeypatch.setattr(encoder, "embed", lambda texts: runs.append(list(texts)) or embed(texts))
+    first = encoder.embed_one("Who ruled Normandy?")
+    assert np.allclose(first, embed(["Who ruled Normandy?"])[0])
+    assert encoder.embed_one("Who ruled Normandy?") is first and runs == [["Who ruled Normandy?"]]  # kept
+    encoder.embed_one("Rollo")
+    encoder.embed_one("France")  # a third text: the oldest goes
+    encoder.embed_one("Who ruled Normandy?")
+    assert runs[-1] == ["Who ruled Normandy?"] and len(runs) == 4
 
 
 def test_the_encoder_s_threads_do_not_spin_after_a_run(encoder_folder):
