@@ -21,7 +21,8 @@ def test_dollars_per_million_add_up_from_the_list_prices():
     assert d["cpu"] == pytest.approx(0.1 * prices.REQUEST_VCPU_S * 1e6)  # 2.40 at 2026-11 prices
     assert d["memory"] == pytest.approx(0.1 * 0.5 * prices.REQUEST_GIB_S * 1e6)
     assert d["requests"] == prices.PER_MILLION_REQUESTS
-    assert d["firestore"] == pytest.approx((2 * prices.READ_PER_100K + prices.WRITE_PER_100K) * 10)
+    firestore = prices.FIRESTORE_LOCATIONS[prices.FIRESTORE_DEFAULT]
+    assert d["firestore"] == pytest.approx((2 * firestore.read_per_100k + firestore.write_per_100k) * 10)
     assert d["total"] == pytest.approx(d["cpu"] + d["memory"] + d["requests"] + d["firestore"])
 
 
