@@ -9,7 +9,8 @@ the function's own code in this process (``QAService``). Two measurements:
           compared here: the spans of all passages ranked by logits + w x BM25 for several w, and by
           logits + w x BM25 / the best BM25 read (``function/retrieval/span_bias.py``), each with its F1
           and gap to the gold paragraph's F1 (every ranking, the gold paragraph's too, then weighs the
-          question's words in each span's sentence, as the reader does: ``function/model/sentence.py``);
+          question's words in each span's sentence, as the reader does: ``function/model/sentence.py``, and
+          with the sentence encoder, a question alone's spans by their sentence's meaning, ``reader.SENTENCE_COSINE``);
           and the cascade's decision (``function/service/cascade.py``) at several span-probability and
           margin thresholds, from the first passage's windows (each window
           runs at its own length, so its logits are those the cascade would see): the share of questions
@@ -94,7 +95,7 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
     from function.model.reader import answers_from_logits
     from function.retrieval.span_bias import NULL_WEIGHT, passage_bias, plain_name_shares
     from function.service import cascade
-    from function.service.pipeline import Reading
+    from function.service.pipeline import Reading, SentenceCosines
 
     model = service.rt.model()
     max_tokens = service.rt.manifest().sequence["max_answer_tokens"]
@@ -102,9 +103,12 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
     rows = []
     started = time.perf_counter()
 
-    def text(reading, batch, start, end, bias, null_weight: float = 0.0) -> str:
+    def text(reading, batch, start, end, bias, null_weight: float = 0.0, alone: bool = True) -> str:
+        encoder = service.rt.question_encoder() if alone else None  # with one, a question alone's spans are
+        cosines = None if encoder is None else SentenceCosines(encoder, q["question"])  # weighed by their sentences
         found = answers_from_logits(start, end, batch, reading.tokens, 1, max_tokens, bias, texts=reading.texts,
-                                    null_weight=null_weight, question=q["question"])  # the question of the loop below
+                                    null_weight=null_weight, question=q["question"],  # the question of the loop below
+                                    cosines=cosines)
         return reading.texts[found[0].passage][found[0].start:found[0].end] if found else ""
 
     for i, q in enumerate(questions, 1):
@@ -112,7 +116,7 @@ def sweep(service, questions: list[dict], top_k_passages: int) -> dict:
         gold = Reading.of_stored(service._fetch((q["gold"],), model.tokenizer.fingerprint))
         gold_batch = service._batch(q_ids, gold, model)
         ran = service.rt.inference.run(model, gold_batch)
-        row = {"id": q["id"], "gold": f1_of(text(gold, gold_batch, ran.start_logits, ran.end_logits, None),
+        row = {"id": q["id"], "gold": f1_of(text(gold, gold_batch, ran.start_logits, ran.end_logits, None, alone=False),
                                             q["answers"])}
         try:
             hits, stored, _ = service.read_question(q["question"], top_k_passages, len(q_ids), model)

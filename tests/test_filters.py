@@ -50,6 +50,9 @@ class NormandyEncoder:
         return np.array([[1.0, 0, 0, 0] if "Normans settled" in t or t.startswith("Where") else [0, 1.0, 0, 0]
                          for t in texts], np.float32)
 
+    def embed_one(self, text):
+        return self.embed([text])[0]
+
 
 @pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.firestore), "lance", "hybrid"])
 def search(request, tmp_path):

@@ -40,6 +40,9 @@ class FakeEncoder:
         out = np.array([self.table.get(t, [len(t), 1.0, 0.0, 0.0]) for t in texts], np.float32)
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
+    def embed_one(self, text):
+        return self.embed([text])[0]
+
 
 # -- fusion ------------------------------------------------------------------------------
 
@@ -147,6 +150,24 @@ def test_the_encoder_mean_pools_unmasked_tokens_to_unit_length(encoder_folder, s
     assert encoder.embed([]).shape == (0, encoder.dim)
     hidden = np.array([[[0.0, 0.0], [6.0, 8.0], [100.0, 100.0]]])
     assert np.allclose(mean_pooled(hidden, np.array([[1, 1, 0]])), [[0.6, 0.8]])  # the mean (3, 4), unit length
+
+
+def test_the_encoder_keeps_its_last_texts_embeddings_for_their_next_use(encoder_folder, monkeypatch):
+    from function.retrieval import encoder as module
+    from function.retrieval.encoder import SentenceEncoder
+
+    monkeypatch.setattr(module, "RECENT", 2)
+    encoder = SentenceEncoder(encoder_folder, threads=1)
+    runs = []
+    embed = encoder.embed
+    monkeypatch.setattr(encoder, "embed", lambda texts: runs.append(list(texts)) or embed(texts))
+    first = encoder.embed_one("Who ruled Normandy?")
+    assert np.allclose(first, embed(["Who ruled Normandy?"])[0])
+    assert encoder.embed_one("Who ruled Normandy?") is first and runs == [["Who ruled Normandy?"]]  # kept
+    encoder.embed_one("Rollo")
+    encoder.embed_one("France")  # a third text: the oldest goes
+    encoder.embed_one("Who ruled Normandy?")
+    assert runs[-1] == ["Who ruled Normandy?"] and len(runs) == 4
 
 
 def test_the_encoder_s_threads_do_not_spin_after_a_run(encoder_folder):
@@ -465,6 +486,48 @@ def stored_env(tiny_artifact, encoder_folder, tmp_path):
     return env
 
 
+def test_a_question_alone_ranks_its_answers_by_their_sentence_s_meaning_and_a_passage_id_does_not(hybrid_env):
+    from bench.in_process import open_service
+    from function.service.pipeline import SentenceCosines
+    from function.service.qa_request import QARequest
+
+    service = open_service(hybrid_env)
+    question = "Who ruled Normandy?"
+    alone = service.answer(QARequest(question, None, None, 1, 30, 3, abstain=False))
+    assert alone.payload["answers"] and alone.timings_ms["sentences"] > 0  # its sentences embedded, counted apart
+    assert list(alone.timings_ms)[-2:] == ["sentences", "total"]
+    first = (alone.payload["retrieved"][0]["passage_id"],)
+    given = service.answer(QARequest(question, None, first, 1, 30, abstain=False))
+    assert given.payload["answers"] and "sentences" not in given.timings_ms  # a passage named by id reads as before
+
+    # only the choice of passage is weighed so, not the answer within the passage chosen
+    from function.model import reader
+
+    stages = []
+    by_sentence = reader._by_sentence
+
+    def spy(found, question, texts, weight, titles=None, marks=None, lines=None, cosines=None):
+        stages.append(("choice" if titles is None else "within", cosines is not None))
+        return by_sentence(found, question, texts, weight, titles, marks, lines, cosines)
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(reader, "_by_sentence", spy)
+        service.answer(QARequest("Who were the Normans?", None, None, 1, 30, 3, abstain=False))
+    assert ("choice", True) in stages and ("within", False) in stages and ("within", True) not in stages
+
+    encoder = service.rt.question_encoder()
+    assert encoder is service.rt.searcher().encoder  # the hybrid index's
+    hits = service.retrieve(question, 3)
+    _, reading = service._read_retrieved(hits, 8, service.rt.model(), question=question)
+    assert isinstance(reading.cosines, SentenceCosines)
+    sentence = "Rollo ruled the Normans."
+    assert reading.cosines([sentence]) == pytest.approx([float(encoder.embed([sentence])[0] @
+                                                               encoder.embed([question])[0])], abs=1e-5)
+    assert reading.cosines.ms > 0
+    _, unasked = service._read_retrieved(hits, 8, service.rt.model())  # no question: nothing to compare with
+    assert unasked.cosines is None
+
+
 def test_stored_cosines_weigh_a_question_alone_s_spans_and_move_its_threshold(stored_env):
     from bench.in_process import open_service
     from function.retrieval.encoder import SentenceEncoder
@@ -509,6 +572,9 @@ def test_stored_cosines_weigh_a_question_alone_s_spans_and_move_its_threshold(st
     assert reading.threshold_shift == pytest.approx(no_answer_shift(cosines, share=share) + NO_ANSWER_STORED_OFFSET,
                                                     abs=1e-4)
     assert bm25_alone.threshold_shift == 0.0 != reading.threshold_shift
+    # and its answers are ranked by their sentences' meaning with the same encoder
+    assert reading.cosines is not None and reading.cosines.encoder is service.rt.passage_encoder()
+    assert "sentences" in service.answer(QARequest(question, None, None, 1, 30, 3, abstain=False)).timings_ms
 
 
 def test_passages_stored_without_the_encoder_are_read_with_bm25_alone_until_ingested_again(stored_env, capsys):

@@ -1353,3 +1353,80 @@ def test_a_question_for_a_kind_of_name_lifts_the_name_it_spells_in_words(monkeyp
     assert best("What cuts a prefix from a string?") == "cut_suffix"  # no kind of name asked for
     monkeypatch.setattr(reader, "NAME_PIECES", 0.0)
     assert best("Which function cuts a prefix from a string?") == "cut_suffix"
+
+
+# -- the meaning of an answer's sentence (reader.SENTENCE_COSINE) -------------------------------------------------
+
+
+def test_a_span_s_sentence_is_the_one_it_starts_in_run_on_to_its_end():
+    from function.model.sentence import sentence_of
+
+    text = "Setuptools reads setup.cfg. The attr: directive reads a module attribute. Other text follows here."
+    at = text.index("attr:")
+    assert sentence_of(text, at, at + 5) == "The attr: directive reads a module attribute. "
+    end = text.index("Other") + 5  # a span running on into the next sentence keeps its own end
+    assert sentence_of(text, at, end) == "The attr: directive reads a module attribute. Other"
+    assert sentence_of("x" * 1000, 0, 1000) == "x" * 400  # at most SENTENCE_CHARS
+
+
+def test_the_best_spans_are_ranked_again_by_their_sentence_s_cosine_to_the_question():
+    from function.model import reader
+    from function.model.reader import Answer, _by_sentence_cosine
+
+    texts = ["Alpha is first. Beta is the one asked for.", "Gamma is elsewhere."]
+    ranked = [Answer(0, 0, 5, 0.5), Answer(0, 16, 20, 0.4), Answer(1, 0, 5, 0.05), Answer(0, 0, 8, 0.04),
+              Answer(1, 9, 18, 0.01)]
+    near = {"Alpha is first. ": 0.2, "Beta is the one asked for.": 0.9, "Gamma is elsewhere.": 0.5}
+    asked = []
+
+    def cosines(sentences):
+        asked.append(list(sentences))
+        return [near[s] for s in sentences]
+
+    out = _by_sentence_cosine(ranked, texts, cosines)
+    # each sentence embedded once, only the best SENTENCE_COSINE_TOP spans' (the fifth span's is not asked)
+    assert asked == [["Alpha is first. ", "Beta is the one asked for.", "Gamma is elsewhere."]]
+    w = reader.SENTENCE_COSINE
+    assert [(a.passage, a.start) for a in out][:2] == [(0, 16), (0, 0)]  # Beta's sentence is nearest the question
+    assert out[0].score == pytest.approx(0.4)  # the best sentence's span keeps its score
+    assert out[1].score == pytest.approx(0.5 * np.exp(w * (0.2 - 0.9)))
+    last = next(a for a in out if a.passage == 1 and a.start == 9)  # below the top: counted at the lowest cosine
+    assert last.score == pytest.approx(0.01 * np.exp(w * (0.2 - 0.9)))
+    # one candidate, or every sentence alike: nothing moves
+    assert _by_sentence_cosine(ranked[:1], texts, cosines) == ranked[:1]
+    assert _by_sentence_cosine(ranked, texts, lambda s: [0.3] * len(s)) == ranked
+
+
+def test_spans_in_a_passage_with_a_line_break_are_not_ranked_by_their_sentence_s_meaning():
+    """Documentation's lines (entries, list items, headings) hold neighbours alike in meaning: only one paragraph of
+    prose is ranked so, and nothing is embedded otherwise."""
+    from function.model.reader import Answer, _by_sentence_cosine
+
+    prose = "Alpha is first. Beta is the one asked for."
+    listed = "- alpha: the first entry.\n- beta: the entry asked for."
+    ranked = [Answer(0, 0, 5, 0.5), Answer(0, 16, 20, 0.4), Answer(1, 2, 7, 0.05)]
+    asked = []
+
+    def cosines(sentences):
+        asked.append(list(sentences))
+        return [0.9 if "Beta" in s else 0.2 for s in sentences]
+
+    assert [(a.passage, a.start) for a in _by_sentence_cosine(ranked, [prose, prose], cosines)][0] == (0, 16)
+    asked.clear()
+    assert _by_sentence_cosine(ranked, [prose, listed], cosines) == ranked  # the third span is in a list
+    assert _by_sentence_cosine(ranked[:2], [listed, prose], cosines) == ranked[:2]  # the first two are
+    assert asked == []
+
+
+def test_spans_in_one_sentence_are_not_embedded_their_cosines_could_not_move_them():
+    from function.model.reader import Answer, _by_sentence_cosine
+
+    texts = ["Alpha and Beta are both here. Gamma is elsewhere."]
+    ranked = [Answer(0, 0, 5, 0.5), Answer(0, 10, 14, 0.4), Answer(0, 30, 35, 0.01)]  # the third below the top 2
+    asked = []
+
+    def cosines(sentences):
+        asked.append(list(sentences))
+        return [0.5] * len(sentences)
+
+    assert _by_sentence_cosine(ranked[:2], texts, cosines) == ranked[:2] and asked == []

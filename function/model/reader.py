@@ -149,6 +149,21 @@ TYPE_QUESTION = re.compile(r"\btypes?\b|\breturns?\b|\byields?\b", re.IGNORECASE
 # its neighbour in a list of similar names. The size of ``CODE``, not tuned; kept by a rule written first
 # (docs/documents.md).
 NAME_PIECES = 2.0
+# With a sentence encoder at hand (a question asked alone with ``QA_INDEX_ENCODER``: ``cosines``), the best
+# ``SENTENCE_COSINE_TOP`` candidates after the ranking above have the sentence each lies in embedded, and each
+# candidate's score is multiplied by exp(``SENTENCE_COSINE`` x (its sentence's cosine to the question - the best of
+# those)), the others counted at the lowest: the lexical sentence term counts the question's words, this its meaning
+# (a paraphrase). The size of ``sentence.WEIGHT``; the best four give the answers all sixteen give, at a third of the
+# sentences embedded. Only where each of those four lies in a passage of one paragraph of prose (no line break: a
+# record such as a SQuAD paragraph): documentation writes its structure as lines (headings, list items, an entry's
+# signature and description, table rows, code), and there the sentence nearest in meaning is often the neighbouring
+# entry's (the other error code, the other parameter), which cost the blind documentation sets 1.6 points when every
+# passage was ranked so. And only where the passage is chosen among those read (the first stage of
+# ``answers_from_logits``), where SQuAD's gain lies (within the chosen passage alone: +0.04 of +0.45) and each sentence
+# costs an encoder run (about 3 ms here); nothing is embedded where the four lie in one sentence (no score would move).
+# By rules written first (records/bench/sentence-cosine, -prose, -within, -choice).
+SENTENCE_COSINE = 2.0
+SENTENCE_COSINE_TOP = 4
 # the kinds of name a question may ask for (``KIND_QUESTION``); a name's word among them says what the name is, not
 # which one (``name_pieces_share``)
 _KIND_NOUNS = frozenset(
@@ -888,6 +903,7 @@ def answers_from_logits(
     marks: Sequence[np.ndarray | None] | None = None,
     lines: Sequence[np.ndarray | None] | None = None,
     pages: Sequence[tuple[str, int] | None] | None = None,
+    cosines: Callable[[Sequence[str]], Sequence[float]] | None = None,
 ) -> list[Answer]:
     """Best spans mapped to character offsets in their passage's text (``passage_bias``: see
     ``function.model.decode``), from the ``windows`` marked True only (default: all; a
@@ -922,7 +938,9 @@ def answers_from_logits(
     list assigns where the question does not ask for a default (``is_signature_value``), renormalised over what the
     spans listed add (still in [0, 1]); and, where the question asks for a kind of name (``KIND_QUESTION``: "Which
     function ...?"), plus ``NAME_PIECES`` times the share of a code-shaped name's words it writes
-    (``name_pieces_share``). With a ``passage_bias`` (retrieved passages), that ranking chooses the passage
+    (``name_pieces_share``); then, with ``cosines`` (a question asked alone, the sentence encoder at hand) and a
+    ``passage_bias``, by the meaning of the best spans' sentences (``SENTENCE_COSINE``). With a ``passage_bias``
+    (retrieved passages), that ranking chooses the passage
     and the answer is then chosen within it as if the request had named it (``_within_chosen_passage``). Where a
     passage is read so and the question asks which parameter or option does something, the entry of its list the
     question's terms point to may name the answer instead (``ENTRY``, ``asked_entry``), as may an API entry where it
@@ -962,7 +980,7 @@ def answers_from_logits(
     if ranked:
         # across retrieved passages a heading's span still tells which passage answers; within it, not what
         found = _by_sentence(found, question, texts, sentence_weight, titles if passage_bias is None else None, marks,
-                             lines)
+                             lines, cosines if passage_bias is not None else None)  # the choice of passage only
     listing = None if not ranked else _listing(question)
     if ranked and passage_bias is None and found and listing is not None:
         found = _entry_named(found, question, texts, lines, listing)
@@ -1118,9 +1136,11 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
 def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weight: float,
                  titles: Sequence[str | None] | None = None,
                  marks: Sequence[np.ndarray | None] | None = None,
-                 lines: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
+                 lines: Sequence[np.ndarray | None] | None = None,
+                 cosines: Callable[[Sequence[str]], Sequence[float]] | None = None) -> list[Answer]:
     """``found`` ranked again with the sentence term, the echo, the heading, the code, the option, the name's words,
-    the type, the definition, the default and the return value (``answers_from_logits``), best first."""
+    the type, the definition, the default and the return value (``answers_from_logits``), then, with ``cosines``, by
+    the meaning of the best ones' sentences (``_by_sentence_cosine``), best first."""
     if not found:
         return found
 
@@ -1173,7 +1193,31 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     lifted = scores * np.exp(bonus)
     lifted = lifted / (1.0 + (lifted - scores).sum())  # the other spans' mass as it was
     order = np.argsort(-lifted, kind="stable")
-    return [Answer(found[i].passage, found[i].start, found[i].end, float(lifted[i])) for i in order]
+    ranked = [Answer(found[i].passage, found[i].start, found[i].end, float(lifted[i])) for i in order]
+    if cosines is not None and SENTENCE_COSINE:
+        ranked = _by_sentence_cosine(ranked, texts, cosines)
+    return ranked
+
+
+def _by_sentence_cosine(ranked: list[Answer], texts: Sequence[str],
+                        cosines: Callable[[Sequence[str]], Sequence[float]]) -> list[Answer]:
+    """``ranked`` (best first) ranked again by the meaning of its best ``SENTENCE_COSINE_TOP`` spans' sentences
+    (``sentence.sentence_of``): each score times exp(``SENTENCE_COSINE`` x (its sentence's cosine to the question,
+    ``cosines`` of the distinct sentences, - the best)), a span below the top counted at the lowest of them; as it
+    was, embedding nothing, where one of the top spans lies in a passage with a line break (not one paragraph of
+    prose: ``SENTENCE_COSINE``) or where they all lie in one sentence."""
+    top = ranked[:SENTENCE_COSINE_TOP]
+    if any("\n" in texts[a.passage] for a in top):
+        return ranked
+    said = [sentence.sentence_of(texts[a.passage], a.start, a.end) for a in top]
+    distinct = list(dict.fromkeys(said))
+    if len(distinct) < 2:  # one sentence: every cosine the same, no score would move
+        return ranked
+    of = dict(zip(distinct, (float(c) for c in cosines(distinct)), strict=True))
+    cos = np.asarray([of[t] for t in said] + [min(of.values())] * (len(ranked) - len(top)), dtype=np.float64)
+    moved = np.asarray([a.score for a in ranked], dtype=np.float64) * np.exp(SENTENCE_COSINE * (cos - cos.max()))
+    order = np.argsort(-moved, kind="stable")
+    return [replace(ranked[i], score=float(moved[i])) for i in order]
 
 
 def no_answer_margin(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,

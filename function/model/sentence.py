@@ -98,6 +98,16 @@ class Sentences:
         return len(found) / len(question)
 
 
+SENTENCE_CHARS = 400  # how much of a span's sentence ``sentence_of`` gives (a run-on line of a table or list)
+
+
+def sentence_of(text: str, start: int, end: int) -> str:
+    """The sentence of ``text`` a span starts in, to the span's end where it runs on past it, at most
+    ``SENTENCE_CHARS`` characters: what ``reader.SENTENCE_COSINE`` embeds."""
+    s, e = Sentences(text)._bounds(start)
+    return text[s:max(e, end)][:SENTENCE_CHARS]
+
+
 def question_terms(question: str) -> frozenset[str]:
     """The terms ``Sentences.overlap`` looks for: the question's index terms, as retrieval searches them."""
     return frozenset(query_terms(question))

@@ -27,6 +27,7 @@ import numpy as np
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 MANIFEST_FILE = "encoder.json"
+RECENT = 64  # texts whose embeddings ``embed_one`` keeps (a few requests' questions and sentences)
 
 
 def mean_pooled(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -54,6 +55,7 @@ class SentenceEncoder:
         self._tokenizer = None
         self._inputs: tuple[str, ...] = ()
         self._lock = threading.Lock()
+        self._recent: dict[str, np.ndarray] = {}  # ``embed_one``'s last texts, oldest first
 
     @property
     def fingerprint(self) -> str:
@@ -93,6 +95,20 @@ class SentenceEncoder:
                                            providers=["CPUExecutionProvider"])
             self._inputs = tuple(i.name for i in session.get_inputs())
             self._tokenizer, self._session = tokenizer, session
+
+    def embed_one(self, text: str) -> np.ndarray:
+        """``text``'s embedding (a row of ``embed``), kept for the next ``RECENT`` texts: a question asked alone is
+        embedded once for retrieval and read again to rank its answers' sentences (``reader.SENTENCE_COSINE``)."""
+        with self._lock:
+            kept = self._recent.get(text)
+        if kept is not None:
+            return kept
+        vector = self.embed([text])[0]
+        with self._lock:
+            self._recent[text] = vector
+            while len(self._recent) > RECENT:
+                del self._recent[next(iter(self._recent))]
+        return vector
 
     def embed(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
         """Unit-length embeddings of ``texts``; batches of similar lengths, so that little is padding."""

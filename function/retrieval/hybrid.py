@@ -133,7 +133,7 @@ class HybridIndex(Searcher):
         depth = depth or self.depth
         bm25 = self.index.search(terms, depth, where) if terms else []
         t0 = time.perf_counter()
-        vector = self.encoder.embed([question])[0]
+        vector = self.encoder.embed_one(question)  # kept: the reader ranks its answers' sentences by it too
         embed_ms = (time.perf_counter() - t0) * 1000
         return Rankings(bm25, self.index.nearest(vector, depth, exact=self.exact, where=where), embed_ms)
 

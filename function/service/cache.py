@@ -81,9 +81,10 @@ REPLY_VERSION = 3
 # better-ranked one's text; 5: an answer within its table cell; 6: a question's names held by a passage as words, and
 # every passage read at once where another holds more of them; 7: a question that asks to choose answers with an
 # alternative its passage writes, and reads every passage at once; 8: a question for a kind of name lifts the name
-# whose words it writes; 9: a name's word that says its kind leaves its words), so that a deploy does not serve
-# answers an older revision cached in the shared tier.
-DECODING_VERSION = 9
+# whose words it writes; 9: a name's word that says its kind leaves its words; 10: a question alone's answers ranked
+# by their sentences' meaning too; 11: that only in passages of one paragraph of prose; 12: and only in the choice of
+# passage), so that a deploy does not serve answers an older revision cached in the shared tier.
+DECODING_VERSION = 12
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:

@@ -77,6 +77,21 @@ class Result:
     passages_read: int | None = None  # a question asked alone: how many retrieved passages the model read
 
 
+class SentenceCosines:
+    """A question's cosine to sentences, by the sentence encoder (``reader.SENTENCE_COSINE``), each sentence embedded
+    once (``SentenceEncoder.embed_one``; the question's own embedding is retrieval's); ``ms``: the time it took."""
+
+    def __init__(self, encoder, question: str):
+        self.encoder, self.question, self.ms = encoder, question, 0.0
+
+    def __call__(self, sentences) -> list[float]:
+        t0 = time.perf_counter()
+        q = self.encoder.embed_one(self.question)
+        out = [float(self.encoder.embed_one(t) @ q) for t in sentences]
+        self.ms += (time.perf_counter() - t0) * 1000
+        return out
+
+
 @dataclass
 class Reading:
     """The passages one request reads, in the order the model gets them."""
@@ -93,6 +108,7 @@ class Reading:
     threshold_shift: float = 0.0  # retrieval: how far the "no answer" threshold moves (``span_bias.no_answer_shift``)
     pages: list[tuple[str, int] | None] | None = None  # each stored passage's (document id, chunk), where it has one
     names: list[float] | None = None  # retrieval: each passage's share of the question's plain names, if it gives any
+    cosines: SentenceCosines | None = None  # a question alone with the sentence encoder: its cosine to sentences
 
     @classmethod
     def of_stored(cls, stored: list[Passage], retrieved: list[dict] | None = None,
@@ -168,7 +184,7 @@ def spans(req: QARequest, reading: Reading, batch: Batch, start_logits: np.ndarr
         start_logits, end_logits, batch, reading.tokens, req.top_k, req.max_answer_tokens, reading.bias,
         texts=reading.texts, windows=windows, null_weight=NULL_WEIGHT,  # used with a retrieval bias only
         question=req.question, titles=[m.get("title") for m in reading.meta], marks=reading.marks,
-        lines=reading.lines, pages=reading.pages)
+        lines=reading.lines, pages=reading.pages, cosines=reading.cosines)
 
 
 def _unmatched(model: Model, why: NothingMatched) -> dict:
@@ -323,6 +339,9 @@ class QAService:
         timer.move("inference", "queue", queue_ms)  # waiting for the model is not the model's time
         payload = self._payload(req, model, reading, batch, start_logits, end_logits)
         timer.lap("postprocess")
+        if reading.cosines is not None and reading.cosines.ms:  # the answers' sentences embedded: its own figure
+            timer.ms["sentences"] = 0.0
+            timer.move("postprocess", "sentences", reading.cosines.ms)
         if cache is not None:
             cache.put(key, payload, shared)
         read = int(batch.passage_index.max()) + 1 if req.retrieves else None
@@ -472,7 +491,11 @@ class QAService:
         shift = span_bias.no_answer_shift(cosines, share=share, offset=offset, name_missing=named)
         names = None if question is None else span_bias.plain_name_shares(question, pairs)
         bias = span_bias.passage_bias(scores, cosines=cosines, names=names)
-        return kept, Reading.of_stored(kept, retrieved, bias, scores, shift, names)
+        reading = Reading.of_stored(kept, retrieved, bias, scores, shift, names)
+        encoder = None if question is None else self.rt.question_encoder()
+        if encoder is not None:  # its answers ranked by their sentences' meaning too (``reader.SENTENCE_COSINE``)
+            reading.cosines = SentenceCosines(encoder, question)
+        return kept, reading
 
     def distinct(self, hits: list[Hit], k: int, fingerprint: str,
                  corpus: str | None = None) -> tuple[list[Passage], list[str]]:
@@ -514,7 +537,7 @@ class QAService:
             return None
         if timer is not None:
             timer.lap("fetch")
-        vector = encoder.embed([question])[0]
+        vector = encoder.embed_one(question)
         cosines = [float(p.vector @ vector) for p in kept]
         if timer is not None:
             timer.lap("retrieve")  # the question's embedding, as hybrid retrieval's is counted

@@ -138,6 +138,11 @@ class Runtime:
                     self._encoder = stored_encoder(self.settings)
         return self._encoder
 
+    def question_encoder(self) -> SentenceEncoder | None:
+        """The sentence encoder that embeds a question asked alone: stored cosines' (``passage_encoder``) or the hybrid
+        index's; None with BM25 alone."""
+        return self.passage_encoder() or getattr(self._index, "encoder", None)
+
     def corpus_changed(self) -> None:
         """An ingestion changed the passages (``cache.CorpusGeneration``): the separate retrieval index, if
         open, looks for its newest version on its next search, not up to ``QA_INDEX_REFRESH_S`` later."""
