@@ -161,7 +161,7 @@ NAME_PIECES = 2.0
 # passage was ranked so. And only where the passage is chosen among those read (the first stage of
 # ``answers_from_logits``), where SQuAD's gain lies (within the chosen passage alone: +0.04 of +0.45) and each sentence
 # costs an encoder run (about 3 ms here); nothing is embedded where the four lie in one sentence (no score would move).
-# By rules written first (records/bench/sentence-cosine, -prose, -within, -choice).
+# By rules written first (docs/retrieval.md, "The question's words in the answer's sentence").
 SENTENCE_COSINE = 2.0
 SENTENCE_COSINE_TOP = 4
 # the kinds of name a question may ask for (``KIND_QUESTION``); a name's word among them says what the name is, not
