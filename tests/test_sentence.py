@@ -1418,15 +1418,21 @@ def test_spans_in_a_passage_with_a_line_break_are_not_ranked_by_their_sentence_s
     assert asked == []
 
 
-def test_spans_in_one_sentence_are_not_embedded_their_cosines_could_not_move_them():
+def test_spans_in_one_sentence_or_one_passage_are_not_embedded_their_cosines_could_not_move_the_choice():
     from function.model.reader import Answer, _by_sentence_cosine
 
-    texts = ["Alpha and Beta are both here. Gamma is elsewhere."]
-    ranked = [Answer(0, 0, 5, 0.5), Answer(0, 10, 14, 0.4), Answer(0, 30, 35, 0.01)]  # the third below the top 2
+    one = "Alpha and Beta are both here. Gamma is elsewhere."
+    ranked = [Answer(0, 0, 5, 0.5), Answer(1, 10, 14, 0.4)]  # two passages, the same sentence
     asked = []
 
     def cosines(sentences):
         asked.append(list(sentences))
-        return [0.5] * len(sentences)
+        return [0.9 if "Gamma" in t else 0.1 for t in sentences]
 
-    assert _by_sentence_cosine(ranked[:2], texts, cosines) == ranked[:2] and asked == []
+    assert _by_sentence_cosine(ranked, [one, one], cosines) == ranked and asked == []
+    # one passage: whichever span its cosines put first, the passage chosen is that one; nothing is embedded
+    in_one = [Answer(0, 0, 5, 0.5), Answer(0, 30, 35, 0.4)]
+    assert _by_sentence_cosine(in_one, [one], cosines) == in_one and asked == []
+    # the same two spans in two passages are weighed (Gamma's sentence is nearer)
+    apart = [Answer(0, 0, 5, 0.5), Answer(1, 30, 35, 0.4)]
+    assert [a.passage for a in _by_sentence_cosine(apart, [one, one], cosines)] == [1, 0] and len(asked) == 1

@@ -1205,9 +1205,10 @@ def _by_sentence_cosine(ranked: list[Answer], texts: Sequence[str],
     (``sentence.sentence_of``): each score times exp(``SENTENCE_COSINE`` x (its sentence's cosine to the question,
     ``cosines`` of the distinct sentences, - the best)), a span below the top counted at the lowest of them; as it
     was, embedding nothing, where one of the top spans lies in a passage with a line break (not one paragraph of
-    prose: ``SENTENCE_COSINE``) or where they all lie in one sentence."""
+    prose: ``SENTENCE_COSINE``), where they all lie in one passage (no choice of passage to weigh: the one chosen
+    would be the same) or in one sentence."""
     top = ranked[:SENTENCE_COSINE_TOP]
-    if any("\n" in texts[a.passage] for a in top):
+    if any("\n" in texts[a.passage] for a in top) or len({a.passage for a in top}) < 2:  # prose; a choice to weigh
         return ranked
     said = [sentence.sentence_of(texts[a.passage], a.start, a.end) for a in top]
     distinct = list(dict.fromkeys(said))
