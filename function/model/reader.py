@@ -160,7 +160,8 @@ NAME_PIECES = 2.0
 # entry's (the other error code, the other parameter), which cost the blind documentation sets 1.6 points when every
 # passage was ranked so. And only where the passage is chosen among those read (the first stage of
 # ``answers_from_logits``), where SQuAD's gain lies (within the chosen passage alone: +0.04 of +0.45) and each sentence
-# costs an encoder run (about 3 ms here); nothing is embedded where the four lie in one sentence (no score would move).
+# costs an encoder run (about 3 ms here); nothing is embedded where the four lie in one passage or one sentence (the
+# passage chosen could not change).
 # By rules written first (docs/retrieval.md, "The question's words in the answer's sentence").
 SENTENCE_COSINE = 2.0
 SENTENCE_COSINE_TOP = 4
