@@ -8,6 +8,7 @@
 #
 # Recommended settings (docs/deploy.md#recommended-settings-and-why explains each), overridable here:
 #   MEMORY=512Mi  CPU=1  CONCURRENCY=8  MIN_INSTANCES=0  MAX_INSTANCES=10
+#   (CPU=0.5 or another fraction from 0.08: concurrency 1, cheaper billed alone, slower: docs/cost.md)
 #   EXECUTION_ENVIRONMENT=gen1  REQUEST_TIMEOUT=30s  BILLING=request (or instance),
 #   startup CPU boost on, no unauthenticated access, the runtime service account.
 #   EXTRA_ENV_VARS="QA_CACHE_TTL_S=86400,..." adds function settings (README.md#configuration).
@@ -58,7 +59,15 @@ fi
 
 MEMORY=${MEMORY:-512Mi}
 CPU=${CPU:-1}
-CONCURRENCY=${CONCURRENCY:-8}
+# A fraction of a vCPU (0.08 to 0.999) serves one request at a time: Cloud Run requires concurrency 1 (the
+# default then), request-based billing and the first generation environment below 1 vCPU, and at most 1 GiB
+# of memory (512 MiB below 0.5). docs/cost.md#a-fraction-of-a-vcpu: cheaper for light traffic, slower answers.
+FRACTIONAL=0
+if [[ "$CPU" =~ ^0?\.[0-9]{1,3}$ ]]; then
+  FRACTIONAL=1
+  awk -v c="$CPU" 'BEGIN { exit !(c >= 0.08) }' || die "CPU=$CPU: Cloud Run's smallest vCPU is 0.08"
+fi
+if (( FRACTIONAL )); then CONCURRENCY=${CONCURRENCY:-1}; else CONCURRENCY=${CONCURRENCY:-8}; fi
 MIN_INSTANCES=${MIN_INSTANCES:-0}
 MAX_INSTANCES=${MAX_INSTANCES:-10}
 EXECUTION_ENVIRONMENT=${EXECUTION_ENVIRONMENT:-gen1}
@@ -69,7 +78,8 @@ FUNCTION_NAME=${FUNCTION_NAME:-${SERVICE}-fn}
 STAGE_DIR=${STAGE_DIR:-$REPO_DIR/build/function-source}
 ARTIFACT_DIR=${ARTIFACT_DIR:-$REPO_DIR/artifact}
 
-[[ "$CPU" =~ ^(1|2|4|6|8)$ ]] || die "CPU=$CPU: use a whole number of vCPUs (1, 2, 4, 6, 8)"
+(( FRACTIONAL )) || [[ "$CPU" =~ ^(1|2|4|6|8)$ ]] \
+  || die "CPU=$CPU: use a whole number of vCPUs (1, 2, 4, 6, 8) or a fraction from 0.08 to 0.999"
 [[ "$CONCURRENCY" =~ ^[1-9][0-9]*$ ]] || die "CONCURRENCY=$CONCURRENCY is not a positive integer"
 [[ "$MIN_INSTANCES" =~ ^[0-9]+$ && "$MAX_INSTANCES" =~ ^[1-9][0-9]*$ ]] \
   || die "MIN_INSTANCES and MAX_INSTANCES must be integers (MAX_INSTANCES >= 1)"
@@ -83,6 +93,20 @@ case $BILLING in
   instance) THROTTLING=--no-cpu-throttling ;;
   *) die "BILLING=$BILLING: request or instance" ;;
 esac
+if (( FRACTIONAL )); then
+  [[ "$CONCURRENCY" == 1 ]] || die "CPU=$CPU: below 1 vCPU Cloud Run serves one request at a time; set CONCURRENCY=1"
+  [[ "$BILLING" == request ]] || die "CPU=$CPU: below 1 vCPU Cloud Run bills by request only; set BILLING=request"
+  [[ "$EXECUTION_ENVIRONMENT" == gen1 ]] \
+    || die "CPU=$CPU: below 1 vCPU Cloud Run runs the first generation only; set EXECUTION_ENVIRONMENT=gen1"
+  case $MEMORY in
+    *Mi) MEMORY_MIB=${MEMORY%Mi} ;;
+    *Gi) MEMORY_MIB=$(( ${MEMORY%Gi} * 1024 )) ;;
+    *) die "CPU=$CPU: MEMORY=$MEMORY: give it in Mi or Gi (at most 1Gi below 1 vCPU)" ;;
+  esac
+  [[ "$MEMORY_MIB" =~ ^[0-9]+$ ]] || die "MEMORY=$MEMORY: a whole number of Mi or Gi"
+  LIMIT_MIB=$(awk -v c="$CPU" 'BEGIN { print (c < 0.5) ? 512 : 1024 }')
+  (( MEMORY_MIB <= LIMIT_MIB )) || die "CPU=$CPU: MEMORY=$MEMORY is over Cloud Run's ${LIMIT_MIB}Mi for that vCPU"
+fi
 
 # The function's settings (README.md#configuration). QA_THREADS is the vCPU
 # limit, not "auto": during startup CPU boost the container can see more CPUs
@@ -98,7 +122,10 @@ else
   ENV_VARS="QA_STORE=firestore,QA_FIRESTORE_DATABASE=${FIRESTORE_DATABASE}"
   ENV_VARS+=",QA_PASSAGES_COLLECTION=${PASSAGES_COLLECTION},QA_ANSWERS_COLLECTION=${ANSWERS_COLLECTION}"
 fi
-ENV_VARS+=",QA_EAGER_LOAD=1,QA_THREADS=${CPU},QA_INFERENCE_CONCURRENCY=${CPU},THREADS=${CONCURRENCY},WORKERS=1"
+# A fraction of a vCPU runs the model on one thread (CPU time beyond the fraction is throttled, not shared).
+if (( FRACTIONAL )); then MODEL_THREADS=1; else MODEL_THREADS=$CPU; fi
+ENV_VARS+=",QA_EAGER_LOAD=1,QA_THREADS=${MODEL_THREADS},QA_INFERENCE_CONCURRENCY=${MODEL_THREADS}"
+ENV_VARS+=",THREADS=${CONCURRENCY},WORKERS=1"
 # MALLOC_ARENA_MAX=2 (also in the Dockerfile; Cloud Functions builds without it):
 # fewer glibc heap arenas for the request threads, ~100 MB less resident memory.
 ENV_VARS+=",GOOGLE_CLOUD_PROJECT=${PROJECT_ID},MALLOC_ARENA_MAX=2"

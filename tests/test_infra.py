@@ -306,11 +306,35 @@ def test_deploy_follows_the_settings(dry):
     assert env["QA_THREADS"] == "2" and env["QA_INFERENCE_CONCURRENCY"] == "2" and env["THREADS"] == "16"
 
 
-@pytest.mark.parametrize("setting", [{"CPU": "0.5"}, {"CONCURRENCY": "0"}, {"MAX_INSTANCES": "x"},
-                                     {"BILLING": "always"}, {"EXECUTION_ENVIRONMENT": "gen3"}])
+@pytest.mark.parametrize("setting", [{"CPU": "1.5"}, {"CPU": "0.05"}, {"CPU": "0.5x"}, {"CONCURRENCY": "0"},
+                                     {"MAX_INSTANCES": "x"}, {"BILLING": "always"},
+                                     {"EXECUTION_ENVIRONMENT": "gen3"}])
 def test_deploy_refuses_bad_settings(dry, setting):
     done, commands = dry("deploy.sh", ok=False, **setting)
     assert done.returncode == 1 and commands == [] and list(setting)[0] in done.stderr
+
+
+@pytest.mark.parametrize("target", ["run", "functions"])
+def test_deploy_a_fraction_of_a_vcpu_serves_one_request_at_a_time(dry, target, tiny_artifact, tmp_path):
+    extra = ["--functions"] if target == "functions" else []
+    _, commands = dry("deploy.sh", *extra, CPU="0.5", ARTIFACT_DIR=str(tiny_artifact.folder),
+                      STAGE_DIR=str(tmp_path / "function-source"))
+    cmd = _one(commands, "gcloud", *(("functions", "deploy") if extra else ("run", "deploy")))
+    assert _flag(cmd, "cpu") == "0.5" and _flag(cmd, "concurrency") == "1"
+    if not extra:
+        assert "--cpu-throttling" in cmd and _flag(cmd, "execution-environment") == "gen1"
+    env = _env_vars(cmd)
+    # one model thread, one gunicorn thread: the fraction's CPU time is not shared by more
+    assert env["QA_THREADS"] == "1" and env["QA_INFERENCE_CONCURRENCY"] == "1" and env["THREADS"] == "1"
+
+
+@pytest.mark.parametrize("setting", [{"CONCURRENCY": "8"}, {"BILLING": "instance"},
+                                     {"EXECUTION_ENVIRONMENT": "gen2"}, {"MEMORY": "1Gi"}, {"MEMORY": "2G"}])
+def test_deploy_refuses_what_cloud_run_refuses_below_one_vcpu(dry, setting):
+    # 0.25 vCPU: at most 512 MiB, concurrency 1, request billing, gen1 (Cloud Run's "Configure CPU limits")
+    done, commands = dry("deploy.sh", ok=False, CPU="0.25", **setting)
+    assert done.returncode == 1 and commands == []
+    assert "CPU=0.25" in done.stderr and list(setting)[0] in done.stderr, done.stderr
 
 
 def test_promote_sends_all_traffic_to_the_latest_revision(dry):
