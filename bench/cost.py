@@ -68,7 +68,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import cost_model, machine, prices
+from bench import cost_model, cpu_quota, machine, prices
 from bench.in_process import retrieval_env
 from bench.questions import mix, payload, sample_questions
 from harness import client
@@ -86,13 +86,20 @@ STREAM_LABELS = {IMAGE: "the corpus in the image (SQLite; passages kept)",
                  IMAGE_HYBRID: "the corpus in the image, hybrid (SQLite and a Lance folder, the encoder)"}
 
 
-def server(env: dict, cpus: int, log_path: Path, **extra: str) -> FunctionServer:
+def server(env: dict, cpus: float, log_path: Path, **extra: str) -> FunctionServer:
     """The function as the image runs it, on ``cpus`` CPUs (``taskset``), keeping nothing of the store in memory
     unless ``extra`` says (``kept_of_the_store``). The corpus generation is read once, at warm-up: it costs a
-    read per instance per ``QA_CORPUS_CHECK_S`` (step 2's last run measures what that is per request alone)."""
-    return FunctionServer({**env, "QA_EAGER_LOAD": "1", "WORKERS": "1", "THREADS": "8", "MALLOC_ARENA_MAX": "2",
-                           **kept_of_the_store(), "QA_CORPUS_CHECK_S": "86400", **extra}, log_path,
-                          source=MAIN, cpus=cpus)
+    read per instance per ``QA_CORPUS_CHECK_S`` (step 2's last run measures what that is per request alone).
+    A fraction of a CPU (``--vcpus`` below 1) is one CPU held to that share (``bench.cpu_quota``), with one
+    thread as ``infra/deploy.sh`` deploys it (concurrency 1)."""
+    fraction = cpus < 1
+    threads = {"THREADS": "1", "QA_THREADS": "1", "QA_INFERENCE_CONCURRENCY": "1"} if fraction else {"THREADS": "8"}
+    srv = FunctionServer({**env, "QA_EAGER_LOAD": "1", "WORKERS": "1", **threads, "MALLOC_ARENA_MAX": "2",
+                          **kept_of_the_store(), "QA_CORPUS_CHECK_S": "86400", **extra}, log_path,
+                         source=MAIN, cpus=1 if fraction else int(cpus))
+    if fraction:
+        srv.command = cpu_quota.held(srv.command, cpu_quota.cgroup(cpus))
+    return srv
 
 
 def kept_of_the_store(passages: bool = False, terms: bool = False) -> dict:
@@ -374,7 +381,9 @@ def markdown(result: dict) -> str:
     location = result.get("firestore_location", prices.FIRESTORE_DEFAULT)
     repriced = f" Re-priced from {result['repriced_from']} (its measured units)." if "repriced_from" in result else ""
     lines = [f"Cost of a million questions: {result['vcpus']} vCPU, {result['memory_gib']} GiB (the deployed size), "
-             f"server restricted to {result['cpus']} CPU(s) of {m['cpu']}; Firestore emulator; "
+             f"server restricted to {result['cpus']:g} CPU(s) of {m['cpu']}"
+             f"{' (one CPU under a CFS quota, one request at a time)' if result['cpus'] < 1 else ''}; "
+             "Firestore emulator; "
              f"{result['questions']} sample questions per kind; prices of {prices.CONSULTED} "
              f"({prices.RUN_SOURCE}; Firestore {location}: {prices.FIRESTORE_LOCATIONS[location].source}), "
              "free tiers left out. "
@@ -437,7 +446,9 @@ def main(argv=None) -> int:
     p.add_argument("--busy-seconds", type=float, default=15.0)
     p.add_argument("--clients", type=int, default=8, help="the deployed concurrency")
     p.add_argument("--cpus", type=int, default=1, help="CPUs the server may use (the deployed vCPUs)")
-    p.add_argument("--vcpus", type=float, default=1.0, help="billed vCPUs (infra/deploy.sh CPU)")
+    p.add_argument("--vcpus", type=float, default=1.0,
+                   help="billed vCPUs (infra/deploy.sh CPU); below 1, the server is also held to that share of one "
+                        "CPU (a cgroup CFS quota: root) and --clients must be 1")
     p.add_argument("--memory-gib", type=float, default=0.5, help="billed memory (infra/deploy.sh MEMORY)")
     p.add_argument("--stream", type=int, default=0, metavar="N",
                    help="also N distinct dev questions alone on one warm instance (step 4; 0: not)")
@@ -455,6 +466,16 @@ def main(argv=None) -> int:
 
     if not 1 <= args.cpus <= len(os.sched_getaffinity(0)):
         p.error(f"--cpus {args.cpus}: this process may use {len(os.sched_getaffinity(0))} CPUs")
+    if args.vcpus < 1:  # measured as billed: one CPU held to the fraction, one request at a time (Cloud Run's rule)
+        if args.vcpus < 0.08:
+            p.error(f"--vcpus {args.vcpus}: Cloud Run's smallest is 0.08")
+        if args.clients != 1:
+            p.error(f"--vcpus {args.vcpus}: below 1 vCPU Cloud Run serves one request at a time; give --clients 1")
+        try:
+            cpu_quota.cgroup(args.vcpus)
+        except cpu_quota.QuotaUnavailable as e:
+            p.error(f"--vcpus {args.vcpus}: {e}")
+        args.cpus = args.vcpus
     questions = sample_questions()
     if not 1 <= args.questions < len(questions):
         p.error(f"--questions must be between 1 and {len(questions) - 1} (the sample has {len(questions)})")

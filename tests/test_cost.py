@@ -129,3 +129,55 @@ def test_the_cost_run_counts_what_each_kind_of_question_costs(tiny_artifact, tmp
     both = streamed[("both", "alone", 0.0)]["dollars_per_million"]
     assert billed["firestore"] == 0 and billed["total"] < both["total"]
     assert "A stream of 30 distinct dev questions" in (tmp_path / "cost.md").read_text()
+
+
+# ---- a fraction of a vCPU (bench.cpu_quota) ----------------------------------------------------
+
+def test_a_fraction_of_a_cpu_is_a_cfs_quota_in_either_cgroup_version(tmp_path):
+    from bench import cpu_quota
+
+    v1 = tmp_path / "v1"
+    (v1 / "cpu").mkdir(parents=True)
+    (v1 / "cpu" / "cpu.cfs_quota_us").write_text("-1")
+    procs = cpu_quota.cgroup(0.5, root=v1)
+    assert procs == v1 / "cpu" / "bench-cpu-50000" / "cgroup.procs"
+    assert (procs.parent / "cpu.cfs_quota_us").read_text() == "50000"
+    assert (procs.parent / "cpu.cfs_period_us").read_text() == "100000"
+    v2 = tmp_path / "v2"
+    v2.mkdir()
+    (v2 / "cgroup.controllers").write_text("cpu memory")
+    procs = cpu_quota.cgroup(0.25, root=v2)
+    assert (procs.parent / "cpu.max").read_text() == "25000 100000"
+    with pytest.raises(cpu_quota.QuotaUnavailable, match="no cgroup cpu controller"):
+        cpu_quota.cgroup(0.5, root=tmp_path / "none")
+    with pytest.raises(ValueError):
+        cpu_quota.cgroup(1.0, root=v2)
+
+
+def test_a_held_command_is_the_process_that_joined_the_cgroup(tmp_path):
+    import subprocess
+
+    from bench import cpu_quota
+
+    procs = tmp_path / "cgroup.procs"  # a plain file stands in: what the shell wrote there is its own pid
+    done = subprocess.run(cpu_quota.held(["sh", "-c", "echo $$"], procs), capture_output=True, text=True, check=True)
+    assert procs.read_text().strip() == done.stdout.strip()  # exec: the command kept the pid that joined
+
+
+@pytest.mark.parametrize("args, says", [(["--vcpus", "0.5"], "--clients 1"), (["--vcpus", "0.05"], "0.08")])
+def test_a_fraction_of_a_vcpu_is_refused_where_cloud_run_refuses_it(args, says, capsys):
+    with pytest.raises(SystemExit) as stop:
+        cost.main(args)
+    assert stop.value.code == 2 and says in capsys.readouterr().err
+
+
+def test_a_fraction_of_a_vcpu_is_never_measured_at_a_whole_cpu(monkeypatch, capsys):
+    from bench import cpu_quota
+
+    def unavailable(share, root=None):
+        raise cpu_quota.QuotaUnavailable("no cgroup cpu controller under /nowhere")
+
+    monkeypatch.setattr(cpu_quota, "cgroup", unavailable)
+    with pytest.raises(SystemExit) as stop:
+        cost.main(["--vcpus", "0.5", "--clients", "1"])
+    assert stop.value.code == 2 and "no cgroup cpu controller" in capsys.readouterr().err
