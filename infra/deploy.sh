@@ -61,7 +61,7 @@ MEMORY=${MEMORY:-512Mi}
 CPU=${CPU:-1}
 # A fraction of a vCPU (0.08 to 0.999) serves one request at a time: Cloud Run requires concurrency 1 (the
 # default then), request-based billing and the first generation environment below 1 vCPU, and at most 1 GiB
-# of memory (512 MiB below 0.5). docs/cost.md#a-fraction-of-a-vcpu: cheaper for light traffic, slower answers.
+# of memory (512 MiB below 0.5). docs/cost.md#today: cheaper for light traffic, slower answers.
 FRACTIONAL=0
 if [[ "$CPU" =~ ^0?\.[0-9]{1,3}$ ]]; then
   FRACTIONAL=1
@@ -98,12 +98,12 @@ if (( FRACTIONAL )); then
   [[ "$BILLING" == request ]] || die "CPU=$CPU: below 1 vCPU Cloud Run bills by request only; set BILLING=request"
   [[ "$EXECUTION_ENVIRONMENT" == gen1 ]] \
     || die "CPU=$CPU: below 1 vCPU Cloud Run runs the first generation only; set EXECUTION_ENVIRONMENT=gen1"
+  [[ "$MEMORY" =~ ^[0-9]+(Mi|Gi)$ ]] \
+    || die "CPU=$CPU: MEMORY=$MEMORY: give a whole number of Mi or Gi (at most 1Gi below 1 vCPU)"
   case $MEMORY in
     *Mi) MEMORY_MIB=${MEMORY%Mi} ;;
     *Gi) MEMORY_MIB=$(( ${MEMORY%Gi} * 1024 )) ;;
-    *) die "CPU=$CPU: MEMORY=$MEMORY: give it in Mi or Gi (at most 1Gi below 1 vCPU)" ;;
   esac
-  [[ "$MEMORY_MIB" =~ ^[0-9]+$ ]] || die "MEMORY=$MEMORY: a whole number of Mi or Gi"
   LIMIT_MIB=$(awk -v c="$CPU" 'BEGIN { print (c < 0.5) ? 512 : 1024 }')
   (( MEMORY_MIB <= LIMIT_MIB )) || die "CPU=$CPU: MEMORY=$MEMORY is over Cloud Run's ${LIMIT_MIB}Mi for that vCPU"
 fi
