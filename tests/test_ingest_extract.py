@@ -392,6 +392,27 @@ def test_unreadable_input_is_an_extract_error_naming_the_file(name, data, messag
     assert issubclass(ExtractError, ValueError)
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+@pytest.mark.parametrize("name", ["notes.txt", "README.md", "guide.rst"])
+def test_text_with_a_utf16_or_utf32_byte_order_mark_reads_as_its_utf8_twin(codec, name):
+    # Windows PowerShell 5's ">" and Notepad's "Unicode" write UTF-16 LE with its mark: the same document as UTF-8
+    source = "Caf\u00e9 setup\n=========\n\nRun ``make install`` to install the caf\u00e9 tools.\n"
+    bom = "\ufeff".encode(codec)
+    got, want = extract(name, bom + source.encode(codec)), extract(name, source.encode("utf-8"))
+    assert got.text == want.text and got.title == want.title and got.sections == want.sections
+    assert "caf\u00e9 tools" in got.text
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("odd.md", b"\xff\xfeabc", r"odd.md: starts with a UTF-16 byte-order mark but is not UTF-16 text"),
+    ("lone.txt", "\ufeff".encode("utf-16-le") + "\ud800".encode("utf-16-le", "surrogatepass"),
+     r"lone.txt: starts with a UTF-16 byte-order mark but is not UTF-16 text \(byte 2 cannot be decoded\)"),
+])
+def test_a_byte_order_mark_over_bytes_of_another_encoding_is_an_extract_error_naming_the_file(name, data, message):
+    with pytest.raises(ExtractError, match=message):
+        extract(name, data)
+
+
 def test_normalise_block_keeps_lines_but_no_blank_ones():
     assert normalise_block(" a  b \n\n\n c\u00a0\u00a0d\u2028e ") == "a b\nc d e"
 
@@ -977,7 +998,7 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
     with pytest.raises(ExtractError, match="a.rst: no text"):
         extract("a.rst", b"  \n")
     with pytest.raises(ExtractError, match="b.rst: not UTF-8"):
-        extract("b.rst", b"\xff\xfe bad")
+        extract("b.rst", b"\xff bad")
     broken = extract("c.rst", b"Title\n=====\n\n+-----+\n| bad table\n\nStill read.\n")
     assert "Still read." in broken.text
     # one's own page is never a generator's navigation page, whatever its title says

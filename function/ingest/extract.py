@@ -40,8 +40,9 @@ serving image's requirements.txt):
   HTML's <code> is: a run of it in prose is inline code, and a text box all in it is a code block with its lines
   (chosen on the benchmark's two PDF dev sets: docs/documents.md).
 
-Plain text must be UTF-8 (a BOM is allowed); a file that is not, or that holds no text, or a PDF that cannot
-be parsed (encrypted, damaged, scanned without a text layer) raises ``ExtractError`` naming the file.
+Plain text must be UTF-8 (a BOM is allowed), or UTF-16 / UTF-32 starting with its byte-order mark; a file that is
+not, or that holds no text, or a PDF that cannot be parsed (encrypted, damaged, scanned without a text layer) raises
+``ExtractError`` naming the file.
 """
 
 from __future__ import annotations
@@ -404,7 +405,23 @@ def extract(name: str, data: bytes) -> Document:
     return _markdown(name, text) if fmt == "markdown" else _text(name, text)
 
 
+# Byte-order marks of the Unicode encodings other than UTF-8 that editors write (Windows PowerShell 5's ">" and
+# Notepad's "Unicode" write UTF-16 LE with its mark); UTF-32's first, since its LE mark starts like UTF-16's.
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"),
+         (b"\xfe\xff", "utf-16"))
+
+
 def _decode(name: str, data: bytes) -> str:
+    """A text file's characters: UTF-8 (a BOM allowed), or UTF-16 / UTF-32 where the file starts with that
+    encoding's byte-order mark; anything else is an ``ExtractError`` naming the file."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            try:
+                text = data.decode(codec)
+            except UnicodeDecodeError as e:
+                raise ExtractError(f"{name}: starts with a {codec.upper()} byte-order mark but is not "
+                                   f"{codec.upper()} text (byte {e.start} cannot be decoded)") from None
+            return text.replace(CODE_OPEN, "").replace(CODE_CLOSE, "")  # as ``extract`` drops them from UTF-8
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
