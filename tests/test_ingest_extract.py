@@ -403,6 +403,21 @@ def test_text_with_a_utf16_or_utf32_byte_order_mark_reads_as_its_utf8_twin(codec
     assert "caf\u00e9 tools" in got.text
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le"])
+@pytest.mark.parametrize("page", [
+    "<html><head><title>Widgets</title></head><body><main><h1>Widget server</h1><p>The widget server listens on "
+    "port 8765 by default and reads widget.conf at start.</p></main></body></html>",
+    '<?xml version="1.0" encoding="UTF-16"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><body><h1>Widget server</h1>'
+    "<p>The widget server listens on port 8765 by default and reads widget.conf at start.</p></body></html>",
+    "<h1>Widget server</h1><p>The widget server listens on port 8765 by default and reads widget.conf at start.</p>",
+], ids=["page", "xhtml", "fragment"])
+def test_an_html_page_with_a_utf16_or_utf32_byte_order_mark_reads_as_its_utf8_twin(codec, page):
+    # the mark had reached the text as two replacement characters, and a fragment was read as UTF-8
+    got, want = extract("a.html", "\ufeff".encode(codec) + page.encode(codec)), extract("a.html", page.encode())
+    assert got.text == want.text and got.title == want.title == "Widget server"
+    assert "\ufffd" not in got.text and "port 8765 by default" in got.text
+
+
 @pytest.mark.parametrize("name, data, message", [
     ("odd.md", b"\xff\xfeabc", r"odd.md: starts with a UTF-16 byte-order mark but is not UTF-16 text"),
     ("lone.txt", "\ufeff".encode("utf-16-le") + "\ud800".encode("utf-16-le", "surrogatepass"),

@@ -411,9 +411,9 @@ _BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\x
          (b"\xfe\xff", "utf-16"))
 
 
-def _decode(name: str, data: bytes) -> str:
-    """A text file's characters: UTF-8 (a BOM allowed), or UTF-16 / UTF-32 where the file starts with that
-    encoding's byte-order mark; anything else is an ``ExtractError`` naming the file."""
+def _marked_text(name: str, data: bytes) -> str | None:
+    """The characters of a file that starts with a UTF-16 or UTF-32 byte-order mark (without the mark, and without
+    the noncharacters ``extract`` drops from UTF-8 bytes); None for any other file."""
     for bom, codec in _BOMS:
         if data.startswith(bom):
             try:
@@ -421,7 +421,15 @@ def _decode(name: str, data: bytes) -> str:
             except UnicodeDecodeError as e:
                 raise ExtractError(f"{name}: starts with a {codec.upper()} byte-order mark but is not "
                                    f"{codec.upper()} text (byte {e.start} cannot be decoded)") from None
-            return text.replace(CODE_OPEN, "").replace(CODE_CLOSE, "")  # as ``extract`` drops them from UTF-8
+            return text.replace(CODE_OPEN, "").replace(CODE_CLOSE, "")
+    return None
+
+
+def _decode(name: str, data: bytes) -> str:
+    """A text file's characters: UTF-8 (a BOM allowed), or UTF-16 / UTF-32 where the file starts with that
+    encoding's byte-order mark; anything else is an ``ExtractError`` naming the file."""
+    if (text := _marked_text(name, data)) is not None:
+        return text
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -756,6 +764,9 @@ def _rst(name: str, source: str) -> Document:
     return _html(name, page.encode("utf-8"), fmt="rst")
 
 
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+
+
 def _html(name: str, data: bytes, fmt: str = "html") -> Document:
     """A documentation generator's page read from its markup (``docpages``); any other page through
     trafilatura's main content as XML, walked for headings, paragraphs, lists, definitions, tables and code.
@@ -765,11 +776,15 @@ def _html(name: str, data: bytes, fmt: str = "html") -> Document:
     lxml_html = require("lxml.html")  # a trafilatura dependency
     if not data.strip():
         raise ExtractError(f"{name}: no text found in this html file")
+    marked = _marked_text(name, data)  # a UTF-16 / UTF-32 page with its byte-order mark (lxml kept the mark as text)
     try:
-        try:  # UTF-8 whatever the page declares (lxml would read undeclared bytes as Latin-1)
-            root = lxml_html.document_fromstring(data.decode("utf-8-sig"))
-        except (UnicodeDecodeError, ValueError):  # not UTF-8, or an XML declaration naming its encoding
-            root = lxml_html.document_fromstring(data)
+        if marked is not None:  # an XML declaration would name the encoding the characters no longer have
+            root = lxml_html.document_fromstring(_XML_DECLARATION.sub("", marked, count=1))
+        else:
+            try:  # UTF-8 whatever the page declares (lxml would read undeclared bytes as Latin-1)
+                root = lxml_html.document_fromstring(data.decode("utf-8-sig"))
+            except (UnicodeDecodeError, ValueError):  # not UTF-8, or an XML declaration naming its encoding
+                root = lxml_html.document_fromstring(data)
     except Exception as e:  # noqa: BLE001 - lxml raises several types on broken input
         raise ExtractError(f"{name}: not readable HTML ({type(e).__name__}: {e})") from None
     from function.ingest import docpages
@@ -795,8 +810,9 @@ def _html(name: str, data: bytes, fmt: str = "html") -> Document:
         text = " ".join(h.text_content().split())
         if 0 < len(text) <= _TITLE_CHARS:
             headings.setdefault(text, int(h.tag[1]))
-    page = lxml_html.tostring(root, encoding="unicode") if changed else data
-    if not re.search(rb"<(?:html|body)[\s>]", data[:8192], re.I):
+    page = lxml_html.tostring(root, encoding="unicode") if changed else (data if marked is None else marked)
+    head = data[:8192].decode("utf-8", "replace") if marked is None else marked[:8192]
+    if not re.search(r"<(?:html|body)[\s>]", head, re.I):
         # a fragment (a site generator's page body, without <html> or <body>: Go's documentation) has no page around
         # it to leave out: as a <main>, trafilatura keeps its headings, which it dropped from the fragment itself
         page = "<html><body><main>" + (page if isinstance(page, str) else page.decode("utf-8", "replace")) + \
