@@ -69,6 +69,18 @@ def test_ingest_is_idempotent_and_reports_rejects(env, repo, tmp_path, capsys):
     assert len(rows(tmp_path / "p.sqlite")) == SAMPLE_PARAGRAPHS + 1
 
 
+def test_json_lines_in_utf16_are_ingested_and_latin1_fails_naming_the_file(env, tmp_path, capsys):
+    records = tmp_path / "records.jsonl"  # Windows PowerShell 5's "> records.jsonl" writes UTF-16 LE with its mark
+    records.write_bytes("\ufeff".encode("utf-16-le") + (json.dumps({"id": "u1", "text": "Caf\u00e9 hours."}) + "\n")
+                        .encode("utf-16-le"))
+    assert ingest_main([str(records), "--quiet"]) == 0
+    assert [r[0] for r in rows(tmp_path / "p.sqlite")] == ["u1"]
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(json.dumps({"id": "l1", "text": "Caf\u00e9"}, ensure_ascii=False).encode("latin-1"))
+    assert ingest_main([str(latin), "--quiet"]) == 1
+    assert f"failed {latin}: cannot read: latin.json: not UTF-8 text" in capsys.readouterr().err
+
+
 def test_shards_partition_the_input(repo):
     """Three tasks on one file (fewer files than tasks) split its documents: here each paragraph is one."""
     path = repo / "samples" / "squad_sample.json"

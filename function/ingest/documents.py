@@ -90,9 +90,11 @@ class Recipe:
 
 
 def from_file(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> Iterator[DocumentUnit | Rejected]:
-    """The documents of one file; raises ``extract.ExtractError`` (or ``UnicodeDecodeError``) if unreadable."""
+    """The documents of one file; raises ``extract.ExtractError`` if unreadable."""
     if is_json(file.rel) or is_json(file.source):
-        yield from _json_documents(file, data.decode("utf-8-sig"), recipe)
+        from function.ingest.extract import decode_text  # UTF-8, or UTF-16 / UTF-32 with its byte-order mark
+
+        yield from _json_documents(file, decode_text(file.rel, data), recipe)
     else:
         yield _text_document(file, data, tokenizer, recipe)
 

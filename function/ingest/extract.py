@@ -390,7 +390,7 @@ def extract(name: str, data: bytes) -> Document:
     data = data.replace(CODE_OPEN.encode(), b"").replace(CODE_CLOSE.encode(), b"")
     if fmt == "html":
         return _html(name, data)
-    text = _decode(name, data)
+    text = decode_text(name, data)
     if fmt == "rst":
         return _rst(name, text)
     if fmt == "mdx":
@@ -425,7 +425,7 @@ def _marked_text(name: str, data: bytes) -> str | None:
     return None
 
 
-def _decode(name: str, data: bytes) -> str:
+def decode_text(name: str, data: bytes) -> str:
     """A text file's characters: UTF-8 (a BOM allowed), or UTF-16 / UTF-32 where the file starts with that
     encoding's byte-order mark; anything else is an ``ExtractError`` naming the file."""
     if (text := _marked_text(name, data)) is not None:
