@@ -403,6 +403,18 @@ def test_text_with_a_utf16_or_utf32_byte_order_mark_reads_as_its_utf8_twin(codec
     assert "caf\u00e9 tools" in got.text
 
 
+def test_a_manual_page_saved_with_nroffs_overstrikes_reads_as_a_terminal_shows_it():
+    # "man ls > ls.txt" with MAN_KEEP_FORMATTING, or nroff's own output: bold is "X\bX", underline "_\bX"
+    page = ("N\bNA\bAM\bME\bE\n       ls - list directory contents\n\nS\bSY\bYN\bNO\bOP\bPS\bSI\bIS\bS\n"
+            "       l\bls\bs [_\bO_\bP_\bT_\bI_\bO_\bN]... [_\bF_\bI_\bL_\bE]...\n\n"
+            "       -\b-a\ba, -\b--\b-a\bal\bll\bl\n"
+            "              do not ignore entries starting with .\n")
+    doc = extract("ls.1.txt", page.encode())
+    assert doc.title == "NAME" and "\b" not in doc.text
+    assert "ls [OPTION]... [FILE]..." in doc.text and "-a, --all\ndo not ignore entries starting with ." in doc.text
+    assert extract("plain.txt", b"Nothing struck\n\nhere.").text == "Nothing struck\n\nhere."
+
+
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le"])
 @pytest.mark.parametrize("page", [
     "<html><head><title>Widgets</title></head><body><main><h1>Widget server</h1><p>The widget server listens on "

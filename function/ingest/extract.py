@@ -441,9 +441,27 @@ def decode_text(name: str, data: bytes) -> str:
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
+# nroff's overstrikes (a manual page formatted for a terminal and saved as text: "N\bNA\bAM\bME\bE" for bold NAME,
+# "_\bf_\bi_\bl_\be" for underlined file): a character then a backspace is struck over, as ``col -b`` reads it
+_OVERSTRUCK = re.compile(r"[^\n\x08]\x08")
+
+
+def unstruck(text: str) -> str:
+    """``text`` as a terminal shows it: each backspace takes back the character before it (nroff's bold and
+    underline); a backspace with nothing before it on its line goes."""
+    if "\b" not in text:
+        return text
+    while True:
+        done = _OVERSTRUCK.sub("", text)
+        if done == text:
+            return done.replace("\b", "")
+        text = done
+
+
 def _text(name: str, text: str) -> Document:
-    """Paragraphs are separated by blank lines; a short first line is the title."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    """Paragraphs are separated by blank lines; a short first line is the title. nroff's overstrikes are read as a
+    terminal shows them (``unstruck``)."""
+    text = unstruck(text.replace("\r\n", "\n").replace("\r", "\n"))
     blocks = [((), p) for p in _BLANK_LINE.split(text)]
     first = normalise_block(text.lstrip().split("\n", 1)[0])
     title = first if 0 < len(first) <= _TITLE_CHARS else _stem(name)
