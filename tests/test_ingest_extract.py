@@ -403,6 +403,23 @@ def test_text_with_a_utf16_or_utf32_byte_order_mark_reads_as_its_utf8_twin(codec
     assert "caf\u00e9 tools" in got.text
 
 
+def test_text_paged_with_form_feeds_loses_its_running_headers_and_footers_only():
+    # an RFC as published in text: each page headed "RFC 9999 ... May 2026", footed "Doe ... [Page N]"
+    head = "RFC 9999                    Widgets                    May 2026"
+    pages = ["Internet Engineering Task Force (IETF)                  J. Doe\nRequest for Comments: 9999\n\n"
+             "                       The Widget Protocol\n\n1.  Introduction\n\n   Widgets listen on port 8765 by\n"
+             "   default.\n\n\nDoe                      Standards Track                    [Page 1]\n"]
+    for n in range(2, 5):
+        pages.append(f"{head}\n\n{n}.  Part {n}\n\n   Part {n} of the widget protocol sends\n   frames.\n\n\n"
+                     f"Doe                      Standards Track                    [Page {n}]\n")
+    doc = extract("rfc9999.txt", "\f\n".join(pages).encode())
+    assert "Standards Track" not in doc.text and "May 2026" not in doc.text and "\f" not in doc.text
+    assert "Internet Engineering Task Force (IETF) J. Doe" in doc.text  # the first page's own head stays
+    assert "Widgets listen on port 8765 by\ndefault.\n\n2. Part 2" in doc.text and doc.text.endswith("frames.")
+    lone = "Intro\n\nText one.\f\nMore text.\n"  # a form feed without running lines: only the page break goes
+    assert extract("a.txt", lone.encode()).text == "Intro\n\nText one.\n\nMore text."
+
+
 def test_a_manual_page_saved_with_nroffs_overstrikes_reads_as_a_terminal_shows_it():
     # "man ls > ls.txt" with MAN_KEEP_FORMATTING, or nroff's own output: bold is "X\bX", underline "_\bX"
     page = ("N\bNA\bAM\bME\bE\n       ls - list directory contents\n\nS\bSY\bYN\bNO\bOP\bPS\bSI\bIS\bS\n"

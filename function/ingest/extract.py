@@ -458,10 +458,37 @@ def unstruck(text: str) -> str:
         text = done
 
 
+def paged_text(text: str) -> str:
+    """Text paged with form feeds (an RFC, a line printer's manual) without its running headers and footers: a page's
+    first or last non-blank line, when its text, digits aside ("[Page 12]"), is the first or last line of at least
+    half the pages (and of two or more), as ``_running_lines`` finds them in a PDF. The pages are joined by a blank
+    line; text without form feeds is returned as it is."""
+    if "\f" not in text:
+        return text
+    pages = [page.split("\n") for page in text.split("\f")]
+
+    def edges(lines: list[str]) -> list[int]:
+        filled = [i for i, line in enumerate(lines) if line.strip()]
+        return sorted({filled[0], filled[-1]}) if len(filled) >= 2 else []
+
+    def key(line: str) -> str:
+        return re.sub(r"\d+", "#", " ".join(line.split()).casefold())
+
+    seen: dict[str, int] = {}
+    for lines in pages:
+        for k in {key(lines[i]) for i in edges(lines) if len(lines[i].strip()) <= _TITLE_CHARS}:
+            seen[k] = seen.get(k, 0) + 1
+    running = {k for k, n in seen.items() if n >= max(2, len(pages) / 2)}
+    kept = [[line for i, line in enumerate(lines) if not (i in edges(lines) and key(line) in running)]
+            for lines in pages]
+    return "\n\n".join("\n".join(lines) for lines in kept)
+
+
 def _text(name: str, text: str) -> Document:
     """Paragraphs are separated by blank lines; a short first line is the title. nroff's overstrikes are read as a
-    terminal shows them (``unstruck``)."""
-    text = unstruck(text.replace("\r\n", "\n").replace("\r", "\n"))
+    terminal shows them (``unstruck``), and text paged with form feeds without its running headers and footers
+    (``paged_text``)."""
+    text = paged_text(unstruck(text.replace("\r\n", "\n").replace("\r", "\n")))
     blocks = [((), p) for p in _BLANK_LINE.split(text)]
     first = normalise_block(text.lstrip().split("\n", 1)[0])
     title = first if 0 < len(first) <= _TITLE_CHARS else _stem(name)
