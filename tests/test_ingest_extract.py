@@ -403,6 +403,34 @@ def test_text_with_a_utf16_or_utf32_byte_order_mark_reads_as_its_utf8_twin(codec
     assert "caf\u00e9 tools" in got.text
 
 
+PROSE = ("The widget server listens on port 8765 by default and reads its configuration file, widget.conf, when it "
+         "starts; a SIGHUP makes it read the file again without dropping the connections it holds.")
+
+
+def test_hard_wrapped_plain_text_reads_as_paragraphs_and_keeps_its_code_lists_and_tables():
+    import textwrap
+
+    item = "the first item is long enough to wrap onto a second line of the list, as list items in READMEs do"
+    readme = ("Widgets\n=======\n\n" + textwrap.fill(PROSE, 72) + "\n\nInstall it with:\n\n"
+              "    pip install --upgrade widgets-server-with-a-rather-long-name-for-wrapping\n"
+              "    widgets-server --port 8765 --config /etc/widgets/widget.conf --verbose\n\n"
+              "Options:\n\n  -p, --port     the port to listen on (default 8765)\n  -c, --config   the file\n\n"
+              + textwrap.fill(item, 72, initial_indent="- ", subsequent_indent="  ") + "\n- a short item\n\n"
+              "Widgets Inc.\n12 Main Street\nSpringfield\n")
+    text = extract("README.txt", readme.encode()).text
+    assert PROSE in text and "- " + item + "\n- a short item" in text
+    assert ("pip install --upgrade widgets-server-with-a-rather-long-name-for-wrapping\nwidgets-server --port 8765"
+            in text)  # code, indented deeper than the prose: its lines stay lines
+    assert "-p, --port the port to listen on (default 8765)\n-c, --config the file" in text  # aligned columns
+    assert "Widgets Inc.\n12 Main Street\nSpringfield" in text  # short lines
+    rfc = "1.  Introduction\n\n" + textwrap.fill(PROSE, 72, initial_indent="   ", subsequent_indent="   ") + (
+        "\n\n      +--------+      +--------+\n      | client | ---> | server |\n      +--------+      +--------+\n")
+    text = extract("rfc.txt", rfc.encode()).text
+    assert PROSE in text and "+--------+ +--------+\n| client | ---> | server |" in text
+    one_a_line = "Notes\n\n" + PROSE + "\n" + PROSE.upper() + "\n"  # not wrapped: each line its own
+    assert extract("notes.txt", one_a_line.encode()).text == "Notes\n\n" + PROSE + "\n" + PROSE.upper()
+
+
 def test_text_paged_with_form_feeds_loses_its_running_headers_and_footers_only():
     # an RFC as published in text: each page headed "RFC 9999 ... May 2026", footed "Doe ... [Page N]"
     head = "RFC 9999                    Widgets                    May 2026"
@@ -415,7 +443,7 @@ def test_text_paged_with_form_feeds_loses_its_running_headers_and_footers_only()
     doc = extract("rfc9999.txt", "\f\n".join(pages).encode())
     assert "Standards Track" not in doc.text and "May 2026" not in doc.text and "\f" not in doc.text
     assert "Internet Engineering Task Force (IETF) J. Doe" in doc.text  # the first page's own head stays
-    assert "Widgets listen on port 8765 by\ndefault.\n\n2. Part 2" in doc.text and doc.text.endswith("frames.")
+    assert "Widgets listen on port 8765 by default.\n\n2. Part 2" in doc.text and doc.text.endswith("frames.")
     lone = "Intro\n\nText one.\f\nMore text.\n"  # a form feed without running lines: only the page break goes
     assert extract("a.txt", lone.encode()).text == "Intro\n\nText one.\n\nMore text."
 
