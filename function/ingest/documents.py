@@ -44,8 +44,10 @@ from function.store.ids import chunk_passage_id
 # a redirect, gtk-doc's listings without their line numbers; 15: an entry's last subsection not run on into the next
 # entry's passage; 16: GitHub's alerts ("> [!NOTE]") read as admonitions ("Note: ..."); 17: each line of a code block
 # marked as a piece of code too, where it reads as one (``code_lines``); 18: other tools' prompts ("mydb=> ") left out;
-# 19: those lines stored apart from inline code (``Passage.lines``).
-VERSION = "19"
+# 19: those lines stored apart from inline code (``Passage.lines``); 20: plain text's hard-wrapped paragraphs joined,
+# its running headers and footers between form feeds and nroff's overstrikes left out, text and HTML with a UTF-16 or
+# UTF-32 byte-order mark read in that encoding.
+VERSION = "20"
 
 
 @dataclass(frozen=True)
