@@ -496,7 +496,7 @@ def unwrapped(text: str) -> str:
     """Plain text hard-wrapped at a fixed width (an RFC, a README.txt, a manual page saved as text) with each
     paragraph's wrapped lines joined by spaces, as Markdown's and reStructuredText's soft breaks are: a reader given
     the wrapped lines answers SQuAD's paragraphs worse (F1 73.98 -> 72.45 over 600 dev questions, 55 answers moved:
-    ``records/bench/text-unwrap``). A line runs on into the next where the text is wrapped at all (the 95th
+    docs/your_documents.md). A line runs on into the next where the text is wrapped at all (the 95th
     percentile of its line lengths, the width, from 40 to 100 columns), the line fills at least 60% of the width and
     does not end with a colon, both are prose at the text's own indentation (the most common one of its full lines;
     a list item's wrapped lines at its text's), the next one starts no list item, and neither has columns aligned
