@@ -47,6 +47,7 @@ not, or that holds no text, or a PDF that cannot be parsed (encrypted, damaged, 
 
 from __future__ import annotations
 
+import collections
 import functools
 import importlib
 import io
@@ -474,13 +475,12 @@ def paged_text(text: str) -> str:
     def key(line: str) -> str:
         return re.sub(r"\d+", "#", " ".join(line.split()).casefold())
 
-    seen: dict[str, int] = {}
-    for lines in pages:
-        for k in {key(lines[i]) for i in edges(lines) if len(lines[i].strip()) <= _TITLE_CHARS}:
-            seen[k] = seen.get(k, 0) + 1
+    ends = [edges(lines) for lines in pages]
+    seen = collections.Counter(k for lines, at in zip(pages, ends, strict=True)
+                               for k in {key(lines[i]) for i in at if len(lines[i].strip()) <= _TITLE_CHARS})
     running = {k for k, n in seen.items() if n >= max(2, len(pages) / 2)}
-    kept = [[line for i, line in enumerate(lines) if not (i in edges(lines) and key(line) in running)]
-            for lines in pages]
+    kept = [[line for i, line in enumerate(lines) if not (i in at and key(line) in running)]
+            for lines, at in zip(pages, ends, strict=True)]
     return "\n\n".join("\n".join(lines) for lines in kept)
 
 
@@ -509,10 +509,7 @@ def unwrapped(text: str) -> str:
     width = lengths[int(0.95 * (len(lengths) - 1))]
     if not 40 <= width <= 100:  # hard wraps are 60-100 columns (RFCs 72, manual pages 80, PEP 8's 79)
         return text
-    full = [line for line in lines if len(line.rstrip()) >= 0.6 * width]
-    counts: dict[int, int] = {}
-    for line in full:
-        counts[_indent(line)] = counts.get(_indent(line), 0) + 1
+    counts = collections.Counter(_indent(line) for line in lines if len(line.rstrip()) >= 0.6 * width)
     base = max(counts, key=lambda k: (counts[k], -k)) if counts else 0
     out: list[str] = []
     hang = None  # the column a list item's text starts at, while its wrapped lines may follow
@@ -530,7 +527,7 @@ def unwrapped(text: str) -> str:
             hang = None
         elif item and _indent(line) == base:
             hang = _indent(line) + item.end()
-        elif _indent(line) != (base if hang is None else hang):
+        elif _indent(line) != body:
             hang = None
     return "\n".join(out)
 
