@@ -279,11 +279,38 @@ def test_a_parameter_s_head_answers_its_name_without_the_type(text, span, term):
     ("Where is the config file?", "~/.netrc or /etc/netrc", "~/.netrc or /etc/netrc"),  # two paths: as it is
     ("Who wrote it?", "config file /etc/x.conf", "config file /etc/x.conf"),  # not a question about a file
     ("Which file is read?", "the default one", "the default one"),  # no path in the answer
+    # a relative path is not cut to the name after its last hyphen or dot
+    ("Which file holds the options?", "see Documentation/git-merge.txt", "see Documentation/git-merge.txt"),
+    ("Which file lists the changes?", "docs/releases/A.B.txt", "docs/releases/A.B.txt"),
 ])
 def test_path_in_answer_gives_a_file_question_the_path_its_answer_holds(question, span, want):
     a, z = path_in_answer(question, span, 0, len(span))
     assert span[a:z] == want
     assert path_in_answer(None, span, 0, len(span)) == (0, len(span))
+
+
+_LONG_SPANS = """
+import sys
+from function.model.reader import path_in_answer, term_of_entry
+n = 1_000_000
+for span in ("x" * n, "a_" * (n // 2), "0x" + "60806040deadbeef" * (n // 16)):
+    assert term_of_entry(span, 0, len(span)) == len(span)
+for span in ("a." * (n // 2), "1." * (n // 2), "A.B." * (n // 4)):
+    assert path_in_answer("Which file holds it?", span, 0, len(span)) == (0, len(span))
+print("done")
+"""
+
+
+def test_a_long_unbroken_span_is_shaped_in_one_pass():
+    """An answer span of one long unbroken word (a hex string, "a.a.a...": one [UNK] token can cover any length of
+    text) is shaped without trying every split of it: those regular expressions took time growing with the span's
+    length squared, 10 s for 50,000 characters and hours for a million, pinning a server thread. Run apart, so that
+    a return of that would fail here (after a minute, for work now done in milliseconds) rather than hang the suite."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _LONG_SPANS], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "done", out.stderr
 
 
 def test_answers_from_logits_give_a_file_question_the_path():

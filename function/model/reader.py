@@ -321,14 +321,19 @@ def _bracket_end(text: str, i: int, stop: int, default: int) -> int:
     return default
 
 
-_TERM_DASH = re.compile(r"(\S*[^\W\d]\S*) [-\u2013\u2014] \S")  # a term with a letter: not "1914 - 1918"
+# a term with a letter: not "1914 - 1918"; the letter found by a lookahead and the term taken whole (possessive), so
+# that a span of one long unbroken word costs one pass, not one per split of it (a 50,000-character hex string had
+# taken 10 s)
+_TERM_DASH = re.compile(r"(?=\S*?[^\W\d])(\S++) [-\u2013\u2014] \S")
 # a name at a line's start and its type in brackets, the line's end or a dash after them: "logging_collector (boolean)"
 _LINE_LEAD = re.compile(r"[ \t]*(?:[-*\u2022][ \t]+)?")
 _TYPED_NAME = re.compile(r"[ \t]*([^\s()]+)[ \t]+\([A-Za-z]+(?:[ \t]+[A-Za-z]+){0,2}\)"
                          r"(?=[ \t]*(?:[-\u2013\u2014]|\n|$))")
 _ASKS_FOR_A_PATH = re.compile(r"\b(?:files?|director(?:y|ies)|folders?|paths?)\b", re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]*)*"
-                   r"|(?<![\w/])[\w.-]+\.(?:conf|cfg|ini|json|ya?ml|toml|txt|rc)\b")
+                   r"|(?<![\w/.-])[\w.-]+\.(?:conf|cfg|ini|json|ya?ml|toml|txt|rc)\b")
+# (a file name starts where its run of name characters does: never "merge.txt" out of "git-merge.txt", and never a
+# try from every dot of "a.a.a. ..." that made a long unbroken span cost time growing with its length squared)
 
 
 def command_line(text: str, start: int, end: int) -> tuple[int, int]:
