@@ -315,6 +315,62 @@ def test_sync_keeps_the_documents_of_a_file_that_failed_to_read(kind, docs, tmp_
     assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "notes.txt"}
 
 
+def test_sync_keeps_the_documents_of_a_folder_it_cannot_list(kind, docs, tmp_path, capsys, monkeypatch):
+    """os.walk skips a folder it cannot list without a word, so its files looked deleted and --sync deleted their
+    documents (a permission or a mount gone for a moment, and ``make run DOCS=`` always syncs). Now the folder is
+    reported as failed and its documents are kept."""
+    import os
+
+    assert ingest_main([str(docs), "--quiet"]) == 0
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path).rstrip(os.sep).endswith("guide"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    assert ingest_main([str(docs), "--sync"]) == 1
+    err = capsys.readouterr().err
+    assert f"failed {docs / 'guide'}{os.sep}: cannot list this folder (Permission denied)" in err
+    assert "deleted 0 documents" in err
+    assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "notes.txt"}
+
+
+def test_special_files_are_left_out_of_a_folder_and_fail_by_name(kind, docs, tmp_path, capsys):
+    """A FIFO named like a document blocked ingestion (and ``make run DOCS=``) for ever, waiting for a writer."""
+    import os
+
+    os.mkfifo(docs / "pipe.md")
+    assert ingest_main([str(docs)]) == 0
+    err = capsys.readouterr().err
+    assert f"left out 1 file that is not a regular file (a FIFO, socket or device), e.g. {docs / 'pipe.md'}" in err
+    assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "notes.txt"}
+    assert ingest_main([str(docs / "pipe.md"), "--quiet"]) == 1
+    assert "not a regular file" in capsys.readouterr().err
+
+
+def test_a_sphinx_build_s_page_sources_are_left_out(kind, docs, tmp_path, capsys):
+    """Sphinx's HTML builder keeps each page's source beside the pages (_sources/NAME.rst.txt, for "Show Source"):
+    pointing ingestion at the build folder stored every page twice, the copy without what Sphinx's directives made
+    (a quarter of the five passages read went to copies). A _sources/ folder that is not beside a build's
+    searchindex.js or objects.inv is read as any other."""
+    build = docs / "html"
+    (build / "_sources").mkdir(parents=True)
+    (build / "index.html").write_text("<html><body><h1>Widgets</h1><p>Widgets spin at 40 rpm.</p></body></html>")
+    (build / "_sources" / "index.rst.txt").write_text("Widgets\n=======\n\nWidgets spin at 40 rpm.\n")
+    (build / "searchindex.js").write_text("Search.setIndex({})")
+    (docs / "_sources").mkdir()
+    (docs / "_sources" / "kept.txt").write_text(NOTES)
+    listing = list_inputs([str(docs)])
+    assert [f.rel for f in listing.files] == ["_sources/kept.txt", "guide/install.md", "html/index.html",
+                                              "notes.txt"]
+    assert listing.sphinx_sources == [str(build / "_sources" / "index.rst.txt")]
+    assert ingest_main([str(docs)]) == 0
+    assert "left out 1 page source a Sphinx HTML build keeps beside its pages" in capsys.readouterr().err
+    assert not list_inputs([str(build)], include=["*.html"]).sphinx_sources  # excluded anyway: not said
+
+
 def test_json_files_that_hold_no_passages_are_left_out_not_failed(kind, docs, tmp_path, capsys):
     """A built MkDocs site holds search/search_index.json, an npm package its package.json: JSON objects that are
     neither SQuAD nor a record. They were read as JSON Lines and reported as failed records (the command exiting 1);

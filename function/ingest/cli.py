@@ -146,6 +146,12 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
         f"(task {shard.index + 1} of {shard.count}; passages of at most {recipe.max_tokens} tokens)")
     if listing.unsupported:
         say(f"left out {len(listing.unsupported)} files with unsupported extensions, e.g. {listing.unsupported[0]}")
+    if listing.sphinx_sources:
+        say(f"left out {_counted(len(listing.sphinx_sources), 'page source')} a Sphinx HTML build keeps beside its "
+            f"pages (_sources/: the same text as the pages), e.g. {listing.sphinx_sources[0]}")
+    if listing.special:
+        say(f"left out {_counted(len(listing.special), 'file')} that {'is' if len(listing.special) == 1 else 'are'} "
+            f"not a regular file (a FIFO, socket or device), e.g. {listing.special[0]}")
     progress = Progress(len(mine), counts, quiet=args.quiet)
     from function.retrieval import open_index
 
@@ -161,6 +167,9 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
             "without QA_INDEX_URI: stored cosines)")
     job = Ingestion(store, tokenizer, args.batch_size, counts, args.force, note=progress.note, index=index,
                     tags=args.tag, encoder=encoder)
+    for folder, why in listing.unreadable:  # every task says so: each one's --sync leaves the folder alone
+        job.fail(folder, f"cannot list this folder ({why}): its files are not read, and its documents in the "
+                         "store are kept", "failed")
     try:
         if args.delete:
             found_before = counts.deleted

@@ -97,7 +97,8 @@ def stale(store, listing: Listing, seen: Seen) -> list[tuple[str, str]]:
 
     A document is stale if its source is under an input but was not listed (deleted, renamed, excluded),
     or if this run read its source and did not find it there. Sources that failed to read, and sources
-    other tasks read, are left alone: every task can run this on its own shard.
+    other tasks read, are left alone: every task can run this on its own shard; so are those under a folder
+    that could not be listed.
     """
     listed = {f.source for f in listing.files}
     found = {}
@@ -105,7 +106,7 @@ def stale(store, listing: Listing, seen: Seen) -> list[tuple[str, str]]:
         for record in store.documents_under(root):
             if not root.endswith("/") and record.source != root:
                 continue
-            if record.source in seen.failed:
+            if record.source in seen.failed or listing.kept_unread(record.source):
                 continue
             if record.source not in listed or (record.source in seen.docs
                                                and record.doc_id not in seen.docs[record.source]):

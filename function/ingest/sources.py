@@ -17,7 +17,8 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, field
 
 
 def _gcs_client():
@@ -60,6 +61,28 @@ class Listing:
     files: list[InputFile]
     roots: list[str]  # what was named, as sources: folders and prefixes end with '/'
     unsupported: list[str]  # files under a folder or prefix skipped for their extension
+    # folders under a folder named that could not be listed (their documents are neither read nor deleted), each
+    # with why; files there that are not regular files (a FIFO would block the read for ever, a socket or device);
+    # and the page sources a Sphinx HTML build keeps beside its pages (_sources/*.rst.txt: the same text again,
+    # without what Sphinx's directives made of it)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+    special: list[str] = field(default_factory=list)
+    sphinx_sources: list[str] = field(default_factory=list)
+
+    def kept_unread(self, source: str) -> bool:
+        """Whether ``source`` lies under a folder that could not be listed: ``--sync`` must leave it alone."""
+        return any(source.startswith(folder) for folder, _ in self.unreadable)
+
+
+# A folder that holds one of these is the output of Sphinx's HTML builder; its _sources/ folder holds a copy of
+# every page's source (``html_copy_source``, on by default) for the "Show Source" link.
+_SPHINX_BUILD_MARKS = ("searchindex.js", "objects.inv")
+
+
+def _sphinx_copies(rels: set[str]) -> set[str]:
+    """The '/'-separated folders (relative, ending in '/', or '' for the top) whose _sources/ are a Sphinx build's."""
+    return {rel[: len(rel) - len(mark)] for rel in rels for mark in _SPHINX_BUILD_MARKS
+            if rel == mark or rel.endswith("/" + mark)}
 
 
 def _selected(rel: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
@@ -74,12 +97,17 @@ def list_inputs(uris: Sequence[str], include: Sequence[str] = (), exclude: Seque
     Folders and prefixes are walked recursively (hidden files and folders, named ``.*``, are left out) for
     supported extensions; a file named by itself is always taken (an unsupported one fails by name when it
     is read). The globs are matched (``fnmatch``, case-sensitive; ``*`` also matches '/') against the path
-    relative to the folder or prefix. Sorted, without duplicates.
+    relative to the folder or prefix. Sorted, without duplicates. Left out of a walk, and listed for the run to
+    say so: a folder that cannot be listed, a file that is not a regular file, and a Sphinx HTML build's
+    ``_sources/`` copies of its pages.
     """
     suffixes = supported_suffixes()
     files: dict[str, InputFile] = {}
     roots: list[str] = []
     unsupported: list[str] = []
+    unreadable: list[tuple[str, str]] = []
+    special: list[str] = []
+    sphinx_sources: list[str] = []
 
     def take(source: str, rel: str, root: str, walked: bool) -> None:
         if not _selected(rel, include, exclude):
@@ -88,6 +116,14 @@ def list_inputs(uris: Sequence[str], include: Sequence[str] = (), exclude: Seque
             unsupported.append(source)
             return
         files.setdefault(source, InputFile(source, rel, root))
+
+    def walked(source: str, rel: str, root: str, copies: set[str]) -> None:
+        """``take`` for a file found by walking, unless it is a Sphinx build's copy of a page's source."""
+        if any(rel.startswith(folder + "_sources/") for folder in copies):
+            if _selected(rel, include, exclude):
+                sphinx_sources.append(source)
+            return
+        take(source, rel, root, True)
 
     for uri in uris:
         if uri.startswith("gs://"):
@@ -98,30 +134,57 @@ def list_inputs(uris: Sequence[str], include: Sequence[str] = (), exclude: Seque
                 continue
             root = f"gs://{bucket}/{path}"
             roots.append(root)
-            for blob in _gcs_client().list_blobs(bucket, prefix=path):
-                rel = blob.name[len(path):]
-                if blob.name.endswith("/") or any(part.startswith(".") for part in rel.split("/")):
-                    continue
-                take(f"gs://{bucket}/{blob.name}", rel, root, True)
+            found = [blob.name[len(path):] for blob in _gcs_client().list_blobs(bucket, prefix=path)
+                     if not blob.name.endswith("/")]
+            found = [rel for rel in found if not any(part.startswith(".") for part in rel.split("/"))]
+            copies = _sphinx_copies(set(found))
+            for rel in found:
+                walked(f"gs://{bucket}/{path}{rel}", rel, root, copies)
         elif os.path.isdir(uri):
             root = os.path.join(os.path.abspath(uri), "")
             roots.append(root)
-            for folder, dirs, names in os.walk(root):
+            found = []
+
+            def unlisted(error: OSError) -> None:  # os.walk would skip such a folder without a word
+                unreadable.append((os.path.join(error.filename, ""), error.strerror or str(error)))
+
+            for folder, dirs, names in os.walk(root, onerror=unlisted):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in names:
                     if not name.startswith("."):
                         path = os.path.join(folder, name)
-                        take(path, os.path.relpath(path, root).replace(os.sep, "/"), root, True)
+                        try:
+                            regular = stat.S_ISREG(os.stat(path).st_mode)
+                        except OSError:  # a dangling link, a file gone since: reading it fails by name
+                            regular = True
+                        if not regular:
+                            special.append(path)
+                            continue
+                        found.append((path, os.path.relpath(path, root).replace(os.sep, "/")))
+            copies = _sphinx_copies({rel for _, rel in found})
+            for path, rel in found:
+                walked(path, rel, root, copies)
         else:
             path = os.path.abspath(uri)
             roots.append(path)
             take(path, os.path.basename(path), path, False)
-    return Listing(sorted(files.values(), key=lambda f: f.source), roots, sorted(unsupported))
+    return Listing(sorted(files.values(), key=lambda f: f.source), roots, sorted(unsupported), sorted(unreadable),
+                   sorted(special), sorted(sphinx_sources))
 
 
 def read_bytes(uri: str) -> bytes:
     if uri.startswith("gs://"):
         bucket, _, path = uri[5:].partition("/")
         return _gcs_client().bucket(bucket).blob(path).download_as_bytes()
-    with open(uri, "rb") as f:
+    with open(uri, "rb", opener=_regular_only) as f:
         return f.read()
+
+
+def _regular_only(path: str, flags: int) -> int:
+    """Open ``path`` without blocking, and only if it is a regular file: a FIFO named by itself would wait for a
+    writer for ever, a device could be read for ever."""
+    fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"not a regular file (a FIFO, socket or device): {path}")
+    return fd
