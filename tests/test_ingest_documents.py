@@ -337,6 +337,42 @@ def test_sync_keeps_the_documents_of_a_folder_it_cannot_list(kind, docs, tmp_pat
     assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "notes.txt"}
 
 
+def test_two_folders_in_separate_runs_do_not_overwrite_each_other(kind, tmp_path, capsys):
+    """A document's id is its path under the folder named, so prod-a/index.md and prod-b/index.md ingested in two
+    runs (as the same-run collision message and --tag per part suggest) had the second silently replace the first.
+    Now the second fails naming both files while the first is still there; once it has moved, it is replaced."""
+    a, b = tmp_path / "prod-a", tmp_path / "prod-b"
+    for folder, port in ((a, 7001), (b, 9002)):
+        folder.mkdir()
+        (folder / "index.md").write_text(f"# Guide\n\nIt listens on port {port} by default.\n")
+    assert ingest_main([str(a), "--sync", "--tag", "a", "--quiet"]) == 0
+    assert ingest_main([str(b), "--sync", "--tag", "b"]) == 1
+    err = capsys.readouterr().err
+    assert f"failed {b / 'index.md'}: document id 'index.md' is stored from {a / 'index.md'}, which is still there" in err
+    passages, records, _ = state(kind, tmp_path)
+    assert records["index.md"].source == str(a / "index.md") and "7001" in passages["index.md#0000"].text
+    a.rename(tmp_path / "moved")
+    assert ingest_main([str(b), "--quiet"]) == 0
+    passages, records, _ = state(kind, tmp_path)
+    assert records["index.md"].source == str(b / "index.md") and "9002" in passages["index.md#0000"].text
+
+
+def test_a_record_id_taken_by_another_file_s_document_is_refused(kind, tmp_path, capsys):
+    """JSON records name their passage ids: the same id in another file's record, ingested in a later run, moved
+    the passage to the new document while the first document's record still listed it, and re-ingesting the first
+    file skipped it as unchanged: its text was gone until --force."""
+    (tmp_path / "x").mkdir()
+    (tmp_path / "y").mkdir()
+    (tmp_path / "x" / "a.jsonl").write_text(json.dumps({"id": "p1", "title": "A", "text": "A uses port 1111."}))
+    (tmp_path / "y" / "b.jsonl").write_text(json.dumps({"id": "p1", "title": "B", "text": "B uses port 2222."}))
+    assert ingest_main([str(tmp_path / "x"), "--quiet"]) == 0
+    assert ingest_main([str(tmp_path / "y")]) == 1
+    assert (f"document 'B': passage id 'p1' is stored for document 'A' from {tmp_path / 'x' / 'a.jsonl'}"
+            in capsys.readouterr().err)
+    passages, records, _ = state(kind, tmp_path)
+    assert set(records) == {"A"} and passages["p1"].text == "A uses port 1111."
+
+
 def test_special_files_are_left_out_of_a_folder_and_fail_by_name(kind, docs, tmp_path, capsys):
     """A FIFO named like a document blocked ingestion (and ``make run DOCS=``) for ever, waiting for a writer."""
     import os

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from function.ingest.documents import DocumentUnit
 from function.ingest.json_input import Rejected
 from function.ingest.progress import Counts
-from function.ingest.sources import is_json
+from function.ingest.sources import is_json, still_there
 
 
 class Ingestion:
@@ -141,11 +141,22 @@ class Ingestion:
         if not units:
             return []
         known = self.store.get_documents([u.doc_id for u in units])
+        owners = self.store.get_many([p.id for u in units if is_json(u.source) for p in u.pieces])
         changed = []
         for u in units:
             old = known.get(u.doc_id)
             if old and not self.force and old.sha256 == self._digest(u) and old.source == u.source:
                 self.counts.skipped += 1
+            elif old and old.source != u.source and not is_json(u.source) and still_there(old.source):
+                self.fail(u.source, f"document id {u.doc_id!r} is stored from {old.source}, which is still there: "
+                                    "two folders ingested in separate runs hold files of the same relative path; "
+                                    "ingest the folder above both, or rename one (--delete the stored one first "
+                                    "to replace it)", "failed")
+            elif other := next((o for o in (owners.get(p.id) for p in u.pieces) if o is not None
+                                and o.doc_id != u.doc_id and o.source != u.source and still_there(o.source)), None):
+                self.fail(u.source, f"document {u.doc_id!r}: passage id {other.id!r} is stored for document "
+                                    f"{other.doc_id!r} from {other.source}, which is still there: record ids must "
+                                    "be unique across the files of a store", "failed")
             else:
                 changed.append(u)
         return changed

@@ -172,6 +172,14 @@ def list_inputs(uris: Sequence[str], include: Sequence[str] = (), exclude: Seque
                    sorted(special), sorted(sphinx_sources))
 
 
+def still_there(uri: str) -> bool:
+    """Whether the file a stored document came from is still there (another run's input, not a moved one)."""
+    if uri.startswith("gs://"):
+        bucket, _, path = uri[5:].partition("/")
+        return bool(path) and _gcs_client().bucket(bucket).blob(path).exists()
+    return os.path.exists(uri)
+
+
 def read_bytes(uri: str) -> bytes:
     if uri.startswith("gs://"):
         bucket, _, path = uri[5:].partition("/")
