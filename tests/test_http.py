@@ -301,6 +301,25 @@ def test_an_unreachable_firestore_gives_503_while_contexts_still_work(tiny_artif
         srv.stop()
 
 
+def test_firestore_without_credentials_is_a_503_that_says_so(tiny_artifact, tmp_path):
+    """No Google credentials (a local run with QA_STORE=firestore and no emulator) answered a stored-passage or a
+    question alone with a bare 500 "internal error" while the health check said ok."""
+    import os
+
+    base = {k: v for k, v in os.environ.items() if k != "FIRESTORE_EMULATOR_HOST"}
+    env = {"QA_STORE": "firestore", "QA_ARTIFACT_DIR": str(tiny_artifact.folder), "GOOGLE_CLOUD_PROJECT": "p",
+           "GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "missing.json")}
+    srv = FunctionServer(env, tmp_path / "server.log", base_env=base).start()
+    try:
+        for body in ({"question": "Who?", "passage_ids": ["Normans-0000"]}, {"question": "Who led the Normans?"}):
+            r = post(srv, body)
+            assert r.status_code == 503, r.text
+            assert "no Google Cloud credentials" in r.json()["error"]["message"]
+        assert post(srv, {"question": "Who?", "context": "Rollo was a Viking leader."}).status_code == 200
+    finally:
+        srv.stop()
+
+
 def emulator_env_for_closed_port() -> dict:
     class Closed:
         host = f"127.0.0.1:{free_port()}"

@@ -134,8 +134,7 @@ def test_interrupted_replace_is_repaired_by_the_next_run(kind, docs, tmp_path, m
     with monkeypatch.context() as m:
         m.setattr(store_cls + ".delete_many", crash)
         m.setattr(store_cls + ".put_documents", crash)
-        with pytest.raises(KeyboardInterrupt):
-            ingest_main([str(docs), "--quiet"])
+        assert ingest_main([str(docs), "--quiet"]) == 130  # interrupted (Ctrl-C), said in a line
     many = len(state(kind, tmp_path)[0])
     (docs / "guide" / "install.md").write_text("# Install\n\nShort now.\n")
     assert ingest_main([str(docs), "--quiet"]) == 0
@@ -295,8 +294,7 @@ def test_an_interrupted_delete_is_finished_by_the_next(kind, docs, tmp_path, mon
 
     with monkeypatch.context() as m:
         m.setattr(store_cls + ".delete_many", crash)
-        with pytest.raises(KeyboardInterrupt):
-            ingest_main(["--delete", "notes.txt", "--quiet"])
+        assert ingest_main(["--delete", "notes.txt", "--quiet"]) == 130
     passages, records, _ = state(kind, tmp_path)
     assert "notes.txt" not in records
     assert ingest_main(["--delete", "notes.txt", "--quiet"]) == 0
@@ -371,6 +369,27 @@ def test_a_record_id_taken_by_another_file_s_document_is_refused(kind, tmp_path,
             in capsys.readouterr().err)
     passages, records, _ = state(kind, tmp_path)
     assert set(records) == {"A"} and passages["p1"].text == "A uses port 1111."
+
+
+def test_ingestion_without_firestore_credentials_or_interrupted_says_so_in_a_line(tiny_artifact, docs, tmp_path,
+                                                                                     capsys, monkeypatch):
+    """Both printed a traceback: google.auth's DefaultCredentialsError, and KeyboardInterrupt (Ctrl-C)."""
+    import function.ingest.cli as cli
+
+    monkeypatch.setenv("QA_ARTIFACT_DIR", str(tiny_artifact.folder))
+    monkeypatch.delenv("FIRESTORE_EMULATOR_HOST", raising=False)
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "p")
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "missing.json"))
+    assert ingest_main([str(docs), "--store", "firestore", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("ingestion failed: cannot reach Firestore: no Google Cloud credentials") and "Traceback" not in err
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "run", interrupted)
+    assert ingest_main([str(docs), "--quiet"]) == 130
+    assert "ingestion interrupted: the documents written so far are kept" in capsys.readouterr().err
 
 
 def test_special_files_are_left_out_of_a_folder_and_fail_by_name(kind, docs, tmp_path, capsys):

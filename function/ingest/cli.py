@@ -244,3 +244,7 @@ def main(argv=None) -> int:
     except QAError as e:
         print(f"ingestion failed: {e.message}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # a document whose record was not written yet is written again by the next run
+        print("\ningestion interrupted: the documents written so far are kept; run the same command again to "
+              "finish (documents already written are skipped as unchanged)", file=sys.stderr)
+        return 130

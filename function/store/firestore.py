@@ -97,7 +97,15 @@ class FirestoreStore:
         self._connection_errors = (gexc.ServiceUnavailable, gexc.DeadlineExceeded, TimeoutError, ConnectionError)
         self._reconnect_lock = threading.Lock()
         self._reconnected_at = float("-inf")
-        self.client = firestore.Client(project=project, database=database)
+        from google.auth.exceptions import GoogleAuthError
+
+        try:
+            self.client = firestore.Client(project=project, database=database)
+        except GoogleAuthError as e:  # no credentials here: a 503 (or the CLI's one line) that says so, not a 500
+            raise StoreUnavailable(
+                f"cannot reach Firestore: no Google Cloud credentials ({type(e).__name__}: {e}); on Cloud Run the "
+                "service account gives them, elsewhere run `gcloud auth application-default login`, or set "
+                "FIRESTORE_EMULATOR_HOST for the emulator") from None
         self.passages = self.client.collection(passages)
         self.answers = self.client.collection(answers)
         self.timeout_s = timeout_s
