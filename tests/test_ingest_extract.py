@@ -431,6 +431,46 @@ def test_hard_wrapped_plain_text_reads_as_paragraphs_and_keeps_its_code_lists_an
     assert extract("notes.txt", one_a_line.encode()).text == "Notes\n\n" + PROSE + "\n" + PROSE.upper()
 
 
+def _justify(words: str, width: int, indent: int, tag: str = "") -> list[str]:
+    """nroff's output: lines filled to ``width`` columns, spaces added between words (the last line left ragged)."""
+    import textwrap
+
+    lines = textwrap.wrap(words, width - indent)
+    out = []
+    for n, line in enumerate(lines):
+        gaps = line.split(" ")
+        if n < len(lines) - 1:
+            extra = width - indent - len(line)
+            for i in range(extra):
+                gaps[i % (len(gaps) - 1)] += " "
+        out.append(" " * indent + " ".join(gaps))
+    if tag:  # the first line hangs after the option's tag, at the tag's own indentation
+        out[0] = (" " * (indent - 7) + tag).ljust(indent) + out[0].strip()
+    return out
+
+
+def test_a_manual_page_saved_as_text_has_its_justified_paragraphs_joined():
+    """``man ls > ls.txt`` justifies every paragraph (words spaced out to the margin) at two indentations, and hangs
+    an option's text after its tag: none of it was joined (the spaced-out words read as aligned columns), and a word
+    groff broke at the margin with its hyphen (U+2010) stayed in two pieces."""
+    prose = ("List information about the FILEs (the current directory by default). Sort entries alphabetically if "
+             "none of the sort options nor the sort option is given, which is the way most people use it")
+    option = ("with -lt: sort by, and show, ctime (time of last modification of file status information); with -l: "
+              "show ctime and sort by name; otherwise: sort by ctime, newest first")
+    deeper = ("print C-style escapes for nongraphic characters, which makes file names that hold newlines or other "
+              "control characters safe to paste back into a shell")
+    hyphenated = "The widget that the options below act on is the one the user has"
+    page = ["LS(1)                            User Commands                           LS(1)", "", "DESCRIPTION",
+            *_justify(prose, 78, 7), "", *_justify(option, 78, 14, tag="-c"), "", "       -b, --escape",
+            *_justify(deeper, 78, 14), "", *_justify(f"{hyphenated} speci\u2010 {'x' * 60}", 78, 7)[:-1], "       fied.", "",
+            "       Table   Size   Meaning of the column in the table",
+            "       a       1      one of the rows of a table whose columns are aligned", ""]
+    text = extract("ls.1.txt", "\n".join(page).encode()).text
+    assert prose in text and "-c " + option in text and "-b, --escape\n" + deeper in text
+    assert hyphenated + " specified." in text
+    assert "Table Size Meaning of the column in the table\na 1" in text  # a table's rows stay rows
+
+
 def test_text_paged_with_form_feeds_loses_its_running_headers_and_footers_only():
     # an RFC as published in text: each page headed "RFC 9999 ... May 2026", footed "Doe ... [Page N]"
     head = "RFC 9999                    Widgets                    May 2026"

@@ -46,8 +46,9 @@ from function.store.ids import chunk_passage_id
 # marked as a piece of code too, where it reads as one (``code_lines``); 18: other tools' prompts ("mydb=> ") left out;
 # 19: those lines stored apart from inline code (``Passage.lines``); 20: plain text's hard-wrapped paragraphs joined,
 # its running headers and footers between form feeds and nroff's overstrikes left out, text and HTML with a UTF-16 or
-# UTF-32 byte-order mark read in that encoding.
-VERSION = "20"
+# UTF-32 byte-order mark read in that encoding; 21: a manual page saved as text (nroff's justified paragraphs, an
+# option's text hung after its tag, a word groff hyphenated at the margin) joined too.
+VERSION = "21"
 
 
 @dataclass(frozen=True)

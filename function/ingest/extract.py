@@ -488,6 +488,36 @@ _LIST_ITEM = re.compile(r"[-*+\u2022o]\s+|\(?(?:\d{1,3}|[a-zA-Z])[.)]\s+")  # "-
 _ALIGNED = re.compile(r"\S(?: {2,}|\t)\S|\|")  # columns aligned with runs of spaces, a table's bars
 
 
+# nroff (a manual page saved as text) justifies: every line of a paragraph but its last ends at the right margin,
+# words spaced out with a second or third space; an option's tag hangs before its text ("-c     with -lt: ...")
+_JUSTIFIED_GAP = re.compile(r"[^\s.?!:;] {2,3}\S")  # not two spaces after a sentence, as typists write
+_HANGING_TAG = re.compile(r"[ \t]*\S+ {2,}(?=\S)")
+
+
+def _spaced_words(line: str) -> bool:
+    """Whether a line is words spaced out by justification (no wider gap after its hanging tag, no bars or tabs,
+    mostly letters), not a table's row or code."""
+    tag = _HANGING_TAG.match(line)
+    text = line[tag.end() if tag else 0:].strip()
+    letters = sum(c.isalpha() for c in text)
+    return ("    " not in text and "|" not in line and "\t" not in line
+            and letters >= 0.6 * sum(not c.isspace() for c in text))
+
+
+def _unjustified(line: str) -> str:
+    """A justified line's words spaced by one space again, its indentation kept."""
+    return line[: _indent(line)] + re.sub(r" {2,}", " ", line.strip())
+
+
+def _run_on(prev: str, line: str) -> str:
+    """``line`` run on after ``prev``: with a space, or, after groff's hyphen (U+2010) that broke a word at the
+    margin ("speci\u2010" / "fied"), as the one word."""
+    head = prev.rstrip()
+    if head.endswith("\u2010") and line.strip()[:1].islower():
+        return head[:-1] + line.strip()
+    return head + " " + line.strip()
+
+
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
@@ -511,8 +541,13 @@ def unwrapped(text: str) -> str:
         return text
     counts = collections.Counter(_indent(line) for line in lines if len(line.rstrip()) >= 0.6 * width)
     base = max(counts, key=lambda k: (counts[k], -k)) if counts else 0
+    margin = [line.strip() for line in lines if len(line.rstrip()) == width]
+    justified = (len(margin) >= max(3, 0.2 * sum(counts.values()))
+                 and sum(bool(_JUSTIFIED_GAP.search(m)) for m in margin) >= 0.5 * len(margin))
     out: list[str] = []
     hang = None  # the column a list item's text starts at, while its wrapped lines may follow
+    at_margin = False  # (justified text) the last line taken ends at the right margin: its paragraph goes on
+    columns: tuple[int, ...] = ()  # (justified text) where the paragraph's lines start: its first, after its tag
     for line in lines:
         prev = out[-1] if out else ""
         item = _LIST_ITEM.match(line.strip())
@@ -520,9 +555,18 @@ def unwrapped(text: str) -> str:
         if (prev.strip() and line.strip() and not item and _indent(line) == body
                 and len(prev.rstrip()) >= 0.6 * width and not prev.rstrip().endswith(":")
                 and not _ALIGNED.search(prev.strip()) and not _ALIGNED.search(line.strip())):
-            out[-1] = prev.rstrip() + " " + line.strip()  # the joined line keeps counting as full
+            out[-1] = _run_on(prev, line)  # the joined line keeps counting as full
+            at_margin = len(line.rstrip()) == width
+            continue
+        if (justified and at_margin and line.strip() and not item and _indent(line) in columns
+                and _spaced_words(prev) and _spaced_words(line)):
+            out[-1] = _run_on(_unjustified(prev), _unjustified(line))
+            at_margin = len(line.rstrip()) == width
             continue
         out.append(line)
+        at_margin = len(line.rstrip()) == width
+        tag = _HANGING_TAG.match(line)
+        columns = (_indent(line),) + ((tag.end(),) if tag else ())
         if not line.strip():
             hang = None
         elif item and _indent(line) == base:
