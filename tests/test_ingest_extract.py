@@ -450,7 +450,8 @@ def _justify(words: str, width: int, indent: int, tag: str = "") -> list[str]:
 
 
 def test_a_manual_page_saved_as_text_has_its_justified_paragraphs_joined():
-    """``man ls > ls.txt`` justifies every paragraph (words spaced out to the margin) at two indentations, and hangs
+    """``man ls > ls.txt`` titled every passage with its running header ("LS(1)   User Commands   LS(1)"), never
+    its sections (DESCRIPTION, OPTIONS), and justifies every paragraph (words spaced out to the margin) at two indentations, and hangs
     an option's text after its tag: none of it was joined (the spaced-out words read as aligned columns), and a word
     groff broke at the margin with its hyphen (U+2010) stayed in two pieces."""
     prose = ("List information about the FILEs (the current directory by default). Sort entries alphabetically if "
@@ -465,7 +466,11 @@ def test_a_manual_page_saved_as_text_has_its_justified_paragraphs_joined():
             *_justify(deeper, 78, 14), "", *_justify(f"{hyphenated} speci\u2010 {'x' * 60}", 78, 7)[:-1], "       fied.", "",
             "       Table   Size   Meaning of the column in the table",
             "       a       1      one of the rows of a table whose columns are aligned", ""]
-    text = extract("ls.1.txt", "\n".join(page).encode()).text
+    doc = extract("ls.1.txt", "\n".join(page + ["GNU coreutils 9.1               September 2022"
+                                                 "                           LS(1)"]).encode())
+    text = doc.text
+    assert doc.title == "LS(1)" and {s.heading for s in doc.sections} == {("DESCRIPTION",)}  # not the header line
+    assert "User Commands" not in text and "September 2022" not in text  # the running header and footer
     assert prose in text and "-c " + option in text and "-b, --escape\n" + deeper in text
     assert hyphenated + " specified." in text
     assert "Table Size Meaning of the column in the table\na 1" in text  # a table's rows stay rows

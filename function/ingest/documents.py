@@ -47,7 +47,8 @@ from function.store.ids import chunk_passage_id
 # 19: those lines stored apart from inline code (``Passage.lines``); 20: plain text's hard-wrapped paragraphs joined,
 # its running headers and footers between form feeds and nroff's overstrikes left out, text and HTML with a UTF-16 or
 # UTF-32 byte-order mark read in that encoding; 21: a manual page saved as text (nroff's justified paragraphs, an
-# option's text hung after its tag, a word groff hyphenated at the margin) joined too.
+# option's text hung after its tag, a word groff hyphenated at the margin) joined too, titled by its page and its
+# sections, without its running header and footer.
 VERSION = "21"
 
 

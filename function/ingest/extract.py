@@ -581,10 +581,44 @@ def _text(name: str, text: str) -> Document:
     terminal shows them (``unstruck``), text paged with form feeds without its running headers and footers
     (``paged_text``), and hard-wrapped paragraphs with their lines joined (``unwrapped``)."""
     text = unwrapped(paged_text(unstruck(text.replace("\r\n", "\n").replace("\r", "\n"))))
+    if page := _manual_page(text):
+        return _assemble(name, "text", *page)
     blocks = [((), p) for p in _BLANK_LINE.split(text)]
     first = normalise_block(text.lstrip().split("\n", 1)[0])
     title = first if 0 < len(first) <= _TITLE_CHARS else _stem(name)
     return _assemble(name, "text", title, blocks)
+
+
+# A manual page as ``man`` prints it: a running header "LS(1)   User Commands   LS(1)" and footer "GNU coreutils
+# 9.1   September 2022   LS(1)", its sections headed by a line at the left margin (NAME, SYNOPSIS, OPTIONS), its
+# subsections by one indented three columns ("   Operation mode"), their text indented further
+_MAN_HEADER = re.compile(r"(?P<page>\S+\(\w+\))\s{2,}.*\s{2,}(?P=page)\s*")
+_MAN_HEADING = re.compile(r"(?P<indent> {0,3})(?P<name>\S.{0,60}?)\s*")
+
+
+def _manual_page(text: str) -> tuple[str, list] | None:
+    """(title, blocks) of a manual page saved as text: the page ("LS(1)") as the title, its running header and
+    footer left out, each section's (and subsection's) heading over its text; None for other text."""
+    lines = text.strip("\n").split("\n")
+    head = _MAN_HEADER.fullmatch(lines[0].strip()) if lines else None
+    if head is None:
+        return None
+    page = head.group("page")
+    if len(lines) > 1 and lines[-1].strip().endswith(page) and re.search(r"\S\s{2,}\S", lines[-1].strip()):
+        lines = lines[:-1]  # the running footer
+    blocks, section, sub = [], "", ""
+    for para in _BLANK_LINE.split("\n".join(lines[1:])):
+        rows = para.strip("\n").split("\n")
+        while rows and (top := _MAN_HEADING.fullmatch(rows[0])) and all(
+                _indent(r) > len(top.group("indent")) for r in rows[1:] if r.strip()):
+            if not top.group("indent"):  # a section's heading; indented 1-3 columns, a subsection's
+                section, sub = top.group("name"), ""
+            else:
+                sub = top.group("name")
+            rows = rows[1:]
+        if any(r.strip() for r in rows):
+            blocks.append((tuple(h for h in (section, sub) if h), "\n".join(rows)))
+    return page, blocks
 
 
 # ---------------------------------------------------------------- Markdown
