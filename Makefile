@@ -38,9 +38,9 @@ install-test: $(VENV)/.test
 
 # From the repository root, as every checkout tool runs (harness/ is not in the wheel): the shipped
 # artifact unless QA_ARTIFACT_DIR names another. DOCS=FOLDER: that folder, synced into its own store
-# (scripts/serve_local.py); without it, the sample corpus.
+# (scripts/serve_local.py; quoted for the shell, an apostrophe in it too); without it, the sample corpus.
 run: $(if $(DOCS),$(VENV)/.docs,$(VENV)/.runtime)
-	$(BIN)/python -m scripts.serve_local --port $(PORT)$(if $(DOCS), --docs '$(DOCS)')$(if $(RETRIEVAL), --retrieval $(RETRIEVAL))
+	$(BIN)/python -m scripts.serve_local --port $(PORT)$(if $(DOCS), --docs '$(subst ','\'',$(DOCS))')$(if $(RETRIEVAL), --retrieval $(RETRIEVAL))
 
 test: $(VENV)/.test
 	$(BIN)/python -m pytest

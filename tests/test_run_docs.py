@@ -241,3 +241,15 @@ def test_make_run_installs_serving_and_ingestion_only_and_passes_the_folder(tmp_
     sample = dry()
     assert "requirements-ingest.txt" not in sample
     assert sample.rstrip().endswith("-m scripts.serve_local --port 8080")
+
+
+def test_make_run_passes_a_folder_with_an_apostrophe_to_the_server_as_it_is(tmp_path):
+    """``make run DOCS="/x/it's docs"`` failed in the shell ("Unterminated quoted string"): the Makefile quoted
+    the folder in single quotes without escaping one inside it."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    folder = tmp_path / "it's my \"docs\""
+    line = subprocess.run(["make", "-s", "-n", "run", f"DOCS={folder}", "PORT=8123"], cwd=Path(__file__).parents[1],
+                          capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
+    argv = shlex.split(line)
+    assert argv[argv.index("--docs") + 1] == str(folder)
