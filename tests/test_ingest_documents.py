@@ -346,7 +346,8 @@ def test_two_folders_in_separate_runs_do_not_overwrite_each_other(kind, tmp_path
     assert ingest_main([str(a), "--sync", "--tag", "a", "--quiet"]) == 0
     assert ingest_main([str(b), "--sync", "--tag", "b"]) == 1
     err = capsys.readouterr().err
-    assert f"failed {b / 'index.md'}: document id 'index.md' is stored from {a / 'index.md'}, which is still there" in err
+    assert (f"failed {b / 'index.md'}: document id 'index.md' is stored from {a / 'index.md'}, which is still there"
+            in err)
     passages, records, _ = state(kind, tmp_path)
     assert records["index.md"].source == str(a / "index.md") and "7001" in passages["index.md#0000"].text
     a.rename(tmp_path / "moved")
@@ -382,7 +383,8 @@ def test_ingestion_without_firestore_credentials_or_interrupted_says_so_in_a_lin
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "missing.json"))
     assert ingest_main([str(docs), "--store", "firestore", "--quiet"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("ingestion failed: cannot reach Firestore: no Google Cloud credentials") and "Traceback" not in err
+    assert err.startswith("ingestion failed: cannot reach Firestore: no Google Cloud credentials")
+    assert "Traceback" not in err
 
     def interrupted(*args):
         raise KeyboardInterrupt

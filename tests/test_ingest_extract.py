@@ -451,9 +451,9 @@ def _justify(words: str, width: int, indent: int, tag: str = "") -> list[str]:
 
 def test_a_manual_page_saved_as_text_has_its_justified_paragraphs_joined():
     """``man ls > ls.txt`` titled every passage with its running header ("LS(1)   User Commands   LS(1)"), never
-    its sections (DESCRIPTION, OPTIONS), and justifies every paragraph (words spaced out to the margin) at two indentations, and hangs
-    an option's text after its tag: none of it was joined (the spaced-out words read as aligned columns), and a word
-    groff broke at the margin with its hyphen (U+2010) stayed in two pieces."""
+    its sections (DESCRIPTION, OPTIONS), and justifies every paragraph (words spaced out to the margin) at two
+    indentations, and hangs an option's text after its tag: none of it was joined (the spaced-out words read as
+    aligned columns), and a word groff broke at the margin with its hyphen (U+2010) stayed in two pieces."""
     prose = ("List information about the FILEs (the current directory by default). Sort entries alphabetically if "
              "none of the sort options nor the sort option is given, which is the way most people use it")
     option = ("with -lt: sort by, and show, ctime (time of last modification of file status information); with -l: "
@@ -463,7 +463,8 @@ def test_a_manual_page_saved_as_text_has_its_justified_paragraphs_joined():
     hyphenated = "The widget that the options below act on is the one the user has"
     page = ["LS(1)                            User Commands                           LS(1)", "", "DESCRIPTION",
             *_justify(prose, 78, 7), "", *_justify(option, 78, 14, tag="-c"), "", "       -b, --escape",
-            *_justify(deeper, 78, 14), "", *_justify(f"{hyphenated} speci\u2010 {'x' * 60}", 78, 7)[:-1], "       fied.", "",
+            *_justify(deeper, 78, 14), "", *_justify(f"{hyphenated} speci\u2010 {'x' * 60}", 78, 7)[:-1],
+            "       fied.", "",
             "       Table   Size   Meaning of the column in the table",
             "       a       1      one of the rows of a table whose columns are aligned", ""]
     doc = extract("ls.1.txt", "\n".join(page + ["GNU coreutils 9.1               September 2022"

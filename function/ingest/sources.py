@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Sequence
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
