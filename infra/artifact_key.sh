@@ -12,11 +12,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+usage="usage: infra/artifact_key.sh build_model/configs/NAME.toml"
 config=${1:-}
-if [[ -z "$config" ]]; then
-  echo "usage: infra/artifact_key.sh build_model/configs/NAME.toml" >&2
-  exit 2
-fi
+case "$config" in
+  -h|--help) echo "$usage"; exit 0 ;;
+  --dry-run) echo "artifact_key.sh: reads files only, so there is nothing to dry-run: $usage" >&2; exit 2 ;;
+  "") echo "$usage" >&2; exit 2 ;;
+esac
 if [[ ! -f "$config" ]]; then
   echo "artifact_key.sh: error: build configuration $config does not exist" >&2
   exit 1

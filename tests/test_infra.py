@@ -116,6 +116,15 @@ def test_script_has_help_and_dry_run(script, dry):
     assert done.returncode == 0 and "--dry-run" in done.stdout, done.stdout + done.stderr
 
 
+def test_artifact_key_answers_help_and_says_it_has_nothing_to_dry_run():
+    """It read --help and --dry-run as a configuration's name ("build configuration --help does not exist")."""
+    script = str(INFRA / "artifact_key.sh")
+    done = subprocess.run(["bash", script, "--help"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("usage: infra/artifact_key.sh")
+    done = subprocess.run(["bash", script, "--dry-run"], capture_output=True, text=True)
+    assert done.returncode == 2 and "nothing to dry-run" in done.stderr
+
+
 @pytest.mark.parametrize("script, args", [
     ("setup.sh", []), ("deploy.sh", []), ("deploy.sh", ["--functions"]),
     ("ingest_job.sh", ["gs://corpus-b/squad/"]), ("train_vertex.sh", ["--config", SANDBOX]),
