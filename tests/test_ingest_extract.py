@@ -431,6 +431,27 @@ def test_hard_wrapped_plain_text_reads_as_paragraphs_and_keeps_its_code_lists_an
     assert extract("notes.txt", one_a_line.encode()).text == "Notes\n\n" + PROSE + "\n" + PROSE.upper()
 
 
+def test_tabbed_content_reads_each_tab_s_label_over_its_panel():
+    """sphinx-tabs (click's shell completion page): the buttons' labels ran together ("BashZshFish") and no panel
+    said which shell it was for. javadoc's tab list filters one table: left as it was."""
+    tabs = "".join(f'<button role="tab" id="tab-{n}" aria-controls="panel-{n}">{n}</button>' for n in ("Bash", "Zsh"))
+    panels = "".join(f'<div role="tabpanel" id="panel-{n}" aria-labelledby="tab-{n}"><p>Add this to ~/.{n.lower()}rc:'
+                     f'</p><pre>eval "$(_FOO_COMPLETE={n.lower()}_source foo)"</pre></div>' for n in ("Bash", "Zsh"))
+    page = (f"<html><body><main><h1>Shell Completion</h1><p>Register the completion script with your shell.</p>"
+            f"<div role='tablist'>{tabs}</div>{panels}</main></body></html>")
+    text = extract("shell-completion.html", page.encode()).text
+    assert "BashZsh" not in text
+    assert "Bash\n\nAdd this to ~/.bashrc:" in text and "Zsh\n\nAdd this to ~/.zshrc:" in text
+    one = ("<html><body><main><h1>ClassUtils</h1><p>Operates on classes without using reflection.</p>"
+           "<div role='tablist'><button role='tab' id='t0' aria-controls='p'>All Methods</button>"
+           "<button role='tab' id='t1' aria-controls='p'>Static Methods</button></div>"
+           "<div role='tabpanel' id='p' aria-labelledby='t0'><p>getName(Class cls) gets the class name.</p></div>"
+           "</main></body></html>")
+    from function.ingest import extract as module
+
+    assert not module.label_tab_panels(module.require("lxml.html").document_fromstring(one))
+
+
 def _justify(words: str, width: int, indent: int, tag: str = "") -> list[str]:
     """nroff's output: lines filled to ``width`` columns, spaces added between words (the last line left ragged)."""
     import textwrap

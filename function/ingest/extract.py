@@ -893,6 +893,33 @@ def space_classifiers(root) -> bool:
     return bool(found)
 
 
+def label_tab_panels(root) -> bool:
+    """Tabbed content (sphinx-tabs, ARIA tabs: a ``role="tablist"`` of buttons, then one ``role="tabpanel"`` each) read
+    as a browser shows each tab: its label over its panel ("Bash" over the lines to add to ~/.bashrc). The tab list's
+    labels had run together into one word ("BashZshFish") and no panel said which tab it was. A tab list over one
+    panel (javadoc's "All Methods | Static Methods" filters one table) is a filter, left as it was. Whether the page
+    had any tabs read so."""
+    panels = root.xpath("//*[@role='tabpanel']")
+    found = False
+    for tablist in root.xpath("//*[@role='tablist']"):
+        labels = {}
+        for tab in tablist.xpath(".//*[@role='tab']"):
+            label = " ".join(tab.text_content().split())
+            if label:
+                labels.update({("by", tab.get("id")): label, ("id", tab.get("aria-controls")): label})
+        mine = [(p, labels.get(("by", p.get("aria-labelledby"))) or labels.get(("id", p.get("id")))) for p in panels]
+        mine = [(p, label) for p, label in mine if label]
+        if len(mine) < 2 or tablist.getparent() is None:
+            continue
+        found = True
+        tablist.drop_tree()
+        for panel, label in mine:
+            head = panel.makeelement("p", {})
+            head.text, head.tail, panel.text = label, panel.text, None
+            panel.insert(0, head)
+    return found
+
+
 def pre_text(pre) -> str:
     """A code block's text as a browser shows it: a ``<br>`` is a line break, and so is the end of a line written as
     an element of its own (Docusaurus' Prism writes each line as a ``<div class="token-line">``, TypeDoc's
@@ -963,6 +990,7 @@ def _html(name: str, data: bytes, fmt: str = "html") -> Document:
     docpages.lower_classes(root)
     changed = drop_permalinks(root)
     changed = space_classifiers(root) or changed
+    changed = label_tab_panels(root) or changed
     if fmt == "html" and (kind := docpages.generated(root)) is not None:  # (a page of one's own .rst is never)
         raise NotDocumentation(f"{name}: {kind}, not documentation")
     if docpages.is_doc_page(root):
