@@ -431,6 +431,24 @@ def test_hard_wrapped_plain_text_reads_as_paragraphs_and_keeps_its_code_lists_an
     assert extract("notes.txt", one_a_line.encode()).text == "Notes\n\n" + PROSE + "\n" + PROSE.upper()
 
 
+def test_a_texinfo_index_node_is_left_out_as_navigation():
+    """GNU m4's Concept-index.html: its index table is furniture, so the page became one passage of its heading alone
+    ("Concept index"); an index node with text of its own (m4's "Index for all m4 macros") is read as before."""
+    from function.ingest.extract import NotDocumentation
+
+    rows = "".join(f'<tr><td></td><td><a href="Dnl.html#index-{w}">{w}</a></td><td><a href="Dnl.html">8.1 Dnl</a>'
+                   f'</td></tr>' for w in ("comments", "discarding input", "newline"))
+    page = ('<html><head><title>Concept index (GNU M4)</title><meta name="Generator" content="makeinfo"></head><body>'
+            '<div class="header"><p>Previous: <a href="Macro-index.html">Macro index</a></p></div>'
+            f'<h3 class="appendixsec">C.2 Index for many concepts</h3><table class="index-cp">{rows}</table>'
+            '</body></html>')
+    with pytest.raises(NotDocumentation, match="a Texinfo index page"):
+        extract("Concept-index.html", page.encode())
+    prose = "<p>" + "This index covers all m4 builtins, as well as several useful composite macros. " * 6 + "</p>"
+    own = page.replace('<table class="index-cp">', prose + '<table class="index-cp">')
+    assert "This index covers all m4 builtins" in extract("Macro-index.html", own.encode()).text
+
+
 def test_tabbed_content_reads_each_tab_s_label_over_its_panel():
     """sphinx-tabs (click's shell completion page): the buttons' labels ran together ("BashZshFish") and no panel
     said which shell it was for. javadoc's tab list filters one table: left as it was."""

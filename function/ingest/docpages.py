@@ -320,6 +320,26 @@ _DOXYGEN_INDEX = re.compile(r"^(?:Here is a list of all|Here are the|This inheri
                             r"this file|This page explains how to interpret the graphs)", re.I)
 
 
+def _texinfo_index(root) -> bool:
+    """Whether ``root`` is a Texinfo index node (``@printindex``: "Concept index", "Macro index"): a page of a GNU
+    manual that holds an index's table and, apart from its navigation and heading, next to no text of its own. Its
+    furniture (``_TEXINFO_NOISE``) left a passage of its heading alone."""
+    if not re.search(_TEXINFO_NAMES, _generator(root), re.I):
+        return False
+    tables = root.xpath("//table[starts-with(@class, 'index-') or contains(@class, 'printindex')]"
+                        " | //div[contains(concat(' ', @class, ' '), ' printindex ')]")
+    if not tables:
+        return False
+    headings = [h for h in root.xpath("//h1|//h2|//h3|//h4|//h5|//h6")
+                if not {"settitle", "contents-heading", "shortcontents-heading"} & set((h.get("class") or "").split())]
+    if len(headings) > 1:  # a whole manual on one page, its index at the end
+        return False
+    body = root.find("body")
+    rest = 0 if body is None else len(" ".join(body.text_content().split()))
+    inside = sum(len(" ".join(t.text_content().split())) for t in tables)
+    return rest - inside < 400  # a heading, the navigation line, the index's letters: not a section of prose
+
+
 def generated(root) -> str | None:
     """What navigation page a documentation generator made ``root`` as (its class names in lower case:
     ``lower_classes``), or None for a page of documentation. Left out of ingestion: its text is names and links that
@@ -337,6 +357,8 @@ def generated(root) -> str | None:
     for h1 in root.xpath("//h1"):  # a built site's 404.html (MkDocs', Docusaurus', sphinx-notfound-page's)
         if _NOT_FOUND.fullmatch(heading := " ".join(h1.text_content().split())):
             return f"an error page ({heading!r})"
+    if _texinfo_index(root):
+        return "a Texinfo index page"  # a GNU manual's concept or function index node: its entries and links only
     if root.xpath("//ul[@id='full_list'] | //h1[contains(concat(' ', @class, ' '), ' alphaindex ')]"):
         return "a YARD index or list page"  # Ruby's: the A-Z index, the class, method and file lists (no meta)
     if root.xpath("//body[contains(concat(' ', @class, ' '), ' table-of-contents ')]"):

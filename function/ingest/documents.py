@@ -48,7 +48,8 @@ from function.store.ids import chunk_passage_id
 # its running headers and footers between form feeds and nroff's overstrikes left out, text and HTML with a UTF-16 or
 # UTF-32 byte-order mark read in that encoding; 21: a manual page saved as text (nroff's justified paragraphs, an
 # option's text hung after its tag, a word groff hyphenated at the margin) joined too, titled by its page and its
-# sections, without its running header and footer; tabbed content (sphinx-tabs) with each tab's label over its panel.
+# sections, without its running header and footer; tabbed content (sphinx-tabs) with each tab's label over its panel;
+# a Texinfo index node left out as navigation.
 VERSION = "21"
 
 
