@@ -289,19 +289,6 @@ def test_a_passage_continuing_an_entry_carries_its_name_in_its_title(tokenizer):
     assert spin.title in ("Widget API > Functions", "Widget API > Functions > mount(widget)")
 
 
-def test_a_passage_that_begins_another_entry_early_is_not_titled_by_the_one_it_starts_in():
-    """A passage that starts in the tail of one entry (its last lines as a lead) and holds the next entry from its
-    signature on was titled by the first: click's get_app_dir under "... > click.open_file"."""
-    from function.ingest.extract import Span
-    from function.ingest.split import _continued
-
-    entries = [Span("entry", 0, 1000, "open_file()"), Span("entry", 1000, 1600, "get_app_dir()")]
-    assert _continued("API", entries, 900, 1500) == "API"  # get_app_dir begins in its first half
-    assert _continued("API", entries, 500, 1100) == "API > open_file()"  # mostly open_file's: continued
-    assert _continued("API", entries, 1200, 1600) == "API > get_app_dir()"
-    assert _continued("API", entries, 0, 900) == "API"  # starts at open_file's signature
-
-
 def test_code_blocks_are_cut_between_lines_only(tokenizer):
     lines = [f"{'    ' * (k % 3)}value_{k} = compute(value_{k - 1}, factor={k}) + offset  # step {k}"
              for k in range(1, 80)]

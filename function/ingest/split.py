@@ -116,19 +116,14 @@ def split(doc: Document, tokenizer, max_tokens: int, overlap_tokens: int, doc_ti
     else:
         raise ValueError(f"cannot split {title!r} into passages of at most {max_tokens} tokens")
     entries = [sp for sp in doc.spans if sp.kind == "entry" and sp.name]
-    return [Chunk(i, _continued(titles[sec], entries, s, e), s, e, doc.text[s:e], enc)
+    return [Chunk(i, _continued(titles[sec], entries, s), s, e, doc.text[s:e], enc)
             for i, ((s, e, sec), enc) in enumerate(zip(spans, encoded))]
 
 
-def _continued(title: str, entries: list[Span], start: int, end: int) -> str:
-    """The title of the passage ``text[start:end]``, with the name of the innermost entry it starts inside, unless
-    another entry begins in its first half: then the passage is that entry's (its signature is in the text) with the
-    tail of the one before as a lead, and titling it by the one before misnamed it (a passage holding all of
-    click's get_app_dir titled "... > click.open_file")."""
+def _continued(title: str, entries: list[Span], start: int) -> str:
+    """The title of a passage starting at ``start``, with the name of the innermost entry it starts inside."""
     inside = [e for e in entries if e.start < start < e.end]
     if not inside:
-        return title
-    if any(start < e.start < start + (end - start) / 2 for e in entries):
         return title
     return f"{title} > {min(inside, key=lambda e: e.end - e.start).name}"
 
