@@ -394,6 +394,19 @@ def test_ingestion_without_firestore_credentials_or_interrupted_says_so_in_a_lin
     assert "ingestion interrupted: the documents written so far are kept" in capsys.readouterr().err
 
 
+def test_a_record_id_repeated_in_a_file_is_reported_with_both_lines(kind, tmp_path, capsys):
+    """It said "rejected r1: passage id 'r1' appears twice in the input", naming neither the file nor the line,
+    where every other rejected record names both."""
+    recs = tmp_path / "recs.jsonl"
+    recs.write_text("\n".join(json.dumps({"id": i, "title": "A", "text": t})
+                               for i, t in (("r1", "One."), ("r2", "Two."), ("r1", "Three."))))
+    assert ingest_main([str(recs)]) == 1
+    assert (f"rejected {recs} line 3: passage id 'r1' appears twice in this file (first at {recs} line 1)"
+            in capsys.readouterr().err)
+    passages, _, _ = state(kind, tmp_path)
+    assert passages["r1"].text == "One." and passages["r2"].text == "Two."
+
+
 def test_special_files_are_left_out_of_a_folder_and_fail_by_name(kind, docs, tmp_path, capsys):
     """A FIFO named like a document blocked ingestion (and ``make run DOCS=``) for ever, waiting for a writer."""
     import os

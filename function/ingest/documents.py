@@ -181,10 +181,19 @@ def from_records(source: str, records: Iterable[Record], recipe: Recipe) -> Iter
 
     A record longer than ``recipe.max_chars`` is not split: it is rejected, on the document's ``rejected``."""
     groups: dict[str, list[Record]] = {}
+    first: dict[str, str] = {}  # passage id -> where the file first has it
+    repeated: list[Rejected] = []
     for rec in records:
+        if rec.id in first:  # said here, where the file and line are known (ingestion would know the id only)
+            repeated.append(Rejected(rec.where or rec.id, f"passage id {rec.id!r} appears twice in this file "
+                                                          f"(first at {first[rec.id]}): this record is left out"))
+            continue
+        first[rec.id] = rec.where or rec.id
         groups.setdefault(rec.doc_id or rec.id, []).append(rec)
-    for doc_id, group in groups.items():
+    for n, (doc_id, group) in enumerate(groups.items()):
         unit = DocumentUnit(doc_id, group[0].title, source, "")
+        if n == 0:
+            unit.rejected.extend(repeated)
         for n, rec in enumerate(group):
             if len(rec.text) > recipe.max_chars:
                 unit.rejected.append(Rejected(rec.id, (

@@ -23,6 +23,7 @@ class Record:
     title: str
     doc_id: str
     text: str
+    where: str = ""  # "file.jsonl line 12": for a message about the record
 
 
 class NoPassages(ValueError):
@@ -52,7 +53,7 @@ def _check(where: str, raw: object) -> Record | Rejected:
         text.encode("utf-8")
     except UnicodeEncodeError:
         return Rejected(where, f"passage {pid!r}: 'text' is not valid Unicode")
-    return Record(pid, title, doc_id, text)
+    return Record(pid, title, doc_id, text, where)
 
 
 def squad_id(title: str, index: int) -> str:
