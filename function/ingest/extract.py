@@ -600,7 +600,7 @@ def _manual_page(text: str) -> tuple[str, list] | None:
     """(title, blocks) of a manual page saved as text: the page ("LS(1)") as the title, its running header and
     footer left out, each section's (and subsection's) heading over its text; None for other text."""
     lines = text.strip("\n").split("\n")
-    head = _MAN_HEADER.fullmatch(lines[0].strip()) if lines else None
+    head = _MAN_HEADER.fullmatch(lines[0].strip()) if lines and len(lines[0]) <= 200 else None  # a header's width
     if head is None:
         return None
     page = head.group("page")
