@@ -141,13 +141,20 @@ class Ingestion:
         if not units:
             return []
         known = self.store.get_documents([u.doc_id for u in units])
-        owners = self.store.get_many([p.id for u in units if is_json(u.source) for p in u.pieces])
-        changed = []
+        written = []
         for u in units:
             old = known.get(u.doc_id)
             if old and not self.force and old.sha256 == self._digest(u) and old.source == u.source:
                 self.counts.skipped += 1
-            elif old and old.source != u.source and not is_json(u.source) and still_there(old.source):
+            else:
+                written.append(u)
+        # the stored owners of the passage ids JSON records name, for the documents to write only (an unchanged
+        # file costs no reads)
+        owners = self.store.get_many([p.id for u in written if is_json(u.source) for p in u.pieces])
+        changed = []
+        for u in written:
+            old = known.get(u.doc_id)
+            if old and old.source != u.source and not is_json(u.source) and still_there(old.source):
                 self.fail(u.source, f"document id {u.doc_id!r} is stored from {old.source}, which is still there: "
                                     "two folders ingested in separate runs hold files of the same relative path; "
                                     "ingest the folder above both, or rename one (--delete the stored one first "
