@@ -127,7 +127,7 @@ def list_inputs(uris: Sequence[str], include: Sequence[str] = (), exclude: Seque
 
     for uri in uris:
         if uri.startswith("gs://"):
-            bucket, _, path = uri[5:].partition("/")
+            bucket, path = _gs_parts(uri)
             if path and not path.endswith("/"):
                 roots.append(uri)
                 take(uri, path.rsplit("/", 1)[-1], uri, False)
@@ -172,17 +172,23 @@ def list_inputs(uris: Sequence[str], include: Sequence[str] = (), exclude: Seque
                    sorted(special), sorted(sphinx_sources))
 
 
+def _gs_parts(uri: str) -> tuple[str, str]:
+    """``gs://bucket/path`` -> (bucket, path)."""
+    bucket, _, path = uri[5:].partition("/")
+    return bucket, path
+
+
 def still_there(uri: str) -> bool:
     """Whether the file a stored document came from is still there (another run's input, not a moved one)."""
     if uri.startswith("gs://"):
-        bucket, _, path = uri[5:].partition("/")
+        bucket, path = _gs_parts(uri)
         return bool(path) and _gcs_client().bucket(bucket).blob(path).exists()
     return os.path.exists(uri)
 
 
 def read_bytes(uri: str) -> bytes:
     if uri.startswith("gs://"):
-        bucket, _, path = uri[5:].partition("/")
+        bucket, path = _gs_parts(uri)
         return _gcs_client().bucket(bucket).blob(path).download_as_bytes()
     with open(uri, "rb", opener=_regular_only) as f:
         return f.read()
