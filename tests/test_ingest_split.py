@@ -329,3 +329,37 @@ def test_a_table_that_fits_is_kept_whole_with_its_header_row(tokenizer):
     _check(doc, chunks, tokenizer, 160)
     (holder,) = [c for c in chunks if c.start <= table.start < c.end]
     assert holder.end >= table.end and holder.text.startswith("Name | Kind | Default")
+
+
+def test_a_long_unbroken_word_is_cut_into_passages_of_at_most_max_chars(tokenizer):
+    """One token can cover any length: WordPiece makes a single [UNK] of any word over 100 characters, so a hex dump
+    or a base64 blob of 300,000 characters was one passage of one token, far over QA_MAX_CONTEXT_CHARS (a reply with
+    it carried the whole blob). Words of 4,000 characters between spaces were packed 160 to a passage."""
+    blob = "0123456789abcdef" * 18_750
+    words = " ".join(f"{i:04d}" * 1_000 for i in range(40))
+    text = f"Start of the dump.\n\n{blob}\n\n{words}\n\nThe end. It was all there."
+    doc = Document("Dump", text, [Section((), 0, len(text))], "text")
+    chunks = split(doc, tokenizer, 100, 20, max_chars=20_000)
+    _check(doc, chunks, tokenizer, 100, words_spaced=False)
+    assert max(len(c.text) for c in chunks) <= 20_000
+    assert len(chunks) >= (len(blob) + 40 * 4_000) // 20_000
+    assert chunks[0].text.startswith("Start of the dump.") and chunks[-1].text.endswith("It was all there.")
+    # every word of the spaced ones is cut at its spaces, not inside: each passage of them ends at a word's end
+    for c in chunks:
+        if c.start > text.index(words) and c.end < text.index("The end."):
+            assert text[c.end] == " " or text[c.end:c.end + 2] == "\n\n"
+    # text of ordinary words keeps the passages it had without a character limit
+    plain = extract("rivers.md", _markdown())
+    assert [(c.start, c.end) for c in split(plain, tokenizer, 100, 20, max_chars=20_000)] == [
+        (c.start, c.end) for c in split(plain, tokenizer, 100, 20)]
+
+
+def test_ingestion_splits_a_file_by_its_recipe_s_character_limit(tokenizer):
+    from function.ingest.documents import Recipe, from_file
+    from function.ingest.sources import InputFile
+
+    data = ("Header line.\n\n" + "f" * 300_000 + "\n").encode()
+    for max_chars, most in ((20_000, 20_000), (8_000, 8_000)):
+        (unit,) = from_file(InputFile("/docs/dump.txt", "dump.txt", "/docs/"), data, tokenizer,
+                            Recipe(tokenizer.fingerprint, 100, 20, max_chars))
+        assert max(len(p.text) for p in unit.pieces) <= most and len(unit.pieces) >= 300_000 // most

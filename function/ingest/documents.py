@@ -49,8 +49,9 @@ from function.store.ids import chunk_passage_id
 # UTF-32 byte-order mark read in that encoding; 21: a manual page saved as text (nroff's justified paragraphs, an
 # option's text hung after its tag, a word groff hyphenated at the margin) joined too, titled by its page and its
 # sections, without its running header and footer; tabbed content (sphinx-tabs) with each tab's label over its panel;
-# a Texinfo index node left out as navigation.
-VERSION = "21"
+# a Texinfo index node left out as navigation; 22: a passage is at most QA_MAX_CONTEXT_CHARS characters (one token can
+# cover any length: a 3 MB unbroken hex dump was one passage of one [UNK]).
+VERSION = "22"
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,7 @@ def _text_document(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> D
     from function.ingest.split import split
 
     doc = extract(file.rel, data)
-    chunks = split(doc, tokenizer, recipe.max_tokens, recipe.overlap_tokens)
+    chunks = split(doc, tokenizer, recipe.max_tokens, recipe.overlap_tokens, max_chars=recipe.max_chars)
     literals = sorted({(s.start, s.end) for s in doc.spans if s.kind == "literal"})
     lines = sorted({line for s in doc.spans if s.kind == "code" for line in code_lines(doc.text, s.start, s.end)}
                    - set(literals))

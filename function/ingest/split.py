@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from function.ingest.extract import Document, Span, require
@@ -92,8 +93,10 @@ class _Unit:
 
 
 def split(doc: Document, tokenizer, max_tokens: int, overlap_tokens: int, doc_title: str | None = None,
-          language: str = "en") -> list[Chunk]:
-    """Passages of ``doc`` of at most ``max_tokens`` tokens (by ``tokenizer.encode_many``), in text order."""
+          language: str = "en", max_chars: int | None = None) -> list[Chunk]:
+    """Passages of ``doc`` of at most ``max_tokens`` tokens (by ``tokenizer.encode_many``), in text order, and of at
+    most ``max_chars`` characters if given (``QA_MAX_CONTEXT_CHARS``): one token can cover any length of text (BERT's
+    WordPiece makes a single [UNK] of a word over 100 characters, and of a 3 MB unbroken hex dump)."""
     if max_tokens < 2:
         raise ValueError(f"max_tokens must be at least 2, not {max_tokens}")
     overlap_tokens = max(0, min(overlap_tokens, max_tokens // 2))
@@ -102,10 +105,10 @@ def split(doc: Document, tokenizer, max_tokens: int, overlap_tokens: int, doc_ti
     headings = [s.heading for s in doc.sections]
     budget = max_tokens
     for _ in range(8):
-        units = _units(doc, tokenizer, budget - overlap_tokens, budget, language)
+        units = _units(doc, tokenizer, budget - overlap_tokens, budget, language, max_chars)
         if not units:
             return []
-        spans = _pack(doc.text, units, budget, overlap_tokens, _entries(doc.spans, units), headings)
+        spans = _pack(doc.text, units, budget, overlap_tokens, _entries(doc.spans, units), headings, max_chars)
         encoded = tokenizer.encode_many([doc.text[s:e] for s, e, _ in spans])
         excess = max(len(e.ids) for e in encoded) - max_tokens
         if excess <= 0:
@@ -143,11 +146,14 @@ def _title(doc_title: str, heading: tuple[str, ...], extracted_title: str = "") 
 _LIST_ITEM = re.compile(r"(?:- |\d+\. )")
 
 
-def _units(doc: Document, tokenizer, longest: int, max_tokens: int, language: str) -> list[_Unit]:
+def _units(doc: Document, tokenizer, longest: int, max_tokens: int, language: str,
+           max_chars: int | None = None) -> list[_Unit]:
     """Sentences of every line of every paragraph, tokenised in one batch; over-long ones cut into pieces.
 
     A sentence over ``longest`` tokens (a passage less its overlap) is cut, so that the overlap and the
-    next unit always fit in one passage together.
+    next unit always fit in one passage together; one over a quarter of ``max_chars`` characters is first cut into
+    pieces of at most that many (``_by_chars``), so that a passage of such pieces and its overlap can keep to
+    ``max_chars`` (``_pack``).
     """
     sentencex = require("sentencex")
     text = doc.text
@@ -162,8 +168,7 @@ def _units(doc: Document, tokenizer, longest: int, max_tokens: int, language: st
             line_pos = pos
             for line in paragraph.split("\n"):
                 if pos in code:
-                    s, e = _trim(text, line_pos, line_pos + len(line))
-                    if s < e:
+                    for s, e in _by_chars(text, *_trim(text, line_pos, line_pos + len(line)), max_chars):
                         units.append(_Unit(s, e, si, first, code=True))
                         first = False
                     line_pos += len(line) + 1
@@ -174,8 +179,8 @@ def _units(doc: Document, tokenizer, longest: int, max_tokens: int, language: st
                     item = bool(_LIST_ITEM.match(line)) and items > 0
                     items += bool(_LIST_ITEM.match(line))
                 for b in sentencex.get_sentence_boundaries(language, line) if line.strip() else ():
-                    s, e = _trim(text, line_pos + b["start_index"], line_pos + b["end_index"])
-                    if s < e:
+                    sentence = _trim(text, line_pos + b["start_index"], line_pos + b["end_index"])
+                    for s, e in _by_chars(text, *sentence, max_chars):
                         units.append(_Unit(s, e, si, first or item, item=item))
                         first = item = False
                 line_pos += len(line) + 1
@@ -199,6 +204,22 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
+
+
+def _by_chars(text: str, start: int, end: int, max_chars: int | None) -> Iterator[tuple[int, int]]:
+    """``text[start:end]`` (trimmed) in pieces of at most a quarter of ``max_chars`` characters, each cut after white
+    space in its second half where there is any, else inside a word: only a sentence far longer than any passage's
+    tokens allow is cut (a quarter of the default 20,000 characters is over 1,000 tokens of any text but one long
+    unbroken "word"), and _pieces would cut it anyway."""
+    cap = max(1, max_chars // 4) if max_chars else None
+    while cap and end - start > cap:
+        cut = next((p for p in range(start + cap, start + cap // 2, -1) if text[p - 1].isspace()), start + cap)
+        s, e = _trim(text, start, cut)
+        if s < e:
+            yield s, e
+        start = _trim(text, cut, end)[0]
+    if start < end:
+        yield start, end
 
 
 def _fill_gaps(text: str, units: list[_Unit]) -> None:
@@ -289,7 +310,7 @@ def _leaves(headings: list[tuple[str, ...]] | None, current: int, new: int) -> b
 
 def _pack(text: str, units: list[_Unit], budget: int, overlap: int,
           entries: tuple[dict[int, list[int]], set[int]] = ({}, set()),
-          headings: list[tuple[str, ...]] | None = None) -> list[tuple[int, int, int]]:
+          headings: list[tuple[str, ...]] | None = None, max_chars: int | None = None) -> list[tuple[int, int, int]]:
     """(start, end, section) spans: greedy packing of units, cut at a paragraph boundary where one is late enough.
 
     A new section starts a new passage unless the current one is under a quarter full and the new section is still
@@ -298,6 +319,8 @@ def _pack(text: str, units: list[_Unit], budget: int, overlap: int,
     The passage's section (for its title) is the one holding most of its tokens. ``entries`` (``_entries``) gives
     the length of each entry by its first unit: a passage ends before an entry that fits in a passage but not in what
     is left of this one, if it is a quarter full or ends with an entry, and the next one starts there without overlap.
+    A passage also ends before a unit that would take it over ``max_chars`` characters (units are at most a quarter of
+    that, ``_by_chars``).
     """
     starts, ends = entries
     spans: list[tuple[int, int, int]] = []
@@ -308,10 +331,13 @@ def _pack(text: str, units: list[_Unit], budget: int, overlap: int,
     n = len(units)
     while i < n:
         used = lead[1] if lead else 0
+        start_char = lead[0] if lead else units[i].start
         j = i
         at_entry = False
         while j < n:
             u = units[j]
+            if j > i and max_chars and u.end - start_char > max_chars:
+                break
             if j > i and u.section != units[j - 1].section and (
                     used >= small or _leaves(headings, units[j - 1].section, u.section)):
                 break
@@ -340,7 +366,6 @@ def _pack(text: str, units: list[_Unit], budget: int, overlap: int,
                 acc += units[k].tokens
             if best is not None:
                 end = best
-        start_char = lead[0] if lead else units[i].start
         by_section: dict[int, int] = {}
         for k in range(i, end):
             by_section[units[k].section] = by_section.get(units[k].section, 0) + units[k].tokens
