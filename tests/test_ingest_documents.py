@@ -537,3 +537,29 @@ def test_each_line_of_a_code_block_is_marked_as_code_and_a_command_answer_takes_
     assert [block[a:z] for a, z in code_lines(block, 0, len(block))] == [
         "a", "b c", "d(e[0])", "f", "x → y(\u00e9)", "SELECT 1", ".bail on"]
     assert [block[a:z] for a, z in code_lines(block, 2, 9)] == ["b c"]
+
+
+def test_sync_removes_the_part_of_a_json_document_whose_file_is_gone(kind, tmp_path, capsys):
+    """JSON records without a doc_id belong to the document of their title, which files can share; the document's
+    record names the last file written only, so deleting the other file and running --sync kept its passages, and
+    the answers still came from a file that no longer existed."""
+    k = tmp_path / "k"
+    k.mkdir()
+    (k / "a.jsonl").write_text(json.dumps({"id": "a1", "title": "Intro", "text": "Old fact: the port is 1111."}))
+    (k / "b.jsonl").write_text(json.dumps({"id": "b1", "title": "Intro", "text": "The colour is green."}))
+    (k / "c.jsonl").write_text(json.dumps({"id": "c1", "title": "Other", "text": "The size is large."}))
+    assert ingest_main([str(k), "--sync", "--quiet"]) == 0
+    passages, records, _ = state(kind, tmp_path)
+    assert set(passages) == {"a1", "b1", "c1"} and records["Intro"].source == str(k / "b.jsonl")
+    capsys.readouterr()
+    (k / "a.jsonl").unlink()
+    assert ingest_main([str(k), "--sync"]) == 0
+    assert ("--sync: deleted 0 documents no longer in the inputs, and the passages of 1 document from files no "
+            "longer there" in capsys.readouterr().err)
+    passages, records, count = state(kind, tmp_path)
+    assert set(passages) == {"b1", "c1"} and count == 2 and records["Intro"].source == str(k / "b.jsonl")
+    (k / "b.jsonl").unlink()
+    assert ingest_main([str(k), "--sync"]) == 0
+    assert "--sync: deleted 1 documents no longer in the inputs\n" in capsys.readouterr().err
+    passages, records, count = state(kind, tmp_path)
+    assert set(passages) == {"c1"} and set(records) == {"Other"} and count == 1

@@ -197,9 +197,10 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
                 progress.note("--sync: nothing was found in the inputs, so nothing is deleted")
             else:
                 gone = stale(store, listing, seen)
-                for doc_id, source in gone:
-                    job.delete([doc_id], only_source=source)
-                say(f"--sync: deleted {len(gone)} documents no longer in the inputs")
+                whole = sum(job.delete([doc_id], only_source=source) for doc_id, source in gone)
+                parts = (f", and the passages of {_counted(len(gone) - whole, 'document')} from files no longer "
+                         "there (records of one document in several JSON files)" if len(gone) > whole else "")
+                say(f"--sync: deleted {whole} documents no longer in the inputs{parts}")
         job.finish()
     finally:
         progress.close()

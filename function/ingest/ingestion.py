@@ -214,15 +214,21 @@ class Ingestion:
             self.index.optimize()
 
     def delete(self, doc_ids: Iterable[str], only_source: str | None = None) -> int:
-        """Delete documents: their records, then their passages (from ``only_source``, if given)."""
+        """Delete documents: their records, then their passages (from ``only_source``, if given); returns how many.
+
+        With ``only_source``, a document whose record names another source (a JSON document whose other records
+        come from another file) keeps its record and its other passages, and is not counted.
+        """
         doc_ids = list(doc_ids)
-        found = self.store.delete_documents(doc_ids)
+        records = self.store.get_documents(doc_ids) if only_source is not None else {}
+        whole = [d for d in doc_ids if d not in records or records[d].source == only_source]
+        found = self.store.delete_documents(whole) if whole else 0
         deleted = 0
         for doc_id in doc_ids:
             ids = [pid for pid, source in self.store.passages_of(doc_id).items()
                    if only_source is None or source in (only_source, "")]
             if ids:
                 self._delete_passages(ids)
-            deleted += bool(ids)
+            deleted += bool(ids) and doc_id in whole
         self.counts.deleted += max(found, deleted)
         return max(found, deleted)

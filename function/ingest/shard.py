@@ -17,7 +17,7 @@ from function.ingest.extract import NotDocumentation
 from function.ingest.ingestion import Ingestion
 from function.ingest.json_input import NoPassages, Rejected
 from function.ingest.progress import Progress
-from function.ingest.sources import InputFile, Listing, read_bytes
+from function.ingest.sources import InputFile, Listing, is_json, read_bytes
 
 
 @dataclass(frozen=True)
@@ -99,16 +99,24 @@ def stale(store, listing: Listing, seen: Seen) -> list[tuple[str, str]]:
     or if this run read its source and did not find it there. Sources that failed to read, and sources
     other tasks read, are left alone: every task can run this on its own shard; so are those under a folder
     that could not be listed.
+
+    A JSON document can come from several files (its records name it: a ``doc_id``, or, without one, a ``title``
+    that files share) and its record names the last file written only: where JSON files are involved, the stored
+    passages' own sources are judged too (``passage_sources_under``), so the part of a document from a deleted file
+    goes with it and the rest stays.
     """
     listed = {f.source for f in listing.files}
-    found = {}
+
+    def gone(source: str, doc_id: str) -> bool:
+        if source in seen.failed or listing.kept_unread(source):
+            return False
+        return source not in listed or (source in seen.docs and doc_id not in seen.docs[source])
+
+    found = set()
     for root in listing.roots:
-        for record in store.documents_under(root):
-            if not root.endswith("/") and record.source != root:
-                continue
-            if record.source in seen.failed or listing.kept_unread(record.source):
-                continue
-            if record.source not in listed or (record.source in seen.docs
-                                               and record.doc_id not in seen.docs[record.source]):
-                found[record.doc_id] = record.source
-    return sorted(found.items())
+        records = [r for r in store.documents_under(root) if root.endswith("/") or r.source == root]
+        found.update((r.doc_id, r.source) for r in records if gone(r.source, r.doc_id))
+        if any(is_json(f.source) for f in listing.files) or any(is_json(r.source) for r in records):
+            found.update((doc_id, source) for doc_id, source in store.passage_sources_under(root)
+                         if is_json(source) and (root.endswith("/") or source == root) and gone(source, doc_id))
+    return sorted(found)

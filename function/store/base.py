@@ -58,6 +58,10 @@ class DocumentStore(PassageStore, Protocol):
     def documents_under(self, prefix: str) -> list[DocumentRecord]:
         """The document records whose source starts with ``prefix`` ("" for all), by doc id."""
 
+    def passage_sources_under(self, prefix: str) -> set[tuple[str, str]]:
+        """(doc id, source) of the stored passages whose source starts with ``prefix``: a JSON document's records can
+        come from several files, and its one record names the last of them only."""
+
     def put_documents(self, records: Iterable[DocumentRecord]) -> None:
         """Write document records by doc id (re-writing one replaces it)."""
 

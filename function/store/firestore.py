@@ -310,6 +310,20 @@ class FirestoreStore:
             raise self._failed("get documents", e) from None
         return found
 
+    def passage_sources_under(self, prefix: str) -> set[tuple[str, str]]:
+        """(doc id, source) of the stored passages whose source starts with ``prefix``: one query, every passage
+        under it read (two fields), so ``shard.stale`` asks only where JSON files are involved."""
+        from google.cloud.firestore_v1.base_query import FieldFilter
+
+        query = self.passages.where(filter=FieldFilter("source", ">=", prefix)).where(
+            filter=FieldFilter("source", "<", prefix + "\U0010ffff")).select(["doc_id", "source"])
+        try:
+            found = [snap.to_dict() or {} for snap in query.stream(retry=None, timeout=max(self.timeout_s, 60))]
+        except self._errors as e:
+            raise self._failed("list passages' sources", e) from None
+        ops.add(reads=max(1, len(found)))
+        return {(d.get("doc_id", ""), d.get("source", "")) for d in found if d.get("source", "").startswith(prefix)}
+
     def documents_under(self, prefix: str) -> list[DocumentRecord]:
         """The documents whose source starts with ``prefix`` ("" for all)."""
         from google.cloud.firestore_v1.base_query import FieldFilter

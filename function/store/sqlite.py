@@ -234,6 +234,12 @@ class SqliteStore:
                 found[row[0]] = _document(row)
         return found
 
+    def passage_sources_under(self, prefix: str) -> set[tuple[str, str]]:
+        """(doc id, source) of the stored passages whose source starts with ``prefix``."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return set(self._query("SELECT DISTINCT doc_id, source FROM passages WHERE source LIKE ? ESCAPE '\\'",
+                               (escaped + "%",)))
+
     def documents_under(self, prefix: str) -> list[DocumentRecord]:
         """The documents whose source starts with ``prefix`` ("" for all)."""
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
