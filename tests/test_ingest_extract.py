@@ -511,9 +511,29 @@ def test_a_manual_page_saved_as_text_has_its_justified_paragraphs_joined():
     text = doc.text
     assert doc.title == "LS(1)" and {s.heading for s in doc.sections} == {("DESCRIPTION",)}  # not the header line
     assert "User Commands" not in text and "September 2022" not in text  # the running header and footer
-    assert prose in text and "-c " + option in text and "-b, --escape\n" + deeper in text
+    assert prose in text and "-c\n" + option in text and "-b, --escape\n" + deeper in text
     assert hyphenated + " specified." in text
     assert "Table Size Meaning of the column in the table\na 1" in text  # a table's rows stay rows
+
+
+def test_a_manual_page_s_short_tag_is_over_its_text_as_a_wide_one_is():
+    """groff sets a tagged paragraph's text on the tag's line when the tag is narrower than the indentation ("-S
+    sort by file size") and under it when it is wider ("-s, --size" over "print the allocated size"): the short ones
+    were read as one sentence, "-S sort by file size, largest first", and "Which ls option sorts by file size?" was
+    answered with the option beside it. A bullet's item, a sentence's two spaces and a table's row stay as they are."""
+    page = ["LS(1)                            User Commands                           LS(1)", "", "OPTIONS",
+            "       -s, --size", "              print the allocated size of each file, in blocks", "",
+            "       -S     sort by file size, largest first", "",
+            "       %%     a literal %", "",
+            "       \u2022      Run file on every file in or below the current directory.", "",
+            "       Sort it.      Then print it with the rest of the lines that it has.", "",
+            "       Table  Size   Meaning", "       a      1      one of the rows of a table", "",
+            "GNU coreutils 9.1               September 2022                           LS(1)"]
+    text = extract("ls.1.txt", "\n".join(page).encode()).text
+    assert "-s, --size\nprint the allocated size" in text
+    assert "-S\nsort by file size, largest first" in text and "%%\na literal %" in text
+    assert "\u2022 Run file on every file" in text and "Sort it. Then print it" in text
+    assert "Table Size Meaning\na 1 one of the rows" in text
 
 
 def test_text_paged_with_form_feeds_loses_its_running_headers_and_footers_only():

@@ -504,9 +504,11 @@ def _spaced_words(line: str) -> bool:
             and letters >= 0.6 * sum(not c.isspace() for c in text))
 
 
-def _unjustified(line: str) -> str:
-    """A justified line's words spaced by one space again, its indentation kept."""
-    return line[: _indent(line)] + re.sub(r" {2,}", " ", line.strip())
+def _unjustified(line: str, hang: int | None = None) -> str:
+    """A justified line's words spaced by one space again, its indentation kept, and, with ``hang`` (the column a
+    hanging tag's text starts at), the gap after its tag ("-c     with -lt: sort by"), which ``_tag_apart`` reads."""
+    head = line[:hang] if hang and line[:hang].strip() and line[hang - 2:hang] == "  " else line[: _indent(line)]
+    return head + re.sub(r" {2,}", " ", line[len(head):].strip())
 
 
 def _run_on(prev: str, line: str) -> str:
@@ -560,7 +562,8 @@ def unwrapped(text: str) -> str:
             continue
         if (justified and at_margin and line.strip() and not item and _indent(line) in columns
                 and _spaced_words(prev) and _spaced_words(line)):
-            out[-1] = _run_on(_unjustified(prev), _unjustified(line))
+            text_at = columns[-1] if len(columns) > 1 and _indent(line) == columns[-1] else None  # after a tag
+            out[-1] = _run_on(_unjustified(prev, text_at), _unjustified(line))
             at_margin = len(line.rstrip()) == width
             continue
         out.append(line)
@@ -594,6 +597,9 @@ def _text(name: str, text: str) -> Document:
 # subsections by one indented three columns ("   Operation mode"), their text indented further
 _MAN_HEADER = re.compile(r"(?P<page>\S+\(\w+\))\s{2,}.*\s{2,}(?P=page)\s*")
 _MAN_HEADING = re.compile(r"(?P<indent> {0,3})(?P<name>\S.{0,60}?)\s*")
+# a tagged paragraph whose tag is narrower than its indentation: groff sets its text on the tag's line ("-S     sort
+# by file size"), where a wider tag has its text on the next line ("-s, --size" over "print the allocated size")
+_TAGGED = re.compile(r"(?P<indent> +)(?P<tag>\S+(?: \S+)*) {2,}(?P<text>\S.*)")
 
 
 def _manual_page(text: str) -> tuple[str, list] | None:
@@ -606,8 +612,10 @@ def _manual_page(text: str) -> tuple[str, list] | None:
     page = head.group("page")
     if len(lines) > 1 and lines[-1].strip().endswith(page) and re.search(r"\S\s{2,}\S", lines[-1].strip()):
         lines = lines[:-1]  # the running footer
+    indents = collections.Counter(_indent(line) for line in lines[1:] if line.strip())
+    hangs = {k for k, n in indents.items() if n >= 2}  # where paragraphs' text lines start
     blocks, section, sub = [], "", ""
-    for para in _BLANK_LINE.split("\n".join(lines[1:])):
+    for para in _BLANK_LINE.split("\n".join(_tag_apart(line, hangs) for line in lines[1:])):
         rows = para.strip("\n").split("\n")
         while rows and (top := _MAN_HEADING.fullmatch(rows[0])) and all(
                 _indent(r) > len(top.group("indent")) for r in rows[1:] if r.strip()):
@@ -619,6 +627,21 @@ def _manual_page(text: str) -> tuple[str, list] | None:
         if any(r.strip() for r in rows):
             blocks.append((tuple(h for h in (section, sub) if h), "\n".join(rows)))
     return page, blocks
+
+
+def _tag_apart(line: str, hangs: set[int]) -> str:
+    """A tagged paragraph's first line with its text under its tag, as a wider tag's text is: "-S" over "sort by file
+    size", not "-S sort by file size" (the reader took the tag for the description's first word, and answered
+    "which option sorts by size?" with the option beside it). Only where the text starts at a column other lines
+    start at (``hangs``: a paragraph's indentation) or at groff's default one, seven columns in from the tag, after a
+    tag that ends no sentence and is no list item's bullet or number ("•", "2."), and before text that aligns nothing
+    further (a table's row)."""
+    tagged = _TAGGED.fullmatch(line)
+    if (tagged is None or tagged.start("text") not in hangs | {tagged.end("indent") + 7}
+            or tagged.group("tag")[-1] in ".?!:;" or _LIST_ITEM.fullmatch(tagged.group("tag") + " ")
+            or re.search(r"\S {2,}\S", tagged.group("text"))):
+        return line
+    return f"{tagged.group('indent')}{tagged.group('tag')}\n{' ' * tagged.start('text')}{tagged.group('text')}"
 
 
 # ---------------------------------------------------------------- Markdown
