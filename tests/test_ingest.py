@@ -7,6 +7,7 @@ import sqlite3
 import pytest
 
 from function.ingest.cli import main as ingest_main
+from function.ingest.cli import parse_args
 from function.ingest.documents import Recipe, from_records
 from function.ingest.json_input import Record, Rejected, parse_text, squad_id
 from function.ingest.shard import Shard
@@ -144,3 +145,34 @@ def test_tasks_share_a_single_file_by_document(env, repo, tmp_path, capsys):
         assert ingest_main([sample, "--quiet", "--sync", "--task-count", "2", "--task-index", str(task)]) == 0
         assert "1 documents written" in capsys.readouterr().err  # the sample's two articles, one each
     assert len(rows(tmp_path / "p.sqlite")) == SAMPLE_PARAGRAPHS
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--batch-size", "0"], "argument --batch-size: must be at least 1 (got 0)"),
+    (["--batch-size", "-5"], "argument --batch-size: must be at least 1 (got -5)"),
+    (["--batch-size", "ten"], "argument --batch-size: 'ten' is not a whole number"),
+    (["--task-count", "0"], "argument --task-count: must be at least 1 (got 0)"),
+    (["--task-index", "-1"], "argument --task-index: must be at least 0 (got -1)"),
+])
+def test_numeric_options_out_of_range_are_refused_by_name(argv, said, capsys):
+    """``--batch-size 0`` and ``-5`` were taken without a word (every document flushed alone); ``--task-count 0``
+    said "task index 0 is outside 0..-1"."""
+    with pytest.raises(SystemExit) as stop:
+        parse_args(["in.jsonl", *argv])
+    assert stop.value.code == 2 and said in capsys.readouterr().err
+
+
+def test_task_variables_cloud_run_sets_are_checked_by_name(monkeypatch, capsys):
+    monkeypatch.setenv("CLOUD_RUN_TASK_INDEX", "2")
+    monkeypatch.setenv("CLOUD_RUN_TASK_COUNT", "3")
+    args = parse_args(["in.jsonl"])
+    assert (args.task_index, args.task_count) == (2, 3)
+    assert parse_args(["in.jsonl", "--task-index", "0", "--task-count", "1"]).task_count == 1
+    monkeypatch.setenv("CLOUD_RUN_TASK_COUNT", "0")  # was read as 0: "task index 2 is outside 0..-1"
+    with pytest.raises(SystemExit):
+        parse_args(["in.jsonl"])
+    assert "CLOUD_RUN_TASK_COUNT='0': must be at least 1 (got 0)" in capsys.readouterr().err
+    monkeypatch.setenv("CLOUD_RUN_TASK_COUNT", "three")  # was taken as 1 without a word: every task took every file
+    with pytest.raises(SystemExit):
+        parse_args(["in.jsonl"])
+    assert "CLOUD_RUN_TASK_COUNT='three': 'three' is not a whole number" in capsys.readouterr().err

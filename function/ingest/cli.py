@@ -41,11 +41,24 @@ from function.ingest.sources import Listing, list_inputs, supported_suffixes
 # reads this task's files into the job (``ingestion.Ingestion``), which writes them; ``__main__`` runs ``main``.
 
 
-def _env_int(env_name: str, default: int) -> int:
-    try:
-        return int(os.environ.get(env_name, default))
-    except ValueError:
-        return default
+def _at_least(low: int):
+    """An argparse ``type``: a whole number of at least ``low`` (a batch of 0 passages, a task count of -1 mean
+    nothing, and were taken without a word)."""
+
+    def whole(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if n < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low} (got {n})")
+        return n
+
+    return whole
+
+
+# --task-index and --task-count default to what Cloud Run sets for each task of a job, else to their least value
+_TASK_ENV = (("task_index", "CLOUD_RUN_TASK_INDEX", 0), ("task_count", "CLOUD_RUN_TASK_COUNT", 1))
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -69,11 +82,19 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--sqlite-path", help="overrides QA_SQLITE_PATH")
     p.add_argument("--collection", help="overrides QA_PASSAGES_COLLECTION")
     p.add_argument("--artifact", help="overrides QA_ARTIFACT_DIR (its tokenizer is used)")
-    p.add_argument("--batch-size", type=int, default=256, help="passages tokenised and written together")
-    p.add_argument("--task-index", type=int, default=_env_int("CLOUD_RUN_TASK_INDEX", 0))
-    p.add_argument("--task-count", type=int, default=_env_int("CLOUD_RUN_TASK_COUNT", 1))
+    p.add_argument("--batch-size", type=_at_least(1), default=256, help="passages tokenised and written together")
+    p.add_argument("--task-index", type=_at_least(0), help="this task's index, from 0 (default CLOUD_RUN_TASK_INDEX "
+                                                           "or 0)")
+    p.add_argument("--task-count", type=_at_least(1), help="the number of tasks (default CLOUD_RUN_TASK_COUNT or 1)")
     p.add_argument("--quiet", action="store_true", help="no progress bar or lines (failures and totals still)")
     args = p.parse_args(argv)
+    for name, env_name, low in _TASK_ENV:
+        if getattr(args, name) is None:
+            raw = os.environ.get(env_name)
+            try:
+                setattr(args, name, _at_least(low)(raw) if raw is not None else low)
+            except argparse.ArgumentTypeError as e:
+                p.error(f"{env_name}={raw!r}: {e}")
     if not args.inputs and not args.delete:
         p.error("name the files, folders or gs:// prefixes to ingest (or --delete DOC_ID)")
     if args.sync and not args.inputs:
