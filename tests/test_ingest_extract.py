@@ -392,6 +392,34 @@ def test_unreadable_input_is_an_extract_error_naming_the_file(name, data, messag
     assert issubclass(ExtractError, ValueError)
 
 
+def _encrypted_pdf(user_password: str) -> bytes:
+    pytest.importorskip("reportlab", reason="reportlab (a test dependency) makes the PDF fixture")
+    from reportlab.lib.pdfencrypt import StandardEncryption
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, encrypt=StandardEncryption(user_password, "owner", canPrint=0, canCopy=0, strength=128))
+    c.drawString(72, 720, "Widgets spin at 40 rpm.")
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_an_encrypted_pdf_says_it_needs_its_password_and_one_with_an_owner_password_alone_is_read():
+    """A PDF with a user password said "not a readable PDF (PDFPasswordIncorrect: )": now it says why and what to do.
+    One locked by an owner password alone (no printing, no copying) opens without one, and is read."""
+    with pytest.raises(ExtractError) as e:
+        extract("guide/locked file.pdf", _encrypted_pdf("secret"))
+    assert str(e.value) == ("guide/locked file.pdf: the PDF is encrypted and needs its password to be opened: decrypt "
+                            "it first (qpdf --password=PASSWORD --decrypt 'guide/locked file.pdf' unlocked.pdf) and "
+                            "ingest that")
+    assert "Widgets spin at 40 rpm." in extract("printless.pdf", _encrypted_pdf("")).text
+    unknown = _encrypted_pdf("").replace(b"/V 2", b"/V 9", 1)  # an encryption algorithm pdfminer does not know
+    with pytest.raises(ExtractError, match=r"^odd\.pdf: the PDF is encrypted in a way this reader cannot decrypt "
+                                           r"\(Unknown algorithm\): decrypt it first \(qpdf --decrypt odd\.pdf"):
+        extract("odd.pdf", unknown)
+
+
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
 @pytest.mark.parametrize("name", ["notes.txt", "README.md", "guide.rst"])
 def test_text_with_a_utf16_or_utf32_byte_order_mark_reads_as_its_utf8_twin(codec, name):

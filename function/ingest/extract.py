@@ -54,6 +54,7 @@ import io
 import itertools
 import json
 import re
+import shlex
 import textwrap
 import unicodedata
 from dataclasses import dataclass, field, replace
@@ -1255,7 +1256,7 @@ def _pdf(name: str, data: bytes) -> Document:
     require("pdfminer")
     from pdfminer.converter import PDFPageAggregator
     from pdfminer.layout import LAParams, LTTextContainer
-    from pdfminer.pdfdocument import PDFDocument
+    from pdfminer.pdfdocument import PDFDocument, PDFEncryptionError, PDFPasswordIncorrect
     from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
     from pdfminer.pdfpage import PDFPage
     from pdfminer.pdfparser import PDFParser
@@ -1273,7 +1274,15 @@ def _pdf(name: str, data: bytes) -> Document:
         for page in PDFPage.create_pages(document):
             interpreter.process_page(page)
             pages.append([b for b in device.get_result() if isinstance(b, LTTextContainer) and _box_text(b)])
-    except Exception as e:  # noqa: BLE001 - pdfminer raises many types for damaged or encrypted files
+    except PDFPasswordIncorrect:  # pdfminer says no more than its class name
+        raise ExtractError(f"{name}: the PDF is encrypted and needs its password to be opened: decrypt it first "
+                           f"(qpdf --password=PASSWORD --decrypt {shlex.quote(name)} unlocked.pdf) and ingest "
+                           "that") from None
+    except PDFEncryptionError as e:  # an algorithm or filter pdfminer does not know
+        raise ExtractError(f"{name}: the PDF is encrypted in a way this reader cannot decrypt "
+                           f"({str(e).split(':')[0][:80]}): decrypt it first (qpdf --decrypt {shlex.quote(name)} "
+                           "unlocked.pdf, with --password=PASSWORD if it has one) and ingest that") from None
+    except Exception as e:  # noqa: BLE001 - pdfminer raises many types for damaged files
         raise ExtractError(f"{name}: not a readable PDF ({type(e).__name__}: {e})") from None
     running = _running_lines(pages)
     for number, boxes in enumerate(pages, 1):
