@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import re
 import sqlite3
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from function.ingest.cli import main as ingest_main
 from function.ingest.cli import parse_args
 from function.ingest.documents import Recipe, from_records
-from function.ingest.json_input import Record, Rejected, parse_text, squad_id
+from function.ingest.json_input import NoRecords, Record, Rejected, parse_text, squad_id
 from function.ingest.shard import Shard
 
 SAMPLE_PARAGRAPHS = 66
@@ -176,3 +177,15 @@ def test_task_variables_cloud_run_sets_are_checked_by_name(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         parse_args(["in.jsonl"])
     assert "CLOUD_RUN_TASK_COUNT='three': 'three' is not a whole number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name, text, said", [
+    ("empty.jsonl", "", "empty.jsonl: no records in this file (it is empty)"),
+    ("blank.json", " \n\n", "blank.json: no records in this file (it is empty)"),
+    ("squad.json", '{"version": "1.1", "data": []}', "squad.json: no records in this SQuAD file"),
+    ("squad.json", '{"data": [{"title": "T", "paragraphs": []}]}', "squad.json: no records in this SQuAD file"),
+])
+def test_a_json_file_without_records_is_an_error_naming_it(name, text, said):
+    with pytest.raises(NoRecords, match=re.escape(said)):
+        list(parse_text(name, text))
+    assert issubclass(NoRecords, ValueError)

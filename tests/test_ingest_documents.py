@@ -458,6 +458,27 @@ def test_json_files_that_hold_no_passages_are_left_out_not_failed(kind, docs, tm
     assert "nothing ingested" in capsys.readouterr().err
 
 
+def test_empty_json_files_fail_by_name_as_an_empty_markdown_file_does(kind, docs, tmp_path, capsys):
+    """An empty .json or .jsonl file was named nowhere: not failed, rejected nor left out; alone, it gave "nothing
+    ingested ... 0 failed" with no reason. An empty .md fails by name ("no text found"): so do they now."""
+    (docs / "empty.json").write_text("")
+    (docs / "blank.jsonl").write_text("\n  \n")
+    (docs / "empty.md").write_text("")
+    (docs / "squad.json").write_text(json.dumps({"version": "1.1", "data": []}))
+    assert ingest_main([str(docs), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    empty = docs / "empty.json"
+    assert f"failed {empty}: cannot read: {empty}: no records in this file (it is empty)" in err
+    assert f"failed {docs / 'blank.jsonl'}: cannot read: {docs / 'blank.jsonl'}: no records in this file" in err
+    assert f"failed {docs / 'empty.md'}: cannot read: empty.md: no text found" in err
+    assert f"{docs / 'squad.json'}: no records in this SQuAD file (its 'data' holds no paragraphs)" in err
+    assert "4 failed" in err
+    assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "notes.txt"}
+    assert ingest_main([str(docs / "empty.json"), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "empty.json: no records in this file (it is empty)" in err and "1 failed" in err
+
+
 SPHINX_PAGE = """<html><head><meta name="generator" content="Docutils 0.19: https://docutils.sourceforge.io/">
 <title>{title}</title></head><body><div class="document"><div class="body" role="main">{body}</div></div>
 <div class="sphinxsidebar">SIDEBAR</div></body></html>"""

@@ -3,8 +3,9 @@
 A record is ``{"id", "title", "text"}`` (``doc_id`` optional). SQuAD files give
 one record per paragraph with the stable id ``<title>-<paragraph index>``, so
 ingesting the same file twice writes the same documents. A malformed record is
-yielded as a ``Rejected`` naming it, and reading goes on. ``documents`` groups
-the records of a file into documents.
+yielded as a ``Rejected`` naming it, and reading goes on; a file without any
+record (empty, or SQuAD without paragraphs) raises ``NoRecords``, and fails by
+name. ``documents`` groups the records of a file into documents.
 """
 
 from __future__ import annotations
@@ -90,9 +91,16 @@ def _jsonl_records(name: str, lines: Iterator[str]) -> Iterator[Record | Rejecte
         yield _check(f"{name} line {n}", raw)
 
 
+class NoRecords(ValueError):
+    """A JSON file with no record at all: empty (or blank), or SQuAD with no paragraph. It fails by name, as an empty
+    text or Markdown file does (``extract.NoText``): it was read in silence, named nowhere in the run's report."""
+
+
 def parse_text(name: str, text: str) -> Iterator[Record | Rejected]:
     """Records of one file's text; SQuAD if it is one JSON object with 'data', else JSON Lines. Raises
-    ``NoPassages`` for one JSON object that is neither SQuAD nor a record."""
+    ``NoPassages`` for one JSON object that is neither SQuAD nor a record, ``NoRecords`` for a file without any."""
+    if not text.strip():
+        raise NoRecords(f"{name}: no records in this file (it is empty)")
     head = text.lstrip()[:1]
     if head == "{" and not name.endswith(".jsonl"):
         try:
@@ -100,7 +108,12 @@ def parse_text(name: str, text: str) -> Iterator[Record | Rejected]:
         except ValueError:
             data = None
         if isinstance(data, dict) and "data" in data:
-            yield from _squad_records(name, data)
+            paragraphs = 0
+            for rec in _squad_records(name, data):
+                paragraphs += 1
+                yield rec
+            if not paragraphs:
+                raise NoRecords(f"{name}: no records in this SQuAD file (its 'data' holds no paragraphs)")
             return
         if isinstance(data, dict) and not ("id" in data and "text" in data):
             raise NoPassages(f"{name}: a JSON object with no passages (neither SQuAD's 'data' nor a record's 'id' "
