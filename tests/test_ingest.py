@@ -10,7 +10,7 @@ import pytest
 from function.ingest.cli import main as ingest_main
 from function.ingest.cli import parse_args
 from function.ingest.documents import Recipe, from_records
-from function.ingest.json_input import NoRecords, Record, Rejected, parse_text, squad_id
+from function.ingest.json_input import NoRecords, Record, Rejected, Unread, parse_text, squad_id
 from function.ingest.shard import Shard
 
 SAMPLE_PARAGRAPHS = 66
@@ -189,3 +189,26 @@ def test_a_json_file_without_records_is_an_error_naming_it(name, text, said):
     with pytest.raises(NoRecords, match=re.escape(said)):
         list(parse_text(name, text))
     assert issubclass(NoRecords, ValueError)
+
+
+def test_record_fields_that_are_not_read_are_named_with_their_line_and_a_close_known_field():
+    """A record's fields other than id, text, title and doc_id were dropped in silence: a misspelt "titel" or "docid"
+    silently changed which document a record is, a "txt" rejected it for want of 'text' without saying why. They are
+    read as before (a field of the user's own, a "url", is no error) and the file's last item names them."""
+    lines = [{"id": "r1", "text": "One.", "title": "A", "url": "https://example.com/1"},
+             {"id": "r2", "text": "Two.", "titel": "A"},
+             {"id": "r3", "text": "Three.", "title": "A", "docid": "d", "url": "https://example.com/3"},
+             {"id": "r4", "txt": "Four."},
+             {"id": "r5", "text": "Five.", "extra": 1}]
+    recs = list(parse_text("in.jsonl", "\n".join(json.dumps(x) for x in lines)))
+    assert recs[-1] == Unread("in.jsonl", (
+        "in.jsonl: record fields not read, so not stored: 'url' (line 1 and 1 more record), 'titel' (line 2; did you "
+        "mean 'title'?), 'docid' (line 3; did you mean 'doc_id'?), 'txt' (line 4; did you mean 'text'?), 'extra' "
+        "(line 5); a record's fields are id, text, title, doc_id (its document: doc_id, else title, else id)"))
+    assert [r.id for r in recs if isinstance(r, Record)] == ["r1", "r2", "r3", "r5"]
+    assert [r.where for r in recs if isinstance(r, Rejected)] == ["in.jsonl line 4"]
+    assert sum(isinstance(r, Unread) for r in recs) == 1
+    known = json.dumps({"id": "a", "text": "x", "title": "T", "doc_id": "d"})
+    assert not any(isinstance(r, Unread) for r in parse_text("ok.jsonl", known))
+    many = json.dumps({"id": "a", "text": "x", **{f"f{i}": i for i in range(10)}})
+    assert "'f7' (line 1) and 2 other fields; a record's fields" in list(parse_text("many.jsonl", many))[-1].message

@@ -479,6 +479,22 @@ def test_empty_json_files_fail_by_name_as_an_empty_markdown_file_does(kind, docs
     assert "empty.json: no records in this file (it is empty)" in err and "1 failed" in err
 
 
+def test_record_fields_that_are_not_read_are_noted_by_file_and_line(kind, docs, tmp_path, capsys):
+    """A misspelt "titel" made its record a document of its own in silence; now the run notes it (even --quiet, as it
+    says a rejected record) and counts the file in its last line. The records are ingested as before."""
+    recs = docs / "recs.jsonl"
+    recs.write_text("\n".join(json.dumps(r) for r in (
+        {"id": "r1", "title": "Widgets", "text": "Widgets spin at 40 rpm.", "url": "https://example.com/w"},
+        {"id": "r2", "titel": "Widgets", "text": "Widgets weigh 3 kg."})))
+    assert ingest_main([str(docs), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert (f"note: {recs}: record fields not read, so not stored: 'url' (line 1), 'titel' (line 2; did you mean "
+            "'title'?); a record's fields are id, text, title, doc_id (its document: doc_id, else title, else id)"
+            in err)
+    assert "0 failed; " in err and ", 1 JSON file with record fields not read (noted above); the store holds" in err
+    assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "notes.txt", "Widgets", "r2"}
+
+
 SPHINX_PAGE = """<html><head><meta name="generator" content="Docutils 0.19: https://docutils.sourceforge.io/">
 <title>{title}</title></head><body><div class="document"><div class="body" role="main">{body}</div></div>
 <div class="sphinxsidebar">SIDEBAR</div></body></html>"""

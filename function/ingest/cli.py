@@ -227,9 +227,10 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
         progress.close()
     total, documents = store.count(), store.document_count()
     held = "" if index is None else f"; the retrieval index {index.description} holds {index.count()} rows"
-    n, j = (len(seen.generated), len(seen.not_passages)) if mine else (0, 0)
+    n, j, u = (len(seen.generated), len(seen.not_passages), len(seen.unread)) if mine else (0, 0, 0)
     left = (f", {_counted(n, 'navigation page')} left out" if n else "") + (
-        f", {_counted(j, 'JSON file')} without passages left out" if j else "")
+        f", {_counted(j, 'JSON file')} without passages left out" if j else "") + (
+        f", {_counted(u, 'JSON file')} with record fields not read (noted above)" if u else "")
     print(f"ingest: {counts.summary()}{left}; the store holds {total} passages of {documents} documents{held}",
           file=sys.stderr)
     if mine and seen.found == 0:

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from function.ingest.json_input import Record, Rejected, parse_text
+from function.ingest.json_input import Record, Rejected, Unread, parse_text
 from function.ingest.sources import InputFile, is_json
 from function.store.ids import chunk_passage_id
 
@@ -96,8 +96,9 @@ class Recipe:
         return h.hexdigest()
 
 
-def from_file(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> Iterator[DocumentUnit | Rejected]:
-    """The documents of one file; raises ``extract.ExtractError`` if unreadable."""
+def from_file(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> Iterator[DocumentUnit | Rejected | Unread]:
+    """The documents of one file (and of a JSON file, its rejected records and fields not read); raises
+    ``extract.ExtractError`` if unreadable."""
     if is_json(file.rel) or is_json(file.source):
         from function.ingest.extract import decode_text  # UTF-8, or UTF-16 / UTF-32 with its byte-order mark
 
@@ -167,11 +168,12 @@ def _text_document(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> D
     return DocumentUnit(file.rel, doc.title, file.source, recipe.digest(file.rel.encode(), data), pieces)
 
 
-def _json_documents(file: InputFile, text: str, recipe: Recipe) -> Iterator[DocumentUnit | Rejected]:
-    """The file's malformed records, each on its own, then its documents."""
+def _json_documents(file: InputFile, text: str, recipe: Recipe) -> Iterator[DocumentUnit | Rejected | Unread]:
+    """The file's malformed records, each on its own, and the fields its records hold that are not read, then its
+    documents."""
     records = []
     for rec in parse_text(file.source, text):
-        if isinstance(rec, Rejected):
+        if isinstance(rec, (Rejected, Unread)):
             yield rec
         else:
             records.append(rec)

@@ -3,13 +3,16 @@
 A record is ``{"id", "title", "text"}`` (``doc_id`` optional). SQuAD files give
 one record per paragraph with the stable id ``<title>-<paragraph index>``, so
 ingesting the same file twice writes the same documents. A malformed record is
-yielded as a ``Rejected`` naming it, and reading goes on; a file without any
+yielded as a ``Rejected`` naming it, and reading goes on; fields other than
+those (``FIELDS``) are not read, and a file whose records have any ends with an
+``Unread`` naming them and where they first are; a file without any
 record (empty, or SQuAD without paragraphs) raises ``NoRecords``, and fails by
 name. ``documents`` groups the records of a file into documents.
 """
 
 from __future__ import annotations
 
+import difflib
 import io
 import json
 from collections.abc import Iterator
@@ -37,6 +40,38 @@ class NoPassages(ValueError):
 class Rejected:
     where: str  # "file.jsonl line 12", "file.json article 3 paragraph 4"
     reason: str
+
+
+# A record's fields, all that is read of it; any other is neither read nor stored
+FIELDS = ("id", "text", "title", "doc_id")
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A file whose records hold fields that are not read (``FIELDS``), named with the line of each one's first record:
+    not an error (a record may carry a "url" of the user's own), but said, since a misspelt field is lost in silence
+    (a "titel" or "docid" changes which document its record is, "txt" rejects it for want of 'text')."""
+
+    where: str  # the file
+    message: str
+
+
+def _unread_message(name: str, unknown: dict[str, tuple[int, int, str]]) -> str:
+    """``unknown``: field -> (line of its first record, records holding it, the known field it may misspell)."""
+    shown = []
+    for field, (line, n, like) in list(unknown.items())[:8]:
+        more = f" and {n - 1} more record{'s' if n > 2 else ''}" if n > 1 else ""
+        shown.append(f"{field[:40]!r} (line {line}{more}{f'; did you mean {like!r}?' if like else ''})")
+    rest = f" and {len(unknown) - 8} other fields" if len(unknown) > 8 else ""
+    return (f"{name}: record fields not read, so not stored: {', '.join(shown)}{rest}; a record's fields are "
+            f"{', '.join(FIELDS)} (its document: doc_id, else title, else id)")
+
+
+def _misspelt(field: str, raw: dict) -> str:
+    """The known field that ``field`` may be a misspelling of, one ``raw`` lacks ("titel": 'title'), or ''."""
+    lacking = [f for f in FIELDS if f not in raw]
+    close = difflib.get_close_matches(field.strip().lower(), lacking, n=1, cutoff=0.6)
+    return close[0] if close else ""
 
 
 def _check(where: str, raw: object) -> Record | Rejected:
@@ -79,7 +114,8 @@ def _squad_records(name: str, data: dict) -> Iterator[Record | Rejected]:
                                  "doc_id": title, "text": context})
 
 
-def _jsonl_records(name: str, lines: Iterator[str]) -> Iterator[Record | Rejected]:
+def _jsonl_records(name: str, lines: Iterator[str]) -> Iterator[Record | Rejected | Unread]:
+    unknown: dict[str, tuple[int, int, str]] = {}
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -88,7 +124,16 @@ def _jsonl_records(name: str, lines: Iterator[str]) -> Iterator[Record | Rejecte
         except ValueError as e:
             yield Rejected(f"{name} line {n}", f"not valid JSON ({str(e)[:100]})")
             continue
+        if isinstance(raw, dict):
+            for field in raw:
+                if field in unknown:
+                    first, count, like = unknown[field]
+                    unknown[field] = (first, count + 1, like)
+                elif field not in FIELDS:
+                    unknown[field] = (n, 1, _misspelt(field, raw))
         yield _check(f"{name} line {n}", raw)
+    if unknown:
+        yield Unread(name, _unread_message(name, unknown))
 
 
 class NoRecords(ValueError):
@@ -96,7 +141,7 @@ class NoRecords(ValueError):
     text or Markdown file does (``extract.NoText``): it was read in silence, named nowhere in the run's report."""
 
 
-def parse_text(name: str, text: str) -> Iterator[Record | Rejected]:
+def parse_text(name: str, text: str) -> Iterator[Record | Rejected | Unread]:
     """Records of one file's text; SQuAD if it is one JSON object with 'data', else JSON Lines. Raises
     ``NoPassages`` for one JSON object that is neither SQuAD nor a record, ``NoRecords`` for a file without any."""
     if not text.strip():

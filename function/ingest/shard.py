@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from function.ingest.documents import Recipe, from_file
 from function.ingest.extract import NotDocumentation
 from function.ingest.ingestion import Ingestion
-from function.ingest.json_input import NoPassages, Rejected
+from function.ingest.json_input import NoPassages, Rejected, Unread
 from function.ingest.progress import Progress
 from function.ingest.sources import InputFile, Listing, is_json, read_bytes
 
@@ -50,6 +50,7 @@ class Seen:
     found: int = 0  # documents found in all (taken by this task or not)
     generated: list[str] = field(default_factory=list)  # why each generated navigation page was left out
     not_passages: list[str] = field(default_factory=list)  # JSON files that hold no passages (a site's search index)
+    unread: list[str] = field(default_factory=list)  # JSON files whose records hold fields that are not read
 
 
 class MissingDependency(Exception):
@@ -83,6 +84,10 @@ def read_files(job: Ingestion, files: list[InputFile], shard: Shard, tokenizer, 
         for unit in units:
             if isinstance(unit, Rejected):
                 job.fail(unit.where, unit.reason)
+                continue
+            if isinstance(unit, Unread):  # said as it is read, as a rejected record is: a misspelt field may be one
+                seen.unread.append(unit.where)
+                progress.note(f"note: {unit.message}")
                 continue
             seen.docs[f.source].add(unit.doc_id)
             if shard.takes_document(seen.found):
