@@ -420,6 +420,33 @@ def test_special_files_are_left_out_of_a_folder_and_fail_by_name(kind, docs, tmp
     assert "not a regular file" in capsys.readouterr().err
 
 
+def test_links_to_folders_are_left_out_and_said_and_a_link_named_is_ingested(kind, docs, tmp_path, capsys):
+    """os.walk skipped a link to a folder without a word, while a link to a file was read. It is still not followed
+    (``latest -> guide`` would store the guide twice, ``loop -> ..`` would never end) but said, like the other files
+    a walk leaves out; a link named as an input is read as the folder it points to."""
+    import os
+
+    os.symlink(docs / "guide", docs / "latest")
+    os.symlink(docs, docs / "guide" / "loop")
+    os.symlink(docs / "notes.txt", docs / "linked.txt")
+    listing = list_inputs([str(docs)])
+    assert [f.rel for f in listing.files] == ["guide/install.md", "linked.txt", "notes.txt"]
+    assert listing.symlinked == [str(docs / "guide" / "loop") + "/", str(docs / "latest") + "/"]
+    assert ingest_main([str(docs)]) == 0
+    err = capsys.readouterr().err
+    assert (f"left out 2 links to folders, not followed (a link to a folder beside it would store its documents "
+            f"twice; name a folder to ingest it), e.g. {docs / 'guide' / 'loop'}/") in err
+    assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "linked.txt", "notes.txt"}
+    only = tmp_path / "only"
+    only.mkdir()
+    os.symlink(docs / "guide", only / "guide")
+    assert ingest_main([str(only), "--quiet"]) == 1
+    assert (f"nothing to ingest: no file under {only} has a supported extension" in (err := capsys.readouterr().err)
+            and f"; 1 link to a folder not followed, e.g. {only / 'guide'}/ (name a folder to ingest it)" in err)
+    assert ingest_main([str(docs / "latest"), "--quiet"]) == 0
+    assert "install.md" in state(kind, tmp_path)[1]
+
+
 def test_a_sphinx_build_s_page_sources_are_left_out(kind, docs, tmp_path, capsys):
     """Sphinx's HTML builder keeps each page's source beside the pages (_sources/NAME.rst.txt, for "Show Source"):
     pointing ingestion at the build folder stored every page twice, the copy without what Sphinx's directives made

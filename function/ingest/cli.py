@@ -132,7 +132,9 @@ def run(args, settings: Settings, say) -> int:
         print(f"nothing to ingest: no file under {', '.join(args.inputs)} has a supported extension "
               f"({' '.join(supported_suffixes())})"
               + (" and matches --include/--exclude" if args.include or args.exclude else "")
-              + (f"; {len(listing.unsupported)} other files were left out" if listing.unsupported else ""),
+              + (f"; {len(listing.unsupported)} other files were left out" if listing.unsupported else "")
+              + (f"; {_folder_links(len(listing.symlinked))} not followed, e.g. "
+                 f"{listing.symlinked[0]} (name a folder to ingest it)" if listing.symlinked else ""),
               file=sys.stderr)
         return 1
     store = open_store(settings)
@@ -158,6 +160,11 @@ def _counted(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def _folder_links(n: int) -> str:
+    """ "1 link to a folder", "2 links to folders"."""
+    return f"{_counted(n, 'link')} to {'a folder' if n == 1 else 'folders'}"
+
+
 def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> int:
     recipe = _recipe(manifest, tokenizer, settings, say)
     counts = Counts()
@@ -173,6 +180,9 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
     if listing.special:
         say(f"left out {_counted(len(listing.special), 'file')} that {'is' if len(listing.special) == 1 else 'are'} "
             f"not a regular file (a FIFO, socket or device), e.g. {listing.special[0]}")
+    if listing.symlinked:
+        say(f"left out {_folder_links(len(listing.symlinked))}, not followed (a link to a folder "
+            f"beside it would store its documents twice; name a folder to ingest it), e.g. {listing.symlinked[0]}")
     progress = Progress(len(mine), counts, quiet=args.quiet)
     from function.retrieval import open_index
 

@@ -64,10 +64,12 @@ class Listing:
     # folders under a folder named that could not be listed (their documents are neither read nor deleted), each
     # with why; files there that are not regular files (a FIFO would block the read for ever, a socket or device);
     # and the page sources a Sphinx HTML build keeps beside its pages (_sources/*.rst.txt: the same text again,
-    # without what Sphinx's directives made of it)
+    # without what Sphinx's directives made of it); and the links to folders found there (ending in '/'), which are
+    # not followed (``list_inputs``)
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     special: list[str] = field(default_factory=list)
     sphinx_sources: list[str] = field(default_factory=list)
+    symlinked: list[str] = field(default_factory=list)
 
     def kept_unread(self, source: str) -> bool:
         """Whether ``source`` lies under a folder that could not be listed: ``--sync`` must leave it alone."""
@@ -98,8 +100,11 @@ def list_inputs(uris: Sequence[str], include: Sequence[str] = (), exclude: Seque
     supported extensions; a file named by itself is always taken (an unsupported one fails by name when it
     is read). The globs are matched (``fnmatch``, case-sensitive; ``*`` also matches '/') against the path
     relative to the folder or prefix. Sorted, without duplicates. Left out of a walk, and listed for the run to
-    say so: a folder that cannot be listed, a file that is not a regular file, and a Sphinx HTML build's
-    ``_sources/`` copies of its pages.
+    say so: a folder that cannot be listed, a file that is not a regular file, a Sphinx HTML build's
+    ``_sources/`` copies of its pages, and a link to a folder. Such a link is not followed: one to a folder beside it
+    (``latest -> v2.1``) would store every document of it twice, under two ids, one to a folder above it would loop,
+    one elsewhere would take in files the folder named does not hold; naming it (or its target) ingests it. A link
+    to a file is read as the file.
     """
     suffixes = supported_suffixes()
     files: dict[str, InputFile] = {}
@@ -108,6 +113,7 @@ def list_inputs(uris: Sequence[str], include: Sequence[str] = (), exclude: Seque
     unreadable: list[tuple[str, str]] = []
     special: list[str] = []
     sphinx_sources: list[str] = []
+    symlinked: list[str] = []
 
     def take(source: str, rel: str, root: str, walked: bool) -> None:
         if not _selected(rel, include, exclude):
@@ -150,6 +156,9 @@ def list_inputs(uris: Sequence[str], include: Sequence[str] = (), exclude: Seque
 
             for folder, dirs, names in os.walk(root, onerror=unlisted):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                links = [d for d in dirs if os.path.islink(os.path.join(folder, d))]  # os.walk skips them silently
+                symlinked.extend(os.path.join(folder, d, "") for d in links)
+                dirs[:] = [d for d in dirs if d not in links]
                 for name in names:
                     if not name.startswith("."):
                         path = os.path.join(folder, name)
@@ -169,7 +178,7 @@ def list_inputs(uris: Sequence[str], include: Sequence[str] = (), exclude: Seque
             roots.append(path)
             take(path, os.path.basename(path), path, False)
     return Listing(sorted(files.values(), key=lambda f: f.source), roots, sorted(unsupported), sorted(unreadable),
-                   sorted(special), sorted(sphinx_sources))
+                   sorted(special), sorted(sphinx_sources), sorted(symlinked))
 
 
 def _gs_parts(uri: str) -> tuple[str, str]:
