@@ -28,7 +28,9 @@ VARIABLES: tuple[Variable, ...] = (
              "stage's output); a relative path is from the working directory (the image sets `/app/artifact`)."),
     Variable("QA_STORE", "sqlite", "Passage store: `sqlite` (embedded file) or `firestore`."),
     Variable("QA_SQLITE_PATH", ".data/passages.sqlite", "SQLite file of the embedded store (a relative path is "
-             "from the working directory; the image sets `/tmp/qa/passages.sqlite`)."),
+             "from the working directory; the image sets `/tmp/qa/passages.sqlite`). Ingestion creates it; the "
+             "function does not: while it is not there, requests by passage id and questions asked alone get a 503 "
+             "naming it and saying to ingest documents first (requests with a `context` are answered)."),
     Variable("QA_FIRESTORE_PROJECT", "", "Google Cloud project of the Firestore database "
              "(empty: `GOOGLE_CLOUD_PROJECT`, then the client's default)."),
     Variable("QA_FIRESTORE_DATABASE", "(default)", "Firestore database id."),

@@ -78,9 +78,11 @@ def fake_gcs():
 @pytest.fixture(scope="session")
 def local_service(tiny_artifact, tmp_path_factory):
     """URL of one functions-framework process serving the tiny artifact (empty SQLite store)."""
+    from function.store.sqlite import SqliteStore
     from harness.launch import FunctionServer
 
     db = tmp_path_factory.mktemp("local-service") / "db.sqlite"
+    SqliteStore(db).close()  # made empty, as ingestion makes it: the function makes no store
     server = FunctionServer({"PYTHONPATH": None, "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(db),
                              "QA_ARTIFACT_DIR": str(tiny_artifact.folder)})
     with server:

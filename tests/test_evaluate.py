@@ -139,6 +139,15 @@ def test_the_store_the_settings_name_without_docs(docs, tmp_path, monkeypatch, c
     assert main([questions, "--sqlite-path", str(store), "--out", str(tmp_path / "a.json")]) == 0
     result = json.loads((tmp_path / "a.json").read_text())
     assert result["store"] == f"sqlite:{store}" and result["figures"]["exact_match"] == 100.0
+    capsys.readouterr()
+    missing = tmp_path / "typo.sqlite"  # a store ingestion never made: named, not made empty
+    monkeypatch.setenv("QA_SQLITE_PATH", str(missing))
+    assert main([questions]) == 1
+    assert f"the SQLite store {missing} does not exist: ingest documents" in capsys.readouterr().err
+    assert not missing.exists()
+    from function.store.sqlite import SqliteStore
+
+    SqliteStore(tmp_path / "empty.sqlite").close()  # one ingestion made and left empty
     monkeypatch.setenv("QA_SQLITE_PATH", str(tmp_path / "empty.sqlite"))
     assert main([questions]) == 2
     assert "holds no passages" in capsys.readouterr().err

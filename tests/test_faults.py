@@ -284,6 +284,34 @@ def test_ingestion_killed_part_way_then_run_again_stores_every_passage_once_sqli
         store.close()
 
 
+def test_a_missing_sqlite_store_is_a_503_saying_to_ingest_until_ingestion_makes_it(tiny_artifact, tmp_path):
+    """QA_SQLITE_PATH naming a file ingestion never wrote (a typo): the function does not make an empty store and
+    answer "no answer" from it; what needs stored passages is a 503 naming the path, a ``context`` is answered,
+    and once ingestion writes the file the same process answers from it."""
+    db = tmp_path / "typo" / "passages.sqlite"
+    env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_STORE": "sqlite", "QA_SQLITE_PATH": str(db)}
+    with FunctionServer(env, tmp_path / "server.log") as srv:
+        assert requests.get(srv.url, timeout=10).json()["store"] == {"kind": "sqlite", "path": str(db),
+                                                                      "exists": False}
+        for body in (RETRIEVE, PASSAGES, RETRIEVE):  # and again: not made by the first refusal either
+            r, _ = post(srv, body)
+            assert r.status_code == 503 and int(r.headers["Retry-After"]) > 0, r.text
+            message = r.json()["error"]["message"]
+            assert f"the SQLite store {db} does not exist" in message
+            assert f"python -m function.ingest DOCS --sqlite-path {db}" in message
+        r, _ = post(srv, CONTEXT)
+        assert r.status_code == 200 and r.json()["answers"], r.text
+        assert not db.parent.exists()
+
+        run_ingest(["samples/squad_sample.json"], env)
+        assert requests.get(srv.url, timeout=10).json()["store"]["exists"] is True
+        r, _ = post(srv, RETRIEVE)
+        assert r.status_code == 200 and r.json()["retrieved"], r.text
+        r, _ = post(srv, PASSAGES)
+        assert r.status_code == 200 and r.json()["answers"], r.text
+        no_stack_traces(srv)
+
+
 @pytest.mark.firestore
 def test_ingestion_killed_part_way_then_run_again_stores_every_passage_once_firestore(tiny_artifact, firestore_env,
                                                                                      tmp_path):
@@ -341,6 +369,8 @@ CASES = [(name, eager) for name in DAMAGE for eager in (False, True)]
 @pytest.fixture(scope="module")
 def damaged_servers(tiny_artifact, tmp_path_factory):
     """One functions-framework process per (damage, QA_EAGER_LOAD), all started together."""
+    from function.store.sqlite import SqliteStore
+
     root = tmp_path_factory.mktemp("damaged")
     expected = json.loads((tiny_artifact.folder / "manifest.json").read_text())["files"]
     servers = {}
@@ -350,6 +380,7 @@ def damaged_servers(tiny_artifact, tmp_path_factory):
         DAMAGE[name][0](folder / "artifact")
         env = {"QA_ARTIFACT_DIR": str(folder / "artifact"), "QA_STORE": "sqlite",
                "QA_SQLITE_PATH": str(folder / "p.sqlite"), "QA_EAGER_LOAD": str(int(eager))}
+        SqliteStore(folder / "p.sqlite").close()  # there, as ingestion makes it: the artifact is what fails
         servers[name, eager] = FunctionServer(env, folder / "server.log")
     with ThreadPoolExecutor(len(servers)) as pool:
         list(pool.map(FunctionServer.start, servers.values()))

@@ -26,6 +26,7 @@ from function.errors import QAError
 from function.http.parse import parse, read_body
 from function.service.qa_request import QARequest
 from function.store.ids import valid_passage_id
+from function.store.sqlite import SqliteStore
 from harness.launch import FunctionServer
 from harness.paths import REPO
 from tests.support.fuzz import WIDE, examples
@@ -280,6 +281,7 @@ def test_logs_never_hold_more_of_the_question_or_context_than_qa_log_text_chars(
     context = words * (20000 // len(words))
     env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_SQLITE_PATH": str(tmp_path / "p.sqlite"),
            "QA_LOG_TEXT_CHARS": str(LOG_CHARS), "QA_MAX_BODY_BYTES": "65536"}
+    SqliteStore(tmp_path / "p.sqlite").close()  # an empty store, as ingestion makes it (the function makes none)
     srv = FunctionServer(env, tmp_path / "server.log").start()
     statuses = []
     try:

@@ -134,7 +134,7 @@ def test_the_corpus_image_answers_questions_alone_from_the_corpus_inside_it(corp
     server = serve(corpus_image, {})
     try:
         server.start()
-        assert server.health()["store"] == {"kind": "sqlite", "path": env["QA_SQLITE_PATH"]}
+        assert server.health()["store"] == {"kind": "sqlite", "path": env["QA_SQLITE_PATH"], "exists": True}
         reply = post(server.url, {"question": QUESTION})
         assert reply.status == 200, reply.body
         retrieved = [p["passage_id"] for p in reply.body["retrieved"]]

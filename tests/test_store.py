@@ -180,3 +180,37 @@ def test_firestore_keeps_no_term_index_when_retrieval_has_its_own(firestore_env)
         assert [h.passage_id for h in s.index.search(["title"], 5)] == ["c"]
     finally:
         s.close()
+
+
+def test_the_function_opens_a_sqlite_store_ingestion_made_and_never_makes_one(tmp_path):
+    """``open_store(..., create=False)`` (the function): a path ingestion never wrote, or a SQLite file without the
+    passages table, is a 503 that names the path and says to ingest first; the path is left as it was. Ingestion's
+    ``open_store(settings)`` still makes a new store, and the function then opens it."""
+    import sqlite3
+
+    from function.config import Settings
+    from function.errors import StoreUnavailable
+    from function.store import open_store
+
+    typo = tmp_path / "typo" / "passages.sqlite"
+    settings = Settings.from_env({"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(typo)})
+    with pytest.raises(StoreUnavailable) as missing:
+        open_store(settings, create=False)
+    assert str(typo) in missing.value.message and "does not exist" in missing.value.message
+    assert f"python -m function.ingest DOCS --sqlite-path {typo}" in missing.value.message
+    assert missing.value.http_status == 503 and not typo.parent.exists()  # neither the folder nor the file made
+
+    other = tmp_path / "other.sqlite"  # some other SQLite file named by mistake: not written to
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE notes (x)")
+    with pytest.raises(StoreUnavailable, match="holds no passages table: ingest documents into it first"):
+        open_store(Settings.from_env({"QA_STORE": "sqlite", "QA_SQLITE_PATH": str(other)}), create=False)
+    with sqlite3.connect(other) as db:
+        assert [r[0] for r in db.execute("SELECT name FROM sqlite_master")] == ["notes"]
+
+    made = open_store(settings)  # ingestion's first run
+    made.upsert_many([passage("a")])
+    made.close()
+    served = open_store(settings, create=False)
+    assert served.count() == 1 and set(served.get_many(["a"])) == {"a"}
+    served.close()

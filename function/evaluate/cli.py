@@ -258,7 +258,7 @@ def evaluate(args, settings: Settings, questions: list[Question], command: str) 
     from function.service.pipeline import QAService
     from function.service.runtime import Runtime
 
-    service = QAService(Runtime(settings))
+    service = QAService(Runtime(settings, create_store=False))  # a store that is not there: say so, not 0 passages
     store = service.rt.store()
     if store.count() == 0:
         raise EvaluationError(f"the store {store.description} holds no passages: ingest your documents "

@@ -51,7 +51,7 @@ class _App:
         from function.service.trim import BurstTrim
 
         self.settings = settings
-        self.runtime = Runtime(settings, clock=_IMPORTED)
+        self.runtime = Runtime(settings, clock=_IMPORTED, create_store=False)  # it never writes passages
         self.service = QAService(self.runtime)
         self.bursts = BurstTrim(settings.memory_trim)
         self._served = 0
@@ -102,7 +102,8 @@ def _health(app: _App) -> dict:
     s = app.settings
     manifest = app.runtime.manifest()
     if s.store == "sqlite":
-        store = {"kind": "sqlite", "path": str(s.sqlite_path)}
+        # a stat, not an open: a path that ingestion never wrote (a typo) shows here, before any question
+        store = {"kind": "sqlite", "path": str(s.sqlite_path), "exists": s.sqlite_path.is_file()}
     else:
         store = {"kind": "firestore", "project": s.firestore_project or None,
                  "database": s.firestore_database, "collection": s.passages_collection,

@@ -74,9 +74,14 @@ def _ms(t0: float) -> float:
 
 
 class Runtime:
-    def __init__(self, settings: Settings, clock: ImportClock | None = None):
+    """``create_store=False`` (the HTTP function, the evaluation command): a SQLite store that does not exist is
+    a 503 saying to ingest first, for the requests that read it, until ingestion makes it; True (in-process
+    benchmarks and tests that ingest through ``store()``): it is created empty, as ingestion creates it."""
+
+    def __init__(self, settings: Settings, clock: ImportClock | None = None, create_store: bool = True):
         self.settings = settings
         self.clock = clock or ImportClock.now()
+        self.create_store = create_store
         self._lock = threading.Lock()
         self._manifest: Manifest | None = None
         self._model: Model | None = None
@@ -153,7 +158,7 @@ class Runtime:
     def _open_store(self) -> Store:
         from function.store import open_store
 
-        return open_store(self.settings)
+        return open_store(self.settings, create=self.create_store)
 
     @staticmethod
     def _warm_connection(store: Store) -> None:

@@ -10,11 +10,13 @@ if TYPE_CHECKING:
     from function.store.base import Store
 
 
-def open_store(settings: Settings) -> Store:
+def open_store(settings: Settings, create: bool = True) -> Store:
+    """``create=False`` (the function, which only reads passages): a SQLite file that is not there is a
+    ``StoreUnavailable`` saying to ingest first, not a new empty store. Ingestion creates it."""
     if settings.store == "sqlite":
         from function.store.sqlite import SqliteStore
 
-        return SqliteStore(settings.sqlite_path, settings.store_timeout_s)
+        return SqliteStore(settings.sqlite_path, settings.store_timeout_s, create=create)
     from function.store.firestore import FirestoreStore
 
     return FirestoreStore(

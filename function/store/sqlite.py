@@ -118,19 +118,44 @@ def _new_generation(db: sqlite3.Connection) -> None:
     db.execute("INSERT OR REPLACE INTO meta (name, value) VALUES ('generation', ?)", (uuid.uuid4().hex,))
 
 
+_INGEST_FIRST = ("ingest documents into it first (python -m function.ingest DOCS --sqlite-path {path}), or set "
+                 "QA_SQLITE_PATH to the file ingestion wrote")
+
+
+def _where(path: Path) -> str:
+    """What a relative path is relative to (the working directory), for a message that names it."""
+    return "" if path.is_absolute() else f"(from {Path.cwd()}) "
+
+
 def _document(row: tuple) -> DocumentRecord:
     return DocumentRecord(row[0], row[1], row[2], tuple(json.loads(row[3])), row[4])
 
 
 class SqliteStore:
-    def __init__(self, path: Path, timeout_s: float = 3.0):
+    """``create``: make the file (and its folder) when it is not there, as ingestion does on its first run. The
+    function, which never writes passages, opens with ``create=False``: a file that is not there, or holds no
+    passages table, is a ``StoreUnavailable`` that says to ingest first, not an empty store served as one."""
+
+    def __init__(self, path: Path, timeout_s: float = 3.0, create: bool = True):
         self.path = Path(path)
         self.description = f"sqlite:{self.path}"
         self._lock = threading.Lock()
+        if not create and not self.path.exists():
+            raise StoreUnavailable(f"the SQLite store {self.path} {_where(self.path)}does not exist: "
+                                   f"{_INGEST_FIRST.format(path=self.path)}")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), timeout=timeout_s, check_same_thread=False,
-                                       isolation_level=None)
+            if create:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(str(self.path), timeout=timeout_s, check_same_thread=False,
+                                           isolation_level=None)
+            else:  # read-write, never created (a file removed since the check above is an error here too)
+                self._db = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=rw", timeout=timeout_s,
+                                           check_same_thread=False, isolation_level=None, uri=True)
+                if not self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'passages'"
+                                        ).fetchone():
+                    self._db.close()
+                    raise StoreUnavailable(f"the SQLite store {self.path} {_where(self.path)}holds no passages "
+                                           f"table: {_INGEST_FIRST.format(path=self.path)}")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA + fts5.SCHEMA)
