@@ -72,6 +72,11 @@ class PayloadTooLarge(QAError):
     status = "PAYLOAD_TOO_LARGE"
 
 
+class UnsupportedMediaType(QAError):
+    http_status = 415
+    status = "UNSUPPORTED_MEDIA_TYPE"
+
+
 class Unavailable(QAError):
     """A dependency is down or broken; the client may retry later."""
 

@@ -155,6 +155,24 @@ def test_errors_are_json_with_the_reason(server, method, path, body, status, wor
     assert "Traceback" not in r.text
 
 
+def test_a_compressed_body_is_a_415_a_byte_order_mark_is_ignored_a_key_given_twice_a_400(server):
+    import gzip
+
+    body = json.dumps({"question": "Who ruled?", "context": "Rollo ruled Normandy."}).encode()
+    r = requests.post(server.url, data=gzip.compress(body), timeout=10,
+                      headers={"Content-Type": "application/json", "Content-Encoding": "gzip"})
+    assert r.status_code == 415 and r.headers["Accept-Encoding"] == "identity", r.text
+    err = r.json()["error"]
+    assert err["status"] == "UNSUPPORTED_MEDIA_TYPE" and "Content-Encoding 'gzip'" in err["message"]
+    assert "send the JSON uncompressed" in err["message"]
+    bom = requests.post(server.url, data=b"\xef\xbb\xbf" + body, timeout=30,
+                        headers={"Content-Type": "application/json"})
+    assert bom.status_code == 200 and bom.json()["answers"], bom.text
+    twice = requests.post(server.url, timeout=10, headers={"Content-Type": "application/json"},
+                          data=b'{"question": "", "question": "Who ruled?", "context": "Rollo ruled Normandy."}')
+    assert twice.status_code == 400 and "the key 'question' more than once" in twice.json()["error"]["message"]
+
+
 def test_a_body_over_the_limit_is_refused_with_413(server):
     r = requests.post(server.url, data=b"x" * 300_000, timeout=10, headers={"Content-Type": "application/json"})
     assert r.status_code == 413 and "limit" in r.json()["error"]["message"]

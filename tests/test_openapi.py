@@ -76,5 +76,9 @@ def test_real_responses_validate_against_the_spec(spec, tiny_artifact, tmp_path)
             r = requests.post(srv.url, data=json.dumps(bad), timeout=10)
             assert str(r.status_code) in spec["paths"]["/"]["post"]["responses"]
             validator(spec, "Error").validate(r.json())
+        gzipped = requests.post(srv.url, data=b"\x1f\x8b", headers={"Content-Encoding": "gzip"}, timeout=10)
+        assert gzipped.status_code == 415 and "Accept-Encoding" in spec["paths"]["/"]["post"]["responses"]["415"][
+            "headers"]
+        validator(spec, "Error").validate(gzipped.json())
     finally:
         srv.stop()

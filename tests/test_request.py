@@ -72,6 +72,33 @@ def test_bad_requests_name_the_problem(body, error, words):
     assert 400 <= info.value.http_status < 500
 
 
+def test_a_byte_order_mark_is_ignored_and_a_key_given_twice_is_named():
+    body = json.dumps({"question": "Who?", "context": "Him."}).encode()
+    assert parse(b"\xef\xbb\xbf" + body, S, 30).question == "Who?"  # a UTF-8 byte order mark: harmless
+    for twice, key in ((b'{"question": "", "question": "Who led the Normans?", "context": "Rollo."}', "question"),
+                       (b'{"question": "q", "context": "x", "top_k": 1, "top_k": 3}', "top_k"),
+                       (b'{"question": "q", "context": "x", "z": {"a": 1, "a": 2}}', "a")):  # nested too
+        with pytest.raises(BadRequest) as info:
+            parse(twice, S, 30)
+        assert f"the key '{key}' more than once" in info.value.message
+        assert info.value.log_message == "request body gives a key more than once"  # no caller's text in logs
+    with pytest.raises(BadRequest, match="UTF-16 .* send it as UTF-8"):
+        parse(body.decode().encode("utf-16"), S, 30)
+
+
+@pytest.mark.parametrize("coding", ["gzip", "x-gzip", "deflate", "br", "zstd", "GZIP", "identity, gzip"])
+def test_a_compressed_body_is_a_415_that_says_to_send_it_uncompressed(coding):
+    from function.http.parse import check_encoding
+
+    with pytest.raises(QAError) as info:
+        check_encoding(coding)
+    e = info.value
+    assert (e.http_status, e.status, e.headers) == (415, "UNSUPPORTED_MEDIA_TYPE", {"Accept-Encoding": "identity"})
+    assert f"Content-Encoding {coding!r}" in e.message and "send the JSON uncompressed" in e.message
+    for accepted in (None, "", "identity", " Identity "):
+        check_encoding(accepted)
+
+
 def test_bodies_over_the_limit_are_refused_before_they_are_read():
     class Unreadable(io.BytesIO):
         def read(self, n=-1):

@@ -136,9 +136,10 @@ def _ready(app: _App) -> dict:
 
 
 def _answer(app: _App, request) -> tuple[dict, dict, dict]:
-    from function.http.parse import parse, read_body
+    from function.http.parse import check_encoding, parse, read_body
 
     settings = app.settings
+    check_encoding(request.headers.get("Content-Encoding"))
     body = read_body(request.stream, request.content_length, settings.max_body_bytes)
     manifest = app.runtime.manifest()
     req = parse(body, settings, manifest.sequence["max_answer_tokens"])

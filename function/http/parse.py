@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from function.config import Settings
-from function.errors import BadRequest, PayloadTooLarge
+from function.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
 from function.retrieval.filters import PassageFilter
 from function.service.qa_request import QARequest
 from function.store.ids import valid_passage_id
@@ -15,6 +15,17 @@ from function.store.ids import valid_passage_id
 FILTER_FIELDS = ("documents", "source_prefix", "tags")  # retrieval's filter (function.retrieval.filters)
 FIELDS = ("question", "context", "passage_ids", "top_k_passages", "top_k", "max_answer_tokens", "abstain",
           "passages", *FILTER_FIELDS)
+
+
+def check_encoding(content_encoding: str | None) -> None:
+    """A compressed body (``Content-Encoding: gzip``, ``br``...) is a 415 before it is read: its bytes are not the
+    JSON, and reading them as UTF-8 would blame the text. ``identity`` (no coding) is the only one accepted."""
+    codings = [c.strip().lower() for c in (content_encoding or "").split(",")]
+    if any(c not in ("", "identity") for c in codings):
+        raise UnsupportedMediaType(
+            f"request body has Content-Encoding {content_encoding.strip()[:40]!r}, which this function does not "
+            "decode; send the JSON uncompressed, without a Content-Encoding header",
+            headers={"Accept-Encoding": "identity"}, log_message="request body has a Content-Encoding")
 
 
 def read_body(stream, content_length: int | None, limit: int) -> bytes:
@@ -29,6 +40,20 @@ def read_body(stream, content_length: int | None, limit: int) -> bytes:
 
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")
+
+
+def _object(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object whose keys are each given once: with a key given twice, which one was meant is unknown
+    (``json.loads`` would keep the last silently)."""
+    data = dict(pairs)
+    if len(data) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise BadRequest(f"request body gives the key {key[:50]!r} more than once; give each field once",
+                                 log_message="request body gives a key more than once")
+            seen.add(key)
+    return data
 
 
 def _text(value, name: str, limit: int) -> str:
@@ -102,12 +127,15 @@ def _filter(data: dict, settings: Settings) -> PassageFilter | None:
 
 
 def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QARequest:
+    if body.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise BadRequest("request body is UTF-16 (it starts with a UTF-16 byte order mark); send it as UTF-8")
     try:
         text = body.decode("utf-8")  # RFC 8259: JSON between systems is UTF-8
     except UnicodeDecodeError as e:
         raise BadRequest(f"request body is not valid UTF-8 (byte {e.start})") from None
+    text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark (RFC 8259 lets a parser ignore it): harmless
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_object)
     except RecursionError:
         raise BadRequest("request body is nested too deeply") from None
     except ValueError as e:  # JSONDecodeError, and integers too long to convert
