@@ -173,6 +173,25 @@ def test_a_compressed_body_is_a_415_a_byte_order_mark_is_ignored_a_key_given_twi
     assert twice.status_code == 400 and "the key 'question' more than once" in twice.json()["error"]["message"]
 
 
+def test_too_many_model_windows_says_what_made_them_and_what_to_send(server, repo):
+    import re
+
+    context = "诺曼人是十世纪和十一世纪把名字给了法国诺曼底的人。" * 700  # within the 20,000 characters allowed
+    r = post(server, {"question": "谁?", "context": context[:20000]})
+    assert r.status_code == 413, r.text
+    message = r.json()["error"]["message"]
+    assert re.match(r"the context makes \d+ model windows; the limit is 64 per request: shorten it \(to about "
+                    r"\d+ characters of text like this one\) or split it across requests$", message), message
+    fits = int(re.search(r"to about (\d+) characters", message).group(1))
+    assert post(server, {"question": "谁?", "context": context[:fits]}).status_code == 200  # the advice holds
+
+    ids = list(sample_texts(repo))[:50]  # QA_MAX_PASSAGE_IDS
+    r = post(server, {"question": "Who?", "passage_ids": ids})
+    assert r.status_code == 413, r.text
+    assert re.match(rf"the {len(ids)} passages make \d+ model windows; the limit is 64 per request: ask about "
+                    "fewer of them at a time$", r.json()["error"]["message"])
+
+
 def test_a_body_over_the_limit_is_refused_with_413(server):
     r = requests.post(server.url, data=b"x" * 300_000, timeout=10, headers={"Content-Type": "application/json"})
     assert r.status_code == 413 and "limit" in r.json()["error"]["message"]

@@ -332,7 +332,7 @@ class QAService:
         except NothingMatched as e:  # an ordinary outcome for a question asked alone: "no answer"
             timer.lap("retrieve")
             return Result(_unmatched(model, e), "miss", self._totals(timer, started))
-        batch = self._batch(question, reading, model)
+        batch = self._batch(question, reading, model, req)
         timer.lap("tokenize")  # building the batch is input preparation
         batch, start_logits, end_logits, queue_ms = self._run(req, model, reading, batch)
         timer.lap("inference")
@@ -412,14 +412,24 @@ class QAService:
             raise BadRequest("'context' has no words the model can read")
         return Reading([PassageTokens(enc.ids, enc.offsets)], [context], [{}])
 
-    def _batch(self, question: np.ndarray, reading: Reading, model: Model) -> Batch:
-        """Every window of every passage, as one model run; more windows than QA_MAX_WINDOWS are refused."""
+    def _batch(self, question: np.ndarray, reading: Reading, model: Model, req: QARequest | None = None) -> Batch:
+        """Every window of every passage, as one model run; more windows than QA_MAX_WINDOWS are refused, saying
+        what made them (``req``: the request's ``context``, its ``passage_ids``) and what to send instead."""
         from function.model.reader import prepare
 
         batch = prepare(question, reading.tokens, model.spec)
-        if len(batch) > self.rt.settings.max_windows:
-            raise PayloadTooLarge(f"the passages make {len(batch)} model windows; the limit is "
-                                  f"{self.rt.settings.max_windows} per request")
+        n, limit = len(batch), self.rt.settings.max_windows
+        if n > limit:
+            if req is not None and req.context is not None:
+                # the windows grow with the context's tokens: this share of its characters makes about ``limit``
+                fits = len(req.context) * limit // n
+                raise PayloadTooLarge(f"the context makes {n} model windows; the limit is {limit} per request: "
+                                      f"shorten it (to about {fits} characters of text like this one) or split it "
+                                      "across requests")
+            if req is not None and req.passage_ids is not None:
+                raise PayloadTooLarge(f"the {len(req.passage_ids)} passages make {n} model windows; the limit is "
+                                      f"{limit} per request: ask about fewer of them at a time")
+            raise PayloadTooLarge(f"the passages make {n} model windows; the limit is {limit} per request")
         return batch
 
     @staticmethod
