@@ -786,6 +786,30 @@ def test_docbook_sections_come_from_their_headings_not_from_admonitions():
     _spans_index_text(doc)
 
 
+def test_a_docbook_segmentedlist_item_is_one_entry_named_by_its_first_segment():
+    """aptitude's configuration reference is a segmentedlist, "Option: / Default: / Description:" per option: each
+    segment was a paragraph of its own, so a passage held two options and their defaults, titled by neither, and the
+    reader answered one option's default question with its neighbour's."""
+    item = ('<div class="seglistitem"><a id="x{n}"></a><div class="seg"><strong><span class="segtitle">Option: '
+            '</span></strong><code class="literal">Aptitude::{name}</code></div><div class="seg"><strong><span '
+            'class="segtitle">Default: </span></strong><code class="literal">{default}</code></div><div class="seg">'
+            '<strong><span class="segtitle">Description: </span></strong><p>If this option is set, {what}.</p></div>'
+            '</div>')
+    items = "".join(item.format(n=n, name=name, default=default, what=what) for n, (name, default, what) in enumerate(
+        [("Auto-Fix-Broken", "true", "broken packages are fixed"), ("CmdLine::Fix-Broken", "false", "it fixes")]))
+    page = (b'<html><head><title>Configuration options</title><meta name="generator" content="DocBook XSL '
+            b'Stylesheets V1.79.1"></head><body><div class="section"><h3 class="title">Available options</h3>'
+            b'<p>These options are read.</p><div class="segmentedlist">' + items.encode()
+            + b'</div></div></body></html>')
+    doc = extract("options.html", page)
+    fix = _span(doc, "entry", "broken packages are fixed")
+    assert fix.name == "Aptitude::Auto-Fix-Broken"
+    assert doc.text[fix.start:fix.end].startswith("Option: Aptitude::Auto-Fix-Broken\nDefault: true")
+    assert "Fix-Broken\nDefault: false" not in doc.text[fix.start:fix.end]
+    assert _span(doc, "entry", "it fixes").name == "Aptitude::CmdLine::Fix-Broken"
+    _spans_index_text(doc)
+
+
 def test_docbook_dsssl_pages_upper_case_classes_are_read_as_docbook_xsl_ones():
     """The "Modular DocBook HTML Stylesheet" (DSSSL) of older manuals writes upper-case tags and class names
     (CLASS="NAVHEADER", CLASS="NOTE"); browsers match them case-insensitively (HTML 4, quirks mode)."""

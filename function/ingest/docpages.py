@@ -755,6 +755,8 @@ class _Walker:
                 return
         if "refentry" in classes and self.refentry(el):
             return
+        if "seglistitem" in classes and self.segmented_item(el):
+            return
         if tag == "table" and "memberdecls" in classes:  # Doxygen's member summaries
             self.member_declarations(el)
             return
@@ -871,6 +873,26 @@ class _Walker:
                 self.out.open_entry(_signature_line(child), "")
             elif isinstance(child.tag, str):
                 self.block(child)
+        self.out.close_entry()
+        return True
+
+    def segmented_item(self, el) -> bool:
+        """A DocBook segmentedlist's item (aptitude's "Option: / Default: / Description:" for each of its configuration
+        options) as one entry, its first segment its first line and, without that segment's title, its name
+        ("APT::Get::List-Cleanup"), the other segments its text: each was a paragraph of its own, so a passage could
+        hold two options and their two defaults, titled by neither, and end on an option whose default began the
+        next. Whether it was read so (fewer than two segments: walked as it is)."""
+        segs = el.xpath("./div[contains(concat(' ', @class, ' '), ' seg ')]")
+        if len(segs) < 2:
+            return False
+        label = segs[0].xpath(".//*[contains(concat(' ', @class, ' '), ' segtitle ')]")
+        first = _inline(segs[0])
+        said = unmarked(first)
+        name = said[len(unmarked(_inline(label[0]))):].strip() if label and said.startswith(
+            unmarked(_inline(label[0]))) else said
+        self.out.open_entry(first, name)
+        for seg in segs[1:]:
+            self.block(seg)
         self.out.close_entry()
         return True
 
