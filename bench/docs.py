@@ -61,8 +61,8 @@ from pathlib import Path
 from bench.documents import ingest_documents, norm
 from bench.in_process import open_service
 from function.evaluate.scoring import answer_text as _text
+from function.evaluate.scoring import as_written, score
 from function.evaluate.scoring import said_no_answer as _no_answer
-from function.evaluate.scoring import score
 from harness.paths import ENCODER, REPO, default_artifact
 
 SETS = REPO / "bench" / "docs_sets"
@@ -277,14 +277,6 @@ def holds(q: dict, text: str) -> bool:
 def right_passage(q: dict, passages: dict[str, list[tuple[str, str]]]) -> str | None:
     """The id of the first passage of the question's file that holds the answer (``holds``)."""
     return next((pid for pid, text in passages.get(q["file"], ()) if holds(q, text)), None)
-
-
-def as_written(prediction: str, answers: list[str]) -> float:
-    """1.0 where the prediction is one of the answer forms as written, case and punctuation kept (white space
-    collapsed): documentation's answers are code, where "-a" is not "a" and "%O" not "%o", which SQuAD's
-    normalisation (lower case, no punctuation, no articles) reads alike."""
-    got = " ".join(prediction.split())
-    return float(bool(got) and any(got == " ".join(form.split()) for form in answers))
 
 
 def ask_question(service, q: dict, passages: dict[str, list[tuple[str, str]]]) -> dict:

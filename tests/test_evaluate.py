@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from function.evaluate.cli import main
-from function.evaluate.questions import QuestionsError, load_questions
-from function.evaluate.scoring import figures, percentile
+from function.evaluate.cli import main, refused, scored
+from function.evaluate.questions import Question, QuestionsError, load_questions
+from function.evaluate.scoring import as_written, figures, percentile
 from harness.launch import FunctionServer, free_port
 from harness.paths import ARTIFACT, REPO
 from tests.support.quillpad import write_docs
@@ -76,12 +76,21 @@ def test_figures_and_rows_of_a_folder(docs, tmp_path, capsys):
     rows = {r["id"]: r for r in result["rows"]}
     assert set(rows) == {"author", "line 2", "line 3", "line 4"}
     assert rows["author"]["answer"] == "Marta Kowalski" and rows["author"]["answer_document_id"] == "faq.txt"
+    # where the answer came from: its passage, the passage's title and the snippet around the answer
+    author = rows["author"]
+    assert author["answer_passage_id"] == "faq.txt#0000" and author["answer_title"]
+    snippet = author["answer_snippet"]
+    assert snippet["text"][snippet["start"]:snippet["end"]] == "Marta Kowalski" and "2019" in snippet["text"]
+    assert rows["line 4"]["answer_passage_id"] is None and rows["line 4"]["answer_snippet"] is None
+    assert f["exact_match_as_written"] == pytest.approx(200 / 3, abs=0.01) and author["em_as_written"] == 1.0
     assert rows["line 2"]["document_retrieved"] is True and rows["line 3"]["document_retrieved"] is None
     assert rows["line 3"]["answer"] == "Solarized" and rows["line 3"]["em"] == 0.0
     assert rows["line 4"]["no_answer"] is True
     assert result["documents"] == 3 and result["docs"] == str(docs)
-    assert "| author | 100 | 100 | no | yes |" in printed  # --show: a row per question
+    assert "| author | 100 | 100 | 100 | no | yes |" in printed  # --show: a row per question
+    assert "| faq.txt#0000 | Marta Kowalski |" in printed  # with the passage its answer came from
     assert "| EM, answerable questions | 66.7 |" in printed
+    assert "| EM as written (case and punctuation kept), answerable questions | 66.7 |" in printed
     assert '| "no answer", unanswerable questions (right) | 100.0% (1 of 1) |' in printed
     assert '"severity"' not in printed  # the function's log lines go to stderr
 
@@ -232,9 +241,9 @@ def test_a_json_array_and_a_squad_file(tmp_path):
         load_questions(squad)
 
 
-def row(answerable=True, em=0.0, f1=0.0, no_answer=False, retrieved=None, ms=10.0, error=None) -> dict:
-    return {"answerable": answerable, "em": em, "f1": f1, "no_answer": no_answer, "document_retrieved": retrieved,
-            "server_ms": ms, "error": error}
+def row(answerable=True, em=0.0, f1=0.0, no_answer=False, retrieved=None, ms=10.0, error=None, strict=None) -> dict:
+    return {"answerable": answerable, "em": em, "em_as_written": em if strict is None else strict, "f1": f1,
+            "no_answer": no_answer, "document_retrieved": retrieved, "server_ms": ms, "error": error}
 
 
 def test_figures_count_each_rate_over_its_own_questions():
@@ -256,9 +265,32 @@ def test_figures_count_each_rate_over_its_own_questions():
     assert percentile([], 50) is None and percentile([7.0], 90) == 7.0
 
 
+def test_em_as_written_keeps_the_punctuation_and_case_squad_normalisation_drops():
+    """SQuAD's EM reads "a" as "-a" and "package+" as "package_" (punctuation dropped): EM as written, the
+    documentation benchmark's own definition, tells them apart, and is a figure of its own beside EM."""
+    q = Question(id="q", question="Which option shows all?", answers=("-a",), document_id="guide.txt")
+    reply = {"answers": [{"text": "a", "score": 0.9, "start": 4, "end": 5, "passage_id": "guide.txt#0003",
+                          "title": "Options", "document_id": "guide.txt",
+                          "snippet": {"text": "Use -a to show all.", "start": 5, "end": 6}}],
+             "retrieved": [{"passage_id": "guide.txt#0003", "title": "Options", "score": 3.0,
+                            "document_id": "guide.txt"}]}
+    r = scored(q, reply, 12.0, "miss")
+    assert (r["em"], r["f1"], r["em_as_written"]) == (1.0, 1.0, 0.0)
+    assert (r["answer_passage_id"], r["answer_title"]) == ("guide.txt#0003", "Options")
+    assert r["answer_snippet"] == {"text": "Use -a to show all.", "start": 5, "end": 6}
+    assert as_written("package+", ["package_"]) == 0.0 and as_written(" -a ", ["-a"]) == 1.0
+    assert as_written("", [""]) == 0.0
+    nothing = refused(q, "'question' is too long")
+    assert nothing["em_as_written"] == 0.0 and nothing["answer_passage_id"] is None
+    f = figures([r, row(em=1.0, f1=1.0)], 5)
+    assert f["exact_match"] == 100.0 and f["exact_match_as_written"] == 50.0
+    assert figures([row(answerable=False)], 5)["exact_match_as_written"] is None
+
+
 TOO_LONG = {"question": "Who wrote Quillpad? " * 60, "answers": ["Marta Kowalski"], "document_id": "faq.txt"}
 TIMES = ("server_ms_p50", "server_ms_p90", "client_ms_p50", "client_ms_p90")
-SCORED = ("id", "answer", "answer_document_id", "em", "f1", "no_answer", "document_retrieved", "retrieved", "error")
+SCORED = ("id", "answer", "answer_document_id", "answer_passage_id", "answer_title", "answer_snippet", "em",
+          "em_as_written", "f1", "no_answer", "document_retrieved", "retrieved", "error")
 
 
 def test_over_http_the_same_figures_and_rows_as_in_process(served, tmp_path, capsys):
@@ -283,7 +315,8 @@ def test_over_http_the_same_figures_and_rows_as_in_process(served, tmp_path, cap
     assert remote["model"] == local["model"] and remote["passages"] is None
     markdown = (tmp_path / "http.md").read_text()
     assert "| EM, answerable questions | 50.0 |" in markdown and "| round trip p50 / p90 (this client) |" in markdown
-    assert "| author | 100 | 100 | no | yes |" in markdown and f"`python -m function.evaluate {questions}" in markdown
+    assert "| author | 100 | 100 | 100 | no | yes |" in markdown
+    assert f"`python -m function.evaluate {questions}" in markdown
     assert "| round trip ms |" in printed and "| round trip ms |" in markdown
 
 

@@ -9,12 +9,14 @@ Every question is asked alone (no passage ids), one at a time, with the same bod
 (``{"question", "top_k_passages", "passages": true}``: the retrieved passages' documents, for recall): through
 the function's own request parsing and answer pipeline in this process, with the answer cache off, or with
 ``--url`` as ``POST`` to a running function. Each reply is scored (``function.evaluate.scoring``): EM/F1 over
-the answerable questions (SQuAD normalisation, best over the acceptable answers, "no answer" scoring 0),
-recall@k of the answer's document (a passage the reply retrieved is from the question's ``document_id``; k is
+the answerable questions (SQuAD normalisation, best over the acceptable answers, "no answer" scoring 0), EM as
+written beside them (case and punctuation kept: "a" is not "-a", which SQuAD's EM counts right), recall@k of
+the answer's document (a passage the reply retrieved is from the question's ``document_id``; k is
 ``top_k_passages``), the "no answer" rate on answerable and on unanswerable questions, and the server time
 (``timings_ms.total``) p50 and p90 with the model already loaded; with ``--url`` the client's round trip p50
 and p90 too, and how many answers came from the function's answer cache. ``--show`` prints a row per
-question; ``--out`` writes the figures and every row as JSON, ``--md`` the figures and the rows as Markdown.
+question, with the passage its answer came from; ``--out`` writes the figures and every row as JSON (the
+answer's passage id, title and snippet, the passages retrieved), ``--md`` the figures and the rows as Markdown.
 The questions file's format is in ``function/evaluate/questions.py`` (JSON Lines, a JSON array or SQuAD JSON).
 
 ``--docs FOLDER`` ingests the folder, as ``make run DOCS=FOLDER`` serves it, into a temporary SQLite store
@@ -46,7 +48,7 @@ from pathlib import Path
 from function.config import ConfigError, Settings, index_encoder
 from function.evaluate.questions import Question, QuestionsError, load_questions
 from function.evaluate.remote import Remote, RemoteError, check_url, describe_store
-from function.evaluate.scoring import answer_text, figures, said_no_answer, score
+from function.evaluate.scoring import answer_text, as_written, figures, said_no_answer, score
 
 PROG = "python -m function.evaluate"
 
@@ -145,20 +147,25 @@ def _row(q: Question) -> dict:
 
 def refused(q: Question, message: str, client_ms: float | None = None) -> dict:
     """The row of a question the function refused (too long for the model, ...): no answer, its reason."""
-    return {**_row(q), "answer": "", "answer_document_id": None, "em": 0.0, "f1": 0.0, "no_answer": True,
+    return {**_row(q), "answer": "", "answer_document_id": None, "answer_passage_id": None, "answer_title": None,
+            "answer_snippet": None, "em": 0.0, "em_as_written": 0.0, "f1": 0.0, "no_answer": True,
             "document_retrieved": False if q.document_id else None, "retrieved": [], "server_ms": None,
             "client_ms": client_ms, "cache": None, "error": message}
 
 
 def scored(q: Question, payload: dict, server_ms: float | None, cache: str | None,
            client_ms: float | None = None) -> dict:
-    """The row of a reply: its answer scored against the question's, and whether it retrieved the document."""
+    """The row of a reply: its answer scored against the question's, where the answer came from (its document,
+    passage, title and snippet, as the reply gives them), and whether it retrieved the document."""
     text = answer_text(payload)
     em, f1 = score(text, q.answers) if q.answerable else (0.0, 0.0)
+    strict = as_written(text, q.answers) if q.answerable else 0.0
     retrieved = payload.get("retrieved") or ()
     hit = any(r.get("document_id") == q.document_id for r in retrieved) if q.document_id else None
     top = payload["answers"][0] if payload.get("answers") else {}
-    return {**_row(q), "answer": text, "answer_document_id": top.get("document_id"), "em": em, "f1": f1,
+    return {**_row(q), "answer": text, "answer_document_id": top.get("document_id"),
+            "answer_passage_id": top.get("passage_id"), "answer_title": top.get("title"),
+            "answer_snippet": top.get("snippet"), "em": em, "em_as_written": strict, "f1": f1,
             "no_answer": said_no_answer(payload), "document_retrieved": hit,
             "retrieved": [r["passage_id"] for r in retrieved], "server_ms": server_ms, "client_ms": client_ms,
             "cache": cache, "error": None}
@@ -194,9 +201,13 @@ def ask_remote(remote: Remote, k: int, q: Question, name: str) -> dict:
     raise RemoteError(f"{name}: question {q.id}: {what}: {message}")
 
 
-def _cell(text, width: int = 60) -> str:
+def _cell(text, width: int = 60, end: bool = False) -> str:
+    """Text in a table cell, cut to ``width`` characters: its start kept, or with ``end`` its end (a passage id's
+    number)."""
     text = " ".join(str(text).split()).replace("|", "\\|")
-    return text if len(text) <= width else text[: width - 1] + "…"
+    if len(text) <= width:
+        return text
+    return "…" + text[1 - width:] if end else text[: width - 1] + "…"
 
 
 def _n(x, fmt: str = "{:.1f}") -> str:
@@ -204,20 +215,22 @@ def _n(x, fmt: str = "{:.1f}") -> str:
 
 
 def table(rows: list[dict]) -> str:
-    """A row per question (Markdown); the client's round trip too when the questions went over HTTP."""
+    """A row per question (Markdown): its scores, the passage its answer came from, and the client's round trip too
+    when the questions went over HTTP."""
     remote = any(r.get("client_ms") is not None for r in rows)
-    columns = ["id", "EM", "F1", "no answer", "document retrieved", "server ms",
-               *(["round trip ms"] if remote else []), "answer", "expected", "question"]
+    columns = ["id", "EM", "EM as written", "F1", "no answer", "document retrieved", "server ms",
+               *(["round trip ms"] if remote else []), "passage", "answer", "expected", "question"]
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for r in rows:
         expected = " / ".join(r["answers"]) if r["answerable"] else "(no answer)"
         answer = f"error: {r['error']}" if r["error"] else r["answer"]
         doc = "-" if r["document_retrieved"] is None else "yes" if r["document_retrieved"] else "no"
-        scores = ("-", "-") if not r["answerable"] else (_n(100 * r["em"], "{:.0f}"), _n(100 * r["f1"], "{:.0f}"))
+        scores = ("-",) * 3 if not r["answerable"] else tuple(_n(100 * r[k], "{:.0f}")
+                                                              for k in ("em", "em_as_written", "f1"))
         trip = f"{_n(r.get('client_ms'))} | " if remote else ""
-        lines.append(f"| {_cell(r['id'], 20)} | {scores[0]} | {scores[1]} | {'yes' if r['no_answer'] else 'no'} "
-                     f"| {doc} | {_n(r['server_ms'])} | {trip}{_cell(answer)} | {_cell(expected)} "
-                     f"| {_cell(r['question'])} |")
+        lines.append(f"| {_cell(r['id'], 20)} | {' | '.join(scores)} | {'yes' if r['no_answer'] else 'no'} "
+                     f"| {doc} | {_n(r['server_ms'])} | {trip}{_cell(r['answer_passage_id'] or '-', 40, end=True)} "
+                     f"| {_cell(answer)} | {_cell(expected)} | {_cell(r['question'])} |")
     return "\n".join(lines)
 
 
@@ -233,6 +246,8 @@ def summary(result: dict) -> str:
              f"{result['model']['name']}" + (f"; {f['errors']} refused (see --show)" if f["errors"] else ""), "",
              "| figure | value |", "|---|---|",
              f"| EM, answerable questions | {_n(f['exact_match'])} |",
+             f"| EM as written (case and punctuation kept), answerable questions "
+             f"| {_n(f['exact_match_as_written'])} |",
              f"| F1, answerable questions | {_n(f['f1'])} |",
              f"| recall@{f['k']} of the answer's document ({f['with_document']} questions name it) "
              f"| {_n(f['recall_at_k'], '{:.3f}')} |",
