@@ -835,6 +835,42 @@ def test_docbook_dsssl_pages_upper_case_classes_are_read_as_docbook_xsl_ones():
     _spans_index_text(doc)
 
 
+# DocBook XSL's chunked pages with html.longdesc (aptitude's manual): a screenshot with its "[D]" link to a page of
+# its own holding the figure's long description (ld-idmNNN.html), and that page
+DOCBOOK_FIGURE = b"""<?xml version="1.0" encoding="utf-8" standalone="no"?>
+<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Widget basics</title><meta name="generator"
+content="DocBook XSL Stylesheets Vsnapshot" /></head><body><div class="navheader"><table><tr><th>NAVNOISE</th></tr>
+</table></div><div class="section"><div class="titlepage"><div><div><h3 class="title"><a id="idm261"></a>Widget
+basics</h3></div></div></div><p>Once the cache is loaded, the main screen should appear:</p><div class="screenshot">
+<div class="mediaobject"><table border="0" summary="manufactured viewport for HTML img"><tr><td><img
+src="images/start.png" alt="[main screen]" /></td></tr></table><div class="longdesc-link" align="right"><br
+clear="all" /><span class="longdesc-link">[<a href="ld-idm272.html" target="longdesc">D</a>]</span></div></div></div>
+<p>The screen is divided into several regions.</p></div></body></html>"""
+DOCBOOK_LONGDESC = b"""<?xml version="1.0" encoding="utf-8" standalone="no"?>
+<html xmlns="http://www.w3.org/1999/xhtml"><head><meta http-equiv="Content-Type" content="text/html; charset=utf-8"
+/><title>Long Description</title><meta name="generator" content="DocBook XSL Stylesheets Vsnapshot" /></head><body><pre
+class="screen"> Actions  Undo  Package  Search  Options  Views  Help
+--- Installed Packages
+--- Not Installed Packages
+</pre></body></html>"""
+
+
+def test_docbook_long_description_pages_are_left_out_and_their_d_links_dropped():
+    """DocBook XSL writes a page per figure's long description, titled "Long Description" with no heading and no
+    navigation (aptitude's manual: 33 screen dumps, 10% of its store, all titled so), and a "[D]" link to it under the
+    figure: the page is a generated one, left out, and the link's text is dropped from the figure's page."""
+    from function.ingest.extract import NotDocumentation
+
+    with pytest.raises(NotDocumentation, match="ld-idm272.html: a DocBook long description page"):
+        extract("ld-idm272.html", DOCBOOK_LONGDESC)
+    doc = extract("ch01s01s01.html", DOCBOOK_FIGURE)
+    assert doc.title == "Widget basics" and "NAVNOISE" not in doc.text
+    assert "should appear:\n\nThe screen is divided" in doc.text and "[D]" not in doc.text
+    # a chapter of its own titled so is documentation: it has its heading (and navigation)
+    chapter = DOCBOOK_FIGURE.replace(b"<title>Widget basics", b"<title>Long Description")
+    assert "The screen is divided" in extract("ch02.html", chapter).text
+
+
 def test_docbook_reference_entries_in_one_page_are_headed_by_their_names():
     """PostGIS's manual: a section of refentries whose headings ("Name", "Synopsis", "Description") are at the
     section's own level; each entry is headed by its name, under its section, with its headings below it."""

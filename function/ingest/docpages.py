@@ -221,6 +221,8 @@ _NOISE = ("//script", "//style", "//noscript", "//nav", "//form", "//header", "/
           "//div[contains(concat(' ', @class, ' '), ' prev-next-area ')]",  # pydata-sphinx-theme's page links
           # docutils' "Contents" box (``.. contents::``, before docutils 0.18: a <nav> since), the page's own headings
           f"//*[{_class('contents')} and {_class('topic')}]",
+          # DocBook XSL's "[D]" link under a figure to its long description's page (``_docbook_longdesc``)
+          f"//*[{_class('longdesc-link')}]", "//a[@target='longdesc']",
           _THUMBNAILS)
 
 _BLOCK = {"p", "div", "section", "article", "main", "pre", "ul", "ol", "dl", "dt", "dd", "table", "blockquote",
@@ -340,6 +342,19 @@ def _texinfo_index(root) -> bool:
     return rest - inside < 400  # a heading, the navigation line, the index's letters: not a section of prose
 
 
+def _docbook_longdesc(root) -> bool:
+    """Whether the page is one DocBook XSL writes for a figure's long description (``html.longdesc``: an
+    ``ld-idmNNN.html`` per screenshot, linked from the figure as "[D]" with ``target="longdesc"``): titled "Long
+    Description", no heading and no navigation of its own, its body the figure's text alternative alone (aptitude's
+    manual: a screen dump in a ``pre.screen`` each, 33 pages, 61 passages, 10% of its store, all titled "Long
+    Description" and saying nothing of the figure they describe). The figure's page is read with its own text."""
+    if not re.search("docbook", _generator(root), re.I):
+        return False
+    if " ".join((root.findtext(".//title") or "").split()) != "Long Description":
+        return False
+    return not root.xpath(f"//h1|//h2|//h3|//h4|//h5|//h6|//div[{_class('navheader')} or {_class('titlepage')}]")
+
+
 def generated(root) -> str | None:
     """What navigation page a documentation generator made ``root`` as (its class names in lower case:
     ``lower_classes``), or None for a page of documentation. Left out of ingestion: its text is names and links that
@@ -347,7 +362,8 @@ def generated(root) -> str | None:
     StringUtils", YARD's "Method List", RDoc's "Table of Contents", Haddock's index), or the source code the
     documentation was made from ("Source code for requests.api", javadoc's, Doxygen's and Haddock's source listings),
     and would be read instead of the pages that document them; or it only sends the reader to another page
-    (``_redirect``), or is the site's error page ("404 - Not found")."""
+    (``_redirect``), or is the site's error page ("404 - Not found"), or a DocBook figure's long description
+    (``_docbook_longdesc``)."""
     if (target := _redirect(root)) is not None:
         return f"a redirect page (to {target})"
     if _template(root):
@@ -357,6 +373,8 @@ def generated(root) -> str | None:
     for h1 in root.xpath("//h1"):  # a built site's 404.html (MkDocs', Docusaurus', sphinx-notfound-page's)
         if _NOT_FOUND.fullmatch(heading := " ".join(h1.text_content().split())):
             return f"an error page ({heading!r})"
+    if _docbook_longdesc(root):
+        return "a DocBook long description page (a figure's text alternative, on a page of its own)"
     if _texinfo_index(root):
         return "a Texinfo index page"  # a GNU manual's concept or function index node: its entries and links only
     if root.xpath("//ul[@id='full_list'] | //h1[contains(concat(' ', @class, ' '), ' alphaindex ')]"):
