@@ -136,6 +136,25 @@ def test_a_github_alert_reads_as_an_admonition_its_label_leading_its_text():
     _spans_index_text(doc)
 
 
+def test_a_heading_inside_a_markdown_quote_is_a_line_of_it_not_a_section():
+    """pino's API page has "> ## Note" inside its "Errors" subsection: as a section it titled every later one up to
+    the next "##" ("API > Note > logger.trace(...)", 38 of 137 passages). It stays a line of the quote, and the
+    sections after the quote are under the headings they follow; an HTML heading in a quote likewise."""
+    source = (b"# API\n\n## Logger Instance\n\n#### Errors\n\nErrors can be supplied as the first parameter.\n\n"
+              b"> ## Note\n> This section describes the default configuration.\n\n"
+              b"### `logger.trace([message])`\n\nWrite a 'trace' level log.\n\n"
+              b"> <h2>Warning</h2>\n>\n> Traces are verbose.\n\n## Statics\n\nA static method.\n")
+    doc = extract("api.md", source)
+    assert "Errors can be supplied as the first parameter.\n\nNote\n\nThis section describes" in doc.text
+    assert _section_of(doc, "This section describes") == ("API", "Logger Instance", "Errors")
+    assert _section_of(doc, "Write a 'trace'") == ("API", "Logger Instance", "logger.trace([message])")
+    assert "level log.\n\nWarning\n\nTraces are verbose." in doc.text
+    assert _section_of(doc, "Traces are verbose") == ("API", "Logger Instance", "logger.trace([message])")
+    assert _section_of(doc, "A static method") == ("API", "Statics")
+    assert not {h for s in doc.sections for h in s.heading} & {"Note", "Warning"}
+    _spans_index_text(doc)
+
+
 def test_markdown_front_matter_is_metadata_not_text():
     doc = extract("post.md", b"---\nlayout: post\ntitle: \"Bridges of York\"\n---\n\nThe Ouse has nine bridges.\n")
     assert doc.title == "Bridges of York" and doc.text == "The Ouse has nine bridges."

@@ -746,7 +746,10 @@ _GITHUB_ALERT = re.compile(r"\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*\n?[
 
 def _markdown(name: str, source: str) -> Document:
     """Headings become sections; code, lists ("- item") and tables ("a | b") stay text; definition lists
-    (``Term`` then ``: definition``, as in Pandoc, PHP Markdown Extra and MkDocs) become entries.
+    (``Term`` then ``: definition``, as in Pandoc, PHP Markdown Extra and MkDocs) become entries. A heading inside a
+    block quote ("> ## Note", pino's API page) is a line of the quote, not a section: the quote holds it, and what
+    follows the quote is not under it (as a section it titled every later one up to the next heading of its level:
+    "API > Note > logger.trace(...)").
 
     The title is the front matter's ``title:``, else the first H1, else the file stem.
     """
@@ -771,7 +774,7 @@ def _markdown(name: str, source: str) -> Document:
         t = tok.type
         if t in ("blockquote_open", "blockquote_close"):
             quotes += 1 if t == "blockquote_open" else -1
-        elif t == "heading_open":
+        elif t == "heading_open" and not quotes:  # a heading quoted ("> ## Note") is a line of its quote (below)
             heading_level = int(tok.tag[1:])
         elif t == "heading_close":
             heading_level = 0
@@ -832,7 +835,7 @@ def _markdown(name: str, source: str) -> Document:
             out.text(tok.content, kind="code")
         elif t == "html_block":  # raw HTML: its text, or a heading written in HTML (<h1 align="center">)
             level, text = _html_heading(tok.content)
-            if level:
+            if level and not quotes:
                 title = title or (text if level == 1 else "")
                 out.heading(level, text)
             else:
