@@ -51,7 +51,8 @@ from function.store.ids import chunk_passage_id
 # sections, without its running header and footer; tabbed content (sphinx-tabs) with each tab's label over its panel;
 # a Texinfo index node left out as navigation; 22: a passage is at most QA_MAX_CONTEXT_CHARS characters (one token can
 # cover any length: a 3 MB unbroken hex dump was one passage of one [UNK]); a manual page's option text set on its
-# tag's line ("-S     sort by file size") under its tag, as a wider tag's is; a DocBook segmentedlist's item one entry.
+# tag's line ("-S     sort by file size") under its tag, as a wider tag's is; a DocBook segmentedlist's item one entry,
+# its long-description pages left out; a Markdown heading inside a block quote a line of the quote, not a section.
 VERSION = "22"
 
 
