@@ -484,6 +484,14 @@ def test_with_a_passage_bias_scores_are_a_softmax_over_every_candidate_span():
     ("Default is 'shmem'.", "shmem'", "'shmem'"),  # a single quote takes in its pair beside the answer
     ("Default is 'shmem'.", "'shmem", "'shmem'"),
     ("a \u2018b\u2019 here", "b\u2019", "\u2018b\u2019"),
+    ("dnl (\u201cDiscard to Next Line\u201d)", "\u201cDiscard to Next Line",
+     "\u201cDiscard to Next Line\u201d"),  # a curly double quote takes in its pair beside the answer too
+    ("dnl (\u201cDiscard to Next Line\u201d)", "Discard to Next Line\u201d", "\u201cDiscard to Next Line\u201d"),
+    ("said \u201cDiscard to Next Line, then", "\u201cDiscard to Next Line", "Discard to Next Line"),  # no pair: goes
+    ("it ends here\u201d and so", "ends here\u201d", "ends here"),
+    ("\u2018begins the value", "\u2018begins the value", "begins the value"),
+    ("say \u201chi\u201d and \u201cbye\u201d", "\u201chi\u201d and \u201cbye\u201d",
+     "\u201chi\u201d and \u201cbye\u201d"),  # paired: as it is
     ("the users' files", "users'", "users'"),  # an apostrophe: no quote before it
     ("don't stop", "don't", "don't"),
     ("'a' or 'b'", "a' or 'b", "a' or 'b"),  # more than one quote: left as it is

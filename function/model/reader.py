@@ -812,6 +812,7 @@ def edges(text: str, start: int, end: int) -> tuple[int, int]:
         elif end < len(text) and text[end] == '"':
             end += 1
     start, end = _single_quoted(text, start, end)
+    start, end = _curly_unpaired(text, start, end)
     start, end = _placeholder(text, start, end)
     opened = _unclosed(text, start, end)
     if opened is not None:  # "points (1/72 of an inch" takes in its ")"
@@ -834,6 +835,26 @@ def _single_quoted(text: str, start: int, end: int) -> tuple[int, int]:
     if span[0] in ("'", "\u2018") and end < len(text) and text[end] == ("'" if span[0] == "'" else "\u2019"):
         return start, end + 1
     return start, end
+
+
+def _curly_unpaired(text: str, start: int, end: int) -> tuple[int, int]:
+    """A curly double quote an answer leaves unpaired at its edge (a Texinfo manual's and Sphinx's smart quotes) takes
+    in its pair beside the answer, as a straight one does ("\u201cDiscard to Next Line" -> "\u201cDiscard to Next
+    Line\u201d"), or, with no pair beside it, goes; so does an opening single quote with no pair in the answer or
+    beside it (a closing one is also an apostrophe: ``_single_quoted`` pairs those)."""
+    span = text[start:end]
+    if len(span) > 1 and span[0] in "\u201c\u2018" and {"\u201c": "\u201d", "\u2018": "\u2019"}[span[0]] not in span:
+        closing = "\u201d" if span[0] == "\u201c" else "\u2019"
+        if end < len(text) and text[end] == closing:
+            end += 1
+        else:
+            start += 1
+    elif len(span) > 1 and span[-1] == "\u201d" and "\u201c" not in span:
+        if start > 0 and text[start - 1] == "\u201c":
+            start -= 1
+        else:
+            end -= 1
+    return trim(text, start, end)
 
 
 def _unclosed(text: str, start: int, end: int) -> int | None:
