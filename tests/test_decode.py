@@ -216,6 +216,16 @@ def test_answers_from_logits_cut_a_span_at_its_line_s_end_and_drop_what_then_rep
     ("the default is 1280 pixels", "28", "1280"),
     ("东京是日本的首都", "日本", "日本"),  # only ASCII letters and digits make a word to widen to
     ("sha " + "ab" * 40 + " is the hash", "ababab", "ababab"),  # longer than WIDEST_WORD: left cut
+    ("set Aptitude::Get-Root-Command to su", "Get", "Aptitude::Get"),  # "::" joins as "." does
+    ("a std::vector of them", "std", "std::vector"),
+    ("a label:: here", "label", "label"),  # not before a space
+    ("ls -a shows them", "a", "-a"),  # an option's dashes are taken in
+    ("use --prune here", "prune", "--prune"),
+    ("(-v) verbose", "v", "-v"),
+    ("search ?config-files first", "config-files", "?config-files"),  # a search term's "?" or "~"
+    ("search ~N for new", "N", "~N"),
+    ("a non-zero value", "zero", "zero"),  # a hyphen inside a word is no option's dash
+    ("and ---x here", "x", "x"),  # three dashes: no option
 ])
 def test_whole_name_widens_a_span_to_the_dotted_or_underscored_name_it_cuts(text, part, whole):
     a = text.index(part)

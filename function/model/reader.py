@@ -271,7 +271,10 @@ def whole_name(text: str, start: int, end: int) -> tuple[int, int]:
     letter or digit on both sides of its edge: "WindowTitle" of "SDL_SetWindowTitle", "Bright" of "blackBright", at a
     "##" piece of the tokenizer's) is first widened to the whole word, up to ``WIDEST_WORD`` characters. A lone
     letter written straight before a bracket takes in its bracketed group ("O" of "O(log(n))", "T" of "T(n)"), on its
-    line, at most ``WIDEST_LETTER_CALL`` characters in all: a letter alone is never what such text answers.
+    line, at most ``WIDEST_LETTER_CALL`` characters in all: a letter alone is never what such text answers. "::" joins
+    as "." does ("Get-Root-Command" of "Aptitude::Get-Root-Command"), and a name written straight after an option's one
+    or two dashes, or a search term's "?" or "~", at a word's start, takes them in ("a" of "-a": the tokenizer splits
+    them off, and "a" alone is no option).
     """
     def word(i: int) -> bool:
         return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
@@ -287,16 +290,31 @@ def whole_name(text: str, start: int, end: int) -> tuple[int, int]:
             wide_end += 1
         if wide_end - wide_start <= WIDEST_WORD:
             start, end = wide_start, wide_end
-    while start >= 2 and text[start - 1] in "._" and word(start - 2) and word(start):
-        start -= 1
+    while True:  # joined by ".", "_" or "::" ("Aptitude::Get-Root-Command", "std::vector")
+        if start >= 2 and text[start - 1] in "._" and word(start - 2) and word(start):
+            start -= 1
+        elif start >= 3 and text.startswith("::", start - 2) and word(start - 3) and word(start):
+            start -= 2
+        else:
+            break
         while word(start - 1):
             start -= 1
-    while end + 1 < len(text) and text[end] in "._" and word(end + 1) and word(end - 1):
-        end += 1
+    while True:
+        if end + 1 < len(text) and text[end] in "._" and word(end + 1) and word(end - 1):
+            end += 1
+        elif end + 2 < len(text) and text.startswith("::", end) and word(end + 2) and word(end - 1):
+            end += 2
+        else:
+            break
         while word(end):
             end += 1
     if end - start == 1 and text[start].isalpha() and not word(start - 1) and text.startswith("(", end):
         end = _bracket_end(text, end, min(len(text), start + WIDEST_LETTER_CALL), end)
+    sigil = start
+    while sigil > 0 and start - sigil < 2 and text[sigil - 1] in "-?~":
+        sigil -= 1
+    if sigil < start and word(start) and (sigil == 0 or text[sigil - 1].isspace() or text[sigil - 1] in "([,'\"`"):
+        start = sigil  # an option's dashes ("a" of "-a"), a search term's "?" or "~"
     return start, end
 
 
