@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -639,6 +640,63 @@ def test_a_byte_order_mark_over_bytes_of_another_encoding_is_an_extract_error_na
 
 def test_normalise_block_keeps_lines_but_no_blank_ones():
     assert normalise_block(" a  b \n\n\n c\u00a0\u00a0d\u2028e ") == "a b\nc d e"
+
+
+def _draw_with_rules(c, x: float, y: float, parts: list[tuple[str, str]], filled: bool = False) -> None:
+    """One line of (font, text) runs at 11 points as LaTeX draws ``\\_`` in its default fonts, typewriter ones too:
+    each "_" a rule 0.3 em wide on the baseline after a kern of 0.06 em, not a glyph; a filled rectangle (pdfTeX's
+    rules) where ``filled``, else a stroked line (dvips')."""
+    em = 11
+    for font, text in parts:
+        for piece in re.split("(_)", text):
+            if piece == "_":
+                x += 0.06 * em
+                if filled:
+                    c.rect(x, y, 0.3 * em, 0.4, stroke=0, fill=1)
+                else:
+                    c.setLineWidth(0.4)
+                    c.line(x, y + 0.2, x + 0.3 * em, y + 0.2)
+                x += 0.3 * em
+            elif piece:
+                c.setFont(font, em)
+                c.drawString(x, y, piece)
+                x += c.stringWidth(piece, font, em)
+
+
+def test_pdf_underscores_drawn_as_rules_are_underscores_and_underlines_are_not():
+    """LaTeX draws ``\\_`` as a rule on the baseline, not a glyph, and pdfminer read the gap as a space: "map_db"
+    came out "map db" (FASTA's guide: 188 times). A rule as wide as a character, on the baseline, under no
+    character and touching one is "_"; a word space beside it stays ("the suffix _e"). A rule under a word or a
+    letter (an underline, even one as short as an underscore), and a rule with a stroke at each end (TeX's visible
+    space) are no underscores."""
+    pytest.importorskip("reportlab", reason="reportlab (a test dependency) makes the PDF fixture")
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf)
+    _draw_with_rules(c, 72, 700, [("Times-Roman", "Index the library with map_db before searching it.")], filled=True)
+    _draw_with_rules(c, 72, 686, [("Times-Roman", "Call "), ("Courier", "__init__"),
+                                  ("Times-Roman", " once; scripts whose names end in the suffix "), ("Courier", "_e")])
+    c.setFont("Times-Roman", 11)
+    c.drawString(72, 672, "Read the underlined warning and press x to quit.")
+    start = 72 + c.stringWidth("Read the ", "Times-Roman", 11)
+    c.setLineWidth(0.4)
+    c.line(start, 672.2, start + c.stringWidth("underlined", "Times-Roman", 11), 672.2)  # a word's underline
+    x = 72 + c.stringWidth("Read the underlined warning and press x to ", "Times-Roman", 11)
+    c.line(x, 672.2, x + c.stringWidth("q", "Times-Roman", 11), 672.2)  # a menu key's, as short as an underscore
+    c.drawString(72, 658, "A space (   ) separates the format from the name.")
+    x = 72 + c.stringWidth("A space (", "Times-Roman", 11) + 1
+    c.line(x, 658.2, x + 3.3, 658.2)  # TeX's visible space: a rule with a stroke up at each end
+    c.line(x, 658.2, x, 660)
+    c.line(x + 3.3, 658.2, x + 3.3, 660)
+    c.save()
+    doc = extract("guide.pdf", buf.getvalue())
+    text = " ".join(doc.text.split())
+    assert "Index the library with map_db before searching it." in text
+    assert "Call __init__ once; scripts whose names end in the suffix _e" in text
+    assert "Read the underlined warning and press x to quit." in text
+    assert "A space ( ) separates the format" in text and text.count("_") == 6
+    _spans_index_text(doc)
 
 
 def test_pdf_ligatures_are_unfolded():

@@ -36,9 +36,10 @@ serving image's requirements.txt):
   ``pypdf`` (BSD, 4 MB) follows the content stream's drawing order, and its layout mode puts the two
   columns side by side on each line. Here, table cells that pdfminer leaves as separate one-line boxes on
   one baseline are joined back into "cell | cell" rows, running headers and footers (page numbers) that
-  recur on most pages are dropped, and ligatures ("ﬁ") are unfolded. Text set in a monospaced font is code, as
-  HTML's <code> is: a run of it in prose is inline code, and a text box all in it is a code block with its lines
-  (chosen on the benchmark's two PDF dev sets: docs/documents.md).
+  recur on most pages are dropped, ligatures ("ﬁ") are unfolded, and an underscore LaTeX draws as a rule, not a
+  glyph, is "_" again. Text set in a monospaced font is code, as HTML's <code> is: a run of it in prose is inline
+  code, and a text box all in it is a code block with its lines (chosen on the benchmark's two PDF dev sets:
+  docs/documents.md).
 
 Plain text must be UTF-8 (a BOM is allowed), or UTF-16 / UTF-32 starting with its byte-order mark; a file that is
 not, or that holds no text, or a PDF that cannot be parsed (encrypted, damaged, scanned without a text layer) raises
@@ -1276,7 +1277,9 @@ def _pdf(name: str, data: bytes) -> Document:
         pages = []
         for page in PDFPage.create_pages(document):
             interpreter.process_page(page)
-            pages.append([b for b in device.get_result() if isinstance(b, LTTextContainer) and _box_text(b)])
+            layout = device.get_result()
+            _underscores(layout)
+            pages.append([b for b in layout if isinstance(b, LTTextContainer) and _box_text(b)])
     except PDFPasswordIncorrect:  # pdfminer says no more than its class name
         raise ExtractError(f"{name}: the PDF is encrypted and needs its password to be opened: decrypt it first "
                            f"(qpdf --password=PASSWORD --decrypt {shlex.quote(name)} unlocked.pdf) and ingest "
@@ -1318,6 +1321,82 @@ def _steady_layout() -> None:
     import pdfminer.layout
 
     pdfminer.layout.id = _serial
+
+
+def _underscores(page) -> int:
+    """Writes "_" into the text of each underscore the page draws as a rule, and returns how many. LaTeX sets
+    ``\\_`` in its default (OT1) fonts, typewriter ones too, as a rule 0.3 em wide on the baseline, not a glyph, and
+    pdfminer reads the gap it fills as a space: "map_db" came out "map db" (186 times in FASTA's guide). A rule (or
+    an abutting run of them: "__init__") is an underscore where it is thinner than 0.6 pt and 0.2-0.7 em wide, lies
+    on a text line's baseline under no character, and touches the character before or after it (a word space on
+    its other side stays: "the suffix _e"). An underline lies under the characters it marks, a fraction bar above
+    the baseline, a table's border away from any character; a rule ending in a vertical stroke is a drawn shape
+    (TeX's visible space "␣"), not an underscore."""
+    from pdfminer.layout import LTLine, LTRect, LTTextBoxHorizontal, LTTextLineHorizontal
+
+    drawn = [o for o in page if isinstance(o, (LTLine, LTRect))]
+    short = sorted((r for r in drawn if r.height < 0.6 and 1.0 <= r.width <= 20.0), key=lambda r: (r.y0, r.x0))
+    if not short:
+        return 0
+    strokes = [o for o in drawn if o.width < 0.6 and o.height >= 0.6]
+    runs: list[list] = []
+    for rule in short:  # rules end to end on one height: a run of underscores
+        last = runs[-1][-1] if runs else None
+        if last is not None and abs(rule.y0 - last.y0) < 0.3 and -0.3 <= rule.x0 - last.x1 <= 0.5 * rule.width:
+            runs[-1].append(rule)
+        else:
+            runs.append([rule])
+    lines = [ln for box in page if isinstance(box, LTTextBoxHorizontal) for ln in box
+             if isinstance(ln, LTTextLineHorizontal)]
+    done = 0
+    for run in runs:
+        mid = sum(r.y0 + r.y1 for r in run) / (2 * len(run))
+        x0, x1 = run[0].x0, run[-1].x1
+        on = [ln for ln in lines if ln.y0 <= mid <= ln.y1 and ln.x0 - 20 <= x0 and x1 <= ln.x1 + 20]
+        if not on or any(_touching(rule, stroke) for rule in (run[0], run[-1]) for stroke in strokes):
+            continue
+        done += len(run) if any(_underscore_in(line, run) for line in on) else 0
+    return done
+
+
+def _touching(rule, stroke) -> bool:
+    """Whether a vertical stroke meets one end of a horizontal rule."""
+    ends = min(abs(stroke.x0 - rule.x0), abs(stroke.x1 - rule.x1), abs(stroke.x0 - rule.x1), abs(stroke.x1 - rule.x0))
+    return ends < 0.6 and stroke.y0 - 0.6 <= rule.y1 and rule.y0 <= stroke.y1 + 0.6
+
+
+def _underscore_in(line, run: list) -> bool:
+    """Makes the run of rules "_" in the line's text (``_underscores``) where it is underscores, and says whether."""
+    from pdfminer.layout import LTAnno, LTChar
+
+    objs = line._objs
+    x0, x1 = run[0].x0, run[-1].x1
+    slack = 0.15 * min(r.width for r in run)
+    chars = [(i, c) for i, c in enumerate(objs) if isinstance(c, LTChar) and c.get_text().strip()]
+    if any(c.x0 < r.x1 - slack and c.x1 > r.x0 + slack for _, c in chars for r in run):
+        return False  # under a character: an underline
+    before = max(((i, c) for i, c in chars if c.x1 <= x0 + slack), key=lambda ic: ic[1].x1, default=None)
+    after = min(((i, c) for i, c in chars if c.x0 >= x1 - slack), key=lambda ic: ic[1].x0, default=None)
+    gaps = [x0 - before[1].x1 if before else None, after[1].x0 - x1 if after else None]
+    sides = [(gap, ic[1]) for gap, ic in zip(gaps, (before, after)) if ic is not None]
+    if not sides:
+        return False
+    gap, char = min(sides, key=lambda side: side[0])  # the character it touches
+    em, matrix = char.size, char.matrix
+    if not (char.upright and matrix[1] == matrix[2] == 0 and em > 0) or gap > 0.15 * em:
+        return False  # turned text, or touching neither neighbour
+    mid, baseline = sum(r.y0 + r.y1 for r in run) / (2 * len(run)), matrix[5]
+    if not -0.05 * em <= mid - baseline <= 0.1 * em or not all(0.2 * em <= r.width <= 0.7 * em for r in run):
+        return False  # off the baseline (a fraction bar), or not a character's width
+    if before and after and after[0] < before[0]:
+        return False
+    lo = before[0] + 1 if before else after[0]
+    hi = after[0] if after else lo
+    if any(isinstance(o, LTChar) and o.get_text().strip() for o in objs[lo:hi]):
+        return False
+    text = ("_" * len(run)).join(" " if g is not None and g > 0.15 * em else "" for g in gaps)  # a word space
+    objs[lo:hi] = [LTAnno(text)]
+    return True
 
 
 # Titles that PDF producers write when the author set none.
