@@ -52,7 +52,8 @@ from function.store.ids import chunk_passage_id
 # a Texinfo index node left out as navigation; 22: a passage is at most QA_MAX_CONTEXT_CHARS characters (one token can
 # cover any length: a 3 MB unbroken hex dump was one passage of one [UNK]); a manual page's option text set on its
 # tag's line ("-S     sort by file size") under its tag, as a wider tag's is; a DocBook segmentedlist's item one entry,
-# its long-description pages left out; a Markdown heading inside a block quote a line of the quote, not a section.
+# its long-description pages left out; a Markdown heading inside a block quote a line of the quote, not a section; a
+# PDF's underscores that LaTeX draws as rules read "_".
 VERSION = "22"
 
 
