@@ -423,20 +423,27 @@ def test_special_files_are_left_out_of_a_folder_and_fail_by_name(kind, docs, tmp
 def test_links_to_folders_are_left_out_and_said_and_a_link_named_is_ingested(kind, docs, tmp_path, capsys):
     """os.walk skipped a link to a folder without a word, while a link to a file was read. It is still not followed
     (``latest -> guide`` would store the guide twice, ``loop -> ..`` would never end) but said, like the other files
-    a walk leaves out; a link named as an input is read as the folder it points to."""
+    a walk leaves out; a link named as an input is read as the folder it points to. A link to a file the walk finds
+    too (linked.txt -> notes.txt) stored the same text twice under two ids: left out and said; one to a file outside
+    the folder is read as that file."""
     import os
 
     os.symlink(docs / "guide", docs / "latest")
     os.symlink(docs, docs / "guide" / "loop")
     os.symlink(docs / "notes.txt", docs / "linked.txt")
+    (tmp_path / "outside.md").write_text("# Outside\n\nThe outside file holds a fact.\n")
+    os.symlink(tmp_path / "outside.md", docs / "guide" / "outside.md")
     listing = list_inputs([str(docs)])
-    assert [f.rel for f in listing.files] == ["guide/install.md", "linked.txt", "notes.txt"]
+    assert [f.rel for f in listing.files] == ["guide/install.md", "guide/outside.md", "notes.txt"]
     assert listing.symlinked == [str(docs / "guide" / "loop") + "/", str(docs / "latest") + "/"]
+    assert listing.linked_copies == [str(docs / "linked.txt")]
     assert ingest_main([str(docs)]) == 0
     err = capsys.readouterr().err
     assert (f"left out 2 links to folders, not followed (a link to a folder beside it would store its documents "
             f"twice; name a folder to ingest it), e.g. {docs / 'guide' / 'loop'}/") in err
-    assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "linked.txt", "notes.txt"}
+    assert (f"left out 1 link to a file the folder holds already (the same document twice), e.g. "
+            f"{docs / 'linked.txt'}") in err
+    assert set(state(kind, tmp_path)[1]) == {"guide/install.md", "guide/outside.md", "notes.txt"}
     only = tmp_path / "only"
     only.mkdir()
     os.symlink(docs / "guide", only / "guide")

@@ -183,6 +183,9 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
     if listing.symlinked:
         say(f"left out {_folder_links(len(listing.symlinked))}, not followed (a link to a folder "
             f"beside it would store its documents twice; name a folder to ingest it), e.g. {listing.symlinked[0]}")
+    if listing.linked_copies:
+        say(f"left out {_counted(len(listing.linked_copies), 'link')} to a file the folder holds already (the same "
+            f"document twice), e.g. {listing.linked_copies[0]}")
     progress = Progress(len(mine), counts, quiet=args.quiet)
     from function.retrieval import open_index
 

@@ -70,6 +70,8 @@ class Listing:
     special: list[str] = field(default_factory=list)
     sphinx_sources: list[str] = field(default_factory=list)
     symlinked: list[str] = field(default_factory=list)
+    # links to a file that the walk finds by its own path too (or by another link first): the same document twice
+    linked_copies: list[str] = field(default_factory=list)
 
     def kept_unread(self, source: str) -> bool:
         """Whether ``source`` lies under a folder that could not be listed: ``--sync`` must leave it alone."""
@@ -104,7 +106,8 @@ def list_inputs(uris: Sequence[str], include: Sequence[str] = (), exclude: Seque
     ``_sources/`` copies of its pages, and a link to a folder. Such a link is not followed: one to a folder beside it
     (``latest -> v2.1``) would store every document of it twice, under two ids, one to a folder above it would loop,
     one elsewhere would take in files the folder named does not hold; naming it (or its target) ingests it. A link
-    to a file is read as the file.
+    to a file is read as the file, unless the walk finds that file too (by its own path, or by a link before it):
+    then it is left out and listed, as the same document stored twice under two ids would answer twice.
     """
     suffixes = supported_suffixes()
     files: dict[str, InputFile] = {}
@@ -114,6 +117,7 @@ def list_inputs(uris: Sequence[str], include: Sequence[str] = (), exclude: Seque
     special: list[str] = []
     sphinx_sources: list[str] = []
     symlinked: list[str] = []
+    linked_copies: list[str] = []
 
     def take(source: str, rel: str, root: str, walked: bool) -> None:
         if not _selected(rel, include, exclude):
@@ -170,6 +174,15 @@ def list_inputs(uris: Sequence[str], include: Sequence[str] = (), exclude: Seque
                             special.append(path)
                             continue
                         found.append((path, os.path.relpath(path, root).replace(os.sep, "/")))
+            targets = {os.path.realpath(path) for path, _ in found if not os.path.islink(path)}
+            for path, _ in sorted(found):
+                if os.path.islink(path):
+                    target = os.path.realpath(path)
+                    if target in targets:
+                        linked_copies.append(path)
+                    targets.add(target)
+            copied = set(linked_copies)
+            found = [(path, rel) for path, rel in found if path not in copied]
             copies = _sphinx_copies({rel for _, rel in found})
             for path, rel in found:
                 walked(path, rel, root, copies)
@@ -178,7 +191,7 @@ def list_inputs(uris: Sequence[str], include: Sequence[str] = (), exclude: Seque
             roots.append(path)
             take(path, os.path.basename(path), path, False)
     return Listing(sorted(files.values(), key=lambda f: f.source), roots, sorted(unsupported), sorted(unreadable),
-                   sorted(special), sorted(sphinx_sources), sorted(symlinked))
+                   sorted(special), sorted(sphinx_sources), sorted(symlinked), sorted(linked_copies))
 
 
 def _gs_parts(uri: str) -> tuple[str, str]:
