@@ -212,3 +212,24 @@ def test_record_fields_that_are_not_read_are_named_with_their_line_and_a_close_k
     assert not any(isinstance(r, Unread) for r in parse_text("ok.jsonl", known))
     many = json.dumps({"id": "a", "text": "x", **{f"f{i}": i for i in range(10)}})
     assert "'f7' (line 1) and 2 other fields; a record's fields" in list(parse_text("many.jsonl", many))[-1].message
+
+
+def test_a_json_array_of_records_is_read_as_json_lines_would_be():
+    """A JSON array of records (what a database or a script exports as often as JSON Lines; function.evaluate reads its
+    questions either way) was read line by line: every line rejected as "not valid JSON". Its items are now records,
+    named by item; an array with no record in it is a file without passages, an empty one a file without records."""
+    from function.ingest.json_input import NoPassages
+
+    items = [{"id": "a", "title": "T", "text": "Good one."}, {"id": "b/c", "text": "slash in id"},
+             {"id": "e", "text": "Another.", "titel": "X"}]
+    out = list(parse_text("export.json", json.dumps(items, indent=2)))
+    good = [r for r in out if isinstance(r, Record)]
+    assert [r.id for r in good] == ["a", "e"] and good[0].title == "T"
+    assert [r.where for r in out if isinstance(r, Rejected)] == ["export.json item 2"]
+    (unread,) = [r for r in out if isinstance(r, Unread)]
+    assert "'titel' (item 3; did you mean 'title'?)" in unread.message
+    with pytest.raises(NoPassages, match="a JSON array with no passages"):
+        list(parse_text("search_index.json", json.dumps([{"location": "x.html", "title": "X"}])))
+    with pytest.raises(NoRecords, match="an empty JSON array"):
+        list(parse_text("empty.json", "[]"))
+    assert [r.id for r in parse_text("a.jsonl", json.dumps(items[0]))] == ["a"]  # JSON Lines as before

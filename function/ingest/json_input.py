@@ -56,12 +56,13 @@ class Unread:
     message: str
 
 
-def _unread_message(name: str, unknown: dict[str, tuple[int, int, str]]) -> str:
-    """``unknown``: field -> (line of its first record, records holding it, the known field it may misspell)."""
+def _unread_message(name: str, unknown: dict[str, tuple[int, int, str]], unit: str = "line") -> str:
+    """``unknown``: field -> (line (or array item) of its first record, records holding it, the known field it may
+    misspell)."""
     shown = []
     for field, (line, n, like) in list(unknown.items())[:8]:
         more = f" and {n - 1} more record{'s' if n > 2 else ''}" if n > 1 else ""
-        shown.append(f"{field[:40]!r} (line {line}{more}{f'; did you mean {like!r}?' if like else ''})")
+        shown.append(f"{field[:40]!r} ({unit} {line}{more}{f'; did you mean {like!r}?' if like else ''})")
     rest = f" and {len(unknown) - 8} other fields" if len(unknown) > 8 else ""
     return (f"{name}: record fields not read, so not stored: {', '.join(shown)}{rest}; a record's fields are "
             f"{', '.join(FIELDS)} (its document: doc_id, else title, else id)")
@@ -115,14 +116,24 @@ def _squad_records(name: str, data: dict) -> Iterator[Record | Rejected]:
 
 
 def _jsonl_records(name: str, lines: Iterator[str]) -> Iterator[Record | Rejected | Unread]:
+    def parsed() -> Iterator[tuple[int, object]]:
+        for n, line in enumerate(lines, 1):
+            if line.strip():
+                try:
+                    yield n, json.loads(line)
+                except ValueError as e:
+                    yield n, e
+
+    yield from _records(name, parsed(), "line")
+
+
+def _records(name: str, items: Iterator[tuple[int, object]], unit: str) -> Iterator[Record | Rejected | Unread]:
+    """Records of ``items`` ((line or array item number, the parsed object or the error parsing it)), and an ``Unread``
+    last if their objects hold fields that are not read."""
     unknown: dict[str, tuple[int, int, str]] = {}
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except ValueError as e:
-            yield Rejected(f"{name} line {n}", f"not valid JSON ({str(e)[:100]})")
+    for n, raw in items:
+        if isinstance(raw, ValueError):
+            yield Rejected(f"{name} {unit} {n}", f"not valid JSON ({str(raw)[:100]})")
             continue
         if isinstance(raw, dict):
             for field in raw:
@@ -131,9 +142,9 @@ def _jsonl_records(name: str, lines: Iterator[str]) -> Iterator[Record | Rejecte
                     unknown[field] = (first, count + 1, like)
                 elif field not in FIELDS:
                     unknown[field] = (n, 1, _misspelt(field, raw))
-        yield _check(f"{name} line {n}", raw)
+        yield _check(f"{name} {unit} {n}", raw)
     if unknown:
-        yield Unread(name, _unread_message(name, unknown))
+        yield Unread(name, _unread_message(name, unknown, unit))
 
 
 class NoRecords(ValueError):
@@ -142,8 +153,10 @@ class NoRecords(ValueError):
 
 
 def parse_text(name: str, text: str) -> Iterator[Record | Rejected | Unread]:
-    """Records of one file's text; SQuAD if it is one JSON object with 'data', else JSON Lines. Raises
-    ``NoPassages`` for one JSON object that is neither SQuAD nor a record, ``NoRecords`` for a file without any."""
+    """Records of one file's text; SQuAD if it is one JSON object with 'data', a JSON array's items if it is one
+    (records as JSON Lines writes them, named by item), else JSON Lines. Raises ``NoPassages`` for one JSON object
+    that is neither SQuAD nor a record, or an array none of whose items is a record (a site's search index),
+    ``NoRecords`` for a file without any."""
     if not text.strip():
         raise NoRecords(f"{name}: no records in this file (it is empty)")
     head = text.lstrip()[:1]
@@ -163,4 +176,16 @@ def parse_text(name: str, text: str) -> Iterator[Record | Rejected | Unread]:
         if isinstance(data, dict) and not ("id" in data and "text" in data):
             raise NoPassages(f"{name}: a JSON object with no passages (neither SQuAD's 'data' nor a record's 'id' "
                              f"and 'text'; keys: {', '.join(list(map(str, data))[:5]) or 'none'})")
+    if head == "[" and not name.endswith(".jsonl"):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if isinstance(data, list):
+            if not data:
+                raise NoRecords(f"{name}: no records in this file (an empty JSON array)")
+            if not any(isinstance(item, dict) and "id" in item and "text" in item for item in data):
+                raise NoPassages(f"{name}: a JSON array with no passages (no item has a record's 'id' and 'text')")
+            yield from _records(name, enumerate(data, 1), "item")
+            return
     yield from _jsonl_records(name, io.StringIO(text))
