@@ -172,20 +172,19 @@ def _run(args, settings, say, manifest, tokenizer, listing: Listing, store) -> i
     mine = shard.files(listing.files)
     say(f"ingesting {len(mine)} files into {store.description} with tokenizer {tokenizer.fingerprint[:12]} "
         f"(task {shard.index + 1} of {shard.count}; passages of at most {recipe.max_tokens} tokens)")
-    if listing.unsupported:
-        say(f"left out {len(listing.unsupported)} files with unsupported extensions, e.g. {listing.unsupported[0]}")
-    if listing.sphinx_sources:
-        say(f"left out {_counted(len(listing.sphinx_sources), 'page source')} a Sphinx HTML build keeps beside its "
-            f"pages (_sources/: the same text as the pages), e.g. {listing.sphinx_sources[0]}")
-    if listing.special:
-        say(f"left out {_counted(len(listing.special), 'file')} that {'is' if len(listing.special) == 1 else 'are'} "
-            f"not a regular file (a FIFO, socket or device), e.g. {listing.special[0]}")
-    if listing.symlinked:
-        say(f"left out {_folder_links(len(listing.symlinked))}, not followed (a link to a folder "
-            f"beside it would store its documents twice; name a folder to ingest it), e.g. {listing.symlinked[0]}")
-    if listing.linked_copies:
-        say(f"left out {_counted(len(listing.linked_copies), 'link')} to a file the folder holds already (the same "
-            f"document twice), e.g. {listing.linked_copies[0]}")
+    special = len(listing.special)
+    for left, what in (  # what a walk left out, each kind said once with an example
+            (listing.unsupported, f"{len(listing.unsupported)} files with unsupported extensions"),
+            (listing.sphinx_sources, f"{_counted(len(listing.sphinx_sources), 'page source')} a Sphinx HTML build "
+                                     "keeps beside its pages (_sources/: the same text as the pages)"),
+            (listing.special, f"{_counted(special, 'file')} that {'is' if special == 1 else 'are'} not a regular file "
+                              "(a FIFO, socket or device)"),
+            (listing.symlinked, f"{_folder_links(len(listing.symlinked))}, not followed (a link to a folder beside it "
+                                "would store its documents twice; name a folder to ingest it)"),
+            (listing.linked_copies, f"{_counted(len(listing.linked_copies), 'link')} to a file the folder holds "
+                                    "already (the same document twice)")):
+        if left:
+            say(f"left out {what}, e.g. {left[0]}")
     progress = Progress(len(mine), counts, quiet=args.quiet)
     from function.retrieval import open_index
 

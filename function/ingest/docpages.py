@@ -900,15 +900,13 @@ class _Walker:
         ("APT::Get::List-Cleanup"), the other segments its text: each was a paragraph of its own, so a passage could
         hold two options and their two defaults, titled by neither, and end on an option whose default began the
         next. Whether it was read so (fewer than two segments: walked as it is)."""
-        segs = el.xpath("./div[contains(concat(' ', @class, ' '), ' seg ')]")
+        segs = el.xpath(f"./div[{_class('seg')}]")
         if len(segs) < 2:
             return False
-        label = segs[0].xpath(".//*[contains(concat(' ', @class, ' '), ' segtitle ')]")
+        labels = segs[0].xpath(f".//*[{_class('segtitle')}]")
         first = _inline(segs[0])
-        said = unmarked(first)
-        name = said[len(unmarked(_inline(label[0]))):].strip() if label and said.startswith(
-            unmarked(_inline(label[0]))) else said
-        self.out.open_entry(first, name)
+        said, label = unmarked(first), unmarked(_inline(labels[0])) if labels else ""
+        self.out.open_entry(first, said[len(label):].strip() if label and said.startswith(label) else said)
         for seg in segs[1:]:
             self.block(seg)
         self.out.close_entry()

@@ -855,14 +855,17 @@ def _single_quoted(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_CURLY_CLOSE = {"\u201c": "\u201d", "\u2018": "\u2019"}  # an opening curly quote and the one that closes it
+
+
 def _curly_unpaired(text: str, start: int, end: int) -> tuple[int, int]:
     """A curly double quote an answer leaves unpaired at its edge (a Texinfo manual's and Sphinx's smart quotes) takes
     in its pair beside the answer, as a straight one does ("\u201cDiscard to Next Line" -> "\u201cDiscard to Next
     Line\u201d"), or, with no pair beside it, goes; so does an opening single quote with no pair in the answer or
     beside it (a closing one is also an apostrophe: ``_single_quoted`` pairs those)."""
     span = text[start:end]
-    if len(span) > 1 and span[0] in "\u201c\u2018" and {"\u201c": "\u201d", "\u2018": "\u2019"}[span[0]] not in span:
-        closing = "\u201d" if span[0] == "\u201c" else "\u2019"
+    closing = _CURLY_CLOSE.get(span[:1])
+    if len(span) > 1 and closing is not None and closing not in span:
         if end < len(text) and text[end] == closing:
             end += 1
         else:
