@@ -634,3 +634,24 @@ def test_sync_removes_the_part_of_a_json_document_whose_file_is_gone(kind, tmp_p
     assert "--sync: deleted 1 documents no longer in the inputs\n" in capsys.readouterr().err
     passages, records, count = state(kind, tmp_path)
     assert set(passages) == {"c1"} and set(records) == {"Other"} and count == 1
+
+
+def test_sync_of_a_folder_without_json_removes_its_part_of_a_document_recorded_from_another(kind, tmp_path, capsys):
+    """The document's record names the other folder's file: with no JSON file left here and no record under this
+    folder naming one, only the count of passages under it (more than its records hold) tells of the part left."""
+    k1, k2 = tmp_path / "k1", tmp_path / "k2"
+    k1.mkdir()
+    k2.mkdir()
+    (k1 / "a.jsonl").write_text(json.dumps({"id": "a1", "title": "Intro", "text": "Old fact: the port is 1111."}))
+    (k1 / "notes.txt").write_text("The notes say the size is large.\n")
+    (k2 / "b.jsonl").write_text(json.dumps({"id": "b1", "title": "Intro", "text": "The colour is green."}))
+    assert ingest_main([str(k1), str(k2), "--quiet"]) == 0
+    passages, records, _ = state(kind, tmp_path)
+    assert {"a1", "b1"} <= set(passages) and records["Intro"].source == str(k2 / "b.jsonl")
+    capsys.readouterr()
+    (k1 / "a.jsonl").unlink()
+    assert ingest_main([str(k1), "--sync"]) == 0
+    assert "and the passages of 1 document from files no longer there" in capsys.readouterr().err
+    passages, records, count = state(kind, tmp_path)
+    assert "a1" not in passages and "b1" in passages and count == 2
+    assert records["Intro"].source == str(k2 / "b.jsonl")

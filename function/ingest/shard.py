@@ -108,7 +108,8 @@ def stale(store, listing: Listing, seen: Seen) -> list[tuple[str, str]]:
     A JSON document can come from several files (its records name it: a ``doc_id``, or, without one, a ``title``
     that files share) and its record names the last file written only: where JSON files are involved, the stored
     passages' own sources are judged too (``passage_sources_under``), so the part of a document from a deleted file
-    goes with it and the rest stays.
+    goes with it and the rest stays. A folder that no longer holds a JSON file can still hold the passages of a JSON
+    document recorded from another folder: more passages under it than its records hold (one count) says so.
     """
     listed = {f.source for f in listing.files}
 
@@ -121,7 +122,8 @@ def stale(store, listing: Listing, seen: Seen) -> list[tuple[str, str]]:
     for root in listing.roots:
         records = [r for r in store.documents_under(root) if root.endswith("/") or r.source == root]
         found.update((r.doc_id, r.source) for r in records if gone(r.source, r.doc_id))
-        if any(is_json(f.source) for f in listing.files) or any(is_json(r.source) for r in records):
+        if (any(is_json(f.source) for f in listing.files) or any(is_json(r.source) for r in records)
+                or root.endswith("/") and store.passage_count_under(root) > sum(len(r.passage_ids) for r in records)):
             found.update((doc_id, source) for doc_id, source in store.passage_sources_under(root)
                          if is_json(source) and (root.endswith("/") or source == root) and gone(source, doc_id))
     return sorted(found)

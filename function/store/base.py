@@ -62,6 +62,10 @@ class DocumentStore(PassageStore, Protocol):
         """(doc id, source) of the stored passages whose source starts with ``prefix``: a JSON document's records can
         come from several files, and its one record names the last of them only."""
 
+    def passage_count_under(self, prefix: str) -> int:
+        """How many stored passages have a source starting with ``prefix``: more than the documents recorded under it
+        hold means a JSON document recorded from another folder has passages from a file here."""
+
     def put_documents(self, records: Iterable[DocumentRecord]) -> None:
         """Write document records by doc id (re-writing one replaces it)."""
 

@@ -241,7 +241,7 @@ class FirestoreStore:
         return len(exist)
 
     def _count(self, collection, what: str) -> int:
-        """Documents in ``collection`` (an aggregation query: a read per 1,000 index entries)."""
+        """Documents in ``collection`` or a query of it (an aggregation query: a read per 1,000 index entries)."""
         try:
             result = collection.count().get(timeout=self.timeout_s)
         except self._errors as e:
@@ -323,6 +323,13 @@ class FirestoreStore:
             raise self._failed("list passages' sources", e) from None
         ops.add(reads=max(1, len(found)))
         return {(d.get("doc_id", ""), d.get("source", "")) for d in found if d.get("source", "").startswith(prefix)}
+
+    def passage_count_under(self, prefix: str) -> int:
+        """An aggregation query (a read per 1,000 passages), not the passages themselves."""
+        from google.cloud.firestore_v1.base_query import FieldFilter
+
+        return self._count(self.passages.where(filter=FieldFilter("source", ">=", prefix)).where(
+            filter=FieldFilter("source", "<", prefix + "\U0010ffff")), "count passages")
 
     def documents_under(self, prefix: str) -> list[DocumentRecord]:
         """The documents whose source starts with ``prefix`` ("" for all)."""

@@ -265,6 +265,9 @@ class SqliteStore:
         return set(self._query("SELECT DISTINCT doc_id, source FROM passages WHERE source LIKE ? ESCAPE '\\'",
                                (escaped + "%",)))
 
+    def passage_count_under(self, prefix: str) -> int:
+        return self._query("SELECT COUNT(*) FROM passages WHERE substr(source, 1, ?) = ?", (len(prefix), prefix))[0][0]
+
     def documents_under(self, prefix: str) -> list[DocumentRecord]:
         """The documents whose source starts with ``prefix`` ("" for all)."""
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
