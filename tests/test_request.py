@@ -27,6 +27,15 @@ def test_valid_requests():
     assert not r.retrieves and r.top_k_passages is None
 
 
+def test_a_file_s_passage_id_is_taken_as_its_path_writes_it():
+    """The answer names the document by its path ("docs/Server.md") and its passage "docs%2FServer.md#0017": the id
+    built from the path reads the same passage, and one that is no file's passage says how to write it."""
+    r = ok({"question": "Who?", "passage_ids": ["docs/Server.md#0017", "docs%2FServer.md#0017", "b1"]})
+    assert r.passage_ids == ("docs%2FServer.md#0017", "b1")
+    with pytest.raises(BadRequest, match=r"'a/b'.*PATH#0003 or with its '/' as %2F"):
+        ok({"question": "Who?", "passage_ids": ["a/b"]})
+
+
 def test_a_question_alone_retrieves_its_passages():
     r = ok({"question": "Who?"})
     assert r.retrieves and r.top_k_passages == S.top_k_passages == 5 and r.context is r.passage_ids is None

@@ -10,7 +10,7 @@ from function.config import Settings
 from function.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
 from function.retrieval.filters import PassageFilter
 from function.service.qa_request import QARequest
-from function.store.ids import valid_passage_id
+from function.store.ids import as_stored, valid_passage_id
 
 FILTER_FIELDS = ("documents", "source_prefix", "tags")  # retrieval's filter (function.retrieval.filters)
 FIELDS = ("question", "context", "passage_ids", "top_k_passages", "top_k", "max_answer_tokens", "abstain",
@@ -171,10 +171,12 @@ def parse(body: bytes, settings: Settings, default_max_answer_tokens: int) -> QA
             raise BadRequest("'passage_ids' must be a non-empty array of strings")
         if len(ids) > settings.max_passage_ids:
             raise PayloadTooLarge(f"'passage_ids' has {len(ids)} ids; the limit is {settings.max_passage_ids}")
+        ids = [as_stored(i) for i in ids]  # "docs/guide.md#0003" as the store writes it, "docs%2Fguide.md#0003"
         bad = [i for i in ids if not valid_passage_id(i)]
         if bad:
             shown = ", ".join(repr(b)[:60] for b in bad[:5])
-            raise BadRequest(f"invalid passage id(s): {shown} (ids are non-empty strings without '/')",
+            raise BadRequest(f"invalid passage id(s): {shown} (ids are non-empty strings without '/', but for a "
+                             "file's passage, written PATH#0003 or with its '/' as %2F)",
                              log_message=f"{len(bad)} invalid passage id(s)")
         passage_ids = tuple(dict.fromkeys(ids))
 

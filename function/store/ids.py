@@ -17,6 +17,16 @@ def valid_passage_id(pid: object) -> bool:
     return 0 < size <= MAX_ID_BYTES and not _BAD_ID.search(pid) and "\x00" not in pid
 
 
+_PATH_FORM = re.compile(r"(?P<doc>.*/.*)#(?P<chunk>\d{4,9})")
+
+
+def as_stored(pid: object) -> object:
+    """A file's passage id as stored: ``guide%2Finstall.md#0003`` for ``guide/install.md#0003``, the document's path
+    written as it is (a user builds it from the answer's ``doc_id``); any other id as given."""
+    m = _PATH_FORM.fullmatch(pid) if isinstance(pid, str) else None
+    return chunk_passage_id(m.group("doc"), int(m.group("chunk"))) if m else pid
+
+
 def _escape(text: str) -> str:
     """``%`` and ``/`` percent-encoded: reversible, readable, and never a Firestore path separator."""
     return text.replace("%", "%25").replace("/", "%2F")
