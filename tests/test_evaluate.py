@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -93,6 +94,27 @@ def test_figures_and_rows_of_a_folder(docs, tmp_path, capsys):
     assert "| EM as written (case and punctuation kept), answerable questions | 66.7 |" in printed
     assert '| "no answer", unanswerable questions (right) | 100.0% (1 of 1) |' in printed
     assert '"severity"' not in printed  # the function's log lines go to stderr
+
+
+def test_the_cold_start_logged_does_not_count_the_folder_s_ingestion_as_imports(docs, tmp_path, monkeypatch,
+                                                                                 capsys):
+    """--docs ingests before the model loads: its time lies between the imports and the load, not in import_ms."""
+    import function.evaluate.cli as cli
+
+    ingest = cli.ingest_folder
+
+    def slow_ingest(folder, settings):
+        time.sleep(2.0)  # an ingestion of 2 s at least
+        ingest(folder, settings)
+
+    monkeypatch.setattr(cli, "ingest_folder", slow_ingest)
+    questions = write_jsonl(tmp_path / "q.jsonl", QUESTIONS[:1])
+    assert main([questions, "--docs", str(docs), "--retrieval", "bm25"]) == 0
+    logged = [json.loads(line) for line in capsys.readouterr().err.splitlines() if '"cold start"' in line]
+    timings = logged[0]["cold_start_ms"]
+    if timings["import_ms"] is None:  # no /proc here: nothing to tell
+        pytest.skip("the process's age is read from /proc")
+    assert timings["since_process_start_ms"] - timings["import_ms"] >= 2000
 
 
 def test_a_folder_is_searched_as_make_run_serves_it_hybrid_unless_bm25_is_asked(docs, tmp_path, monkeypatch, capsys):

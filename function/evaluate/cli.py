@@ -268,12 +268,14 @@ def markdown(result: dict) -> str:
     return f"{summary(result)}\n\n{table(result['rows'])}\n\n`{result['command']}`, {result['date']}\n"
 
 
-def evaluate(args, settings: Settings, questions: list[Question], command: str) -> dict:
-    """Every question asked and scored against the store ``settings`` name; the result ``--out`` writes."""
+def evaluate(args, settings: Settings, questions: list[Question], command: str, clock=None) -> dict:
+    """Every question asked and scored against the store ``settings`` name; the result ``--out`` writes. ``clock``:
+    when the function's code was imported (``ImportClock``), before ``--docs`` ingested the folder, so the cold start
+    logged does not count the ingestion as imports."""
     from function.service.pipeline import QAService
     from function.service.runtime import Runtime
 
-    service = QAService(Runtime(settings, create_store=False))  # a store that is not there: say so, not 0 passages
+    service = QAService(Runtime(settings, clock=clock, create_store=False))  # a store that is not there: say so
     store = service.rt.store()
     if store.count() == 0:
         raise EvaluationError(f"the store {store.description} holds no passages: ingest your documents "
@@ -328,6 +330,9 @@ def run(args, settings: Settings, questions: list[Question], command: str) -> di
         return evaluate_remote(args, settings, questions, command)
     if args.docs is None:
         return evaluate(args, settings, questions, command)
+    from function.service.runtime import ImportClock
+
+    clock = ImportClock.now()
     with tempfile.TemporaryDirectory(prefix="qa-evaluate-") as tmp:
         index_uri, encoder = "", ""
         if args.retrieval != "bm25":  # hybrid: as make run DOCS=... serves the folder (scripts/serve_local.py)
@@ -336,7 +341,7 @@ def run(args, settings: Settings, questions: list[Question], command: str) -> di
         settings = dataclasses.replace(settings, store="sqlite", sqlite_path=Path(tmp) / "passages.sqlite",
                                        index_uri=index_uri, index_encoder=encoder)
         ingest_folder(args.docs.expanduser(), settings)
-        return evaluate(args, settings, questions, command)
+        return evaluate(args, settings, questions, command, clock)
 
 
 ENCODER = "encoder"  # the shipped sentence encoder, relative to the working directory (as QA_ARTIFACT_DIR's default)
