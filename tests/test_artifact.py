@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -96,3 +97,12 @@ def test_a_manifest_without_a_pair_layout_reads_as_bert(artifact):
     del raw["special_tokens"]["pair_seps"]  # manifests written before the layout was recorded
     path.write_text(json.dumps(raw))
     assert window_spec(load_manifest(artifact)).pair_seps == 1
+
+
+def test_an_artifact_not_found_from_a_relative_path_names_the_working_directory_and_the_setting(
+        tmp_path, monkeypatch):
+    """Ingestion run outside the repository looked for artifact/ there and said only that it was missing."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ArtifactError) as caught:
+        load_manifest(Path("artifact"))
+    assert str(tmp_path) in caught.value.message and "QA_ARTIFACT_DIR" in caught.value.message

@@ -110,7 +110,9 @@ def load_manifest(folder: Path) -> Manifest:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ArtifactError(f"model artifact not found: {path} is missing", {"file": str(path)}) from None
+        where = "" if path.is_absolute() else f" (from the working directory {Path.cwd()})"
+        raise ArtifactError(f"model artifact not found: {path} is missing{where}; QA_ARTIFACT_DIR names the "
+                            "artifact's folder (the repository's artifact/)", {"file": str(path)}) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ArtifactError(f"{path} is not a readable JSON manifest ({type(e).__name__})",
                             {"file": str(path)}) from None
