@@ -363,6 +363,46 @@ def test_pdf_listing_indented_by_position_is_one_code_block_and_a_table_of_code_
     _spans_index_text(doc)
 
 
+def test_pdf_table_whose_cells_wrap_is_read_row_by_row_and_an_option_list_is_not_a_table():
+    """A table whose description cells wrap (FASTA's guide, Table 1; issue 39's audit, defect D2) comes from pdfminer
+    as a box per cell, the wrapped ones of several lines, in its order column by column: it was read as a list of
+    program names and then the descriptions with no names ("Which program calculates non-intersecting alignments?"
+    was answered from the wrong description). Each row is one line, a wrapped cell's lines joined, an empty cell
+    left out. An option list (a tag beside its wrapped text) is two columns, as a page of two columns is, and stays
+    as it was read, each box its own paragraph, though its columns are the table's above it."""
+    pytest.importorskip("reportlab", reason="reportlab (a test dependency) makes the PDF fixture")
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table
+
+    body = getSampleStyleSheet()["Normal"]
+    rows = [["Program", "Equivalent", "Description"],
+            ["fasta36", "blastp", Paragraph("Compares a protein sequence to a protein sequence database using the "
+                                            "FASTA algorithm, which is fast and selective.", body)],
+            ["ssearch36", "", Paragraph("Compares a protein sequence to a database with the Smith-Waterman "
+                                        "algorithm, slower but more sensitive.", body)],
+            ["lalign36", "", Paragraph("Calculates multiple, non-intersecting alignments with the Waterman-Eggert "
+                                       "algorithm, scoring shuffled sequences.", body)],
+            ["fastx36", "blastx", Paragraph("Compares a DNA sequence to a protein sequence database, translating "
+                                            "the DNA in three frames.", body)]]
+    options = [["-T #", Paragraph("Sets the number of threads the search runs on; by default as many as the "
+                                  "machine has processors, which suits most searches well.", body)],
+               ["-z 1", Paragraph("Estimates the statistical significance from a weighted regression of the average "
+                                  "score against the library sequence length.", body)]]
+    buf = io.BytesIO()
+    SimpleDocTemplate(buf).build([Paragraph("The programs of the package are these.", body), Spacer(1, 12),
+                                  Table(rows, colWidths=[80, 70, 250]),
+                                  Paragraph("Each program takes these options, among others.", body),
+                                  Table(options, colWidths=[80, 320])])
+    text = extract("guide.pdf", buf.getvalue()).text
+    assert ("The programs of the package are these.\n\nProgram | Equivalent | Description\n\n"
+            "fasta36 | blastp | Compares a protein sequence to a protein sequence database using the FASTA "
+            "algorithm, which is fast and selective.\n\n") in text
+    assert ("lalign36 | Calculates multiple, non-intersecting alignments with the Waterman-Eggert algorithm, "
+            "scoring shuffled sequences.\n\nfastx36 | blastx | Compares a DNA sequence") in text
+    listed = text[text.index("among others."):]
+    assert "-T #" in listed and "Sets the number of threads" in listed and " | " not in listed  # no table's rows
+
+
 def test_pdf_layout_does_not_depend_on_where_its_boxes_lie_in_memory(monkeypatch):
     """pdfminer breaks ties between equally distant pairs of text boxes by ``id``: three boxes in a row at equal
     gaps group (A B) C or A (B C) by their memory addresses, so a PDF read twice could read differently. Reversing

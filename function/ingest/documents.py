@@ -53,8 +53,9 @@ from function.store.ids import chunk_passage_id
 # cover any length: a 3 MB unbroken hex dump was one passage of one [UNK]); a manual page's option text set on its
 # tag's line ("-S     sort by file size") under its tag, as a wider tag's is; a DocBook segmentedlist's item one entry,
 # its long-description pages left out; a Markdown heading inside a block quote a line of the quote, not a section; a
-# PDF's underscores that LaTeX draws as rules read "_".
-VERSION = "22"
+# PDF's underscores that LaTeX draws as rules read "_"; 23: a PDF table whose cells wrap read a row a line ("a | b |
+# c"), not column by column.
+VERSION = "23"
 
 
 @dataclass(frozen=True)

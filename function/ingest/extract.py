@@ -1491,12 +1491,15 @@ def _running_lines(pages: list[list]) -> set[int]:
 
 def _pdf_rows(boxes) -> list[tuple[str, str]]:
     """(kind, text) of each paragraph in pdfminer's order (``_box_marked``: code blocks, inline code marked; boxes of
-    code one under the other one block, ``_listings``); a run of one-line boxes laid out in rows (table cells)
-    becomes one "a | b" line per row, top to bottom, whatever order pdfminer read the cells in (often column-wise)."""
+    code one under the other one block, ``_listings``); a run of one-line boxes laid out in rows (table cells), and
+    of the cells of a table whose cells wrap (``_wrapped_cells``), becomes one "a | b" line per row, top to bottom,
+    whatever order pdfminer read the cells in (often column-wise)."""
     out: list[tuple[str, str]] = []
     run: list = []
-    for box in [*_listings(boxes), None]:
-        if box is not None and not isinstance(box, _Listing) and _line_count(box) == 1:
+    boxes = _listings(boxes)
+    cells = _wrapped_cells(boxes)
+    for box in [*boxes, None]:
+        if box is not None and not isinstance(box, _Listing) and (_line_count(box) == 1 or id(box) in cells):
             run.append(box)
             continue
         out.extend(_table_rows(run))
@@ -1561,18 +1564,101 @@ def _listings(boxes: list) -> list:
 
 
 def _table_rows(run: list) -> list[tuple[str, str]]:
-    """One-line boxes grouped by shared baseline; boxes in their own order when no two share one."""
+    """One-line boxes, and a wrapped table's cells, grouped into rows (``_rows``), a cell's lines joined into one;
+    boxes in their own order, as they would be read alone, when no two share a row."""
+    rows = _rows(run)
+    if all(len(r) == 1 for r in rows):  # no table: each box as it would be alone
+        return [("text", _box_marked(b, lines=False)[1]) if _line_count(b) == 1 else _box_marked(b) for b in run]
+    return [("text", " | ".join(_box_marked(b, lines=False)[1] for b in sorted(r, key=lambda b: b.x0)))
+            for r in rows]
+
+
+def _rows(boxes: list) -> list[list]:
+    """Boxes grouped into rows, top to bottom: a box joins the first row whose top box it shares a line with
+    (``_row_mates``) and whose every box lies apart from it across."""
     rows: list[list] = []
-    for box in sorted(run, key=lambda b: -b.y1):
-        row = next((r for r in rows if _same_line(r[0], box) and all(_apart(c, box) for c in r)), None)
+    for box in sorted(boxes, key=lambda b: -_text_lines(b)[0].y1):
+        row = next((r for r in rows if _row_mates(r[0], box) and all(_apart(c, box) for c in r)), None)
         if row is None:
             rows.append([box])
         else:
             row.append(box)
-    if all(len(r) == 1 for r in rows):
-        return [("text", _box_marked(b, lines=False)[1]) for b in run]
-    return [("text", " | ".join(_box_marked(b, lines=False)[1] for b in sorted(r, key=lambda b: b.x0)))
-            for r in rows]
+    return rows
+
+
+def _row_mates(a, b) -> bool:
+    """Whether two boxes sit in one row of a table: one-line boxes on one line (``_same_line``); a cell that wraps
+    beside another with their first lines on one line (cells set from the top), their last lines (from the bottom)
+    or their middles level (centred)."""
+    if _line_count(a) == 1 and _line_count(b) == 1:
+        return _same_line(a, b)
+    la, lb = _text_lines(a), _text_lines(b)
+    line = min(ln.height for ln in (*la, *lb))
+    return (_same_line(la[0], lb[0]) or _same_line(la[-1], lb[-1])
+            or abs((a.y0 + a.y1) - (b.y0 + b.y1)) / 2 < 0.5 * line)
+
+
+def _wrapped_cells(boxes: list) -> set[int]:
+    """ids of the boxes of more than one line that are cells of a table (``_pdf_rows`` reads them row by row). A row
+    is boxes apart across and level (``_rows``) that no other box reaches into between its top and bottom over its
+    width; a table is two rows or more, one under the other with no box across their width between them, each
+    sharing two columns (cells' left edges) with the rows above it, and one row of three cells or more. Two columns are
+    not enough: a page of two columns, side-by-side paragraphs, a hanging option list (its tag in a box beside its
+    indented text), a bulleted list (a box of bullets beside the items) and a note beside its label are all laid out
+    in two columns, and are read as they were. A box of several lines is a cell only where its lines wrap
+    (``_wraps``), and its whole row is read so or not at all: pdfminer also boxes a column's short cells of several
+    rows together (".f .for" beside "Fortran Fortran"), which are rows, not one cell."""
+    plain = [b for b in boxes if not isinstance(b, _Listing)]
+    if not any(_line_count(b) > 1 for b in plain):
+        return set()
+    tables: list[list] = []  # runs of rows one under the other, each sharing two columns with the rows above
+    for row in _rows(plain):
+        low, high = min(b.y0 for b in row), max(b.y1 for b in row)
+        left, right = min(b.x0 for b in row), max(b.x1 for b in row)
+        line = min(ln.height for b in row for ln in _text_lines(b))
+        clean = len(row) >= 2 and not any(
+            b not in row and min(high, b.y1) - max(low, b.y0) > 0.25 * line and b.x0 < right and b.x1 > left
+            for b in plain)
+        above = tables[-1][-1] if tables and tables[-1] else None
+        if not clean:
+            if above is not None and any(b.x0 < max(c.x1 for c in above) and b.x1 > min(c.x0 for c in above)
+                                         for b in row):
+                tables.append([])  # a box across the table's width below it ends the table
+            continue
+        if above is not None and sum(any(abs(b.x0 - c.x0) < 2.0 for r in tables[-1] for c in r) for b in row) >= 2:
+            tables[-1].append(row)
+        else:
+            tables.append([row])
+    cells: set[int] = set()
+    for table in tables:
+        if len(table) < 2 or not any(len(r) >= 3 for r in table):
+            continue
+        starts = sorted({b.x0 for r in table for b in r})
+        edge = max(b.x1 for r in table for b in r)
+        for row in table:
+            wrapped = [b for b in row if _line_count(b) > 1]
+            if all(_wraps(b, min((x for x in starts if x >= b.x1 - 1.0), default=edge)) for b in wrapped):
+                cells.update(id(b) for b in wrapped)
+    return cells
+
+
+def _wraps(box, limit: float) -> bool:
+    """Whether a box's lines wrap within a column ending at ``limit`` (the next column's left edge, or the table's
+    right one): each line but the last too full to have taken the next line's first word."""
+    from pdfminer.layout import LTChar
+
+    lines = _text_lines(box)
+    for line, after in zip(lines, lines[1:]):
+        word = []
+        for obj in after:
+            if not isinstance(obj, LTChar) or not obj.get_text().strip():
+                if word:
+                    break
+                continue
+            word.append(obj)
+        if word and line.x1 + 0.25 * word[0].size + (word[-1].x1 - word[0].x0) <= limit:
+            return False
+    return True
 
 
 # Fonts that set code: monospaced ones (a subset's "ABCDEF+" prefix aside; NimbusMonL: URW's Courier, in TeX's PDFs).
