@@ -1102,6 +1102,13 @@ _PARAMETERS = ("health_check_timeout (integer)\nSpecifies the timeout. Default v
      "Which item does SortedList.pop remove by default?", "none", -1),  # a dotted name's last part, signatures
     ("max_pool (integer)\nOptions\nDefault is 4.", "What is the default max_pool?", "4", 1),  # a plain word: no head
     ("path\n\nDefault: path.resolve(process.cwd())\n", "What is the default path?", "path.resolve", 1),  # its own line
+    # a plain word with its type heads an entry as a code-shaped name does (pino's options: "level (String)")
+    ("name (String)\n\nDefault: undefined\n\nThe name of the logger.\n\nlevel (String)\n\nDefault: 'info'\n",
+     "What is the default value of the name option?", "'info'", -1),
+    ("name (String)\n\nDefault: undefined\n\nThe name of the logger.\n\nlevel (String)\n\nDefault: 'info'\n",
+     "What is the default value of the name option?", "undefined", 1),
+    ("name (String)\n\nDefault: undefined\n\nlevel\n\nDefault: 'info'\n",
+     "What is the default value of the name option?", "'info'", 1),  # a plain word alone: maybe a heading
     # the question writes the entry's name as the words its "_" joins
     (_PARAMETERS, "What is the default health check period?", "0", 1),
     (_PARAMETERS, "What is the default health check period?", "20", -1),

@@ -388,9 +388,10 @@ def offered_in(text: str, alternatives: tuple[str, ...]) -> list[tuple[int, int]
 
 
 # an entry's head line that is not a signature: a name alone on its line, with a bracketed type or an "=value" at most
-# ("health_check_timeout (integer)", "nofile", "--prune", "user_readenv=0|1")
-_TERM_LINE = re.compile(r"^[ \t]*(?P<name>-{0,2}[A-Za-z_$][\w$.:-]*)(?:[ \t]*\([^()\n]{0,30}\)|=\S{1,30})?[ \t]*$",
-                        re.MULTILINE)
+# ("health_check_timeout (integer)", "nofile", "--prune", "user_readenv=0|1"); typed, it heads an entry whatever its
+# name's shape ("level (String)"), where a plain word alone may be a section's heading ("Notes")
+_TERM_LINE = re.compile(r"^[ \t]*(?P<name>-{0,2}[A-Za-z_$][\w$.:-]*)"
+                        r"(?P<typed>[ \t]*\([^()\n]{0,30}\)|=\S{1,30})?[ \t]*$", re.MULTILINE)
 # numpydoc's parameter line: "how : {'left', 'right'}, default 'inner'", "x1, x2 : array_like" (each name heads it)
 _PARAMETER_LINE = re.compile(r"^[ \t]*(?P<names>\*{0,2}[A-Za-z_]\w*(?:,[ \t]*\*{0,2}[A-Za-z_]\w*)*)[ \t]+:[ \t]+\S",
                              re.MULTILINE)
@@ -433,10 +434,10 @@ _DOCTEST = re.compile(r"[ \t]*(?:>>>|\.\.\.)(?:[ \t]|$)")  # a doctest's prompt:
 @functools.lru_cache(maxsize=64)
 def _heads(text: str) -> tuple[tuple[int, str, bool], ...]:
     """The head lines of ``text``'s entries in order: (where the line starts, its name as compared, whether it is a
-    signature or its name is code-shaped, so that it heads an entry whatever the question); not a doctest's output
-    ("SortedList(['a', 'b'])" under ">>> sl")."""
+    signature, typed or its name is code-shaped, so that it heads an entry whatever the question); not a doctest's
+    output ("SortedList(['a', 'b'])" under ">>> sl")."""
     found = [(m.start(), m.group("name"), True) for m in _HEAD_SIGNATURE.finditer(text)]
-    found += [(m.start(), m.group("name"), bool(_CODE_SHAPED.search(m.group("name"))))
+    found += [(m.start(), m.group("name"), bool(m.group("typed") or _CODE_SHAPED.search(m.group("name"))))
               for m in _TERM_LINE.finditer(text)]
     found += [(m.start(), name.strip().lstrip("*"), True)
               for m in _PARAMETER_LINE.finditer(text) for name in m.group("names").split(",")]
