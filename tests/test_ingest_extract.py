@@ -2590,3 +2590,14 @@ Highlights</a></p></figcaption></figure></div><div class="sphx-glr-clear"></div>
     assert "THUMBNOISE" not in doc.text and "Examples using fit" not in doc.text
     assert "Fit the model to the data." in doc.text
     assert "Notes\n\nSlow on large inputs." in doc.text  # a section with text of its own is kept
+
+
+def test_a_texinfo_footnote_s_mark_is_not_glued_to_the_word_before_it_and_the_footnote_stays():
+    """diffutils' manual: "... would make the backup file name too long.1 The -z option" (a new user's audit)."""
+    page = (b'<html><head><title>Backups (Diff)</title><meta name="Generator" content="makeinfo"></head><body>'
+            b'<h3>Backups</h3><p>The name would be too long.<a id="DOCF1" href="#FOOT1"><sup>1</sup></a>  The -z '
+            b'option sets the suffix.</p><div class="footnote"><h4>Footnotes</h4><h5><a id="FOOT1" href="#DOCF1">(1)'
+            b'</a></h5><p>A coding error in patch 2.5.4 ignores it.</p></div></body></html>')
+    text = extract("Backups.html", page).text
+    assert "too long. The -z option" in text and "long.1" not in text
+    assert "A coding error in patch 2.5.4 ignores it." in text

@@ -88,7 +88,8 @@ _SPHINX = ("//a[contains(concat(' ', @class, ' '), ' headerlink ')]",
            "//*[@role='main'] | //div[contains(concat(' ', @class, ' '), ' body ')]")
 
 # Texinfo's furniture: a node's navigation line (div.header; div.nav-panel since Texinfo 7), the tables of contents
-# and their headings, node menus and mini tables of contents, the index's tables and the letters that jump into them.
+# and their headings, node menus and mini tables of contents, the index's tables and the letters that jump into them,
+# footnotes' marks in the text (the footnotes themselves stay, at the page's end).
 _TEXINFO_NOISE = (
     "//div[contains(concat(' ', @class, ' '), ' header ') or contains(concat(' ', @class, ' '), ' nav-panel ')"
     " or contains(concat(' ', @class, ' '), ' contents ') or contains(concat(' ', @class, ' '), ' shortcontents ')"
@@ -97,7 +98,8 @@ _TEXINFO_NOISE = (
     " or contains(concat(' ', @class, ' '), ' shortcontents-heading ')]",
     "//ul[contains(concat(' ', @class, ' '), ' section-toc ') or contains(concat(' ', @class, ' '), ' mini-toc ')]",
     "//table[contains(concat(' ', @class, ' '), ' menu ') or starts-with(@class, 'index-')"
-    " or contains(@class, 'printindex') or .//a[contains(concat(' ', @class, ' '), ' summary-letter ')]]")
+    " or contains(@class, 'printindex') or .//a[contains(concat(' ', @class, ' '), ' summary-letter ')]]",
+    "//a[starts-with(@href, '#FOOT')]")  # a footnote's mark, glued to the word before it ("too long.1")
 
 # rustdoc's (Rust API references): the "source" links and stability versions beside each item's signature, the
 # "Notable traits" tooltips inside signatures, the "Expand description" toggle's label, the examples' "Run" links and
