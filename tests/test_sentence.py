@@ -930,7 +930,14 @@ def test_a_definition_or_a_default_the_question_asks_for_is_lifted(text, first, 
     # a type annotation reaches no further than its parameter
     ("join(other: DataFrame, how: str = 'left')", "What is the default value of how in DataFrame.join?", "left", True),
     ("f(lazy: bool, size: int = 3)", "What is the default of lazy?", "3", False),
-    ("f(d: dict[str, int] = None)", "What is the default of d in f?", "None", True),
+    ("f(d: dict[str, int] = DEFAULTS)", "What is the default of d in f?", "DEFAULTS", True),
+    # a placeholder a signature assigns is no stated default (the description says what it becomes); said, it is
+    ("Context(command, max_content_width=None)", "What is the default max_content_width?", "None", False),
+    ("f(d: dict[str, int] = None)", "What is the default of d in f?", "None", False),
+    ("createServer(options = undefined)", "What are the default options of createServer?", "undefined", False),
+    ("Default: None", "What is the default max_content_width?", "None", True),
+    ("name (String)\nDefault: undefined", "What is the default name?", "undefined", True),
+    ("f(flag=Nonesuch)", "What is the default flag?", "Nonesuch", True),  # a name, not the placeholder
     ("f(timeout=0)", "What is the default of max iterations?", "0", False),
 ])
 def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, question, span, stated):

@@ -260,14 +260,21 @@ _ASSIGNMENT = re.compile(r"(?<![\w.$])(?P<name>[A-Za-z_$][\w$]*)\s*" + _ANNOTATI
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
+# what a signature assigns where the default is worked out when the call runs and said in the parameter's description
+# ("max_content_width=None" over "This defaults to 80 characters"): a placeholder, not a stated default
+_PLACEHOLDER = re.compile(r"(?:None|null|undefined|nil|NULL)(?![\w$])")
+
+
 def states_default(text: str, question: str, start: int) -> bool:
     """Whether ``text`` says, on the line of what starts at ``start`` and just before it, that it is a default
     (``_DEFAULT_SAID``), or assigns it as a signature does ("lazy: bool = False") to a word of the question or a name
-    the question gives (``_assigns_named``), or puts it first in a table cell under a "Default" header
-    (``in_default_column``)."""
+    the question gives (``_assigns_named``), a placeholder (``_PLACEHOLDER``: "=None") excepted, or puts it first in
+    a table cell under a "Default" header (``in_default_column``)."""
     before = text[max(text.rfind("\n", 0, start) + 1, start - 80):start]
     if _DEFAULT_SAID.search(before):
         return True
+    if _PLACEHOLDER.match(text, start):  # "max_content_width=None": the default is computed and said in prose
+        return in_default_column(text, start)
     assigned = _assigned(question)
     return ((assigned is not None and assigned.search(before) is not None) or _assigns_named(before, question)
             or in_default_column(text, start))
