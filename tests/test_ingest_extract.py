@@ -2601,3 +2601,19 @@ def test_a_texinfo_footnote_s_mark_is_not_glued_to_the_word_before_it_and_the_fo
     text = extract("Backups.html", page).text
     assert "too long. The -z option" in text and "long.1" not in text
     assert "A coding error in patch 2.5.4 ignores it." in text
+
+
+def test_a_table_of_labelled_rows_reads_a_record_per_column_and_an_empty_header_row_goes():
+    """Markdown needs a header row, so a table led by labels gets an empty one: it went in as "| | |", and the rows
+    as "Level: | trace | debug" over "Value: | 10 | 20", which the reader cannot match column by column (a new
+    user's audit: "numeric value of the warn level?" answered from another page)."""
+    source = (b"# Levels\n\n|   |   |   |   |\n|:--|---|---|--:|\n| **Level:** | trace | debug | warn |\n"
+              b"| **Value:** | 10 | 20 | 40 |\n\n| Name | Port |\n|---|---|\n| http | 80 |\n")
+    html = (b'<html><head><title>Levels</title><meta name="generator" content="AsciiDoc 10.2.0" /></head>'
+            b"<body><h1>Levels</h1><table><tr><th></th><th></th><th></th></tr>"
+            b"<tr><td><b>Level:</b></td><td>trace</td><td>warn</td></tr>"
+            b"<tr><td><b>Value:</b></td><td>10</td><td>40</td></tr></table></body></html>")
+    md, page = extract("api.md", source).text, extract("api.html", html).text
+    assert "Level: trace | Value: 10\nLevel: debug | Value: 20\nLevel: warn | Value: 40" in md
+    assert "Name | Port\nhttp | 80" in md and "| |" not in md
+    assert "Level: trace | Value: 10\nLevel: warn | Value: 40" in page

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import re
 
-from function.ingest.extract import CODE_CLOSE, CODE_OPEN, Blocks, pre_text, unmarked
+from function.ingest.extract import CODE_CLOSE, CODE_OPEN, Blocks, pre_text, table_lines, unmarked
 
 
 def _class(name: str) -> str:
@@ -1005,11 +1005,7 @@ class _Walker:
                     if cell.tag in ("td", "th"):
                         self.container(cell)
             return
-        lines = []
-        for tr in rows:
-            cells = [_inline(c) for c in tr if c.tag in ("td", "th")]
-            if any(cells):
-                lines.append(" | ".join(cells))
+        lines = table_lines([[_inline(c) for c in tr if c.tag in ("td", "th")] for tr in rows])
         self.out.text("\n".join(lines), kind="table")
 
     def list(self, el, lines: list[str]) -> None:

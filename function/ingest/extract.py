@@ -812,7 +812,7 @@ def _markdown(name: str, source: str) -> Document:
         elif t == "inline" and tokens[i - 1].type in ("th_open", "td_open"):
             rows[-1].append(_inline_text(tok).strip())
         elif t == "table_close":
-            out.text("\n".join(" | ".join(r) for r in rows), kind="table")
+            out.text("\n".join(table_lines(rows)), kind="table")
             rows = []
         elif t == "inline":  # a paragraph, in a list item or not
             text = _inline_text(tok)
@@ -1243,13 +1243,22 @@ def _item_lines(item, n: int, ordered: bool, depth: int = 0) -> list[str]:
 
 
 def _table_text(el) -> str:
-    """One "cell | cell" line per row."""
-    rows = []
-    for row in el.iter("row"):
-        cells = [" ".join(_xml_text(c).split()) for c in row.findall("cell")]
-        if any(cells):
-            rows.append(" | ".join(cells))
-    return "\n".join(rows)
+    """One "cell | cell" line per row (``table_lines``)."""
+    return "\n".join(table_lines([[" ".join(_xml_text(c).split()) for c in row.findall("cell")]
+                                  for row in el.iter("row")]))
+
+
+def table_lines(rows: list[list[str]]) -> list[str]:
+    """A table's "cell | cell" lines, one per row, rows without text left out (Markdown's empty header row, written
+    only because a Markdown table must have one). A table whose rows are each led by a label ("Level:" / "Value:",
+    the others' cells beside it) is a record per column, and read so: "Level: warn | Value: 40", not a row of levels
+    over a row of values whose columns the reader cannot match."""
+    rows = [r for r in rows if any(c.strip() for c in r)]
+    if len(rows) >= 2 and all(len(r) >= 3 and r[0].endswith(":") and len(r[0]) > 1 for r in rows):
+        width = max(len(r) for r in rows)
+        columns = ([f"{r[0]} {r[j]}" for r in rows if j < len(r) and r[j].strip()] for j in range(1, width))
+        return [" | ".join(c) for c in columns if c]
+    return [" | ".join(r) for r in rows]
 
 
 # ---------------------------------------------------------------- PDF
