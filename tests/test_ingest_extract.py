@@ -2550,3 +2550,20 @@ Highlights</a></p></figcaption></figure></div><div class="sphx-glr-clear"></div>
     assert "THUMBNOISE" not in doc.text and "Examples using fit" not in doc.text
     assert "Fit the model to the data." in doc.text
     assert "Notes\n\nSlow on large inputs." in doc.text  # a section with text of its own is kept
+
+
+def test_a_markdown_page_s_own_table_of_contents_is_left_out_and_other_link_lists_stay():
+    """fastify's reference pages open with lists of links to their own sections (a hundred error codes): passages of
+    names that match a search exactly and answer nothing. A list of links elsewhere, or of links with words beside
+    them, is the page's text."""
+    source = (b"# Server\n\nThe factory.\n\n- [Factory](#factory)\n  - [`http`](#http)\n  - [`https`](#https)\n"
+              b"  - [`bodyLimit`](#bodylimit)\n\n## http\n\nDefault: `null`.\n\n"
+              b"- [Plugins](Plugins.md)\n- [Hooks](Hooks.md)\n- [Errors](Errors.md)\n\n"
+              b"- [http](#http): the socket's options\n- [https](#https)\n- [bodyLimit](#bodylimit)\n\n"
+              b"- [one](#one)\n- [two](#two)\n")
+    text = extract("Server.md", source).text
+    assert "Factory" not in text and "- http\n" not in text
+    assert "The factory." in text and "Default: null." in text
+    assert "- Plugins\n- Hooks\n- Errors" in text  # links to other pages: what the project holds
+    assert "- http: the socket's options\n- https\n- bodyLimit" in text  # an item with words of its own
+    assert "- one\n- two" in text  # two items: too few to tell
