@@ -2617,3 +2617,20 @@ def test_a_table_of_labelled_rows_reads_a_record_per_column_and_an_empty_header_
     assert "Level: trace | Value: 10\nLevel: debug | Value: 20\nLevel: warn | Value: 40" in md
     assert "Name | Port\nhttp | 80" in md and "| |" not in md
     assert "Level: trace | Value: 10\nLevel: warn | Value: 40" in page
+
+
+def test_a_markdown_page_s_own_table_of_contents_is_left_out_and_other_link_lists_stay():
+    """fastify's reference pages open with lists of links to their own sections (a hundred error codes): passages of
+    names that match a search exactly and answer nothing. A list of links elsewhere, or of links with words beside
+    them, is the page's text."""
+    source = (b"# Server\n\nThe factory.\n\n- [Factory](#factory)\n  - [`http`](#http)\n  - [`https`](#https)\n"
+              b"  - [`bodyLimit`](#bodylimit)\n\n## http\n\nDefault: `null`.\n\n"
+              b"- [Plugins](Plugins.md)\n- [Hooks](Hooks.md)\n- [Errors](Errors.md)\n\n"
+              b"- [http](#http): the socket's options\n- [https](#https)\n- [bodyLimit](#bodylimit)\n\n"
+              b"- [one](#one)\n- [two](#two)\n")
+    text = extract("Server.md", source).text
+    assert "Factory" not in text and "- http\n" not in text
+    assert "The factory." in text and "Default: null." in text
+    assert "- Plugins\n- Hooks\n- Errors" in text  # links to other pages: what the project holds
+    assert "- http: the socket's options\n- https\n- bodyLimit" in text  # an item with words of its own
+    assert "- one\n- two" in text  # two items: too few to tell

@@ -745,6 +745,35 @@ _FRONT_TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.M)
 _GITHUB_ALERT = re.compile(r"\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*\n?[ \t]*")
 
 
+def _page_contents(tokens: list) -> set[int]:
+    """The tokens of the page's own tables of contents: an outermost list of at least three items, each nothing but a
+    link to a place in the page ("- [Factory](#factory)", nested or not). Its names match a search for them exactly
+    and it holds no answer (fastify's reference pages open with lists of a hundred such links, which took places
+    among a question's five passages); the HTML generators' are left out as navigation already."""
+    found: set[int] = set()
+    depth = start = 0
+    for i, tok in enumerate(tokens):
+        if tok.type in ("bullet_list_open", "ordered_list_open"):
+            depth += 1
+            if depth == 1:
+                start = i
+        elif tok.type in ("bullet_list_close", "ordered_list_close"):
+            depth -= 1
+            if depth == 0:
+                items = [t for t in tokens[start:i] if t.type == "inline"]
+                if len(items) >= 3 and all(_anchor_link(t) for t in items):
+                    found.update(range(start, i + 1))
+    return found
+
+
+def _anchor_link(inline) -> bool:
+    """Whether an inline token is one link to a place in the page ("[`http`](#http)") and nothing else."""
+    children = [c for c in inline.children or () if not (c.type == "text" and not c.content.strip())]
+    return (len(children) >= 3 and children[0].type == "link_open" and children[-1].type == "link_close"
+            and str(children[0].attrGet("href") or "").startswith("#")
+            and not any(c.type in ("link_open", "link_close") for c in children[1:-1]))
+
+
 def _markdown(name: str, source: str) -> Document:
     """Headings become sections; code, lists ("- item") and tables ("a | b") stay text; definition lists
     (``Term`` then ``: definition``, as in Pandoc, PHP Markdown Extra and MkDocs) become entries. A heading inside a
@@ -763,6 +792,7 @@ def _markdown(name: str, source: str) -> Document:
     md = require("markdown_it").MarkdownIt("commonmark").enable(["table", "strikethrough"])
     md.use(require("mdit_py_plugins.deflist").deflist_plugin)
     tokens = md.parse(source)
+    contents = _page_contents(tokens)
     out = Blocks()
     lists: list[list] = []  # open lists: [ordered, next number]
     item_lines: list[str] = []  # the lines of the outermost open list
@@ -773,6 +803,8 @@ def _markdown(name: str, source: str) -> Document:
     quotes = 0  # open block quotes
     for i, tok in enumerate(tokens):
         t = tok.type
+        if i in contents:
+            continue
         if t in ("blockquote_open", "blockquote_close"):
             quotes += 1 if t == "blockquote_open" else -1
         elif t == "heading_open" and not quotes:  # a heading quoted ("> ## Note") is a line of its quote (below)
