@@ -42,6 +42,18 @@ def test_a_line_break_does_not_end_a_sentence_but_a_full_stop_does():
     assert Sentences(text2).overlap(question_terms("Which flag removes stale references?"), *at(text2, "prune")) == 1.0
 
 
+def test_a_sentence_that_points_back_counts_the_sentence_before_it_in_its_paragraph():
+    """ "To request this, use the -i option." holds none of the words of a question about what "this" is: they are
+    in the sentence before it, which a neighbour naming another thing repeats."""
+    text = ("GNU diff can treat lower case letters as equivalent. To request this, use the -i option. Tabs are kept. "
+            "Lower case letters differ.\n\nThis is what the --strip option does.")
+    q = question_terms("Which option treats lower case letters as equivalent?")
+    s = Sentences(text)
+    assert s.overlap(q, *at(text, "-i")) == 5 / 6  # "option", and the sentence before ("treat" is not "treats")
+    assert s.overlap(q, *at(text, "Tabs")) == 0.0  # a sentence that does not point back
+    assert s.overlap(q, *at(text, "--strip")) == 1 / 6  # a paragraph of its own: the one above is not its referent
+
+
 def test_overlaps_analyses_each_passage_once_and_folds_case_and_accents():
     texts = ["Zürich lies on the LIMMAT river.", "Nothing here."]
     got = overlaps("Which city lies on the Limmat?", texts, [(0, *at(texts[0], "Zürich")), (1, 0, 7)])

@@ -63,6 +63,12 @@ _JOINERS = re.compile(r"(?<=\w)[-_](?=\w)|\s+")
 _IDENTIFIER = re.compile(r"[^\W_]_+[^\W_]")  # an underscore between two words: "logging_collector"
 
 
+# a sentence that opens by pointing back to the one before it: "This defaults to 80.", "To request this, use -i.",
+# "In this case, ..."; what it says is about what that one names
+_POINTS_BACK = re.compile(r"(?:This|These|That|Those|It|Such)\b"
+                          r"|(?:To|For)\s+(?:\w+\s+){0,2}?(?:this|that|these|it)\b|In\s+(?:this|that|such)\s+cases?\b")
+
+
 class Sentences:
     """One passage's sentences, split and analysed once however many candidates are scored in it."""
 
@@ -90,11 +96,16 @@ class Sentences:
 
     def overlap(self, question: frozenset[str], start: int, end: int) -> float:
         """The share of ``question``'s terms found in the sentence ``text[start:end]`` starts in, outside
-        that span."""
+        that span, and in the sentence before it where this one points back to it (``_POINTS_BACK``: "To request
+        this, use the -i option.") in the same paragraph."""
         if not question:
             return 0.0
         s, e = self._bounds(start)  # words past ``e`` that a span running on holds are its own: not counted
         found = {w for w, a, z in self._terms(s, e) if (z <= start or a >= end) and w in question}
+        if s > 0 and _POINTS_BACK.match(self.text, s):
+            before, _ = self._bounds(s - 1)
+            if "\n\n" not in self.text[before:s]:
+                found.update(w for w, _, _ in self._terms(before, s) if w in question)
         return len(found) / len(question)
 
 
