@@ -226,6 +226,10 @@ def test_answers_from_logits_cut_a_span_at_its_line_s_end_and_drop_what_then_rep
     ("search ~N for new", "N", "~N"),
     ("a non-zero value", "zero", "zero"),  # a hyphen inside a word is no option's dash
     ("and ---x here", "x", "x"),  # three dashes: no option
+    ("LTS ended 2019-02-25 for it", "2019", "2019-02-25"),  # a date whole
+    ("LTS ended 2019-02-25 for it", "25", "2019-02-25"),
+    ("in 2019 and 2020", "2019", "2019"),
+    ("build 2019-02-25-rc1", "2019", "2019"),  # not a date alone
 ])
 def test_whole_name_widens_a_span_to_the_dotted_or_underscored_name_it_cuts(text, part, whole):
     a = text.index(part)

@@ -274,7 +274,8 @@ def whole_name(text: str, start: int, end: int) -> tuple[int, int]:
     line, at most ``WIDEST_LETTER_CALL`` characters in all: a letter alone is never what such text answers. "::" joins
     as "." does ("Get-Root-Command" of "Aptitude::Get-Root-Command"), and a name written straight after an option's one
     or two dashes, or a search term's "?" or "~", at a word's start, takes them in ("a" of "-a": the tokenizer splits
-    them off, and "a" alone is no option).
+    them off, and "a" alone is no option); digits of a date are the date ("2019" of "2019-02-25"). A leading dot is
+    not taken in: chained methods are written ".parseAsync()" as well as extensions ".orig" (records/bench/spans).
     """
     def word(i: int) -> bool:
         return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
@@ -315,7 +316,14 @@ def whole_name(text: str, start: int, end: int) -> tuple[int, int]:
         sigil -= 1
     if sigil < start and word(start) and (sigil == 0 or text[sigil - 1].isspace() or text[sigil - 1] in "([,'\"`"):
         start = sigil  # an option's dashes ("a" of "-a"), a search term's "?" or "~"
+    if text[start:end].isdigit():  # "2019" of "2019-02-25": a date is read whole
+        for date in _ISO_DATE.finditer(text, max(0, start - 8), min(len(text), end + 8)):
+            if date.start() <= start and end <= date.end():
+                return date.start(), date.end()
     return start, end
+
+
+_ISO_DATE = re.compile(r"(?<![\w-])\d{4}-\d{2}-\d{2}(?![\w-])")
 
 
 # The longest word a piece of a word is widened to (``whole_name``): a longer run of letters and digits (a hash, a
