@@ -275,7 +275,7 @@ def whole_name(text: str, start: int, end: int) -> tuple[int, int]:
     as "." does ("Get-Root-Command" of "Aptitude::Get-Root-Command"), and a name written straight after an option's one
     or two dashes, or a search term's "?" or "~", at a word's start, takes them in ("a" of "-a": the tokenizer splits
     them off, and "a" alone is no option); digits of a date are the date ("2019" of "2019-02-25"). A leading dot is
-    not taken in: chained methods are written ".parseAsync()" as well as extensions ".orig" (records/bench/spans).
+    not taken in: chained methods are written ".parseAsync()" as well as extensions ".orig".
     """
     def word(i: int) -> bool:
         return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
