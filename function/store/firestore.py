@@ -81,6 +81,14 @@ _BATCH_DOCS = 400
 RECONNECT_EVERY_S = 1.0  # at most one new gRPC channel per second while calls keep failing
 
 
+def _sources_under(collection, prefix: str):
+    """The query of ``collection``'s documents whose ``source`` starts with ``prefix`` (a range on its index)."""
+    from google.cloud.firestore_v1.base_query import FieldFilter
+
+    return collection.where(filter=FieldFilter("source", ">=", prefix)).where(
+        filter=FieldFilter("source", "<", prefix + "\U0010ffff"))
+
+
 def _unavailable(what: str, error: Exception) -> StoreUnavailable:
     kind = type(error).__name__
     return StoreUnavailable(f"Firestore did not answer ({what}: {kind}); retry shortly")
@@ -313,10 +321,7 @@ class FirestoreStore:
     def passage_sources_under(self, prefix: str) -> set[tuple[str, str]]:
         """(doc id, source) of the stored passages whose source starts with ``prefix``: one query, every passage
         under it read (two fields), so ``shard.stale`` asks only where JSON files are involved."""
-        from google.cloud.firestore_v1.base_query import FieldFilter
-
-        query = self.passages.where(filter=FieldFilter("source", ">=", prefix)).where(
-            filter=FieldFilter("source", "<", prefix + "\U0010ffff")).select(["doc_id", "source"])
+        query = _sources_under(self.passages, prefix).select(["doc_id", "source"])
         try:
             found = [snap.to_dict() or {} for snap in query.stream(retry=None, timeout=max(self.timeout_s, 60))]
         except self._errors as e:
@@ -326,19 +331,11 @@ class FirestoreStore:
 
     def passage_count_under(self, prefix: str) -> int:
         """An aggregation query (a read per 1,000 passages), not the passages themselves."""
-        from google.cloud.firestore_v1.base_query import FieldFilter
-
-        return self._count(self.passages.where(filter=FieldFilter("source", ">=", prefix)).where(
-            filter=FieldFilter("source", "<", prefix + "\U0010ffff")), "count passages")
+        return self._count(_sources_under(self.passages, prefix), "count passages")
 
     def documents_under(self, prefix: str) -> list[DocumentRecord]:
         """The documents whose source starts with ``prefix`` ("" for all)."""
-        from google.cloud.firestore_v1.base_query import FieldFilter
-
-        query = self.documents
-        if prefix:
-            query = query.where(filter=FieldFilter("source", ">=", prefix)).where(
-                filter=FieldFilter("source", "<", prefix + "\U0010ffff"))
+        query = _sources_under(self.documents, prefix) if prefix else self.documents
         try:
             records = [self._document(snap.to_dict())
                        for snap in query.stream(retry=None, timeout=max(self.timeout_s, 60))]
