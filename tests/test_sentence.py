@@ -1462,3 +1462,58 @@ def test_spans_in_one_sentence_or_one_passage_are_not_embedded_their_cosines_cou
     # the same two spans in two passages are weighed (Gamma's sentence is nearer)
     apart = [Answer(0, 0, 5, 0.5), Answer(1, 30, 35, 0.4)]
     assert [a.passage for a in _by_sentence_cosine(apart, [one, one], cosines)] == [1, 0] and len(asked) == 1
+
+
+@pytest.mark.parametrize("question, several", [
+    ("Which content types does Fastify support natively?", True),
+    ("What are the possible values of onProtoPoisoning?", True),
+    ("Which logging functions are available on context.logger?", True),
+    ("Which log destinations does Pgpool-II support?", True),
+    ("Which option sets the port?", False),  # one thing
+    ("Which class does the parser return?", False),  # "class", "status", "analysis": not plurals
+    ("What status does it exit with?", False),
+    ("What does it return?", False),
+    ("What is the default?", False),
+])
+def test_asks_several_says_whether_a_question_asks_for_a_list(question, several):
+    from function.model.sentence import asks_several
+
+    assert asks_several(question) is several
+
+
+@pytest.mark.parametrize("text, span, whole", [
+    ("Available logging functions: log, warn, success, error.", "log", "log, warn, success, error"),
+    ("Available logging functions: log, warn, success, error.", "success", "log, warn, success, error"),
+    ("It natively supports 'application/json' and 'text/plain' content types.", "'text/plain'",
+     "'application/json' and 'text/plain'"),  # quoted items: whatever follows
+    ("Possible values are 'error', 'remove', or 'ignore'.", "'remove'", "'error', 'remove', or 'ignore'"),
+    ("The supported log destinations are stderr and syslog. You can", "stderr", "stderr and syslog"),
+    ("The supported log destinations are stderr and syslog. You can", "stderr and", "stderr and"),  # no item
+    ("Tags include alpha, beta, dev, and so on.", "beta", "alpha, beta, dev"),  # "so" runs on into prose
+    ("It was built in 1990 and rebuilt in 2000.", "1990", "1990"),  # no list: "rebuilt" runs on
+    ("Thus, alpha and beta.", "alpha", "alpha and beta"),  # no capitalised word before a list of lower-case ones
+    ("Use 'a', 'b' and 'c' or 'd'.", "'a'", "'a', 'b' and 'c'"),  # one "and" / "or", the last join
+    ("It reads 'a', b, 'c'.", "'a'", "'a'"),  # one kind of item
+])
+def test_coordination_is_the_whole_list_a_span_is_an_item_of(text, span, whole):
+    from function.model.sentence import coordination
+
+    start = text.index(span) if span != "log" else text.index(": log") + 2
+    got = coordination(text, start, start + len(span))
+    assert text[got[0]:got[1]] == whole
+
+
+def test_a_question_for_several_things_gets_the_whole_list(monkeypatch):
+    from function.model import reader
+
+    best = _first_answer("Available logging functions: log and warn. Call them first", "log", "first",
+                         [6.0, 1.0], [6.0, 1.0])
+    assert best("Which logging functions are available?") == "log and warn"
+    assert best("Which logging function prints a message?") == "log"  # one thing asked
+    monkeypatch.setattr(reader, "COORDINATION", False)
+    assert best("Which logging functions are available?") == "log"
+
+
+_HTPASSWD = ('htpasswd returns a zero status ("true") if the username and password have been added. htpasswd returns 1 '
+             'if it encounters some problem accessing files, 2 if there was a syntax problem with the command line, 3 '
+             'if its operation was interrupted.')

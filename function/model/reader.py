@@ -130,6 +130,10 @@ ALTERNATIVE = 4.0
 # socket is | reused" for "on or off") or an echo of the passage's own "A or B". One switch, kept by a rule written
 # first (docs/documents.md).
 CHOICE = True
+# Where a question asks for several things (``sentence.asks_several``: "Which content types does it support?") and the
+# answer chosen is one item of a list its sentence writes ("log, warn, success, error"), the answer is the whole list
+# (``sentence.coordination``), after the ranking. One switch, kept by a rule written first (docs/documents.md).
+COORDINATION = True
 # Where a question asks for a name (``NAME_QUESTION``) but not a type or a return value (``TYPE_QUESTION``), a span that
 # is a type name standing in a signature's type position (``in_type_position``: "-> | Iterator[list]", "timeout?: |
 # number", "| boolean contains(T element)") loses ``TYPE``: the reader took the type beside the name for it. The size
@@ -1005,8 +1009,9 @@ def answers_from_logits(
     ``_entry_next_door``). Where the question asks to choose between the answers it offers and the answer is none of
     them, the alternative its passage writes replaces it (``CHOICE``, ``_offered_answer``). After the ranking, a
     definition's and a return value's answer run on to the end of their phrase (``sentence.definition_end``,
-    ``sentence.return_end``), and a return value named on numpydoc's "name : type" line gives way to the description
-    under it (``sentence.return_description``).
+    ``sentence.return_end``), an answer to a question that asks for several things over the list it is an item of
+    (``COORDINATION``, ``sentence.coordination``), and a return value named on numpydoc's "name : type" line gives
+    way to the description under it (``sentence.return_description``).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
@@ -1015,6 +1020,7 @@ def answers_from_logits(
     condition = None if question is None else sentence.return_condition(question)
     subject = None if question is None else sentence.defined(question)
     name = None if question is None or condition is not None else sentence.returned(question)
+    several = COORDINATION and question is not None and sentence.asks_several(question)
     blocks = None if texts is None else [paragraphs(t, p.offsets) for t, p in zip(texts, passages, strict=True)]
     if sentence_weight is None:
         sentence_weight = sentence.WEIGHT if passage_bias is not None else sentence.WEIGHT_GIVEN
@@ -1062,6 +1068,9 @@ def answers_from_logits(
                 a = replace(a, start=described[0], end=described[1])
             else:
                 a = replace(a, end=sentence.return_end(texts[a.passage], name, a.start, a.end, title))
+        if several and texts is not None and a.start < a.end:  # the same: a list's every item
+            start, end = sentence.coordination(texts[a.passage], a.start, a.end)
+            a = replace(a, start=start, end=end)
         if texts is not None and (a.start == a.end or any((b.passage, b.start, b.end) == (a.passage, a.start, a.end)
                                                          for b in out)):
             continue  # white space only, or the same text as a better span once trimmed

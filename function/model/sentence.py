@@ -213,6 +213,79 @@ def definition_end(text: str, subject: str, start: int, end: int) -> int:
     return m.end()
 
 
+# a question that asks for several things: "What are the possible values of X?", "Which content types does Fastify
+# support?", "Which logging functions are available?" (a plural noun before its verb; not "class", "status", "analysis")
+_ASKS_SEVERAL = re.compile(
+    r"^\s*(?:what|which)\s+(?:are\b|(?:[\w-]+\s+){0,3}?[\w-]*[^\W\d_siu]s\s+"
+    r"(?:are|do|does|did|can|could|will|would|should|must|may|were|have)\b)", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=64)
+def asks_several(question: str) -> bool:
+    """Whether a question asks for several things (``_ASKS_SEVERAL``): its answer is a whole list, where the text
+    writes one (``coordination``)."""
+    return _ASKS_SEVERAL.search(question) is not None
+
+
+# A coordination's items: quoted strings (one kind), or single words and names ("log", "--force", "text/plain", "pop()")
+_QUOTED_ITEM = (r"(?:'[^'\n]{1,60}'|\"[^\"\n]{1,60}\"|\u2018[^\u2019\n]{1,60}\u2019|\u201c[^\u201d\n]{1,60}\u201d"
+                r"|`[^`\n]{1,60}`)")
+_WORD_ITEM = r"(?<![\w$@#./:+'\"`-])-{0,2}[\w$@#][\w$@#./:+-]*(?<![.:+-])(?:\(\))?(?![\w$@#(])"
+_COMMA = r"[ \t]*,[ \t]*"
+_AND_OR = r"(?:[ \t]*,)?[ \t]+(?:and|or)[ \t]+"
+_ITEM_KINDS = {kind: (re.compile(item), re.compile(f"({_COMMA}|{_AND_OR})({item})"),
+                      re.compile(f"({item})({_COMMA}|{_AND_OR})$"))
+               for kind, item in (("quoted", _QUOTED_ITEM), ("word", _WORD_ITEM))}
+_LIST_ENDS = re.compile(r"[ \t]*(?:[.,;:)\]]|\n|$)")  # a list of words ends at punctuation or its line's end
+_JOIN = re.compile(r"\b(?:and|or)\b")
+COORDINATION_ITEMS = 12
+COORDINATION_CHARS = 200
+
+
+def coordination(text: str, start: int, end: int) -> tuple[int, int]:
+    """The whole coordination that ``text[start:end]`` is an item of (or a run of items of): "log, warn, success,
+    error" from "log", "'application/json' and 'text/plain'" from either; items of one kind (quoted strings, or single
+    words and names), joined by commas and one "and" / "or" at most, the last join; a list of words ends before
+    punctuation or its line's end, and takes no capitalised word before it unless its own items are capitalised
+    ("Thus, a and b"). (start, end) where the span is no such item or no list holds it."""
+    for kind, (item, after, before) in _ITEM_KINDS.items():
+        m = item.match(text, start)
+        if m is None:
+            continue
+        pos, joined, count = m.end(), False, 1
+        while pos < end and not joined:  # the span may already hold several items
+            n = after.match(text, pos)
+            if n is None or n.end() > end:
+                break
+            joined, pos, count = _JOIN.search(n.group(1)) is not None, n.end(), count + 1
+        if pos != end:
+            continue
+        words = kind == "word"
+        ends = [end]
+        while not joined and count < COORDINATION_ITEMS:
+            n = after.match(text, pos)
+            if n is None:
+                break
+            joined, pos, count = _JOIN.search(n.group(1)) is not None, n.end(), count + 1
+            ends.append(pos)
+        if words:
+            ends = [e for e in ends if _LIST_ENDS.match(text, e)] or [end]
+        new_start, new_end = start, ends[-1]
+        capital = text[start].isupper()
+        joined = _JOIN.search(text, start, new_end) is not None
+        while count < COORDINATION_ITEMS:
+            n = before.search(text[max(0, new_start - 80):new_start])
+            if (n is None or (joined and _JOIN.search(n.group(2)))
+                    or (words and n.group(1)[0].isupper() and not capital)):
+                break
+            joined = joined or _JOIN.search(n.group(2)) is not None
+            new_start, count = new_start - len(n.group(0)), count + 1
+        if (new_start, new_end) == (start, end) or new_end - new_start > COORDINATION_CHARS:
+            return start, end
+        return new_start, new_end
+    return start, end
+
+
 _ASKS_DEFAULT = re.compile(r"\bdefaults?\b", re.IGNORECASE)
 # "the default line width is | 0.5bp", "defaults to | 90 days", "(default is | ...", "Default: | ...", "(def: | 2MB",
 # "(by default, | /usr/share/...": the words just before a span, on its line
