@@ -1517,3 +1517,47 @@ def test_a_question_for_several_things_gets_the_whole_list(monkeypatch):
 _HTPASSWD = ('htpasswd returns a zero status ("true") if the username and password have been added. htpasswd returns 1 '
              'if it encounters some problem accessing files, 2 if there was a syntax problem with the command line, 3 '
              'if its operation was interrupted.')
+
+
+@pytest.mark.parametrize("question, text, answer", [
+    ("What exit status does htpasswd return when the command line has a syntax problem?", _HTPASSWD, "2"),
+    ("What exit status does htpasswd return if its operation was interrupted?", _HTPASSWD, "3"),
+    ("What exit status does diff return when there is trouble?",
+     "An exit status of 0 means no differences were found, 1 means some differences were found, and 2 means trouble.",
+     "2"),
+    ("What does fclose return if successful?", "If successful, fclose returns 0, otherwise, it returns -1.", "0"),
+    ("What does negate return when passed null?", "Negates it.\n\nIf null is passed in, null will be returned.",
+     "null"),
+    ("What does is_cancelled return if I pass NULL?", "TRUE if it is cancelled, FALSE if called with NULL.", "FALSE"),
+    ("What does find return if sub is not found?", "Return the index where sub is. Return -1 if sub is not found.",
+     "-1"),
+    # the question's polarity: "found" is no answer to "not found"; two values at the top, or less than half of the
+    # question's condition: none
+    ("What does get return if the key is not found?", "Return the value if the key is found.", None),
+    ("What does poll return when no events are pending?", "Returns 1 if there is a pending event.", None),
+    ("What does f return on error?", "Returns 0 on error, 1 on error.", None),
+    ("What does instr return when the substring does not occur in the string?", "0 if Y is nowhere found within X.",
+     None),
+    ("What does fclose return?", "If successful, fclose returns 0.", None),  # no condition asked
+])
+def test_conditioned_answer_is_the_value_a_text_gives_under_the_question_s_condition(question, text, answer):
+    from function.model.sentence import asked_condition, conditioned_answer
+
+    asked = asked_condition(question)
+    got = None
+    if asked is not None:
+        start, end = conditioned_answer(text, asked, 0, 0)
+        got = text[start:end] or None
+    assert got == answer
+
+
+def test_a_question_under_a_condition_gets_the_value_its_passage_gives_under_it(monkeypatch):
+    from function.model import reader
+
+    best = _first_answer("Exit status: 0 means no differences, and 2 means trouble. Then stop", "0", "stop",
+                         [6.0, 1.0], [6.0, 1.0])
+    assert best("What exit status does diff return when there is trouble?") == "2"
+    assert best("What exit status does diff return?") == "0"  # no condition asked
+    assert best("What exit status does diff return when there is trouble, by default?") == "0"  # a default: not this
+    monkeypatch.setattr(reader, "CONDITIONED", False)
+    assert best("What exit status does diff return when there is trouble?") == "0"

@@ -134,6 +134,12 @@ CHOICE = True
 # answer chosen is one item of a list its sentence writes ("log, warn, success, error"), the answer is the whole list
 # (``sentence.coordination``), after the ranking. One switch, kept by a rule written first (docs/documents.md).
 COORDINATION = True
+# Where a question asks what something returns or exits with under a condition (``sentence.asked_condition``) and the
+# passage chosen writes its values with their conditions ("returns 1 if ..., 2 if there was a syntax problem ...", "0
+# means ..., and 2 means trouble"), the value whose condition is the question's answers
+# (``sentence.conditioned_answer``, ``_conditioned_answer``): the reader took the first of the list. One switch,
+# kept by a rule written first (docs/documents.md).
+CONDITIONED = True
 # Where a question asks for a name (``NAME_QUESTION``) but not a type or a return value (``TYPE_QUESTION``), a span that
 # is a type name standing in a signature's type position (``in_type_position``: "-> | Iterator[list]", "timeout?: |
 # number", "| boolean contains(T element)") loses ``TYPE``: the reader took the type beside the name for it. The size
@@ -1007,7 +1013,9 @@ def answers_from_logits(
     asks which function, method or class (``API_ENTRY``, ``api_entries``), and asked alone, with each passage's
     (document, chunk) ``pages``, an entry of a passage read next to the chosen one (``ENTRY_NEXT_DOOR``,
     ``_entry_next_door``). Where the question asks to choose between the answers it offers and the answer is none of
-    them, the alternative its passage writes replaces it (``CHOICE``, ``_offered_answer``). After the ranking, a
+    them, the alternative its passage writes replaces it (``CHOICE``, ``_offered_answer``), and where it asks what
+    something returns under a condition, the value its passage gives under it (``CONDITIONED``,
+    ``_conditioned_answer``). After the ranking, a
     definition's and a return value's answer run on to the end of their phrase (``sentence.definition_end``,
     ``sentence.return_end``), an answer to a question that asks for several things over the list it is an item of
     (``COORDINATION``, ``sentence.coordination``), and a return value named on numpydoc's "name : type" line gives
@@ -1055,6 +1063,8 @@ def answers_from_logits(
             found = _entry_next_door(found, question, texts, lines, pages, read, listing)
     if CHOICE and ranked and found:
         found = _offered_answer(found, question, texts)
+    if CONDITIONED and ranked and found:
+        found = _conditioned_answer(found, question, texts)
     out: list[Answer] = []
     for a in found:
         if len(out) == top_k:
@@ -1076,6 +1086,21 @@ def answers_from_logits(
             continue  # white space only, or the same text as a better span once trimmed
         out.append(a)
     return out
+
+
+def _conditioned_answer(found: list[Answer], question: str, texts: Sequence[str]) -> list[Answer]:
+    """``found`` with its best span replaced, at its score, by the value its passage gives under the condition the
+    question asks (``sentence.asked_condition``, ``sentence.conditioned_answer``); as it was where there is none, or
+    where the question asks for a default ("What does pam_nologin return when no file exists, by default?": "Return
+    PAM_SUCCESS if no file exists" is an option's)."""
+    asked = sentence.asked_condition(question)
+    a = found[0]
+    if asked is None or a.start == a.end or sentence.asks_default(question):  # "... by default?": not an option's
+        return found
+    start, end = sentence.conditioned_answer(texts[a.passage], asked, a.start, a.end)
+    if (start, end) == (a.start, a.end):
+        return found
+    return _first(Answer(a.passage, start, end, a.score), found)
 
 
 def _asks_entry(question: str) -> bool:

@@ -616,6 +616,88 @@ _CONDITIONED = re.compile(r"\bor\s+(?P<v>[^\s,;:.]+(?:[ \t]+[^\s,;:.]+){0,3}?)"
                           r"(?P<c>\s+(?:if|when|whenever|on|for|in\s+case|upon|unless|after)\b[^.;,\n]*)")
 
 
+# the condition a question asks a return value or an exit status under, whatever it names: "What exit status does diff
+# return | when there is trouble?", "What does fclose return | if successful?" (``asked_condition``)
+_EXIT_ASKED = re.compile(r"\b(?:return|exit|exits)\b(?:\s+(?:with|code|status))?\s+"
+                         r"(?P<c>(?:if|when|whenever|on|upon|unless|after|in\s+case)\b.*?)\s*\??\s*$", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=64)
+def asked_condition(question: str) -> tuple[frozenset[str], bool] | None:
+    """The index terms of the condition a question asks a return value or exit status under, and whether it is
+    negative ("not found", "no events", "fails": ``_NEGATIVE``); None for any other question."""
+    m = _EXIT_ASKED.search(question)
+    if m is None:
+        return None
+    terms = frozenset(query_terms(m.group("c")))
+    return (terms, _NEGATIVE.search(m.group("c")) is not None) if terms else None
+
+
+_NEGATIVE = re.compile(r"\b(?:not|no|none|nothing|never|without|nowhere|cannot|unable|fails?|failed|failure|missing|"
+                       r"absent|empty)\b|n't\b|\bun[a-z]{3,}ed\b", re.IGNORECASE)
+# the values a text gives with their conditions: "htpasswd returns 1 if ..., | 2 | if there was a syntax problem",
+# "the negated Boolean, or | null | if null input", "TRUE if ..., | FALSE | if called with NULL", "and | 2 | means
+# trouble"; a value of at most four words after a line's start, a comma, "or", "and", "returns" or "of", not a verb
+_ALT_VALUE = (r"(?:^|(?<=[,;:(])[ \t]*|\b(?i:or|and|returns?|yields?|gives?|of)[ \t]+)"
+              r"(?!(?i:returns?|yields?|gives?|if|when|and|or)\b)(?P<v>[^\s,;:.]+(?:[ \t]+[^\s,;:.]+){0,3}?)")
+_ALT_CLAUSE = r"(?P<c>[^.;,\n]*?)(?=[ \t]+(?:or|otherwise|else)\b|[.;,\n]|$)"
+_ALTERNATIVES = (
+    re.compile(_ALT_VALUE + r"[ \t]+(?i:if|when|whenever|on|upon|unless|in[ \t]+case)\b" + _ALT_CLAUSE, re.MULTILINE),
+    re.compile(_ALT_VALUE + r"[ \t]+means[ \t]+" + _ALT_CLAUSE, re.MULTILINE),
+    # "If successful, fclose returns | 0 |, otherwise ...", "If null is passed in, | null | will be returned"
+    re.compile(r"\b(?i:if)[ \t]+(?P<c>[^,.;\n]{1,80}),[ \t]*(?:then[ \t]+)?(?:[\w.()]+[ \t]+){0,2}?"
+               r"(?i:returns?|yields?|gives?)[ \t]+(?P<v>[^\s,;:.]+(?:[ \t]+[^\s,;:.]+){0,3}?)(?=[ \t]*(?:[,;.]|$))",
+               re.MULTILINE),
+    re.compile(r"\b(?i:if)[ \t]+(?P<c>[^,.;\n]{1,80}),[ \t]*(?P<v>[^\s,;:.]+(?:[ \t]+[^\s,;:.]+){0,3}?)[ \t]+"
+               r"(?:is|are|will[ \t]+be)[ \t]+returned\b", re.MULTILINE),
+)
+
+
+def conditioned_alternatives(text: str) -> list[tuple[int, int, str]]:
+    """The values ``text`` writes with their conditions (``_ALTERNATIVES``): (value start, value end, condition)."""
+    found = {}
+    for pattern in _ALTERNATIVES:
+        for m in pattern.finditer(text):
+            found.setdefault(m.span("v"), m.group("c"))
+    return sorted((a, z, c) for (a, z), c in found.items())
+
+
+def _term_like(a: str, b: str) -> bool:
+    """Two index terms alike: the same, or one the other's beginning of four letters or more ("pass", "passed")."""
+    short, long_ = sorted((a, b), key=len)
+    return short == long_ or (len(short) >= 4 and long_.startswith(short))
+
+
+def condition_share(condition: frozenset[str], said: str) -> float:
+    """The share of a question's condition's terms (``asked_condition``) that a text's condition ``said`` holds,
+    alike (``_term_like``)."""
+    terms = query_terms(said)
+    return sum(any(_term_like(c, t) for t in terms) for c in condition) / len(condition)
+
+
+def conditioned_answer(text: str, asked: tuple[frozenset[str], bool], start: int, end: int) -> tuple[int, int]:
+    """The value ``text`` gives under the condition a question asks (``asked_condition``), of those it writes with
+    theirs (``conditioned_alternatives``): the one whose condition holds the largest share of the question's, at least
+    half, of the question's polarity (``_NEGATIVE``), one value alone at the top; (start, end) where none is, or where
+    the span already is such a value."""
+    condition, negative = asked
+    best: list[tuple[int, int]] = []
+    top = 0.5
+    for a, z, said in conditioned_alternatives(text):
+        if (_NEGATIVE.search(said) is not None) != negative:
+            continue
+        share = condition_share(condition, said)
+        if share > top:
+            best, top = [(a, z)], share
+        elif share == top:
+            best.append((a, z))
+    if not best or len({text[a:z].casefold() for a, z in best}) > 1:
+        return start, end
+    if any(a < end and start < z for a, z in best):
+        return start, end
+    return best[0]
+
+
 # a condition right after a span: "Return -1 | if sub is not found", "Returns None | on mismatch"
 _CONDITION_AFTER = re.compile(r"[ \t]+(?:if|when|whenever|on|for|in\s+case|upon|unless|after)\b[^.;,\n]*")
 
