@@ -1107,6 +1107,9 @@ def test_an_answer_the_question_offers_wins():
 _NUMPYDOC = ("how : {‘left’, ‘inner’}, default ‘inner’\nType of merge.\n\n"
              "indicator : bool or str, default False\nIf True, adds a column.\n\n"
              "max_iter : int, default=100\nIterations.\n\nn_neighbors, n_jobs : int, default=5\nNeighbors.\n")
+_ITEMS = ("- maxRetries number (optional) - Maximum number of retries. Default: 5\n"
+          "- maxTimeout number (optional) - Maximum number of milliseconds to wait. Default: 30000 (30 seconds)\n"
+          "- level: the logger's level. Default: 'info'\n")
 _PARAMETERS = ("health_check_timeout (integer)\nSpecifies the timeout. Default value is 20 seconds.\n\n"
                "health_check_period (integer)\nSpecifies the interval. Default is 0 seconds: disabled.\n")
 
@@ -1149,6 +1152,13 @@ _PARAMETERS = ("health_check_timeout (integer)\nSpecifies the timeout. Default v
      "Which bandwidth method does gaussian_kde use by default?", "Scott", 1),
     ("bw_method : str\nThe method.\n\nweights : array_like\nWeights.\n\nThe default is Scott's Rule.",
      "Which bandwidth method does gaussian_kde use by default?", "Scott", -1),
+    # a list item that opens with a name and a dash heads an entry (undici's options: "Default: X" ends each item)
+    (_ITEMS, "What is the default maxTimeout of the RetryHandler?", "5", -1),  # maxRetries'
+    (_ITEMS, "What is the default maxTimeout of the RetryHandler?", "30000", 1),
+    (_ITEMS, "What is the default maxRetries?", "5", 1),
+    (_ITEMS, "What is the default level?", "'info'", 1),  # "- level: ..."
+    ("- Install it - then run it. Default: 3\n- maxRetries number - Retries. Default: 5",
+     "What is the default maxRetries?", "3", 1),  # a prose item heads nothing
 ])
 def test_default_owner_says_whether_a_stated_default_is_the_entry_s_the_question_names(text, question, span, owner):
     from function.model.sentence import default_owner, names_entry
@@ -1561,3 +1571,34 @@ def test_a_question_under_a_condition_gets_the_value_its_passage_gives_under_it(
     assert best("What exit status does diff return when there is trouble, by default?") == "0"  # a default: not this
     monkeypatch.setattr(reader, "CONDITIONED", False)
     assert best("What exit status does diff return when there is trouble?") == "0"
+
+
+@pytest.mark.parametrize("text, question, value", [
+    (_ITEMS, "What is the default maxTimeout of the RetryHandler?", "30000"),
+    (_ITEMS, "What is the default maxRetries?", "5"),
+    (_ITEMS, "What is the default level?", "'info'"),
+    (_ITEMS, "What is the default timeout?", None),  # no entry named
+    (_PARAMETERS, "What is the default health check period?", "0"),
+    ("- methods string[] (optional) - Methods. Default: ['GET', 'PUT']\n", "What are the default methods?",
+     "['GET', 'PUT']"),
+    ("- retries number - Retries. Default: 3. Set it to 0. The default is 5.\n", "What is the default retries?",
+     None),  # two values stated
+])
+def test_entry_default_is_the_default_the_entry_a_question_names_states(text, question, value):
+    from function.model.sentence import entry_default
+
+    got = entry_default(text, question)
+    assert (None if got is None else text[got[0]:got[1]]) == value
+
+
+def test_a_default_question_gets_the_default_its_named_entry_states(monkeypatch):
+    from function.model import reader
+
+    text = ("- minTimeout number (optional) - Minimum wait. Default: 500\n"
+            "- timeoutFactor number (optional) - Factor. Default: 2")
+    best = _first_answer(text, "2", "Factor.", [6.0, 1.0], [6.0, 1.0])
+    monkeypatch.setattr(reader, "DEFAULT", 0.0)  # as the model reads it: "500" no candidate worth lifting
+    assert best("What is the default minTimeout?") == "500"
+    assert best("What is the default timeoutFactor?") == "2"
+    monkeypatch.setattr(reader, "ENTRY_DEFAULT", False)
+    assert best("What is the default minTimeout?") == "2"

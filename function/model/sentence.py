@@ -486,6 +486,17 @@ _TERM_LINE = re.compile(r"^[ \t]*(?P<name>-{0,2}[A-Za-z_$][\w$.:-]*)"
 # numpydoc's parameter line: "how : {'left', 'right'}, default 'inner'", "x1, x2 : array_like" (each name heads it)
 _PARAMETER_LINE = re.compile(r"^[ \t]*(?P<names>\*{0,2}[A-Za-z_]\w*(?:,[ \t]*\*{0,2}[A-Za-z_]\w*)*)[ \t]+:[ \t]+\S",
                              re.MULTILINE)
+# a list item that opens with a name, then a dash or a colon: "- maxTimeout number (optional) - Maximum ... Default:
+# 30000", "- level: the logger's level"; typed where a type stands between the name and the dash (a type's word or a
+# word with a bracket or "|" in it, with a bracketed note at most, or anything up to "(optional)" / "(required)":
+# "number (optional)", "string[]"), so that it heads an entry whatever its name's shape, as ``_TERM_LINE``'s typed head
+# does; not "- Install the package - ..."
+_TYPE_WORDS = (r"(?i:number|string|boolean|bool|object|function|array|int|integer|float|double|str|dict|list|any|"
+               r"null|undefined|bigint|symbol|buffer|date|regexp|promise|tuple|bytes|callable)")
+_ITEM_HEAD = re.compile(r"^[ \t]*[-*\u2022][ \t]+`?(?P<name>-{0,2}[A-Za-z_$][\w$.-]*?)`?"
+                        r"(?:(?P<typed>[ \t]+(?:(?:\S*[\[\]<>|]\S*|" + _TYPE_WORDS + r")(?:[ \t]+\([^()\n]{1,30}\))?"
+                        r"|[^\n]{1,120}?\((?:optional|required)\)))[ \t]+[-\u2013\u2014][ \t]"
+                        r"|[ \t]+[-\u2013\u2014][ \t]|:[ \t])", re.MULTILINE)
 _QUESTION_NAME = re.compile(r"-{0,2}[A-Za-z_$][\w$.:-]*")
 _CODE_SHAPED = re.compile(r"[_.$]|::|^-|[a-z][A-Z]")
 
@@ -525,13 +536,15 @@ _DOCTEST = re.compile(r"[ \t]*(?:>>>|\.\.\.)(?:[ \t]|$)")  # a doctest's prompt:
 @functools.lru_cache(maxsize=64)
 def _heads(text: str) -> tuple[tuple[int, str, bool], ...]:
     """The head lines of ``text``'s entries in order: (where the line starts, its name as compared, whether it is a
-    signature, typed or its name is code-shaped, so that it heads an entry whatever the question); not a doctest's
-    output ("SortedList(['a', 'b'])" under ">>> sl")."""
+    signature, typed or its name is code-shaped, so that it heads an entry whatever the question), a list item that
+    opens with a name among them (``_ITEM_HEAD``); not a doctest's output ("SortedList(['a', 'b'])" under ">>> sl")."""
     found = [(m.start(), m.group("name"), True) for m in _HEAD_SIGNATURE.finditer(text)]
     found += [(m.start(), m.group("name"), bool(m.group("typed") or _CODE_SHAPED.search(m.group("name"))))
               for m in _TERM_LINE.finditer(text)]
     found += [(m.start(), name.strip().lstrip("*"), True)
               for m in _PARAMETER_LINE.finditer(text) for name in m.group("names").split(",")]
+    found += [(m.start(), m.group("name"), bool(m.group("typed") or _CODE_SHAPED.search(m.group("name"))))
+              for m in _ITEM_HEAD.finditer(text)]
     return tuple(sorted((at, _name_part(name), code) for at, name, code in found
                         if not (at and _DOCTEST.match(text, text.rfind("\n", 0, at - 1) + 1))))
 
@@ -559,6 +572,37 @@ def default_owner(text: str, question: str, start: int, entry_read: bool) -> int
         # a plain line of its own that the question does not name (a section's heading, "Notes") ends the entry above
         last = name if _named(name, names) or code else None
     return -1 if last is not None and not _named(last, names) else 1
+
+
+# a default stated, and its value: "Default: 30000", "defaults to 'info'", "(default: [])", "The default value is 64"
+_STATED_DEFAULT = re.compile(r"\b(?i:default(?:\s+value)?(?:\s+is|\s*:|\s*=)|defaults\s+to|\(default:?)[ \t]*"
+                             r"(?P<v>`[^`\n]{1,80}`|'[^'\n]{0,80}'|\"[^\"\n]{0,80}\"|\u2018[^\u2019\n]{0,80}\u2019"
+                             r"|\[[^\]\n]{0,120}\]|\{[^}\n]{0,120}\}|[^\s,;()]+)")
+ENTRY_DEFAULT_TEXT = 600  # how far from its head line an entry's stated default is looked for
+
+
+def entry_default(text: str, question: str) -> tuple[int, int] | None:
+    """The default that the entry a default question names states (``_heads``, ``_named``: "- minTimeout number
+    (optional) - ... Default: 500", "health_check_timeout (integer) ... Default value is 20"), from its head line to
+    the next head, at most ``ENTRY_DEFAULT_TEXT`` characters: where exactly one entry of ``text`` is named and it states
+    one value (``_STATED_DEFAULT``, ``states_default``); None otherwise."""
+    names = _question_names(question)
+    heads = _heads(text)
+    named = [(i, at) for i, (at, name, _) in enumerate(heads) if _named(name, names)]
+    if len({heads[i][1] for i, _ in named}) != 1:
+        return None
+    values = set()
+    found = None
+    for i, at in named:
+        stop = min(heads[i + 1][0] if i + 1 < len(heads) else len(text), at + ENTRY_DEFAULT_TEXT)
+        for m in _STATED_DEFAULT.finditer(text, at, stop):
+            a, z = m.span("v")
+            if text[z - 1] in ".:" and z - a > 1 and text[a] not in "`'\"\u2018[{":
+                z -= 1  # "Default: 5." ends a sentence
+            if states_default(text, question, a):
+                values.add(text[a:z])
+                found = found or (a, z)
+    return found if len(values) == 1 else None
 
 
 # "What does/do/should/may/will/can X return ...?": X holds the name whose return value is asked (``returned``)
