@@ -2634,3 +2634,12 @@ def test_a_markdown_page_s_own_table_of_contents_is_left_out_and_other_link_list
     assert "- Plugins\n- Hooks\n- Errors" in text  # links to other pages: what the project holds
     assert "- http: the socket's options\n- https\n- bodyLimit" in text  # an item with words of its own
     assert "- one\n- two" in text  # two items: too few to tell
+
+
+def test_a_sphinx_entry_with_a_made_up_id_is_named_by_its_signature():
+    """Sphinx gives an object documented twice a docutils id ("id4"): the entry, and so the passages continuing it,
+    take the signature's qualified name, not the id; a Texinfo index anchor still leaves the term to name it."""
+    page = SPHINX.replace(b'id="widgets.mount"', b'id="id4"').replace(b'id="widgets.Widget.spin"', b'id="id12"')
+    names = [sp.name for sp in extract("api/widgets.html", page).spans if sp.kind == "entry"]
+    assert "widgets.mount" in names and "spin" in names
+    assert not any(n and n.startswith("id") and n[2:].isdigit() for n in names), names

@@ -736,6 +736,19 @@ def _spaced_text(el) -> str:
     return "".join(parts)
 
 
+
+# an id docutils makes up where the name's own is taken ("id4": an object documented twice, a citation's label)
+_AUTO_ID = re.compile(r"id\d+")
+
+
+def _signature_name(dt) -> str | None:
+    """A Sphinx signature's qualified name, from its ``sig-prename`` and ``sig-name`` ("humanfriendly." "format_size");
+    None where it has none (a citation's or a glossary's term: titled by its text)."""
+    parts = [" ".join(el.text_content().split()) for el in dt.iter()
+             if isinstance(el.tag, str) and _classes(el) & {"sig-prename", "sig-name", "descclassname", "descname"}]
+    return "".join(parts) or None
+
+
 class _Walker:
     def __init__(self, out: Blocks):
         self.out = out
@@ -965,8 +978,11 @@ class _Walker:
                 if unnamed and signature:  # "Parameters:", whether the generator wrote the colon or not
                     signature = signature.rstrip(": ") + ":"
                 ids = [x.get("id") for x in terms if x.get("id")]
-                # Texinfo's <dt id> is an index anchor ("index-cd"), not a name: its entry is named by its term
-                name = "" if unnamed else (ids[0] if ids and not ids[0].startswith("index-") else None)
+                # Texinfo's <dt id> is an index anchor ("index-cd"), not a name: its entry is named by its term; a
+                # docutils id made up for an object documented twice ("id4") is none either: the signature's name is
+                named = [i for i in ids if not _AUTO_ID.fullmatch(i)]
+                name = ("" if unnamed else None if ids and ids[0].startswith("index-")
+                        else named[0] if named else _signature_name(terms[0]) if terms else None)
                 self.out.open_entry(signature, name)
                 self.container(child)
                 self.out.close_entry()
