@@ -1583,6 +1583,13 @@ def test_a_question_under_a_condition_gets_the_value_its_passage_gives_under_it(
      "['GET', 'PUT']"),
     ("- retries number - Retries. Default: 3. Set it to 0. The default is 5.\n", "What is the default retries?",
      None),  # two values stated
+    # numpydoc's typographic quotes are no part of the value (F1 strips "'", not them)
+    ("solver : {\u2018lbfgs\u2019, \u2018liblinear\u2019}, default=\u2019lbfgs\u2019\nAlgorithm to use.\n",
+     "Which solver does LogisticRegression use by default?", "lbfgs"),
+    ("- mode: how to open it. Default: \u201cr\u201d\n", "What is the default mode?", "r"),
+    ("irange(minimum=None, maximum=None, inclusive=(True, True), reverse=False)\nThe default is (True, True) such "
+     "that the range is inclusive. reverse defaults to False.\n",
+     "What is the default value of the inclusive argument of SortedList.irange?", None),  # two values: which is asked?
 ])
 def test_entry_default_is_the_default_the_entry_a_question_names_states(text, question, value):
     from function.model.sentence import entry_default
