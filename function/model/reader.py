@@ -140,11 +140,6 @@ COORDINATION = True
 # (``sentence.conditioned_answer``, ``_conditioned_answer``): the reader took the first of the list. One switch,
 # kept by a rule written first (docs/documents.md).
 CONDITIONED = True
-# Where a question asks for a default and the passage chosen holds the entry it names, one entry alone, which states
-# one default ("- minTimeout number (optional) - ... Default: 500"), that value answers (``sentence.entry_default``,
-# ``_entry_default_answer``): in an option list whose items end "Default: X" the reader read each value with the next
-# item's name. One switch, kept by a rule written first (docs/documents.md).
-ENTRY_DEFAULT = True
 # Where a question asks for a name (``NAME_QUESTION``) but not a type or a return value (``TYPE_QUESTION``), a span that
 # is a type name standing in a signature's type position (``in_type_position``: "-> | Iterator[list]", "timeout?: |
 # number", "| boolean contains(T element)") loses ``TYPE``: the reader took the type beside the name for it. The size
@@ -1020,8 +1015,7 @@ def answers_from_logits(
     ``_entry_next_door``). Where the question asks to choose between the answers it offers and the answer is none of
     them, the alternative its passage writes replaces it (``CHOICE``, ``_offered_answer``), and where it asks what
     something returns under a condition, the value its passage gives under it (``CONDITIONED``,
-    ``_conditioned_answer``), and where it asks for the default of an entry its passage holds, the one that entry
-    states (``ENTRY_DEFAULT``, ``_entry_default_answer``). After the ranking, a
+    ``_conditioned_answer``). After the ranking, a
     definition's and a return value's answer run on to the end of their phrase (``sentence.definition_end``,
     ``sentence.return_end``), an answer to a question that asks for several things over the list it is an item of
     (``COORDINATION``, ``sentence.coordination``), and a return value named on numpydoc's "name : type" line gives
@@ -1071,8 +1065,6 @@ def answers_from_logits(
         found = _offered_answer(found, question, texts)
     if CONDITIONED and ranked and found:
         found = _conditioned_answer(found, question, texts)
-    if ENTRY_DEFAULT and ranked and found and sentence.asks_default(question):
-        found = _entry_default_answer(found, question, texts)
     out: list[Answer] = []
     for a in found:
         if len(out) == top_k:
@@ -1094,18 +1086,6 @@ def answers_from_logits(
             continue  # white space only, or the same text as a better span once trimmed
         out.append(a)
     return out
-
-
-def _entry_default_answer(found: list[Answer], question: str, texts: Sequence[str]) -> list[Answer]:
-    """``found`` with its best span replaced, at its score, by the default the entry the question names states in the
-    best span's passage (``sentence.entry_default``); as it was where there is none or the span is in it."""
-    a = found[0]
-    if a.start == a.end:
-        return found
-    stated = sentence.entry_default(texts[a.passage], question)
-    if stated is None or (stated[0] < a.end and a.start < stated[1]):
-        return found
-    return _first(Answer(a.passage, stated[0], stated[1], a.score), found)
 
 
 def _conditioned_answer(found: list[Answer], question: str, texts: Sequence[str]) -> list[Answer]:

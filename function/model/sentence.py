@@ -574,42 +574,6 @@ def default_owner(text: str, question: str, start: int, entry_read: bool) -> int
     return -1 if last is not None and not _named(last, names) else 1
 
 
-# a default stated, and its value: "Default: 30000", "defaults to 'info'", "(default: [])", "The default value is 64";
-# a value in typographic quotes is the text within them (numpydoc's "default=’lbfgs’": the quotes are no part of
-# the value, and an answer's F1 does not strip them as it strips "'"); a value in brackets is whole ("The default is
-# (True, True)"), so that a second value the entry states ("reverse defaults to False") is seen as one
-_TYPOGRAPHIC_QUOTES = "\u2018\u2019\u201c\u201d"
-_STATED_DEFAULT = re.compile(r"\b(?i:default(?:\s+value)?(?:\s+is|\s*:|\s*=)|defaults\s+to|\(default:?)[ \t]*"
-                             r"(?P<v>`[^`\n]{1,80}`|'[^'\n]{0,80}'|\"[^\"\n]{0,80}\""
-                             rf"|[{_TYPOGRAPHIC_QUOTES}](?P<q>[^{_TYPOGRAPHIC_QUOTES}\n]{{1,80}})[{_TYPOGRAPHIC_QUOTES}]"
-                             r"|\[[^\]\n]{0,120}\]|\{[^}\n]{0,120}\}|\([^()\n]{1,120}\)|[^\s,;()]+)")
-ENTRY_DEFAULT_TEXT = 600  # how far from its head line an entry's stated default is looked for
-
-
-def entry_default(text: str, question: str) -> tuple[int, int] | None:
-    """The default that the entry a default question names states (``_heads``, ``_named``: "- minTimeout number
-    (optional) - ... Default: 500", "health_check_timeout (integer) ... Default value is 20"), from its head line to
-    the next head, at most ``ENTRY_DEFAULT_TEXT`` characters: where exactly one entry of ``text`` is named and it states
-    one value (``_STATED_DEFAULT``, ``states_default``); None otherwise."""
-    names = _question_names(question)
-    heads = _heads(text)
-    named = [(i, at) for i, (at, name, _) in enumerate(heads) if _named(name, names)]
-    if len({heads[i][1] for i, _ in named}) != 1:
-        return None
-    values = set()
-    found = None
-    for i, at in named:
-        stop = min(heads[i + 1][0] if i + 1 < len(heads) else len(text), at + ENTRY_DEFAULT_TEXT)
-        for m in _STATED_DEFAULT.finditer(text, at, stop):
-            a, z = m.span("q") if m.group("q") else m.span("v")
-            if text[z - 1] in ".:" and z - a > 1 and text[a] not in "`'\"[{" + _TYPOGRAPHIC_QUOTES:
-                z -= 1  # "Default: 5." ends a sentence
-            if states_default(text, question, m.start("v")):
-                values.add(text[a:z])
-                found = found or (a, z)
-    return found if len(values) == 1 else None
-
-
 # "What does/do/should/may/will/can X return ...?": X holds the name whose return value is asked (``returned``)
 _RETURN_QUESTION = re.compile(r"^\s*what\s+(?:does|do|did|should|may|might|will|would|can|could|must)\s+(?P<x>.+?)\s+"
                               r"return\b", re.IGNORECASE)
