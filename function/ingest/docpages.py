@@ -736,7 +736,6 @@ def _spaced_text(el) -> str:
     return "".join(parts)
 
 
-
 # an id docutils makes up where the name's own is taken ("id4": an object documented twice, a citation's label)
 _AUTO_ID = re.compile(r"id\d+")
 
@@ -981,8 +980,12 @@ class _Walker:
                 # Texinfo's <dt id> is an index anchor ("index-cd"), not a name: its entry is named by its term; a
                 # docutils id made up for an object documented twice ("id4") is none either: the signature's name is
                 named = [i for i in ids if not _AUTO_ID.fullmatch(i)]
-                name = ("" if unnamed else None if ids and ids[0].startswith("index-")
-                        else named[0] if named else _signature_name(terms[0]) if terms else None)
+                if unnamed:
+                    name = ""
+                elif ids and ids[0].startswith("index-"):
+                    name = None
+                else:
+                    name = named[0] if named else _signature_name(terms[0]) if terms else None
                 self.out.open_entry(signature, name)
                 self.container(child)
                 self.out.close_entry()

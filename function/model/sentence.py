@@ -540,11 +540,9 @@ def _heads(text: str) -> tuple[tuple[int, str, bool], ...]:
     opens with a name among them (``_ITEM_HEAD``); not a doctest's output ("SortedList(['a', 'b'])" under ">>> sl")."""
     found = [(m.start(), m.group("name"), True) for m in _HEAD_SIGNATURE.finditer(text)]
     found += [(m.start(), m.group("name"), bool(m.group("typed") or _CODE_SHAPED.search(m.group("name"))))
-              for m in _TERM_LINE.finditer(text)]
+              for head in (_TERM_LINE, _ITEM_HEAD) for m in head.finditer(text)]
     found += [(m.start(), name.strip().lstrip("*"), True)
               for m in _PARAMETER_LINE.finditer(text) for name in m.group("names").split(",")]
-    found += [(m.start(), m.group("name"), bool(m.group("typed") or _CODE_SHAPED.search(m.group("name"))))
-              for m in _ITEM_HEAD.finditer(text)]
     return tuple(sorted((at, _name_part(name), code) for at, name, code in found
                         if not (at and _DOCTEST.match(text, text.rfind("\n", 0, at - 1) + 1))))
 
