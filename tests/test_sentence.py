@@ -1391,6 +1391,19 @@ def test_a_question_for_a_kind_of_name_lifts_the_name_it_spells_in_words(monkeyp
     assert best("Which function cuts a prefix from a string?") == "cut_suffix"
 
 
+def test_a_table_whose_header_names_what_is_asked_gives_the_cell_of_the_row_asked_about(monkeypatch):
+    from function.model import reader
+
+    text = ("Octave draws random numbers.\nDistribution | Function\nGamma Distribution | randg\n"
+            "Poisson Distribution | randp\nUniform Distribution | rand\n")
+    passage, b, start, end = _two_spans(text, "Octave", "randg", [6.0, 4.0], [6.0, 4.0])
+    best = _best_of(text, passage, b, start, end)
+    assert best("Which function draws from a Poisson distribution?") == "randp"
+    assert best("What draws from a Poisson distribution?") == "Octave"  # asks for no column of the table
+    monkeypatch.setattr(reader, "TABLE", False)
+    assert best("Which function draws from a Poisson distribution?") == "Octave"
+
+
 # -- the meaning of an answer's sentence (reader.SENTENCE_COSINE) -------------------------------------------------
 
 

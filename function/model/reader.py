@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from function.model import sentence
+from function.model import sentence, table
 from function.model.decode import (
     best_spans,
     deciding_window,
@@ -159,6 +159,12 @@ TYPE_QUESTION = re.compile(r"\btypes?\b|\breturns?\b|\byields?\b", re.IGNORECASE
 # its neighbour in a list of similar names. The size of ``CODE``, not tuned; kept by a rule written first
 # (docs/documents.md).
 NAME_PIECES = 2.0
+# Where the passage read holds a table whose header names what the question asks for ("Distribution | Function" for
+# "Which function draws random numbers from a Poisson distribution?"), that column's cell in the row the question's
+# terms point to answers (``table.table_cell``), in place of the reader's span: the reader reads a row as a sentence
+# and answers with its neighbouring cell or a word of the prose around the table. By a rule written first
+# (records/bench/table-cell).
+TABLE = True
 # With a sentence encoder at hand (a question asked alone with ``QA_INDEX_ENCODER``: ``cosines``), the best
 # ``SENTENCE_COSINE_TOP`` candidates after the ranking above have the sentence each lies in embedded, and each
 # candidate's score is multiplied by exp(``SENTENCE_COSINE`` x (its sentence's cosine to the question - the best of
@@ -1013,9 +1019,10 @@ def answers_from_logits(
     asks which function, method or class (``API_ENTRY``, ``api_entries``), and asked alone, with each passage's
     (document, chunk) ``pages``, an entry of a passage read next to the chosen one (``ENTRY_NEXT_DOOR``,
     ``_entry_next_door``). Where the question asks to choose between the answers it offers and the answer is none of
-    them, the alternative its passage writes replaces it (``CHOICE``, ``_offered_answer``), and where it asks what
-    something returns under a condition, the value its passage gives under it (``CONDITIONED``,
-    ``_conditioned_answer``). After the ranking, a
+    them, the alternative its passage writes replaces it (``CHOICE``, ``_offered_answer``); where the passage read
+    holds a table whose header names what the question asks for, the cell of the row it asks about (``TABLE``,
+    ``_table_answer``); and where it asks what something returns under a condition, the value its passage gives under
+    it (``CONDITIONED``, ``_conditioned_answer``). After the ranking, a
     definition's and a return value's answer run on to the end of their phrase (``sentence.definition_end``,
     ``sentence.return_end``), an answer to a question that asks for several things over the list it is an item of
     (``COORDINATION``, ``sentence.coordination``), and a return value named on numpydoc's "name : type" line gives
@@ -1054,6 +1061,8 @@ def answers_from_logits(
     listing = None if not ranked else _listing(question)
     if ranked and passage_bias is None and found and listing is not None:
         found = _entry_named(found, question, texts, lines, listing)
+    if TABLE and ranked and passage_bias is None and found:
+        found = _table_answer(found, question, texts, lines)
     if ranked and passage_bias is not None and found:
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
                                        windows, question, titles, marks, lines)
@@ -1170,6 +1179,18 @@ def _entry_next_door(found: list[Answer], question: str, texts: Sequence[str],
         return found  # within the chosen passage the entry choice has had its say (``_entry_named``)
     i, x, z, _ = listed[best]
     return _first(Answer(i, x, z, a.score), found)
+
+
+def _table_answer(found: list[Answer], question: str, texts: Sequence[str],
+                  lines: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
+    """``found`` with its best span replaced by the table cell its passage gives for the question
+    (``table.table_cell``: the column asked for, the row the question's terms point to), at the best span's score; as
+    it was where there is none."""
+    a = found[0]
+    cell = table.table_cell(question, texts[a.passage], None if lines is None else lines[a.passage])
+    if cell is None or cell == (a.start, a.end):
+        return found
+    return _first(Answer(a.passage, cell[0], cell[1], a.score), found)
 
 
 def _offered_answer(found: list[Answer], question: str, texts: Sequence[str]) -> list[Answer]:
