@@ -9,7 +9,6 @@ for the spans and ``no_answer_verdict`` (or its ``no_answer_margin``) for abstai
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -716,11 +715,7 @@ def _best_entry(question: str, listed: list[str], mine: list[int], names: list[s
     entries' names) is the shortest proper prefix of the named one's (``_plain_variant``)."""
     asked = sentence.question_terms(question)
     held = [asked & frozenset(terms(t)) for t in listed]
-    counts: dict[str, int] = {}
-    for own in held:
-        for t in own:
-            counts[t] = counts.get(t, 0) + 1
-    scores = [sum(math.log(1.0 + len(listed) / counts[t]) for t in own) for own in held]
+    scores = sentence.rarity_scores(held)
     best = max(range(len(listed)), key=scores.__getitem__)
     if len(held[best]) < ENTRY_TERMS:
         return None

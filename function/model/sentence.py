@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import math
 import re
 from collections.abc import Iterable
 
@@ -122,6 +123,16 @@ def sentence_of(text: str, start: int, end: int) -> str:
 def question_terms(question: str) -> frozenset[str]:
     """The terms ``Sentences.overlap`` looks for: the question's index terms, as retrieval searches them."""
     return frozenset(query_terms(question))
+
+
+def rarity_scores(held: list[frozenset[str]]) -> list[float]:
+    """Each of ``held`` (the question's terms one entry, row or passage holds) scored by its terms, each weighted by
+    how few of them hold it: log(1 + len(held) / how many hold it). The entry choice's and a table row's weighing."""
+    counts: dict[str, int] = {}
+    for own in held:
+        for t in own:
+            counts[t] = counts.get(t, 0) + 1
+    return [sum(math.log(1.0 + len(held) / counts[t]) for t in own) for own in held]
 
 
 def echoes(question: str, answer: str) -> bool:

@@ -10,7 +10,6 @@ a word of the prose around the table ("Octave" for the Poisson question).
 
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
@@ -95,11 +94,7 @@ def _best_row(question: str, text: str, rows: list[list[tuple[int, int]]], colum
     asked = sentence.question_terms(question)
     held = [asked & frozenset(t for k, (a, z) in enumerate(row) if k != column for t in terms(text[a:z]))
             for row in rows]
-    counts: dict[str, int] = {}
-    for own in held:
-        for t in own:
-            counts[t] = counts.get(t, 0) + 1
-    scores = [sum(math.log(1.0 + len(rows) / counts[t]) for t in own) for own in held]
+    scores = sentence.rarity_scores(held)
     best = max(range(len(rows)), key=scores.__getitem__)
     if len(held[best]) < 2 or sum(s == scores[best] for s in scores) > 1:
         return None
