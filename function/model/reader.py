@@ -162,7 +162,7 @@ NAME_PIECES = 2.0
 # "Which function draws random numbers from a Poisson distribution?"), that column's cell in the row the question's
 # terms point to answers (``table.table_cell``), in place of the reader's span: the reader reads a row as a sentence
 # and answers with its neighbouring cell or a word of the prose around the table. By a rule written first
-# (records/bench/table-cell).
+# (docs/documents.md).
 TABLE = True
 # With a sentence encoder at hand (a question asked alone with ``QA_INDEX_ENCODER``: ``cosines``), the best
 # ``SENTENCE_COSINE_TOP`` candidates after the ranking above have the sentence each lies in embedded, and each
