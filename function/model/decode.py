@@ -85,6 +85,12 @@ def paragraphs(text: str, offsets: np.ndarray) -> np.ndarray:
         if len(offsets) else np.zeros(0, dtype=np.int64)
 
 
+def in_block(block: np.ndarray | None, start: int, end: int) -> bool:
+    """Whether ``start``-``end`` lies within one of a passage's code-block lines (``block``, ``Passage.lines``: (start,
+    end) each; None: the passage has none)."""
+    return block is not None and any(a <= start and end <= z for a, z in block)
+
+
 def cell_breaks(text: str) -> list[int]:
     """Where a table row's cells meet: the " | " separators of each line extraction wrote for a table's row ("cell |
     cell"), a line holding " | " where the line before or after it does too, or that holds it twice or more. A lone

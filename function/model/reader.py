@@ -19,6 +19,7 @@ from function.model import sentence, table
 from function.model.decode import (
     best_spans,
     deciding_window,
+    in_block,
     no_answer_probability,
     null_score,
     paragraphs,
@@ -600,7 +601,7 @@ def entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, int, 
         alone = not text[end:line_end].strip()
         if alone and not _described_below(text, line_end):
             continue  # a heading, a page's title
-        if _HEADING_WORD.fullmatch(name) or text.startswith("(", end) or _in_block(block, start, end):
+        if _HEADING_WORD.fullmatch(name) or text.startswith("(", end) or in_block(block, start, end):
             continue
         if name.startswith("-"):
             listed = is_option(name)
@@ -640,7 +641,7 @@ def api_entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, i
     heads = []
     for m in _API_ENTRY_LINE.finditer(text):
         start, end = m.start("name"), m.end("name")
-        if m.group("gap") and _HEADING_WORD.fullmatch(m.group("name")) or _in_block(block, start, end):
+        if m.group("gap") and _HEADING_WORD.fullmatch(m.group("name")) or in_block(block, start, end):
             continue
         if m.group("cell") or _described_below(text, m.end()):
             heads.append((start, end))
@@ -678,10 +679,6 @@ API_ENTRIES = Listing(api_entries, among=True)  # signature lines with their des
 def _lead(text: str, at: int) -> str:
     """The list mark ("-", "*", "\u2022") before what starts at ``at`` on its line; "" where there is none."""
     return _LINE_LEAD.match(text, text.rfind("\n", 0, at) + 1).group().strip()
-
-
-def _in_block(block: np.ndarray | None, start: int, end: int) -> bool:
-    return block is not None and any(a <= start and end <= z for a, z in block)
 
 
 def _described_below(text: str, line_end: int) -> bool:

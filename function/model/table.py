@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from function.model import sentence
+from function.model.decode import in_block
 from function.retrieval.terms import terms
 
 # a header cell: one to three plain words, no mark of code, the first a capital ("Function", "Minimum Version"), or
@@ -42,29 +43,23 @@ def tables(text: str, block: np.ndarray | None = None) -> list[list[list[tuple[i
     """The tables of ``text`` that have a header: runs of at least three lines of two or more cells joined by " | ",
     the same number of cells each, the first line's cells all header words (``_HEADER_CELL``), no line in a code
     block (``block``, ``Passage.lines``); each table's rows of cells (``_cells``), its header first."""
-    found, run, width = [], [], 0
+    if " | " not in text:  # most passages: no table row at all
+        return []
+    found, run = [], []
     at = 0
-    for line in text.split("\n") + [None]:
-        cells = None
-        if line is not None and " | " in line and not (block is not None and _in_block(block, at, at + len(line))):
-            cells = _cells(line, at)
-        if cells is not None and len(cells) >= 2 and (not run or len(cells) == width):
-            run.append(cells)
-            width = len(cells)
-        else:
-            if len(run) >= 3 and all(_HEADER_CELL.fullmatch(text[a:z]) for a, z in run[0]):
-                found.append(run)
-            run, width = [], 0
-            if cells is not None and len(cells) >= 2:
-                run, width = [cells], len(cells)
+    for line in text.split("\n") + [None]:  # None: the end, where the last run is closed
+        row = None
         if line is not None:
+            if " | " in line and not in_block(block, at, at + len(line)):
+                row = _cells(line, at)
             at += len(line) + 1
+        if row is not None and run and len(row) == len(run[0]):
+            run.append(row)
+            continue
+        if len(run) >= 3 and all(_HEADER_CELL.fullmatch(text[a:z]) for a, z in run[0]):
+            found.append(run)
+        run = [row] if row is not None else []
     return found
-
-
-def _in_block(block: np.ndarray, start: int, end: int) -> bool:
-    """Whether a line lies in one of a passage's code-block lines (``block``: (start, end) each)."""
-    return any(a <= start and end <= z for a, z in block)
 
 
 def asked_column(question: str, header: list[str]) -> int | None:
