@@ -27,6 +27,14 @@ def test_tables_reads_rows_of_cells_under_a_header():
     assert _rows(OPTIONS)[1] == ["zip_safe", "bool", "", ""]  # empty cells kept in their place
 
 
+def test_a_bar_inside_a_cell_is_no_border():
+    text = ("Primitive | Meaning\nless|greater <length> | packets by their length\n"
+            "port <port> | packets to or from a port\nhost <host> | packets to or from a host\n")
+    assert _rows(text)[1] == ["less|greater <length>", "packets by their length"]
+    a, z = table_cell("Which primitive selects packets by their length?", text)
+    assert text[a:z] == "less|greater <length>"  # split at every bar, the row had three cells and was no table
+
+
 @pytest.mark.parametrize("text", [
     "a_b | c\nd | e\nf | g\n",  # the first row is no header: a name in it
     "Name | Value\nx | 1\n",  # two rows are no table

@@ -28,14 +28,21 @@ WIDEST_CELL = 60  # an answer cell longer than this is a description, not a name
 _CALL = re.compile(r"([A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*)[ \t]*\(")  # a signature's name, before "("
 
 
+# a cell border: "|" with white space or the line's end on both sides ("a | b |"), not one inside a cell
+# ("less|greater", "0|1")
+_BORDER = re.compile(r"(?<!\S)\|(?!\S)")
+
+
 def _cells(line: str, at: int) -> list[tuple[int, int]]:
-    """The cells of a table row at offset ``at`` of its text, (start, end) each, white space trimmed."""
+    """The cells of a table row at offset ``at`` of its text, (start, end) each, white space trimmed; a "|" inside
+    a cell ("less|greater") is no border (``_BORDER``)."""
     out, start = [], 0
-    for part in line.split("|") if line else []:
+    for end in [m.start() for m in _BORDER.finditer(line)] + [len(line)] if line else []:
+        part = line[start:end]
         a = start + len(part) - len(part.lstrip())
         z = start + len(part.rstrip())
         out.append((at + a, at + max(a, z)))
-        start += len(part) + 1
+        start = end + 1
     return out
 
 
