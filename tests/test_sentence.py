@@ -1584,3 +1584,40 @@ def test_a_question_under_a_condition_gets_the_value_its_passage_gives_under_it(
     assert best("What exit status does diff return when there is trouble, by default?") == "0"  # a default: not this
     monkeypatch.setattr(reader, "CONDITIONED", False)
     assert best("What exit status does diff return when there is trouble?") == "0"
+
+
+# -- the project's own name (reader.PROJECT) ------------------------------------------------------------------------
+
+
+def test_a_document_s_folders_name_its_project_and_a_word_in_capitals_is_not_it():
+    from function.model.reader import is_project_name, project_words
+
+    words = project_words("python-setuptools-doc/userguide/ext_modules.html")
+    assert words == {"python", "setuptools", "doc", "userguide"}  # the folders, not the file's name
+    assert project_words("README.md") == frozenset()  # a document at the top names no folder
+    assert project_words("libglib2.0-doc/gio/GApplication.html") == {"libglib2", "doc", "gio"}  # "0": a version
+    assert is_project_name("Setuptools", words) and is_project_name(" setuptools ", words)
+    assert not is_project_name("ext_modules", words) and not is_project_name("Setuptools supports", words)
+    assert not is_project_name("DEBUG", project_words("debug/README.md"))  # the variable, not the package
+    assert is_project_name("A", frozenset({"a"}))  # one capital letter is the word itself
+
+
+def test_the_project_s_own_name_loses_to_the_name_its_sentence_offers(monkeypatch):
+    from function.model import reader
+
+    text = "Setuptools exposes a read_configuration() function for parsing setup.cfg into a dictionary."
+    passage, b, start, end = _two_spans(text, "Setuptools", "read_configuration()", [4.0, 5.0], [7.0, 5.0])
+    question = "Which function parses a setup.cfg file into a dictionary?"
+
+    def best(pages, bias=None):
+        found = answers_from_logits(start, end, b, [passage], 3, 30, bias, texts=[text], question=question,
+                                    pages=pages)
+        return text[found[0].start:found[0].end]
+
+    assert best([("python-setuptools-doc/setuptools.html", 9)]) == "read_configuration()"
+    # asked alone: the passage chosen, then read as if named (``_within_chosen_passage``), its page still known
+    assert best([("python-setuptools-doc/setuptools.html", 9)], np.zeros(1)) == "read_configuration()"
+    assert best([("docs/setuptools.html", 9)]) == "Setuptools"  # another project's folder: no reason to doubt it
+    assert best(None) == "Setuptools"  # a context or a record without a document: nothing known
+    monkeypatch.setattr(reader, "PROJECT", 0.0)
+    assert best([("python-setuptools-doc/setuptools.html", 9)]) == "Setuptools"

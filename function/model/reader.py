@@ -151,6 +151,13 @@ TYPE = 4.0
 # parameter's type or for the way to do something ("What type is the n_init parameter of KMeans?" -> "'warn'"). The
 # size of ``DEFAULT``, kept by a rule written first (docs/documents.md).
 SIGNATURE_VALUE = 4.0
+# A span that is one word naming a folder its document lies in (``project_words`` of the document id:
+# "axios/README.md" is axios's, "python-setuptools-doc/userguide/ext_modules.html" setuptools's), compared without
+# case unless written in capitals where the folder is not ("DEBUG", the variable, in "debug/README.md"), loses
+# ``PROJECT``: a question about a project's documents seldom asks for the project's own name, and the reader took the
+# subject of "Setuptools exposes a read_configuration() function" for "Which function parses a setup.cfg file?".
+# The size of ``DEFAULT``, kept by a rule written first (docs/documents.md).
+PROJECT = 4.0
 TYPE_QUESTION = re.compile(r"\btypes?\b|\breturns?\b|\byields?\b", re.IGNORECASE)
 # Where a question asks which function, option, parameter, constant ... does something (``KIND_QUESTION``), a span
 # that is one code-shaped name gains ``NAME_PIECES`` times the share of its words the question writes in plain words
@@ -1049,7 +1056,8 @@ def answers_from_logits(
     if ranked:
         # across retrieved passages a heading's span still tells which passage answers; within it, not what
         found = _by_sentence(found, question, texts, sentence_weight, titles if passage_bias is None else None, marks,
-                             lines, cosines if passage_bias is not None else None)  # the choice of passage only
+                             lines, cosines if passage_bias is not None else None,  # the choice of passage only
+                             pages)
     listing = None if not ranked else _listing(question)
     if ranked and passage_bias is None and found and listing is not None:
         found = _entry_named(found, question, texts, lines, listing)
@@ -1057,7 +1065,7 @@ def answers_from_logits(
         found = _table_answer(found, question, texts, lines)
     if ranked and passage_bias is not None and found:
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
-                                       windows, question, titles, marks, lines)
+                                       windows, question, titles, marks, lines, pages)
         if ENTRY_NEXT_DOOR and pages is not None and listing is not None:
             rows = np.asarray(batch.passage_index)
             read = set((rows if windows is None else rows[np.asarray(windows, dtype=bool)]).tolist())
@@ -1212,7 +1220,8 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
                            windows: np.ndarray | None, question: str,
                            titles: Sequence[str | None] | None,
                            marks: Sequence[np.ndarray | None] | None = None,
-                           lines: Sequence[np.ndarray | None] | None = None) -> list[Answer]:
+                           lines: Sequence[np.ndarray | None] | None = None,
+                           pages: Sequence[tuple[str, int] | None] | None = None) -> list[Answer]:
     """Two stages for retrieved passages: ``found``'s best span chooses the passage (spans of every passage read,
     ``passage_bias`` and the sentence term at ``sentence.WEIGHT``), then the answer is the span that passage alone
     gives, decoded as if the request had named it (its windows only, the reader's own probabilities, the sentence
@@ -1228,7 +1237,8 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
                                 question=question, sentence_weight=sentence.WEIGHT_GIVEN,
                                 titles=None if titles is None else [titles[chosen]],
                                 marks=None if marks is None else [marks[chosen]],
-                                lines=None if lines is None else [lines[chosen]])
+                                lines=None if lines is None else [lines[chosen]],
+                                pages=None if pages is None else [pages[chosen]])
     if not inner:
         return found
     a = inner[0]
@@ -1240,10 +1250,12 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
                  titles: Sequence[str | None] | None = None,
                  marks: Sequence[np.ndarray | None] | None = None,
                  lines: Sequence[np.ndarray | None] | None = None,
-                 cosines: Callable[[Sequence[str]], Sequence[float]] | None = None) -> list[Answer]:
+                 cosines: Callable[[Sequence[str]], Sequence[float]] | None = None,
+                 pages: Sequence[tuple[str, int] | None] | None = None) -> list[Answer]:
     """``found`` ranked again with the sentence term, the echo, the heading, the code, the option, the name's words,
-    the type, the definition, the default and the return value (``answers_from_logits``), then, with ``cosines``, by
-    the meaning of the best ones' sentences (``_by_sentence_cosine``), best first."""
+    the type, the definition, the default, the return value and, with the passages' (document, chunk) ``pages``, the
+    project's name (``answers_from_logits``), then, with ``cosines``, by the meaning of the best ones' sentences
+    (``_by_sentence_cosine``), best first."""
     if not found:
         return found
 
@@ -1292,6 +1304,9 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     subject = sentence.defined(question)
     if DEFINITION and subject is not None:
         bonus += DEFINITION * each(lambda t, a: sentence.introduces(t, subject, a.start))
+    if PROJECT and pages is not None:
+        owners = [frozenset() if page is None else project_words(page[0]) for page in pages]
+        bonus -= PROJECT * each(lambda t, a: is_project_name(t[a.start:a.end], owners[a.passage]))
     scores = np.asarray([a.score for a in found], dtype=np.float64)
     lifted = scores * np.exp(bonus)
     lifted = lifted / (1.0 + (lifted - scores).sum())  # the other spans' mass as it was
@@ -1300,6 +1315,21 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     if cosines is not None and SENTENCE_COSINE:
         ranked = _by_sentence_cosine(ranked, texts, cosines)
     return ranked
+
+
+def project_words(doc_id: str) -> frozenset[str]:
+    """The lower-cased words (letters and digits, at least one letter: "libglib2.0-doc"'s "0" is a version, not a
+    name) of the folders a document id names: "python-setuptools-doc/userguide/ext_modules.html" -> python,
+    setuptools, doc, userguide; none for a document at the top."""
+    return frozenset(w for folder in doc_id.split("/")[:-1] for w in re.split(r"[^0-9a-z]+", folder.lower())
+                     if not w.isdigit() and w)
+
+
+def is_project_name(span: str, words: frozenset[str]) -> bool:
+    """Whether ``span`` is one word of ``words`` (``project_words``), compared without case, unless it is written
+    in capitals and the word is not a capital letter's ("DEBUG" for the folder "debug": a variable)."""
+    span = span.strip()
+    return span.lower() in words and not (span.isupper() and len(span) > 1)
 
 
 def _by_sentence_cosine(ranked: list[Answer], texts: Sequence[str],
