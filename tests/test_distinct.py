@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from bench.in_process import ingest_into, open_service
 from function.ingest.json_input import Record
 from function.retrieval.bm25 import Hit
 from function.service.qa_request import QARequest
+from tests.support.stores import records_service
 
 NORMANDY = "The Normans gave their name to Normandy, a region in France, in the 10th and 11th centuries."
 COPY = "The  Normans gave their name to Normandy,\na region in France, in the 10th and 11th centuries."
@@ -18,15 +18,12 @@ OTHER = "The duchy of Normandy was ruled by dukes who were also kings of England
 
 @pytest.fixture
 def service(tiny_artifact, tmp_path):
-    env = {"QA_ARTIFACT_DIR": str(tiny_artifact.folder), "QA_CACHE": "0", "QA_STORE": "sqlite",
-           "QA_SQLITE_PATH": str(tmp_path / "p.sqlite"), "QA_INFERENCE_MODE": "serial", "QA_THREADS": "1"}
-    service = open_service(env)
-    ingest_into(service, [Record("page-a", "Page A", "a.html", NORMANDY),
-                          Record("page-b", "Page B", "b.html", COPY),  # the same text, its white space aside
-                          Record("page-c", "Page C", "c.html", NORMANDY),
-                          Record("rollo", "Rollo", "rollo.html", ROLLO),
-                          Record("duchy", "Duchy", "duchy.html", OTHER)])
-    return service
+    return records_service(tiny_artifact.folder, tmp_path, [
+        Record("page-a", "Page A", "a.html", NORMANDY),
+        Record("page-b", "Page B", "b.html", COPY),  # the same text, its white space aside
+        Record("page-c", "Page C", "c.html", NORMANDY),
+        Record("rollo", "Rollo", "rollo.html", ROLLO),
+        Record("duchy", "Duchy", "duchy.html", OTHER)])
 
 
 def hits(*ids: str) -> list[Hit]:

@@ -188,15 +188,18 @@ def defined(question: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _introduction(subject: str) -> re.Pattern:
+def _introduction(subject: str, anywhere: bool = False) -> re.Pattern:
     """The text just before a definition of ``subject``: the subject (an aside in brackets allowed), then a copula
     with at most one adverb in "-ly" ("A bare repository is normally ..."), "means", "refers to", "stands for", a
-    colon or a dash, or the end of its line (a glossary's term above its description); an article may follow."""
+    colon or a dash, or the end of its line (a glossary's term above its description); an article may follow. At the
+    end of the text searched; with ``anywhere``, before what is not white space, and after a copula only with its
+    article ("A working set is a collection ...", not "The working set is scanned ...")."""
     words = r"\s+".join(re.escape(w) for w in subject.split())
-    said = (rf"(?<!\w){words}(?:\s*\([^()\n]{{0,40}}\))?(?:\s+(?:is|are|was|were)(?:\s+\w+ly)?\s+"
+    copula = r"\s+(?:is|are|was|were)(?:\s+\w+ly)?\s+" + (r"(?:an?|the)\s+" if anywhere else "")
+    said = (rf"(?<!\w){words}(?:\s*\([^()\n]{{0,40}}\))?(?:{copula}"
             rf"|\s+(?:means|refers\s+to|stands\s+for)\s+|[ \t]*[:\u2014\u2013-]\s*)")  # on the subject's line
     entry = rf"(?:^|\n)[ \t]*{words}[ \t]*\n\s*"  # alone on its line, not a list's item ("- SortedKeysView")
-    return re.compile(rf"(?:{said}|{entry})(?:(?:an?|the)\s+)?$", re.IGNORECASE)
+    return re.compile(rf"(?:{said}|{entry})(?:(?:an?|the)\s+)?" + (r"(?=\S)" if anywhere else "$"), re.IGNORECASE)
 
 
 def introduces(text: str, subject: str, start: int) -> bool:
@@ -204,6 +207,12 @@ def introduces(text: str, subject: str, start: int) -> bool:
     Drawing is | a platform-independent description ...", "evil merge\\n | An evil merge is ..."."""
     before = text[max(0, start - len(subject) - 64):start]
     return _introduction(subject).search(before) is not None
+
+
+def introduces_somewhere(text: str, subject: str) -> bool:
+    """Whether ``text`` introduces a definition of ``subject`` anywhere (``introduces``' pattern, something after it):
+    the passage a question asking what ``subject`` is (``defined``) would answer from."""
+    return _introduction(subject, anywhere=True).search(text) is not None
 
 
 # what a definition's noun phrase goes on with in its sentence: "a non-zero integer | which uniquely identifies a

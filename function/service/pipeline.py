@@ -42,6 +42,12 @@ if TYPE_CHECKING:
 # the hybrid fusion's own depth (``function.retrieval.hybrid.DEPTH``), so its order does not move. (Searching deeper
 # where copies fill them was measured and not kept: docs/retrieval.md, "No text read twice".)
 SEARCH_DEPTH = 20
+# A question alone that asks what something is ("What is a working set?": ``sentence.defined``) and none of whose
+# passages read introduces it ("working set\n A collection of ...", "A blob object is ...":
+# ``sentence.introduces_somewhere``) reads first the best-ranked other hit of the ``SEARCH_DEPTH`` that does, in place
+# of its last passage: such short questions share their terms with every passage of a page. One switch, kept by a
+# rule written first (docs/documents.md).
+DEFINITION_FIRST = True
 STAGES = ("tokenize", "fetch", "queue", "inference", "postprocess")
 RETRIEVAL_STAGES = ("tokenize", "retrieve", "fetch", "queue", "inference", "postprocess")
 
@@ -470,6 +476,8 @@ class QAService:
         from function.retrieval import span_bias
 
         stored, missing = self.distinct(hits, len(hits) if k is None else k, model.tokenizer.fingerprint, corpus)
+        if DEFINITION_FIRST and question is not None and k is not None and len(hits) > k:
+            stored = self._definition_first(question, stored, hits, model.tokenizer.fingerprint, corpus)
         if missing:  # the index is ahead of the store (or the store behind it): read the others
             log("WARNING", "retrieved passages missing from the store were skipped", missing=missing[:20])
         if not stored:
@@ -506,6 +514,27 @@ class QAService:
         if encoder is not None:  # its answers ranked by their sentences' meaning too (``reader.SENTENCE_COSINE``)
             reading.cosines = SentenceCosines(encoder, question)
         return kept, reading
+
+    def _definition_first(self, question: str, stored: list[Passage], hits: list[Hit], fingerprint: str,
+                          corpus: str | None) -> list[Passage]:
+        """``stored`` (the first distinct passages of ``hits``), or, where the question asks what something is
+        (``sentence.defined``, not a default) and none of them introduces it (``sentence.introduces_somewhere``), the
+        best-ranked other hit that does (not a copy of one of them) first and ``stored`` after it, less its last
+        (``DEFINITION_FIRST``)."""
+        from function.model import sentence
+
+        subject = sentence.defined(question)
+        if subject is None or sentence.asks_default(question) or not stored:
+            return stored
+        if any(sentence.introduces_somewhere(p.text, subject) for p in stored):
+            return stored
+        have = {p.id for p in stored}
+        rest = tuple(h.passage_id for h in hits if h.passage_id not in have)
+        texts = {" ".join(p.text.split()) for p in stored}
+        for p in self._fetch(rest, fingerprint, missing_ok=True, corpus=corpus):
+            if sentence.introduces_somewhere(p.text, subject) and " ".join(p.text.split()) not in texts:
+                return [p] + stored[:-1]
+        return stored
 
     def distinct(self, hits: list[Hit], k: int, fingerprint: str,
                  corpus: str | None = None) -> tuple[list[Passage], list[str]]:
