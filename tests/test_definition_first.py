@@ -54,3 +54,17 @@ def test_where_a_passage_read_introduces_it_or_the_question_asks_no_definition_n
 def test_one_passage_read_gives_its_place_and_a_copy_skipped_is_not_taken_for_it(service):
     assert read(service, "What is a working set?", "uses", "glossary", k=1) == ["glossary"]
     assert read(service, "What is a working set?", "uses", "uses", "more", "glossary", k=2) == ["glossary", "uses"]
+
+
+def test_a_stale_hit_it_would_not_have_read_fails_nothing(service, monkeypatch):
+    from function.errors import TokenizerMismatch
+
+    fetch = service._fetch
+
+    def stale_beyond_the_first(ids, *args, **kwargs):
+        if "glossary" in ids:
+            raise TokenizerMismatch("stale", {})
+        return fetch(ids, *args, **kwargs)
+
+    monkeypatch.setattr(service, "_fetch", stale_beyond_the_first)
+    assert read(service, "What is a working set?", "uses", "more", "glossary") == ["uses", "more"]

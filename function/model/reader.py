@@ -1326,8 +1326,8 @@ def project_words(doc_id: str) -> frozenset[str]:
 
 
 def is_project_name(span: str, words: frozenset[str]) -> bool:
-    """Whether ``span`` is one word of ``words`` (``project_words``), compared without case, unless it is written
-    in capitals and the word is not a capital letter's ("DEBUG" for the folder "debug": a variable)."""
+    """Whether ``span`` is one word of ``words`` (``project_words``), compared without case, unless it is written in
+    capitals, more than one letter of them ("DEBUG" in the folder "debug": a variable, not the package)."""
     span = span.strip()
     return span.lower() in words and not (span.isupper() and len(span) > 1)
 

@@ -531,7 +531,11 @@ class QAService:
         have = {p.id for p in stored}
         rest = tuple(h.passage_id for h in hits if h.passage_id not in have)
         texts = {" ".join(p.text.split()) for p in stored}
-        for p in self._fetch(rest, fingerprint, missing_ok=True, corpus=corpus):
+        try:
+            others = self._fetch(rest, fingerprint, missing_ok=True, corpus=corpus)
+        except TokenizerMismatch:  # a hit it would not have read is stale: read what it would have, as before
+            return stored
+        for p in others:
             if sentence.introduces_somewhere(p.text, subject) and " ".join(p.text.split()) not in texts:
                 return [p] + stored[:-1]
         return stored
