@@ -9,6 +9,7 @@ for the spans and ``no_answer_verdict`` (or its ``no_answer_margin``) for abstai
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -1317,6 +1318,7 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     return ranked
 
 
+@functools.lru_cache(maxsize=256)
 def project_words(doc_id: str) -> frozenset[str]:
     """The lower-cased words (letters and digits, at least one letter: "libglib2.0-doc"'s "0" is a version, not a
     name) of the folders a document id names: "python-setuptools-doc/userguide/ext_modules.html" -> python,

@@ -144,6 +144,11 @@ class Reading:
         return {} if offset is None else {"document_start": offset + start, "document_end": offset + end}
 
 
+def _collapsed(text: str) -> str:
+    """A passage's text with its white space collapsed: two passages so alike are copies (``QAService.distinct``)."""
+    return " ".join(text.split())
+
+
 def _passage_meta(p: Passage) -> dict:
     """What an answer says about its stored passage: ids, title, and the document it came from."""
     meta = {"passage_id": p.id, "title": p.title, "document_id": p.doc_id}
@@ -530,13 +535,13 @@ class QAService:
             return stored
         have = {p.id for p in stored}
         rest = tuple(h.passage_id for h in hits if h.passage_id not in have)
-        texts = {" ".join(p.text.split()) for p in stored}
+        texts = {_collapsed(p.text) for p in stored}
         try:
             others = self._fetch(rest, fingerprint, missing_ok=True, corpus=corpus)
         except TokenizerMismatch:  # a hit it would not have read is stale: read what it would have, as before
             return stored
         for p in others:
-            if sentence.introduces_somewhere(p.text, subject) and " ".join(p.text.split()) not in texts:
+            if sentence.introduces_somewhere(p.text, subject) and _collapsed(p.text) not in texts:
                 return [p] + stored[:-1]
         return stored
 
@@ -558,7 +563,7 @@ class QAService:
             found = {p.id for p in fetched}
             missing += [pid for pid in ids if pid not in found]
             for p in fetched:
-                text = " ".join(p.text.split())
+                text = _collapsed(p.text)
                 if text not in seen:
                     seen.add(text)
                     kept.append(p)
