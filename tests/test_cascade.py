@@ -130,9 +130,21 @@ def test_the_first_passage_may_stop_only_where_no_other_holds_more_of_the_questi
     ("Is SO_REUSEADDR on or off by default?", False),  # the full read weighs up a passage that writes one
     ("Are the bounds of irange inclusive or exclusive?", False),
     ("What does abs return for an int or a float?", True),  # offers words, asks no choice
-    ("Which option turns address reuse on?", True),
+    ("When is address reuse turned on?", True),
 ])
 def test_a_question_that_asks_to_choose_reads_every_passage_at_once(question, may_stop):
+    assert cascade.may_stop_first(None, question) is may_stop
+    assert cascade.may_stop_first([1.0, 0.0], question) is may_stop
+
+
+@pytest.mark.parametrize("question, may_stop", [
+    ("Which function sets the swap interval for the current OpenGL context?", False),  # an API page names many
+    ("Which property of a release object names the plugin that published it?", False),
+    ("What option turns address reuse on?", False),
+    ("Which country hosted the 1998 World Cup?", True),  # asks for no kind of name
+    ("What does SortedDict.setdefault return?", True),
+])
+def test_a_question_that_asks_for_a_kind_of_name_reads_every_passage_at_once(question, may_stop):
     assert cascade.may_stop_first(None, question) is may_stop
     assert cascade.may_stop_first([1.0, 0.0], question) is may_stop
 

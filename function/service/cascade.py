@@ -23,7 +23,11 @@ weighs that passage up, so the first passage alone would not answer as it does.
 So does a question that asks to choose between the answers it offers
 (``sentence.choice``: "Is it on or off by default?"): the full read's ranking
 weighs up a passage that writes one of them (``reader.ALTERNATIVE``), and the
-first passage, however sure of its span, may write none.
+first passage, however sure of its span, may write none. And a question that
+asks which function, class, property or other kind of name (``reader.KIND_QUESTION``):
+its first passage is often a list of many names, the reader sure of one of them,
+and the rules that find the entry the question means weigh every passage read
+(records/bench/cascade-kind).
 
 Otherwise the remaining passages' windows run, and the answer is decoded from
 every window's logits exactly as a full read decodes them (each window runs at
@@ -59,10 +63,11 @@ def may_stop_first(names: list[float] | None, question: str | None = None) -> bo
     question's plain names (``names``: ``span_bias.plain_name_shares``; None: the question gives none), and the
     ``question`` does not ask to choose between answers it offers (``sentence.choice``). Where one does, the span
     ranking of the full read weighs that passage up (``span_bias.NAME_WEIGHT``, ``reader.ALTERNATIVE``), so the first
-    passage's answer, however sure, is not the full read's: every window is read at once."""
-    from function.model import sentence
+    passage's answer, however sure, is not the full read's: every window is read at once. So is a question that asks
+    for a kind of name (``reader.KIND_QUESTION``: "Which function sets ...?"), whose first passage may name many."""
+    from function.model import reader, sentence
 
-    if question is not None and sentence.choice(question):
+    if question is not None and (sentence.choice(question) or reader.KIND_QUESTION.search(question)):
         return False
     return not names or len(names) < 2 or names[0] >= max(names[1:])
 
