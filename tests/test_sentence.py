@@ -959,6 +959,24 @@ def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, qu
     assert states_default(text, question, text.rindex(span)) is stated
 
 
+@pytest.mark.parametrize("text, span, stated", [
+    ('If content-type is not given, "text/x-rst" is used by default.', "text/x-rst", True),  # said after it
+    ("Joins seq, but converts all elements to separator type, str by default.", "str", True),
+    ("Joins seq, but converts all elements to separator type, str by default.", "separator", False),
+    ("Caps: squarecap, roundcap is the default.", "roundcap", True),
+    ("The default line cap, roundcap, may be changed with defaultpen(pen).", "roundcap", True),  # an appositive
+    ("The default line cap, however, may be changed.", "however", False),  # an aside, no value
+    ("The default line cap, roundcap may be changed.", "roundcap", False),  # the appositive not closed
+    ("Compression is enabled by default.", "Compression", False),  # what is on by default, not a value
+])
+def test_states_default_reads_a_default_said_after_the_span_given_its_end(text, span, stated):
+    from function.model.sentence import states_default
+
+    start = text.index(span)
+    assert states_default(text, "What is the default line cap?", start, start + len(span)) is stated
+    assert states_default(text, "What is the default line cap?", start) is False  # without its end: before only
+
+
 _OPTIONS_TABLE = ("Options\nCommand | Description | Defaults\n-p | Port to use | 8080\n"
                   "-c | Set cache time (in seconds), e.g. -c10 | 3600\nEnd.")
 

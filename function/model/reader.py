@@ -1291,7 +1291,7 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
         bonus -= SIGNATURE_VALUE * each(lambda t, a: is_signature_value(t, a.start, a.end))
     if DEFAULT and default_asked:
         entry_read = any(sentence.names_entry(texts[p], question) for p in {a.passage for a in found})
-        bonus += DEFAULT * each(lambda t, a: sentence.states_default(t, question, a.start)
+        bonus += DEFAULT * each(lambda t, a: sentence.states_default(t, question, a.start, a.end)
                                 and sentence.default_owner(t, question, a.start, entry_read))
     name = sentence.returned(question)
     condition = sentence.return_condition(question)

@@ -369,13 +369,30 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _PLACEHOLDER = re.compile(r"(?:None|null|undefined|nil|NULL)(?![\w$])")
 
 
-def states_default(text: str, question: str, start: int) -> bool:
+# after a span, on its line: '"text/x-rst" | is used by default', "separator type, str | by default", "roundcap | is the
+# default" (a closing quote or bracket first at most)
+_DEFAULT_AFTER = re.compile(r"['\"`\u2019\u201d)\]]?\s*(?:(?:is|are)\s+(?:used|assumed|chosen|selected|taken)\s+"
+                            r"by\s+default|by\s+default|(?:is|are)\s+the\s+default)\b", re.IGNORECASE)
+# an appositive: "The default line cap, | roundcap, may be changed": the value closed by a comma after it
+_DEFAULT_APPOSITIVE = re.compile(r"\bdefault\s+(?:[A-Za-z][\w-]*\s+){0,3}[A-Za-z][\w-]*,\s*$", re.IGNORECASE)
+
+
+_ASIDES = frozenset("however though therefore instead also too then thus still e.g i.e".split())  # not values
+
+
+def states_default(text: str, question: str, start: int, end: int | None = None) -> bool:
     """Whether ``text`` says, on the line of what starts at ``start`` and just before it, that it is a default
     (``_DEFAULT_SAID``), or assigns it as a signature does ("lazy: bool = False") to a word of the question or a name
     the question gives (``_assigns_named``), a placeholder (``_PLACEHOLDER``: "=None") excepted, or puts it first in
-    a table cell under a "Default" header (``in_default_column``)."""
+    a table cell under a "Default" header (``in_default_column``); or, given the span's ``end``, says so just after
+    it ("``text/x-rst`` is used by default", "str by default": ``_DEFAULT_AFTER``) or in an appositive ("The default
+    line cap, roundcap, may ...": ``_DEFAULT_APPOSITIVE``)."""
     before = text[max(text.rfind("\n", 0, start) + 1, start - 80):start]
     if _DEFAULT_SAID.search(before):
+        return True
+    if end is not None and (_DEFAULT_AFTER.match(text, end)
+                            or (_DEFAULT_APPOSITIVE.search(before) and text.startswith(",", end)
+                                and text[start:end].casefold() not in _ASIDES)):
         return True
     if _PLACEHOLDER.match(text, start):  # "max_content_width=None": the default is computed and said in prose
         return in_default_column(text, start)
