@@ -369,10 +369,11 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _PLACEHOLDER = re.compile(r"(?:None|null|undefined|nil|NULL)(?![\w$])")
 
 
-# after a span, on its line: '"text/x-rst" | is used by default', "separator type, str | by default", "roundcap | is the
-# default" (a closing quote or bracket first at most)
+# after a span, on its line: '"text/x-rst" | is used by default', "roundcap | is the default" (a closing quote or
+# bracket first at most); not a bare "by default", as often an adverb of the sentence's verb ("without shuffling by
+# default") as a value's statement (records/bench/default-after)
 _DEFAULT_AFTER = re.compile(r"['\"`\u2019\u201d)\]]?\s*(?:(?:is|are)\s+(?:used|assumed|chosen|selected|taken)\s+"
-                            r"by\s+default|by\s+default|(?:is|are)\s+the\s+default)\b", re.IGNORECASE)
+                            r"by\s+default|(?:is|are)\s+the\s+default)\b", re.IGNORECASE)
 # an appositive: "The default line cap, | roundcap, may be changed": the value closed by a comma after it
 _DEFAULT_APPOSITIVE = re.compile(r"\bdefault\s+(?:[A-Za-z][\w-]*\s+){0,3}[A-Za-z][\w-]*,\s*$", re.IGNORECASE)
 
@@ -385,8 +386,8 @@ def states_default(text: str, question: str, start: int, end: int | None = None)
     (``_DEFAULT_SAID``), or assigns it as a signature does ("lazy: bool = False") to a word of the question or a name
     the question gives (``_assigns_named``), a placeholder (``_PLACEHOLDER``: "=None") excepted, or puts it first in
     a table cell under a "Default" header (``in_default_column``); or, given the span's ``end``, says so just after
-    it ("``text/x-rst`` is used by default", "str by default": ``_DEFAULT_AFTER``) or in an appositive ("The default
-    line cap, roundcap, may ...": ``_DEFAULT_APPOSITIVE``)."""
+    it ('"text/x-rst" is used by default', "roundcap is the default": ``_DEFAULT_AFTER``) or in an appositive
+    ("The default line cap, roundcap, may ...": ``_DEFAULT_APPOSITIVE``)."""
     before = text[max(text.rfind("\n", 0, start) + 1, start - 80):start]
     if _DEFAULT_SAID.search(before):
         return True
