@@ -164,10 +164,9 @@ TYPE_QUESTION = re.compile(r"\btypes?\b|\breturns?\b|\byields?\b", re.IGNORECASE
 # that is one code-shaped name gains ``NAME_PIECES`` times the share of its words the question writes in plain words
 # (``name_pieces_share``: "Which function cuts a prefix ...?" -> ``cut_prefix`` over its neighbour ``cut_suffix``;
 # "Which class do I use for HTTP Digest authentication?" -> ``HTTPDigestAuth``): the reader confuses an entry with
-# its neighbour in a list of similar names. Kept at ``CODE``'s size (2) by a rule written first, then raised to the
-# size of the ``DEFAULT`` and ``RETURN`` lifts by another (records/bench/name-pieces-weight: ``canvas.addOutlineEntry``
-# for "Which canvas method adds an entry to the PDF outline ...?" over ``canvas.linkRect``).
-NAME_PIECES = 4.0
+# its neighbour in a list of similar names. The size of ``CODE``, not tuned; kept by a rule written first
+# (docs/documents.md).
+NAME_PIECES = 2.0
 # Where the passage read holds a table whose header names what the question asks for ("Distribution | Function" for
 # "Which function draws random numbers from a Poisson distribution?"), that column's cell in the row the question's
 # terms point to answers (``table.table_cell``), in place of the reader's span: the reader reads a row as a sentence
