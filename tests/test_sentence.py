@@ -961,7 +961,7 @@ def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, qu
 
 @pytest.mark.parametrize("text, span, stated", [
     ('If content-type is not given, "text/x-rst" is used by default.', "text/x-rst", True),  # said after it
-    ("Split dataset into k consecutive folds (without shuffling by default).", "shuffling", False),  # an adverb's
+    ("Split dataset into k consecutive folds (without shuffling by default).", "shuffling", False),  # of the verb
     ("Caps: squarecap, roundcap is the default.", "roundcap", True),
     ("The default line cap, roundcap, may be changed with defaultpen(pen).", "roundcap", True),  # an appositive
     ("The default line cap, however, may be changed.", "however", False),  # an aside, no value
