@@ -371,7 +371,7 @@ _PLACEHOLDER = re.compile(r"(?:None|null|undefined|nil|NULL)(?![\w$])")
 
 # just after a span: '"text/x-rst" | is used by default', "roundcap | is the default" (a closing quote or bracket first
 # at most; the white space between may break the line); not a bare "by default", as often an adverb of the sentence's
-# verb ("without shuffling by default") as a value's statement (records/bench/default-after)
+# verb ("without shuffling by default") as a value's statement (docs/documents.md)
 _DEFAULT_AFTER = re.compile(r"['\"`\u2019\u201d)\]]?\s*(?:(?:is|are)\s+(?:used|assumed|chosen|selected|taken)\s+"
                             r"by\s+default|(?:is|are)\s+the\s+default)\b", re.IGNORECASE)
 # an appositive: "The default line cap, | roundcap, may be changed": the value closed by a comma after it

@@ -27,7 +27,7 @@ first passage, however sure of its span, may write none. And a question that
 asks which function, class, property or other kind of name (``reader.KIND_QUESTION``):
 its first passage is often a list of many names, the reader sure of one of them,
 and the rules that find the entry the question means weigh every passage read
-(records/bench/cascade-kind).
+(docs/retrieval.md, "A passage holding more of the question's names").
 
 Otherwise the remaining passages' windows run, and the answer is decoded from
 every window's logits exactly as a full read decodes them (each window runs at
