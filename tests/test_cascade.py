@@ -141,6 +141,7 @@ def test_a_question_that_asks_to_choose_reads_every_passage_at_once(question, ma
     ("Which function sets the swap interval for the current OpenGL context?", False),  # an API page names many
     ("Which property of a release object names the plugin that published it?", False),
     ("What option turns address reuse on?", False),
+    ("Which setup() keyword maps command names to Command subclasses?", False),  # a call before the kind's noun
     ("Which country hosted the 1998 World Cup?", True),  # asks for no kind of name
     ("What does SortedDict.setdefault return?", True),
 ])

@@ -58,6 +58,7 @@ def test_a_code_blocks_lines_are_no_table():
     ("What minimum version added setup_requires?", ["Key", "Type", "Minimum Version", "Notes"], 2),
     ("How do I draw from a distribution?", ["Distribution", "Function"], None),  # asks for no column
     ("Which distribution does randp draw from?", ["Distribution", "Function"], 0),
+    ("Which setup() keyword maps command names?", ["Keyword", "Type"], 0),  # a call before the noun
     ("What is the function of a Poisson distribution?", ["Distribution", "Function"], None),  # "is": not a name asked
 ])
 def test_asked_column_is_the_header_cell_the_question_asks_for(question, header, column):

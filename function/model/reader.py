@@ -198,8 +198,7 @@ _KIND_NOUNS = frozenset(
     "kwargs keywords options flags switches settings variables constants hooks events fields properties attributes "
     "exceptions directives hints enums".split())
 KIND_QUESTION = re.compile(
-    r"^\s*(?:which|what)\b(?:\s+(?!(?:is|are|was|were|does|do|did|can|could|should|would|will|must|may)\b)[\w.'-]+)"
-    r"{0,4}?\s+(?:" + "|".join(sorted(_KIND_NOUNS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+    sentence.QUESTION_LEAD + r"(?:" + "|".join(sorted(_KIND_NOUNS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*")
 _CODE_SHAPED = re.compile(r"[_.:#]|[a-z][A-Z]")  # a mark of code inside, or camelCase
 _NAME_PIECE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # SDL_GetHint -> SDL, Get, Hint; HTTPDigestAuth

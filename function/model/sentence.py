@@ -58,6 +58,11 @@ _DEFINITION_QUESTION = re.compile(
     r"|does\s+(?:(?:an?|the)\s+)?(?P<y>[^?]+?)\s+(?:mean|stand\s+for))(?:\s+in\s+[^?]+?)?\s*\??\s*$",
     re.IGNORECASE)
 DEFINED_WORDS = 4
+# a question's lead up to the noun of what it asks for: "which" or "what" and at most four words that are not a verb
+# ("Which setup() keyword ...", "What default value ..."); ``reader.KIND_QUESTION`` and ``table.asked_column`` end it
+# with their nouns
+QUESTION_LEAD = (r"^\s*(?:which|what)\b(?:\s+(?!(?:is|are|was|were|does|do|did|can|could|should|would|will|must|may)"
+                 r"\b)[\w.()'-]+){0,4}?\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _DOTTED = re.compile(r"[\w.]*\w\.([A-Z]\w*)(?:\(\))?")  # a dotted name; its last part, a class's name
 _JOINERS = re.compile(r"(?<=\w)[-_](?=\w)|\s+")

@@ -21,8 +21,6 @@ from function.retrieval.terms import terms
 # a header cell: one to three plain words, no mark of code, the first a capital ("Function", "Minimum Version"), or
 # one word in lower case ("type"); "cat a | grep b" is a pipe, not a header
 _HEADER_CELL = re.compile(r"[A-Z][a-z]*(?: [A-Za-z][a-z]*){0,2}|[a-z]+")
-_QUESTION_LEAD = (r"^\s*(?:which|what)\b(?:\s+(?!(?:is|are|was|were|does|do|did|can|could|should|would|will|must|may)"
-                  r"\b)[\w.()'-]+){0,4}?\s+")
 _CODE_TOKEN = re.compile(r"[\w.:-]*[_.:][\w.:-]*\w")  # a code-shaped name the question writes ("install_requires")
 WIDEST_CELL = 60  # an answer cell longer than this is a description, not a name or a value
 _CALL = re.compile(r"([A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*)[ \t]*\(")  # a signature's name, before "("
@@ -71,8 +69,8 @@ def tables(text: str, block: np.ndarray | None = None) -> list[list[list[tuple[i
 
 def asked_column(question: str, header: list[str]) -> int | None:
     """Which of a table's ``header`` cells the question asks for ("Which function ...?" -> "Function"), its noun
-    within the question's first words after "which" or "what" (``_QUESTION_LEAD``), singular or plural; None where it
-    asks for none, or for two."""
+    within the question's first words after "which" or "what" (``sentence.QUESTION_LEAD``), singular or plural; None
+    where it asks for none, or for two."""
     hits = []
     for i, cell in enumerate(header):
         words = cell.lower().split()
@@ -80,7 +78,7 @@ def asked_column(question: str, header: list[str]) -> int | None:
             continue
         noun = r"\s+".join(re.escape(w) for w in words[:-1]) + (r"\s+" if len(words) > 1 else "")
         noun += re.escape(words[-1].rstrip("s")) + r"(?:s|es)?"
-        if re.search(_QUESTION_LEAD + noun + r"\b", question, re.IGNORECASE):
+        if re.search(sentence.QUESTION_LEAD + noun + r"\b", question, re.IGNORECASE):
             hits.append(i)
     return hits[0] if len(hits) == 1 else None
 
