@@ -237,6 +237,24 @@ def test_whole_name_widens_a_span_to_the_dotted_or_underscored_name_it_cuts(text
     assert text[s:e] == whole
 
 
+@pytest.mark.parametrize("text, part, whole", [
+    ("The default value is HIGH:MEDIUM:+3DES:!aNULL, which is same as PostgreSQL.", "HIGH", "HIGH:MEDIUM:+3DES:!aNULL"),
+    ("The default is 10ms, and so on", "10", "10ms"),
+    ("The default is 'pg_log'.", "pg_log", "pg_log"),  # a closing quote it does not open stays out
+    ("The default is 'pg_log'.", "'pg_log", "'pg_log'"),  # one it opens comes in
+    ("Defaults to dict(a=1).", "dict(a", "dict(a=1)"),
+    ("The default is 5432.", "5432", "5432"),  # the full stop is the sentence's
+    ("Set it to HIGH:LOW for speed.", "HIGH", "HIGH"),  # no default said: as the reader gave it
+])
+def test_a_stated_default_is_its_whole_run_of_characters(text, part, whole):
+    from function.model.reader import default_token
+
+    a = text.index(part)
+    s, e = default_token("What is the default of ssl_ciphers?", text, a, a + len(part))
+    assert text[s:e] == whole
+    assert default_token("Which ciphers are allowed?", text, a, a + len(part)) == (a, a + len(part))  # no default asked
+
+
 def test_answers_from_logits_give_the_whole_name():
     text = "Set core.excludesFile to a path."
     words = [(m.start(), m.end()) for m in __import__("re").finditer(r"[A-Za-z]+|[^\sA-Za-z]", text)]

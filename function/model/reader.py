@@ -940,6 +940,36 @@ def without_kind(question: str | None, text: str, start: int, end: int) -> tuple
     return first, first + len(words[0])
 
 
+_TOKEN_TAIL = ".,;:"  # what ends a sentence or a clause after a value, not the value
+_TOKEN_CLOSERS = {")": "(", "]": "[", "}": "{", "'": "'", '"': '"', "`": "`", "\u2019": "\u2018", "\u201d": "\u201c"}
+
+
+def default_token(question: str | None, text: str, start: int, end: int) -> tuple[int, int]:
+    """A default stated as one run of characters without white space, whole: for a question that asks for a default
+    (``sentence.asks_default``), a span its line states as one (``sentence.states_default``) that ends inside such a
+    run is widened to the run's end ("HIGH" of "The default value is HIGH:MEDIUM:+3DES:!aNULL, which ..." ->
+    "HIGH:MEDIUM:+3DES:!aNULL"), less what follows a value (a full stop, comma, semicolon or colon) and a closing
+    bracket or quote it does not open, at most ``WIDEST_WORD`` characters in all. The tokenizer cuts such a value at
+    its colons, plus and bang signs, where ``whole_name`` joins only "." and "_"."""
+    if (question is None or end >= len(text) or text[end].isspace() or end <= start
+            or not sentence.asks_default(question) or not sentence.states_default(text, question, start, end)):
+        return start, end
+    wide = end
+    while wide < len(text) and not text[wide].isspace():
+        wide += 1
+    while wide > end:
+        c = text[wide - 1]
+        opener = _TOKEN_CLOSERS.get(c)
+        inside = text[start:wide - 1]
+        unopened = opener is not None and (inside.count(c) % 2 == 0 if opener == c
+                                            else inside.count(opener) <= inside.count(c))
+        if c in _TOKEN_TAIL or unopened:
+            wide -= 1
+        else:
+            break
+    return (start, wide) if wide - start <= WIDEST_WORD else (start, end)
+
+
 def shape(text: str, start: int, end: int, question: str | None = None) -> tuple[int, int]:
     """A span's characters as an answer: no white space at either end (``trim``), ended with its line
     (``line_end``), a name or a shell command whole (``whole_name``, ``command_line``), a term without its
@@ -953,6 +983,7 @@ def shape(text: str, start: int, end: int, question: str | None = None) -> tuple
     if start < end:
         start, end = command_line(text, *whole_name(text, start, end))
         start, end = path_in_answer(question, text, start, term_of_entry(text, start, end))
+        start, end = default_token(question, text, start, end)
         start, end = without_kind(question, text, *edges(text, *whole_call(question, text, start, end)))
     return start, end
 
