@@ -1131,6 +1131,10 @@ _PARAMETERS = ("health_check_timeout (integer)\nSpecifies the timeout. Default v
                "health_check_period (integer)\nSpecifies the interval. Default is 0 seconds: disabled.\n")
 
 
+_LIFECHECK = ('wd_lifecheck_query (string)\nSpecifies the query to use for the life check. Default is "SELECT 1".\n\n'
+              'wd_lifecheck_dbname (string)\nSpecifies the database name for the life check. Default is "template1".')
+
+
 @pytest.mark.parametrize("text, question, span, owner", [
     (_PARAMETERS, "What is the default health_check_timeout?", "20", 1),  # the entry asked about
     (_PARAMETERS, "What is the default health_check_timeout?", "0", -1),  # the next parameter's default
@@ -1176,6 +1180,10 @@ _PARAMETERS = ("health_check_timeout (integer)\nSpecifies the timeout. Default v
     (_ITEMS, "What is the default level?", "'info'", 1),  # "- level: ..."
     ("- Install it - then run it. Default: 3\n- maxRetries number - Retries. Default: 5",
      "What is the default maxRetries?", "3", 1),  # a prose item heads nothing
+    # a name's part the question writes as two words: "life checks" names wd_lifecheck_query
+    (_LIFECHECK, "Which query does the watchdog use for life checks by default?", '"template1"', -1),
+    (_LIFECHECK, "Which query does the watchdog use for life checks by default?", '"SELECT 1"', 1),
+    (_LIFECHECK, "Which query does the watchdog use by default?", '"template1"', 1),  # no entry named: no telling
 ])
 def test_default_owner_says_whether_a_stated_default_is_the_entry_s_the_question_names(text, question, span, owner):
     from function.model.sentence import default_owner, names_entry

@@ -550,9 +550,15 @@ def _name_part(name: str) -> str:
     return _last_part(name.rstrip(".:").rsplit("::", 1)[-1])
 
 
+_PLAIN_PAIR = re.compile(r"(?=\b([A-Za-z]{3,})\s+([A-Za-z]{3,})\b)")  # two adjacent plain words, overlapping
+
+
 @functools.lru_cache(maxsize=64)
 def _question_names(question: str) -> frozenset[str]:
-    return frozenset(_name_part(n) for n in _QUESTION_NAME.findall(question))
+    """The question's names as compared (``_name_part``), and each two adjacent plain words of three letters or more
+    joined ("life checks" -> "lifechecks"): a name joins words that prose writes apart (``wd_lifecheck_query``)."""
+    joined = {(a + b).casefold() for a, b in _PLAIN_PAIR.findall(question)}
+    return frozenset(_name_part(n) for n in _QUESTION_NAME.findall(question)) | joined
 
 
 def _named(name: str, names: frozenset[str]) -> bool:
