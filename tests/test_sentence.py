@@ -951,12 +951,31 @@ def test_a_definition_or_a_default_the_question_asks_for_is_lifted(text, first, 
     ("name (String)\nDefault: undefined", "What is the default name?", "undefined", True),
     ("f(flag=Nonesuch)", "What is the default flag?", "Nonesuch", True),  # a name, not the placeholder
     ("f(timeout=0)", "What is the default of max iterations?", "0", False),
+    # a call in an example assigns no default; a signature does
+    ("myCanvas = Canvas('myfile.pdf', pagesize=letter)", "What page size if I don't pass pagesize?", "letter", False),
+    (">>> Canvas('myfile.pdf', pagesize=letter)", "What page size if I don't pass pagesize?", "letter", False),
+    ("Canvas(filename, pagesize=letter)", "What page size if I don't pass pagesize?", "letter", True),
+    ("takes one of TOP, MIDDLE or the default BOTTOM", "What is the default vertical alignment?", "BOTTOM", True),
 ])
 def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, question, span, stated):
     from function.model.sentence import asks_default, states_default
 
     assert asks_default(question)
     assert states_default(text, question, text.rindex(span)) is stated
+
+
+@pytest.mark.parametrize("text, span, stated", [
+    ("umask=mask\nThe mode mask is set to mask. The default value of mask is 0022.", "=mask", False),  # its name
+    ("umask=mask\nThe mode mask is set to mask. The default value of mask is 0022.", "0022", True),
+    ("umask=0077\nThe mode mask.", "=0077", True),  # not named again: a value
+    ("f(umask=mask)\nThe default value of mask is 0022.", "=mask", True),  # in a signature's brackets: a default
+])
+def test_a_value_s_name_that_an_option_s_head_assigns_is_no_default(text, span, stated):
+    from function.model.sentence import states_default
+
+    start = text.index(span) + span.startswith("=")
+    end = text.index(span) + len(span)
+    assert states_default(text, "What is the default umask?", start, end) is stated
 
 
 @pytest.mark.parametrize("text, span, stated", [
@@ -967,6 +986,10 @@ def test_states_default_says_whether_the_line_gives_a_span_as_a_default(text, qu
     ("The default line cap, however, may be changed.", "however", False),  # an aside, no value
     ("The default line cap, roundcap may be changed.", "roundcap", False),  # the appositive not closed
     ("Compression is enabled by default.", "Compression", False),  # what is on by default, not a value
+    ("Apache listens on port 80 by default.", "80", True),  # a number, then a bare "by default"
+    ('The encoding is "utf-8" by default.', "utf-8", True),  # a quoted value
+    ("The delay is 10ms by default.", "10ms", True),
+    ("It converts all elements to str by default.", "str", False),  # a bare word: as often the verb's object
 ])
 def test_states_default_reads_a_default_said_after_the_span_given_its_end(text, span, stated):
     from function.model.sentence import states_default

@@ -321,7 +321,7 @@ _ASKS_DEFAULT = re.compile(r"\bdefaults?\b", re.IGNORECASE)
 _OPENING = "['\"`(\\[\u2018\u201c]?$"
 _DEFAULT_SAID = re.compile(r"(?:\bdefaults?\b[^\n]{0,40}?(?:\s(?:is|are|to|of)\s+|\s*[:=]\s*)|\bdef:\s*"
                            r"|\bby\s+default,\s*|\bdefault(?:\s+value)?\s*:?\s*\|\s*(?:[A-Za-z_][\w.-]*\s+)?"
-                           r"|[,(]\s*default\s+)" + _OPENING, re.IGNORECASE)
+                           r"|[,(]\s*default\s+|\b(?:or|and)\s+the\s+default\s+)" + _OPENING, re.IGNORECASE)
 
 
 # what a question that asks for a default without the word says instead: the value when it is not given ("... if I
@@ -380,10 +380,48 @@ _PLACEHOLDER = re.compile(r"(?:None|null|undefined|nil|NULL)(?![\w$])")
 _DEFAULT_AFTER = re.compile(r"['\"`\u2019\u201d)\]]?\s*(?:(?:is|are)\s+(?:used|assumed|chosen|selected|taken)\s+"
                             r"by\s+default|(?:is|are)\s+the\s+default)\b", re.IGNORECASE)
 # an appositive: "The default line cap, | roundcap, may be changed": the value closed by a comma after it
+# a bare "by default" after a value written as one: a number (its unit may follow: "10ms") or a quoted value
+# ("port 80 by default", '"utf-8" by default'), the span with its quotes or inside them (``_by_default_after``)
+_NUMBER = re.compile(r"-?\d[\d.,]*[A-Za-z%]{0,3}")
+_QUOTES = {"'": "'", '"': '"', "`": "`", "\u2018": "\u2019", "\u201c": "\u201d"}
+_BY_DEFAULT = re.compile(r"\s+by\s+default\b", re.IGNORECASE)
 _DEFAULT_APPOSITIVE = re.compile(r"\bdefault\s+(?:[A-Za-z][\w-]*\s+){0,3}[A-Za-z][\w-]*,\s*$", re.IGNORECASE)
 
 
 _ASIDES = frozenset("however though therefore instead also too then thus still e.g i.e".split())  # not values
+
+
+# a line that is a call, up to a span: it assigns a call's result ("myCanvas = Canvas(", a doctest's prompt allowed
+# first), or a bracket opens with a quoted string or a number before a comma ("Canvas('myfile.pdf', "); a signature
+# opens with a name
+_IN_CALL = re.compile(r"^[ \t]*(?:(?:>>>|\.\.\.)[ \t]+)?[\w.\[\]]+[ \t]*=[ \t]*[\w.]+\("
+                      r"|\([ \t]*(?:'[^'\n]*'|\"[^\"\n]*\"|-?\d[\w.]*)[ \t]*,")
+_METAVARIABLE = re.compile(r"[A-Za-z][\w-]*")
+
+
+def _metavariable(text: str, start: int, end: int | None) -> bool:
+    """Whether the plain word at ``text[start:end]`` is the name of a value, not a default: a line assigns it and ends
+    with it ("umask=mask", an option's head), outside any bracket, and the passage names it again after that line
+    ("The default value of mask is 0022")."""
+    if end is None or not _METAVARIABLE.fullmatch(text, start, end):
+        return False
+    line_start, line_end = text.rfind("\n", 0, start) + 1, text.find("\n", end)
+    if line_end < 0 or text[end:line_end].strip() or "(" in text[line_start:start] \
+            or not text[line_start:start].rstrip().endswith("="):
+        return False
+    return re.search(rf"(?<![\w=-]){re.escape(text[start:end])}(?![\w-])", text[line_end:]) is not None
+
+
+def _by_default_after(text: str, start: int, end: int) -> bool:
+    """Whether a bare "by default" follows a span that is a number or a quoted value (``_BY_DEFAULT``): "80" of "port
+    80 by default", "utf-8" of '"utf-8" by default' (its quotes in the span or around it)."""
+    span = text[start:end]
+    if _NUMBER.fullmatch(span):
+        return _BY_DEFAULT.match(text, end) is not None
+    if len(span) > 2 and _QUOTES.get(span[0]) == span[-1]:
+        return _BY_DEFAULT.match(text, end) is not None
+    return (0 < start and end < len(text) and _QUOTES.get(text[start - 1]) == text[end]
+            and _BY_DEFAULT.match(text, end + 1) is not None)
 
 
 def states_default(text: str, question: str, start: int, end: int | None = None) -> bool:
@@ -396,12 +434,14 @@ def states_default(text: str, question: str, start: int, end: int | None = None)
     before = text[max(text.rfind("\n", 0, start) + 1, start - 80):start]
     if _DEFAULT_SAID.search(before):
         return True
-    if end is not None and (_DEFAULT_AFTER.match(text, end)
+    if end is not None and (_DEFAULT_AFTER.match(text, end) or _by_default_after(text, start, end)
                             or (_DEFAULT_APPOSITIVE.search(before) and text.startswith(",", end)
                                 and text[start:end].casefold() not in _ASIDES)):
         return True
     if _PLACEHOLDER.match(text, start):  # "max_content_width=None": the default is computed and said in prose
         return in_default_column(text, start)
+    if _IN_CALL.search(text, text.rfind("\n", 0, start) + 1, start) or _metavariable(text, start, end):
+        return in_default_column(text, start)  # an example's argument or a value's name, assigned but no default
     assigned = _assigned(question)
     return ((assigned is not None and assigned.search(before) is not None) or _assigns_named(before, question)
             or in_default_column(text, start))
