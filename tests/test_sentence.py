@@ -954,6 +954,7 @@ def test_a_definition_or_a_default_the_question_asks_for_is_lifted(text, first, 
     # a call in an example assigns no default; a signature does
     ("myCanvas = Canvas('myfile.pdf', pagesize=letter)", "What page size if I don't pass pagesize?", "letter", False),
     (">>> Canvas('myfile.pdf', pagesize=letter)", "What page size if I don't pass pagesize?", "letter", False),
+    ("Use it so:\nc = Canvas(name, pagesize=letter)", "What page size if I don't pass pagesize?", "letter", False),
     ("Canvas(filename, pagesize=letter)", "What page size if I don't pass pagesize?", "letter", True),
     ("takes one of TOP, MIDDLE or the default BOTTOM", "What is the default vertical alignment?", "BOTTOM", True),
 ])

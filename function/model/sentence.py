@@ -379,12 +379,12 @@ _PLACEHOLDER = re.compile(r"(?:None|null|undefined|nil|NULL)(?![\w$])")
 # verb ("without shuffling by default") as a value's statement (docs/documents.md)
 _DEFAULT_AFTER = re.compile(r"['\"`\u2019\u201d)\]]?\s*(?:(?:is|are)\s+(?:used|assumed|chosen|selected|taken)\s+"
                             r"by\s+default|(?:is|are)\s+the\s+default)\b", re.IGNORECASE)
-# an appositive: "The default line cap, | roundcap, may be changed": the value closed by a comma after it
 # a bare "by default" after a value written as one: a number (its unit may follow: "10ms") or a quoted value
 # ("port 80 by default", '"utf-8" by default'), the span with its quotes or inside them (``_by_default_after``)
 _NUMBER = re.compile(r"-?\d[\d.,]*[A-Za-z%]{0,3}")
 _QUOTES = {"'": "'", '"': '"', "`": "`", "\u2018": "\u2019", "\u201c": "\u201d"}
 _BY_DEFAULT = re.compile(r"\s+by\s+default\b", re.IGNORECASE)
+# an appositive: "The default line cap, | roundcap, may be changed": the value closed by a comma after it
 _DEFAULT_APPOSITIVE = re.compile(r"\bdefault\s+(?:[A-Za-z][\w-]*\s+){0,3}[A-Za-z][\w-]*,\s*$", re.IGNORECASE)
 
 
@@ -395,7 +395,7 @@ _ASIDES = frozenset("however though therefore instead also too then thus still e
 # first), or a bracket opens with a quoted string or a number before a comma ("Canvas('myfile.pdf', "); a signature
 # opens with a name
 _IN_CALL = re.compile(r"^[ \t]*(?:(?:>>>|\.\.\.)[ \t]+)?[\w.\[\]]+[ \t]*=[ \t]*[\w.]+\("
-                      r"|\([ \t]*(?:'[^'\n]*'|\"[^\"\n]*\"|-?\d[\w.]*)[ \t]*,")
+                      r"|\([ \t]*(?:'[^'\n]*'|\"[^\"\n]*\"|-?\d[\w.]*)[ \t]*,", re.MULTILINE)
 _METAVARIABLE = re.compile(r"[A-Za-z][\w-]*")
 
 
@@ -429,8 +429,11 @@ def states_default(text: str, question: str, start: int, end: int | None = None)
     (``_DEFAULT_SAID``), or assigns it as a signature does ("lazy: bool = False") to a word of the question or a name
     the question gives (``_assigns_named``), a placeholder (``_PLACEHOLDER``: "=None") excepted, or puts it first in
     a table cell under a "Default" header (``in_default_column``); or, given the span's ``end``, says so just after
-    it ('"text/x-rst" is used by default', "roundcap is the default": ``_DEFAULT_AFTER``) or in an appositive
-    ("The default line cap, roundcap, may ...": ``_DEFAULT_APPOSITIVE``)."""
+    it ('"text/x-rst" is used by default', "roundcap is the default": ``_DEFAULT_AFTER``; a number's or a quoted
+    value's bare "by default": ``_by_default_after``) or in an appositive ("The default line cap, roundcap, may ...":
+    ``_DEFAULT_APPOSITIVE``). What a line assigns is no default where the line is a call (``_IN_CALL``: an example's
+    "Canvas('myfile.pdf', pagesize=letter)") or the value is a name the passage uses again (``_metavariable``:
+    "umask=mask")."""
     before = text[max(text.rfind("\n", 0, start) + 1, start - 80):start]
     if _DEFAULT_SAID.search(before):
         return True
