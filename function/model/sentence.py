@@ -416,9 +416,7 @@ def _by_default_after(text: str, start: int, end: int) -> bool:
     """Whether a bare "by default" follows a span that is a number or a quoted value (``_BY_DEFAULT``): "80" of "port
     80 by default", "utf-8" of '"utf-8" by default' (its quotes in the span or around it)."""
     span = text[start:end]
-    if _NUMBER.fullmatch(span):
-        return _BY_DEFAULT.match(text, end) is not None
-    if len(span) > 2 and _QUOTES.get(span[0]) == span[-1]:
+    if _NUMBER.fullmatch(span) or (len(span) > 2 and _QUOTES.get(span[0]) == span[-1]):
         return _BY_DEFAULT.match(text, end) is not None
     return (0 < start and end < len(text) and _QUOTES.get(text[start - 1]) == text[end]
             and _BY_DEFAULT.match(text, end + 1) is not None)
