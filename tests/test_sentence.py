@@ -1128,6 +1128,24 @@ def test_a_choice_answered_with_none_of_its_alternatives_takes_the_one_its_passa
     assert _offered_answer(found[1:], question, texts) == found[1:]  # its passage writes neither
 
 
+def test_a_choice_whose_chosen_passage_writes_no_alternative_takes_the_next_passage_that_does():
+    """Asked alone: the chosen passage (the neighbouring entry) writes neither "on" nor "off", so the next passage read
+    that writes one in a sentence holding the question's terms answers, at the chosen span's score; a passage whose
+    alternative stands in a sentence without the question's terms does not."""
+    from function.model.reader import Answer, _offered_answer
+
+    texts = ["auto_failback_interval (integer)\nThe minimum time between two auto failbacks. The default is 60.",
+             "Turn the lights on when you leave.",
+             "auto_failback (boolean)\nReattach a standby node. The default is off."]
+    question = "Is auto_failback on or off by default?"
+    found = [Answer(0, texts[0].index("60"), texts[0].index("60") + 2, 0.9), Answer(1, 0, 4, 0.05),
+             Answer(2, 0, 13, 0.03), Answer(0, 0, 22, 0.01)]
+    best = _offered_answer(found, question, texts)
+    assert (best[0].passage, texts[2][best[0].start:best[0].end], best[0].score) == (2, "off", 0.9)
+    assert best[1:] == found[1:]
+    assert _offered_answer(found[:2], question, texts) == found[:2]  # "on" in a sentence without the question's terms
+
+
 def _first_answer(text, first, second, starts, ends):
     """``_two_spans``' passage and logits, and the answer a question then gets first."""
     passage, b, start, end = _two_spans(text, first, second, starts, ends)

@@ -1227,18 +1227,27 @@ def _table_answer(found: list[Answer], question: str, texts: Sequence[str],
 def _offered_answer(found: list[Answer], question: str, texts: Sequence[str]) -> list[Answer]:
     """``found`` with its best span replaced by the alternative its passage writes (``sentence.offered_in``), where
     the question asks to choose (``sentence.choice``) and that span is none of the alternatives: the one whose
-    sentence holds most of the question's terms, then the nearest the span; as it was otherwise."""
+    sentence holds most of the question's terms, then the nearest the span. Where that passage writes none, the next
+    passage of ``found`` (retrieved passages, in the order their spans rank) that writes one in a sentence holding
+    some of the question's terms answers, nearest its own best span of those tied ("off" of auto_failback's entry,
+    where the chosen passage was auto_failback_interval's); as it was otherwise."""
     alternatives = sentence.choice(question)
     a = found[0]
-    text = texts[a.passage]
-    if not alternatives or sentence.is_offered(text[a.start:a.end], alternatives):
+    if not alternatives or sentence.is_offered(texts[a.passage][a.start:a.end], alternatives):
         return found
-    places = sentence.offered_in(text, alternatives)
-    if not places:
-        return found
-    shares = sentence.overlaps(question, [text], [(0, x, z) for x, z in places])
-    best = max(range(len(places)), key=lambda k: (shares[k], -abs(places[k][0] - a.start)))
-    return _first(Answer(a.passage, *places[best], a.score), found)
+    bests: dict[int, Answer] = {}
+    for c in found:  # each passage's best span, passages in the order of their best
+        bests.setdefault(c.passage, c)
+    for b in bests.values():
+        text = texts[b.passage]
+        places = sentence.offered_in(text, alternatives)
+        if not places:
+            continue
+        shares = sentence.overlaps(question, [text], [(0, x, z) for x, z in places])
+        best = max(range(len(places)), key=lambda k: (shares[k], -abs(places[k][0] - b.start)))
+        if b.passage == a.passage or shares[best] > 0:
+            return _first(Answer(b.passage, *places[best], a.score), found)
+    return found
 
 
 def _first(best: Answer, found: list[Answer]) -> list[Answer]:
