@@ -1423,6 +1423,27 @@ def test_a_numpydoc_return_values_name_or_type_gives_way_to_its_description(text
     assert (None if got is None else text[got[0]:got[1]]) == described
 
 
+def test_a_return_question_asked_alone_is_answered_from_the_passage_that_says_what_the_name_returns():
+    """The signature passage's "False" ranks first; the Returns passage, far from the signature and titled with the
+    function's name, says what it returns on numpydoc's "name : type" line: its span chooses the passage, at the
+    best span's score. Where the best says so already, or none does, or the title names another function, nothing
+    moves."""
+    from function.model.reader import Answer, _stating_return
+
+    texts = ["label\n\nskimage.measure.label(label_image, background=None, return_num=False)\nLabel regions.",
+             "Returns:\n\nlabels : ndarray of dtype int\nLabeled array, where connected regions share a value.\n"]
+    titles = ["Module: measure > label", "Module: measure > label > skimage.measure.label"]
+    false = texts[0].index("False")
+    labels = texts[1].index("labels")
+    found = [Answer(0, false, false + 5, 0.6), Answer(0, 0, 5, 0.2), Answer(1, labels, labels + 6, 0.001)]
+    best = _stating_return(found, "label", texts, titles)
+    assert (best[0].passage, texts[1][best[0].start:best[0].end], best[0].score) == (1, "labels", 0.6)
+    assert best[1:] == found[1:2]  # in place of the best, as the other lifts put theirs
+    assert _stating_return(found[:2], "label", texts, titles) == found[:2]  # none says so
+    assert _stating_return(found, "regionprops", texts, titles) == found  # another function's Returns
+    assert _stating_return(found[2:] + found[:2], "label", texts, titles) == found[2:] + found[:2]  # first says so
+
+
 @pytest.mark.parametrize("question, span, share", [
     ("Which function cuts a prefix from a string if it is present?", "cut_prefix", 1.0),
     ("Which function cuts a prefix from a string if it is present?", "cut_suffix", 0.5),  # "cut" only

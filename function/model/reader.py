@@ -131,6 +131,13 @@ ALTERNATIVE = 4.0
 # socket is | reused" for "on or off") or an echo of the passage's own "A or B". One switch, kept by a rule written
 # first (docs/documents.md).
 CHOICE = True
+# Where a question asked alone asks what a name returns (``sentence.returned``) and a span of the passages read says
+# so (``sentence.states_return``, the passage's title read as the entry's, or numpydoc's "name : type" line under
+# "Returns:" whose description says so: ``sentence.return_description``), the best of those spans chooses the passage
+# (``_stating_return``): a one-function page's Returns section, passages away from its signature, answers, not the
+# signature's own spans the reader likes better ("False" of "return_num=False" for "What does skimage.measure.label
+# return?"). One switch, kept by a rule written first (docs/documents.md).
+RETURN_FIRST = True
 # Where a question asks for several things (``sentence.asks_several``: "Which content types does it support?") and the
 # answer chosen is one item of a list its sentence writes ("log, warn, success, error"), the answer is the whole list
 # (``sentence.coordination``), after the ranking. One switch, kept by a rule written first (docs/documents.md).
@@ -1094,6 +1101,8 @@ def answers_from_logits(
         found = _entry_named(found, question, texts, lines, listing)
     if TABLE and ranked and passage_bias is None and found:
         found = _table_answer(found, question, texts, lines)
+    if RETURN_FIRST and ranked and passage_bias is not None and found and name is not None:
+        found = _stating_return(found, name, texts, titles)
     if ranked and passage_bias is not None and found:
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
                                        windows, question, titles, marks, lines, pages)
@@ -1248,6 +1257,23 @@ def _offered_answer(found: list[Answer], question: str, texts: Sequence[str]) ->
         if b.passage == a.passage or shares[best] > 0:
             return _first(Answer(b.passage, *places[best], a.score), found)
     return found
+
+
+def _stating_return(found: list[Answer], name: str, texts: Sequence[str],
+                    titles: Sequence[str | None] | None) -> list[Answer]:
+    """``found`` with its best span that says what ``name`` returns (``sentence.states_return``, each passage's title
+    read as its entry's; or numpydoc's "name : type" line under "Returns:" whose description does:
+    ``sentence.return_description``) first, at the best span's score; as it was where the best says so or none
+    does."""
+    def says(a: Answer) -> bool:
+        text, title = texts[a.passage], None if titles is None else titles[a.passage]
+        return a.start < a.end and (sentence.states_return(text, name, a.start, title)
+                                    or sentence.return_description(text, name, a.start, a.end, title) is not None)
+
+    if says(found[0]):
+        return found
+    best = next((a for a in found[1:] if says(a)), None)
+    return found if best is None else _first(replace(best, score=found[0].score), found)
 
 
 def _first(best: Answer, found: list[Answer]) -> list[Answer]:
