@@ -83,8 +83,9 @@ REPLY_VERSION = 3
 # alternative its passage writes, and reads every passage at once; 8: a question for a kind of name lifts the name
 # whose words it writes; 9: a name's word that says its kind leaves its words; 10: a question alone's answers ranked
 # by their sentences' meaning too; 11: that only in passages of one paragraph of prose; 12: and only in the choice of
-# passage), so that a deploy does not serve answers an older revision cached in the shared tier.
-DECODING_VERSION = 12
+# passage; 13: the default rules of 2026-12-05, and a choice's or a return question's answer from the passage read
+# that gives one), so that a deploy does not serve answers an older revision cached in the shared tier.
+DECODING_VERSION = 13
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
