@@ -128,7 +128,8 @@ ALTERNATIVE = 4.0
 # and the answer chosen is none of them (``sentence.is_offered``), the passage it came from answers with the
 # alternative it writes (``sentence.offered_in``) in the sentence that holds most of the question's terms, nearest
 # the reader's span of those tied (``_offered_answer``): the reader took a word of the sentence that says which ("the
-# socket is | reused" for "on or off") or an echo of the passage's own "A or B". One switch, kept by a rule written
+# socket is | reused" for "on or off") or an echo of the passage's own "A or B"; where that passage writes none, the
+# next passage read that does, in a sentence holding some of the question's terms. One switch, kept by rules written
 # first (docs/documents.md).
 CHOICE = True
 # Where a question asked alone asks what a name returns (``sentence.returned``) and a span of the passages read says
@@ -1056,7 +1057,9 @@ def answers_from_logits(
     asks which function, method or class (``API_ENTRY``, ``api_entries``), and asked alone, with each passage's
     (document, chunk) ``pages``, an entry of a passage read next to the chosen one (``ENTRY_NEXT_DOOR``,
     ``_entry_next_door``). Where the question asks to choose between the answers it offers and the answer is none of
-    them, the alternative its passage writes replaces it (``CHOICE``, ``_offered_answer``); where the passage read
+    them, the alternative its passage (or the next passage read) writes replaces it (``CHOICE``, ``_offered_answer``);
+    asked alone, a return question's best span that says what the name returns chooses the passage (``RETURN_FIRST``,
+    ``_stating_return``); where the passage read
     holds a table whose header names what the question asks for, the cell of the row it asks about (``TABLE``,
     ``_table_answer``); and where it asks what something returns under a condition, the value its passage gives under
     it (``CONDITIONED``, ``_conditioned_answer``). After the ranking, a
