@@ -79,7 +79,9 @@ PARAMETER_QUESTION = re.compile(r"\b(?:parameters?|arguments?|args?|kwargs?|keyw
 ENTRY = True
 ENTRY_QUESTION = re.compile(
     r"^\s*(?:which|what)\b(?:\s+(?!(?:is|are|was|were|does|do|did|can|could|should|would|will|must|may)\b)[\w.'-]+)"
-    r"{0,4}?\s+(?:parameters?|arguments?|args?|kwargs?|keywords?|options?|flags?|switch(?:es)?|settings?|variables?)\b",
+    r"{0,4}?\s+(?:parameters?|arguments?|args?|kwargs?|keywords?|options?|flags?|switch(?:es)?|settings?|variables?"
+    r"|items?|keys?|fields?|tags?|directives?|attributes?|propert(?:y|ies)|constants?|values?|entr(?:y|ies)"
+    r"|subcommands?|hooks?)\b",
     re.IGNORECASE)
 ENTRY_TEXT = 600  # how much of an entry, from its name on, is compared with the question
 ENTRY_TERMS = 2  # how many of the question's terms the entry chosen must hold, at least
