@@ -618,6 +618,22 @@ def test_asked_entry_names_the_entry_whose_text_holds_the_questions_terms_best(q
     assert (None if got is None else _NUMPYDOC_PARAMETERS[got[0]:got[1]]) == named
 
 
+@pytest.mark.parametrize("question, asks", [
+    ("Which pam_unix option lets users with an empty password log in?", True),
+    ("Which limits.conf item sets the maximum number of open file descriptors?", True),  # a configuration file's items
+    ("Which Doxyfile tag makes doxygen parse the subdirectories too?", True),
+    ("Which field of the time structure holds the day of the month?", True),
+    ("Which setup.cfg directive reads a value from a module attribute?", True),
+    ("What type is the n_init parameter of KMeans?", False),  # its type, not which entry
+    ("Which key holds the cache option by default?", False),  # a default
+    ("Which exception does Validate.notNull throw?", False),  # no list's entry
+])
+def test_which_entry_questions_name_a_lists_kind_of_entry(question, asks):
+    from function.model.reader import _asks_entry
+
+    assert _asks_entry(question) is asks
+
+
 def test_asked_entry_chooses_no_entry_where_two_hold_the_questions_terms_alike():
     from function.model.reader import asked_entry
 
