@@ -87,7 +87,8 @@ ENTRY_TEXT = 600  # how much of an entry, from its name on, is compared with the
 ENTRY_TERMS = 2  # how many of the question's terms the entry chosen must hold, at least
 ENTRY_AHEAD = 2.0  # how much more of the question's terms' weight it must hold than an entry the reader named
 # Asked alone, the entries of the passages read next to the chosen one in its document are weighed with its own: a
-# numpydoc page's signature and the rest of its parameter list fall into two passages (docs-entry-next-door)
+# numpydoc page's signature and the rest of its parameter list fall into two passages (docs-entry-next-door); every
+# passage run is weighed, also one whose windows the reader says hold no answer (next-door-all)
 ENTRY_NEXT_DOOR = True
 # Where a question asks which function, method, class, macro or command does something (``API_QUESTION``: "Which
 # Session method registers a connection adapter to a URL prefix?") and the passage read lists API entries
@@ -1112,8 +1113,9 @@ def answers_from_logits(
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
                                        windows, question, titles, marks, lines, pages)
         if ENTRY_NEXT_DOOR and pages is not None and listing is not None:
-            rows = np.asarray(batch.passage_index)
-            read = set((rows if windows is None else rows[np.asarray(windows, dtype=bool)]).tolist())
+            # every passage run, its windows said to hold an answer or not: a neighbour is weighed for its entries'
+            # text, not for the reader's spans (a numpydoc parameter list's second chunk, "no answer" to the reader)
+            read = set(np.asarray(batch.passage_index).tolist())
             found = _entry_next_door(found, question, texts, lines, pages, read, listing)
     if CHOICE and ranked and found:
         found = _offered_answer(found, question, texts)
