@@ -86,6 +86,11 @@ ENTRY_QUESTION = re.compile(
 ENTRY_TEXT = 600  # how much of an entry, from its name on, is compared with the question
 ENTRY_TERMS = 2  # how many of the question's terms the entry chosen must hold, at least
 ENTRY_AHEAD = 2.0  # how much more of the question's terms' weight it must hold than an entry the reader named
+# Asked alone (the sentence encoder at hand), where the question's terms name no entry and the reader named one, the
+# entry whose description is nearest in meaning to the question names the answer instead, where its cosine is
+# ``ENTRY_MEANING`` above the named entry's (``meant_entry``): the reader takes the name next to the description a
+# question paraphrases ("-T" for tshark's "-u" whose description says "seconds", "blank" for "empty"); 0: off
+ENTRY_MEANING = 0.1
 # Asked alone, the entries of the passages read next to the chosen one in its document are weighed with its own: a
 # numpydoc page's signature and the rest of its parameter list fall into two passages (docs-entry-next-door); every
 # passage run is weighed, also one whose windows the reader says hold no answer (next-door-all)
@@ -722,6 +727,25 @@ def asked_entry(question: str, text: str, start: int, end: int, block: np.ndarra
     return None if best is None else (listed[best][0], listed[best][1])
 
 
+def meant_entry(text: str, start: int, end: int, cosines: Callable[[Sequence[str]], Sequence[float]],
+                block: np.ndarray | None = None, listing: Listing = LIST_ENTRIES) -> tuple[int, int] | None:
+    """The name of the entry of ``text`` (``listing``'s, at least two) whose description (its text after its name)
+    ``cosines`` puts nearest the question, where the span ``text[start:end]`` lies in another entry's name and that
+    entry's description is ``ENTRY_MEANING`` or more less near; None otherwise."""
+    listed = listing(text, block)
+    if not ENTRY_MEANING or len(listed) < 2 or not listing.allows(listed, start, end):
+        return None
+    mine = [i for i, (a, z, _) in enumerate(listed) if a <= start and end <= z]
+    described = [text[z:stop].strip() for _, z, stop in listed]
+    if not mine or not all(described):
+        return None
+    near = [float(c) for c in cosines(described)]
+    best = max(range(len(listed)), key=near.__getitem__)
+    if best == mine[0] or near[best] < near[mine[0]] + ENTRY_MEANING:
+        return None
+    return listed[best][0], listed[best][1]
+
+
 def _best_entry(question: str, listed: list[str], mine: list[int], names: list[str]) -> int | None:
     """Which of the entries' texts ``listed`` holds the question's index terms best, each weighted by how few of
     them hold it (log(1 + entries / entries holding it)): one ahead of all others, holding at least ``ENTRY_TERMS``
@@ -1104,14 +1128,14 @@ def answers_from_logits(
                              pages)
     listing = None if not ranked else _listing(question)
     if ranked and passage_bias is None and found and listing is not None:
-        found = _entry_named(found, question, texts, lines, listing)
+        found = _entry_named(found, question, texts, lines, listing, cosines)
     if TABLE and ranked and passage_bias is None and found:
         found = _table_answer(found, question, texts, lines)
     if RETURN_FIRST and ranked and passage_bias is not None and found and name is not None:
         found = _stating_return(found, name, texts, titles)
     if ranked and passage_bias is not None and found:
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
-                                       windows, question, titles, marks, lines, pages)
+                                       windows, question, titles, marks, lines, pages, cosines)
         if ENTRY_NEXT_DOOR and pages is not None and listing is not None:
             # every passage run, its windows said to hold an answer or not: a neighbour is weighed for its entries'
             # text, not for the reader's spans (a numpydoc parameter list's second chunk, "no answer" to the reader)
@@ -1184,12 +1208,16 @@ def _among(listed: list[tuple[int, int, int]], start: int, end: int) -> bool:
 
 
 def _entry_named(found: list[Answer], question: str, texts: Sequence[str],
-                 lines: Sequence[np.ndarray | None] | None = None, listing: Listing = LIST_ENTRIES) -> list[Answer]:
+                 lines: Sequence[np.ndarray | None] | None = None, listing: Listing = LIST_ENTRIES,
+                 cosines: Callable[[Sequence[str]], Sequence[float]] | None = None) -> list[Answer]:
     """``found`` with its best span replaced by the name of the entry its passage lists that the question asks about
-    (``asked_entry`` over ``listing``'s entries), at the best span's score; as it was where there is no such entry."""
+    (``asked_entry`` over ``listing``'s entries; where its terms name none, with ``cosines``, the entry its meaning
+    points to: ``meant_entry``), at the best span's score; as it was where there is no such entry."""
     a = found[0]
-    named = asked_entry(question, texts[a.passage], a.start, a.end, None if lines is None else lines[a.passage],
-                        listing)
+    block = None if lines is None else lines[a.passage]
+    named = asked_entry(question, texts[a.passage], a.start, a.end, block, listing)
+    if named is None and cosines is not None:
+        named = meant_entry(texts[a.passage], a.start, a.end, cosines, block, listing)
     if named is None:
         return found
     best = Answer(a.passage, named[0], named[1], a.score)
@@ -1294,7 +1322,8 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
                            titles: Sequence[str | None] | None,
                            marks: Sequence[np.ndarray | None] | None = None,
                            lines: Sequence[np.ndarray | None] | None = None,
-                           pages: Sequence[tuple[str, int] | None] | None = None) -> list[Answer]:
+                           pages: Sequence[tuple[str, int] | None] | None = None,
+                           cosines: Callable[[Sequence[str]], Sequence[float]] | None = None) -> list[Answer]:
     """Two stages for retrieved passages: ``found``'s best span chooses the passage (spans of every passage read,
     ``passage_bias`` and the sentence term at ``sentence.WEIGHT``), then the answer is the span that passage alone
     gives, decoded as if the request had named it (its windows only, the reader's own probabilities, the sentence
@@ -1311,7 +1340,7 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
                                 titles=None if titles is None else [titles[chosen]],
                                 marks=None if marks is None else [marks[chosen]],
                                 lines=None if lines is None else [lines[chosen]],
-                                pages=None if pages is None else [pages[chosen]])
+                                pages=None if pages is None else [pages[chosen]], cosines=cosines)
     if not inner:
         return found
     a = inner[0]
