@@ -601,6 +601,21 @@ def test_a_code_blocks_lines_list_no_entries():
     assert entries(text, block) == []
 
 
+def test_a_programs_help_listing_in_a_code_block_lists_its_options():
+    import numpy as np
+
+    from function.model.reader import asked_entry, entries
+
+    text = ("Processing:\n  -2                       perform a two-pass analysis\n  -M <packet count>        perform "
+            "session auto reset\n  -R <read filter>, --read-filter <read filter>\n                           packet "
+            "Read filter (requires -2)\n  $ tshark -2 -r in.pcap  # an example\n")
+    block = np.asarray([[text.index("  -2"), len(text) - 1]], dtype=np.int32)  # one code block
+    assert [text[a:z] for a, z, _ in entries(text, block)] == ["-2", "-M", "-R"]
+    at = text.index("-M")  # the reader names the row after the description asked about
+    named = asked_entry("Which tshark option performs a two-pass analysis?", text, at, at + 2, block)
+    assert named is not None and text[named[0]:named[1]] == "-2"
+
+
 @pytest.mark.parametrize("question, answer, named", [
     ("Which lowess parameter sets the fraction of the data used for each estimate?", "y-value", "frac"),
     ("Which parameter makes lowess use linear interpolation within a distance?", "weighted", "delta"),

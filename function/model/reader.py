@@ -607,13 +607,33 @@ def is_parameter(text: str, start: int, end: int) -> bool:
 _ENTRY_HEAD = re.compile(r"^[ \t]*(?:[-*\u2022][ \t]+)?(?P<name>--?\w[\w.=<>-]*(?:,[ \t]*--?\w[\w.=<>-]*)*"
                          r"|[A-Za-z_][\w.]*(?:=[^\s,]+)?)", re.MULTILINE)
 _HEADING_WORD = re.compile(r"[A-Z][a-z]*|[A-Z]+")  # "Note", "NOTE", "Usage": a heading alone on its line, no name
+# a help listing's row: an option, its argument, then a gap of two spaces or more and its description on the line
+_HELP_ROW = re.compile(r"[ \t]*-[^\n]*?\S[ \t]{2,}\S")
+
+
+def _help_row(text: str, start: int) -> bool:
+    """Whether the line of ``start`` (a command-line option at its head, in a code block) is a row of a program's help
+    listing ("-2                 perform a two-pass analysis", "  -u <srcp>,<destp>   prepend dummy UDP header"): its
+    description after a gap of two spaces or more, or on the next line indented deeper (an option too long for its
+    column)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end < 0 else line_end
+    line = text[line_start:line_end]
+    if _HELP_ROW.match(line):
+        return True
+    below_end = text.find("\n", line_end + 1)
+    below = text[line_end + 1:len(text) if below_end < 0 else below_end] if line_end < len(text) else ""
+    indent, deeper = len(line) - len(line.lstrip()), len(below) - len(below.lstrip())
+    return bool(below.strip()) and deeper > indent + 2 and not below.lstrip().startswith("-")
 
 
 def entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, int, int]]:
     """The entries a passage lists, (start, end, text end) each: a name at its line's head that is a parameter's as
     documentation lists it (``is_parameter``; not a call's "name(") or a command-line option (``is_option``), or a
     name alone on its line ("group=name" too) with a description right under it; a plain word in capitals or with one
-    ("Note", "NOTE") and a code block's line (``block``, ``Passage.lines``: "threshold: 1024") excepted. An entry's text
+    ("Note", "NOTE") and a code block's line (``block``, ``Passage.lines``: "threshold: 1024") excepted, but for a
+    program's help listing's option rows (``_help_row``: "-2        perform a two-pass analysis"). An entry's text
     runs to the next entry's name or its description's first blank line, at most ``ENTRY_TEXT`` characters."""
     heads = []
     for m in _ENTRY_HEAD.finditer(text):
@@ -624,8 +644,10 @@ def entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, int, 
         alone = not text[end:line_end].strip()
         if alone and not _described_below(text, line_end):
             continue  # a heading, a page's title
-        if _HEADING_WORD.fullmatch(name) or text.startswith("(", end) or in_block(block, start, end):
+        if _HEADING_WORD.fullmatch(name) or text.startswith("(", end):
             continue
+        if in_block(block, start, end) and not (name.startswith("-") and _help_row(text, start)):
+            continue  # a code block's line, but a help listing's option row
         if name.startswith("-"):
             listed = is_option(name)
         elif "=" in name:
