@@ -649,6 +649,29 @@ def test_which_entry_questions_name_a_lists_kind_of_entry(question, asks):
     assert _asks_entry(question) is asks
 
 
+_PAM_UNIX_OPTIONS = ("quiet\nTurns off informational messages.\n\nnullok\nThe default action is to not permit the "
+                     "user access if their password is blank. The nullok argument overrides this default.\n\n"
+                     "nullresetok\nAllow users to authenticate with a blank password if a reset is enforced.\n")
+
+
+@pytest.mark.parametrize("nullok, nullresetok, answer, named", [
+    (0.6, 0.45, "nullresetok", "nullok"),  # nullok's description clearly nearer the question in meaning
+    (0.5, 0.45, "nullresetok", None),  # not 0.1 nearer: the reader's entry stands
+    (0.6, 0.45, "nullok\n", None),  # the reader named the nearest already
+    (0.6, 0.45, "blank", None),  # no entry named: not this choice's
+])
+def test_meant_entry_names_the_entry_whose_description_is_nearest_in_meaning(nullok, nullresetok, answer, named):
+    from function.model.reader import meant_entry
+
+    def near(descriptions):  # a stand-in for the sentence encoder: each description's cosine to the question
+        return [0.1 if d.startswith("Turns") else nullok if d.startswith("The default") else nullresetok
+                for d in descriptions]
+
+    at = _PAM_UNIX_OPTIONS.index(answer)
+    got = meant_entry(_PAM_UNIX_OPTIONS, at, at + len(answer.strip()), near)
+    assert (None if got is None else _PAM_UNIX_OPTIONS[got[0]:got[1]]) == named
+
+
 def test_asked_entry_chooses_no_entry_where_two_hold_the_questions_terms_alike():
     from function.model.reader import asked_entry
 
