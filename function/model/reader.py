@@ -89,7 +89,8 @@ ENTRY_AHEAD = 2.0  # how much more of the question's terms' weight it must hold 
 # Asked alone (the sentence encoder at hand), where the question's terms name no entry and the reader named one, the
 # entry whose description is nearest in meaning to the question names the answer instead, where its cosine is
 # ``ENTRY_MEANING`` above the named entry's (``meant_entry``): the reader takes the name next to the description a
-# question paraphrases ("-T" for tshark's "-u" whose description says "seconds", "blank" for "empty"); 0: off
+# question paraphrases, and the terms miss a paraphrase ("--out-file" for json5's "-v, --validate", "table" for
+# mcnemar's "exact"). Kept by a rule written first, on two blind questions (docs/documents.md); 0: off
 ENTRY_MEANING = 0.1
 # Asked alone, the entries of the passages read next to the chosen one in its document are weighed with its own: a
 # numpydoc page's signature and the rest of its parameter list fall into two passages (docs-entry-next-door); every
@@ -752,8 +753,8 @@ def asked_entry(question: str, text: str, start: int, end: int, block: np.ndarra
 def meant_entry(text: str, start: int, end: int, cosines: Callable[[Sequence[str]], Sequence[float]],
                 block: np.ndarray | None = None, listing: Listing = LIST_ENTRIES) -> tuple[int, int] | None:
     """The name of the entry of ``text`` (``listing``'s, at least two) whose description (its text after its name)
-    ``cosines`` puts nearest the question, where the span ``text[start:end]`` lies in another entry's name and that
-    entry's description is ``ENTRY_MEANING`` or more less near; None otherwise."""
+    ``cosines`` puts nearest the question, where the span ``text[start:end]`` lies in another entry's name whose
+    description's cosine is at least ``ENTRY_MEANING`` lower; None otherwise (and where an entry has no description)."""
     listed = listing(text, block)
     if not ENTRY_MEANING or len(listed) < 2 or not listing.allows(listed, start, end):
         return None
@@ -1103,7 +1104,9 @@ def answers_from_logits(
     and the answer is then chosen within it as if the request had named it (``_within_chosen_passage``). Where a
     passage is read so and the question asks which parameter or option does something, the entry of its list the
     question's terms point to may name the answer instead (``ENTRY``, ``asked_entry``), as may an API entry where it
-    asks which function, method or class (``API_ENTRY``, ``api_entries``), and asked alone, with each passage's
+    asks which function, method or class (``API_ENTRY``, ``api_entries``), asked alone with ``cosines`` the entry
+    whose description is nearest the question in meaning where the terms name none (``ENTRY_MEANING``,
+    ``meant_entry``), and asked alone, with each passage's
     (document, chunk) ``pages``, an entry of a passage read next to the chosen one (``ENTRY_NEXT_DOOR``,
     ``_entry_next_door``). Where the question asks to choose between the answers it offers and the answer is none of
     them, the alternative its passage (or the next passage read) writes replaces it (``CHOICE``, ``_offered_answer``);
