@@ -612,15 +612,12 @@ _HEADING_WORD = re.compile(r"[A-Z][a-z]*|[A-Z]+")  # "Note", "NOTE", "Usage": a 
 _HELP_ROW = re.compile(r"[ \t]*-[^\n]*?\S[ \t]{2,}\S")
 
 
-def _help_row(text: str, start: int) -> bool:
-    """Whether the line of ``start`` (a command-line option at its head, in a code block) is a row of a program's help
-    listing ("-2                 perform a two-pass analysis", "  -u <srcp>,<destp>   prepend dummy UDP header"): its
-    description after a gap of two spaces or more, or on the next line indented deeper (an option too long for its
-    column)."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", start)
-    line_end = len(text) if line_end < 0 else line_end
-    line = text[line_start:line_end]
+def _help_row(text: str, start: int, line_end: int) -> bool:
+    """Whether the line of ``start`` (a command-line option at its head, in a code block), ending at ``line_end``, is a
+    row of a program's help listing ("-2                 perform a two-pass analysis", "  -u <srcp>,<destp>   prepend
+    dummy UDP header"): its description after a gap of two spaces or more, or on the next line indented deeper (an
+    option too long for its column)."""
+    line = text[text.rfind("\n", 0, start) + 1:line_end]
     if _HELP_ROW.match(line):
         return True
     below_end = text.find("\n", line_end + 1)
@@ -647,7 +644,7 @@ def entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, int, 
             continue  # a heading, a page's title
         if _HEADING_WORD.fullmatch(name) or text.startswith("(", end):
             continue
-        if in_block(block, start, end) and not (name.startswith("-") and _help_row(text, start)):
+        if in_block(block, start, end) and not (name.startswith("-") and _help_row(text, start, line_end)):
             continue  # a code block's line, but a help listing's option row
         if name.startswith("-"):
             listed = is_option(name)
