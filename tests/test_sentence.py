@@ -706,6 +706,31 @@ def test_asked_alone_an_entry_of_the_passage_next_to_the_chosen_one_may_name_the
     assert texts[best.passage][best.start:best.end] == named and best.score == 0.9
 
 
+def test_asked_alone_the_passage_next_door_counts_though_the_reader_says_it_holds_no_answer(monkeypatch):
+    """The neighbour is weighed for its entries' text: every passage run counts, also one whose windows the reader
+    calls "no answer" (a numpydoc parameter list's second chunk)."""
+    from function.model import reader
+
+    first, words = _passage(_SIGNATURE_PAGE)
+    second, _ = _passage(_REST_OF_PAGE)
+    b = build_batch([11, 12], [first.ids, second.ids], SPEC)
+    assert np.asarray(b.passage_index).tolist() == [0, 1]
+    start = np.zeros(b.input_ids.shape, dtype=np.float32)
+    end = np.zeros(b.input_ids.shape, dtype=np.float32)
+    start[0, b.context_start + words.index("endog")] = end[0, b.context_start + words.index("endog")] = 6.0
+
+    def best():
+        found = answers_from_logits(start, end, b, [first, second], 1, 30, passage_bias=np.zeros(2),
+                                    texts=[_SIGNATURE_PAGE, _REST_OF_PAGE], windows=np.array([True, False]),
+                                    question="Which lowess parameter sets the fraction of the data used for each "
+                                             "estimate?", pages=[("lowess.html", 0), ("lowess.html", 1)])
+        return [_SIGNATURE_PAGE, _REST_OF_PAGE][found[0].passage][found[0].start:found[0].end]
+
+    assert best() == "frac"  # the second chunk's window is not an answering one, yet its entry names the answer
+    monkeypatch.setattr(reader, "ENTRY_NEXT_DOOR", False)
+    assert best() == "endog"
+
+
 def test_where_a_question_asks_which_entry_its_name_replaces_the_readers_answer():
     text = ("frac : float\nThe fraction of the data used for each y-value.\n\ndelta : float\nDistance within which to "
             "use linear interpolation.")
