@@ -1558,6 +1558,39 @@ def test_a_question_for_a_kind_of_name_lifts_the_name_it_spells_in_words(monkeyp
     assert best("Which function cuts a prefix from a string?") == "cut_suffix"
 
 
+def test_a_default_question_s_subject_written_as_a_name_is_not_its_answer(monkeypatch):
+    from function.model import reader
+
+    text = "pcp_port (integer)\nThe port number used by PCP to listen for connections. Default is 9898 here."
+    # the reader prefers the name, whose line holds more of the question's words than the default's sentence
+    passage, b, start, end = _two_spans(text, "pcp_port", "9898", [6.0, 5.0], [6.0, 5.0])
+    best = _best_of(text, passage, b, start, end)
+    kind = "Which parameter sets the port PCP listens on by default?"  # asks for a name: the name keeps its score
+
+    def scores(question):
+        return [(a.start, a.end, round(a.score, 9)) for a in
+                answers_from_logits(start, end, b, [passage], 3, 30, texts=[text], question=question)]
+
+    assert best("Which port does PCP listen on by default?") == "9898"
+    with_rule = scores(kind)
+    monkeypatch.setattr(reader, "DEFAULT_SUBJECT", False)
+    assert best("Which port does PCP listen on by default?") == "pcp_port"
+    assert scores(kind) == with_rule
+
+
+@pytest.mark.parametrize("question, span, subject", [
+    ("Which port does PCP listen on by default?", "pcp_port", True),
+    ("What syslog facility does slon use if I don't set one?", "syslog_facility", True),
+    ("Which database does the streaming replication check use by default?", "sr_check_database", False),  # "sr"
+    ("What socket type does a GSocketClient create by default?", "G_SOCKET_TYPE_STREAM", False),  # "stream": a value
+    ("Which port does PCP listen on by default?", "port", False),  # not code-shaped
+])
+def test_names_subject_is_a_code_name_whose_every_word_the_question_writes(question, span, subject):
+    from function.model.reader import names_subject
+
+    assert names_subject(question, span) is subject
+
+
 def test_a_table_whose_header_names_what_is_asked_gives_the_cell_of_the_row_asked_about(monkeypatch):
     from function.model import reader
 

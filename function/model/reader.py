@@ -184,6 +184,13 @@ TYPE_QUESTION = re.compile(r"\btypes?\b|\breturns?\b|\byields?\b", re.IGNORECASE
 # its neighbour in a list of similar names. The size of ``CODE``, not tuned; kept by a rule written first
 # (docs/documents.md).
 NAME_PIECES = 2.0
+# Where a question asks for a default (``sentence.asks_default``) and not which kind of name (``KIND_QUESTION``: "Which
+# configuration variable sets the default branch ...?" asks for a name), a span that is one code-shaped name every word
+# of which the question writes (``names_subject``: "pcp_port" for "Which port does PCP listen on by default?") is the
+# question's subject, not its answer: it loses ``sentence.ECHO``, as the question's own words do. The entry's name
+# line holds more of the question's terms than its "Default is 9898." sentence, and takes the code lift. By a rule
+# written first (docs/documents.md).
+DEFAULT_SUBJECT = True
 # Where the passage read holds a table whose header names what the question asks for ("Distribution | Function" for
 # "Which function draws random numbers from a Poisson distribution?"), that column's cell in the row the question's
 # terms point to answers (``table.table_cell``), in place of the reader's span: the reader reads a row as a sentence
@@ -560,6 +567,13 @@ def name_pieces_share(question: str, span: str, words: list[str] | None = None) 
         return 0.0
     words = _plain_words(question) if words is None else words
     return sum(_piece_written(p, words) for p in pieces) / len(pieces)
+
+
+def names_subject(question: str, span: str, words: list[str] | None = None) -> bool:
+    """Whether ``span`` is one code-shaped name every word of which ``question`` writes in plain words
+    (``name_pieces_share`` 1.0: "pcp_port" for "Which port does PCP listen on by default?"), the name of what a
+    question asking for a value is about."""
+    return name_pieces_share(question, span, words) >= 1.0
 
 
 def is_option(span: str) -> bool:
@@ -1416,6 +1430,9 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
         entry_read = any(sentence.names_entry(texts[p], question) for p in {a.passage for a in found})
         bonus += DEFAULT * each(lambda t, a: sentence.states_default(t, question, a.start, a.end)
                                 and sentence.default_owner(t, question, a.start, entry_read))
+    if DEFAULT_SUBJECT and default_asked and not KIND_QUESTION.search(question):
+        words = _plain_words(question)
+        bonus -= sentence.ECHO * each(lambda t, a: names_subject(question, t[a.start:a.end], words))
     name = sentence.returned(question)
     condition = sentence.return_condition(question)
     if CONDITION and condition is not None:
