@@ -230,6 +230,10 @@ def test_answers_from_logits_cut_a_span_at_its_line_s_end_and_drop_what_then_rep
     ("LTS ended 2019-02-25 for it", "25", "2019-02-25"),
     ("in 2019 and 2020", "2019", "2019"),
     ("build 2019-02-25-rc1", "2019", "2019"),  # not a date alone
+    ("syslog_facility (string)", "syslog_", "syslog_facility"),  # a span that ends on the name's "_"
+    ("syslog_facility (string)", "_facility", "syslog_facility"),  # ... or starts on it
+    ("use best_params_ after fit", "best_params_", "best_params_"),  # the name's own trailing "_"
+    ("call __init__ first", "__init__", "__init__"),
 ])
 def test_whole_name_widens_a_span_to_the_dotted_or_underscored_name_it_cuts(text, part, whole):
     a = text.index(part)

@@ -314,7 +314,9 @@ def whole_name(text: str, start: int, end: int) -> tuple[int, int]:
 
     The model's tokenizer splits such a name at its dots, so a span can start or end at any of its parts;
     documentation answers are the whole name. Only "." and "_" between letters or digits join: a hyphen, a
-    slash or a full stop before a space leave the span as it is. A span that starts or ends inside a word (an ASCII
+    slash or a full stop before a space leave the span as it is; a span that ends or starts on a "_" inside a name
+    ("syslog_" of "syslog_facility") is the name, one that ends on a name's own trailing "_" ("best_params_") stays
+    as it is. A span that starts or ends inside a word (an ASCII
     letter or digit on both sides of its edge: "WindowTitle" of "SDL_SetWindowTitle", "Bright" of "blackBright", at a
     "##" piece of the tokenizer's) is first widened to the whole word, up to ``WIDEST_WORD`` characters. A lone
     letter written straight before a bracket takes in its bracketed group ("O" of "O(log(n))", "T" of "T(n)"), on its
@@ -338,6 +340,12 @@ def whole_name(text: str, start: int, end: int) -> tuple[int, int]:
             wide_end += 1
         if wide_end - wide_start <= WIDEST_WORD:
             start, end = wide_start, wide_end
+    if end - start >= 2 and text[end - 1] == "_" and word(end) and word(end - 2):
+        while word(end):  # a span that ends on the "_" inside a name ("syslog_" of "syslog_facility")
+            end += 1
+    if end - start >= 2 and text[start] == "_" and word(start - 1) and word(start + 1):
+        while word(start - 1):  # ... or starts on it ("_facility")
+            start -= 1
     while True:  # joined by ".", "_" or "::" ("Aptitude::Get-Root-Command", "std::vector")
         if start >= 2 and text[start - 1] in "._" and word(start - 2) and word(start):
             start -= 1
