@@ -85,7 +85,9 @@ class Result:
 
 class SentenceCosines:
     """A question's cosine to sentences, by the sentence encoder (``reader.SENTENCE_COSINE``), each sentence embedded
-    once (``SentenceEncoder.embed_one``; the question's own embedding is retrieval's); ``ms``: the time it took."""
+    once (``SentenceEncoder.embed_one``; the question's own embedding is retrieval's); ``ms``: the time it took. One
+    by one, not in one batch: the int8 encoder quantises its activations per run (dynamic), so a sentence embedded
+    beside others would not get its own embedding, and a cosine would depend on its neighbours (docs/retrieval.md)."""
 
     def __init__(self, encoder, question: str):
         self.encoder, self.question, self.ms = encoder, question, 0.0
