@@ -642,8 +642,7 @@ def _help_row(text: str, start: int, line_end: int) -> bool:
     line = text[text.rfind("\n", 0, start) + 1:line_end]
     if _HELP_ROW.match(line):
         return True
-    below_end = text.find("\n", line_end + 1)
-    below = text[line_end + 1:len(text) if below_end < 0 else below_end] if line_end < len(text) else ""
+    below = _line_below(text, line_end)
     indent, deeper = len(line) - len(line.lstrip()), len(below) - len(below.lstrip())
     return bool(below.strip()) and deeper > indent + 2 and not below.lstrip().startswith("-")
 
@@ -746,12 +745,17 @@ def _lead(text: str, at: int) -> str:
     return _LINE_LEAD.match(text, text.rfind("\n", 0, at) + 1).group().strip()
 
 
+def _line_below(text: str, line_end: int) -> str:
+    """The line after the one ending at ``line_end``; "" where there is none."""
+    if line_end >= len(text):
+        return ""
+    below = text.find("\n", line_end + 1)
+    return text[line_end + 1:len(text) if below < 0 else below]
+
+
 def _described_below(text: str, line_end: int) -> bool:
     """Whether the line after the one ending at ``line_end`` holds text (a definition list's description)."""
-    if line_end >= len(text):
-        return False
-    below = text.find("\n", line_end + 1)
-    return bool(text[line_end + 1:len(text) if below < 0 else below].strip())
+    return bool(_line_below(text, line_end).strip())
 
 
 def asked_entry(question: str, text: str, start: int, end: int, block: np.ndarray | None = None,
