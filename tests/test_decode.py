@@ -259,6 +259,27 @@ def test_a_stated_default_is_its_whole_run_of_characters(text, part, whole):
     assert default_token("Which ciphers are allowed?", text, a, a + len(part)) == (a, a + len(part))  # no default asked
 
 
+@pytest.mark.parametrize("question, span, member", [
+    ("Which Components method adds a security scheme?", "spec.components.security_scheme", "security_scheme"),
+    ("Which canvas methods save and restore the state?", "canvas.restoreState", "restoreState"),
+    ("Which canvas method adds an outline entry?", "canvas.addOutlineEntry()", "addOutlineEntry()"),
+    ("Which query class restricts the results?", "whoosh.query.AndMaybe", "AndMaybe"),
+    ("Which std::string method appends?", "std::string::append", "append"),  # the owner's last part
+    ("Which APISpec method adds a path?", "apispec.core.APISpec", "apispec.core.APISpec"),  # the owner: no member
+    ("Which class do I use for Digest authentication?", "requests.auth.HTTPDigestAuth",
+     "requests.auth.HTTPDigestAuth"),  # no owner named
+    ("Which core variable sets the editor?", "core.editor", "core.editor"),  # a variable's name is its whole path
+    ("Which canvas method draws a line?", "the canvas.line call", "the canvas.line call"),  # not one name
+])
+def test_without_owner_leaves_the_member_of_the_owner_the_question_names(question, span, member):
+    from function.model.reader import without_owner
+
+    text = f"See {span} here."
+    a = text.index(span)
+    s, e = without_owner(question, text, a, a + len(span))
+    assert text[s:e] == member
+
+
 def test_answers_from_logits_give_the_whole_name():
     text = "Set core.excludesFile to a path."
     words = [(m.start(), m.end()) for m in __import__("re").finditer(r"[A-Za-z]+|[^\sA-Za-z]", text)]

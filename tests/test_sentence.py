@@ -1821,3 +1821,29 @@ def test_the_project_s_own_name_loses_to_the_name_its_sentence_offers(monkeypatc
     assert best(None) == "Setuptools"  # a context or a record without a document: nothing known
     monkeypatch.setattr(reader, "PROJECT", 0.0)
     assert best([("python-setuptools-doc/setuptools.html", 9)]) == "Setuptools"
+
+
+def test_a_kind_of_name_question_is_not_answered_with_a_file_s_name(monkeypatch):
+    from function.model import reader
+
+    text = "Commands of MANIFEST.in are kept in tox.ini here.\ngraft adds every file under a directory."
+    # the reader prefers the file's name, whose sentence writes the question's "MANIFEST.in" and "command"
+    passage, b, start, end = _two_spans(text, "tox.ini", "graft", [6.0, 5.0], [6.0, 5.0])
+    best = _best_of(text, passage, b, start, end)
+    question = "Which MANIFEST.in command adds all the files inside a directory?"
+    assert best(question) == "graft"
+    monkeypatch.setattr(reader, "FILE_NAME", 0.0)
+    assert best(question) == "tox.ini"
+    monkeypatch.setattr(reader, "FILE_NAME", 2.0)
+    assert best("Which file lists the files to include?") == "tox.ini"  # asks for a file: no kind of name
+
+
+@pytest.mark.parametrize("span, file", [
+    ("tox.ini", True), ("`pyproject.toml`", True), ("MANIFEST.in", True), ("~/.gitconfig", True),
+    ("/etc/nologin", True), ("os.path", False), ("res.json", False), ("./configure", False),
+    ("core.excludesFile", False), ("a/b test", False), ("1/72", False), ("10.0.0.5", False),
+])
+def test_is_file_name_takes_a_file_s_name_or_an_absolute_path_alone(span, file):
+    from function.model.reader import is_file_name
+
+    assert is_file_name(span) is file

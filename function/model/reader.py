@@ -191,6 +191,12 @@ NAME_PIECES = 2.0
 # line holds more of the question's terms than its "Default is 9898." sentence, and takes the code lift. By a rule
 # written first (docs/documents.md).
 DEFAULT_SUBJECT = True
+# Where a question asks which kind of name (``KIND_QUESTION``: a command, a directive, a method, a variable), a span
+# that is a file's name or a path and nothing else (``is_file_name``: "tox.ini", "pyproject.toml", "~/.gitconfig")
+# loses ``FILE_NAME`` logits: a file is not that kind of name, and such a question's subject is often the file the name
+# is written in ("Which MANIFEST.in command ...?", "Which setup.cfg directive ...?"). The size of ``CODE``, not tuned.
+# By a rule written first (docs/documents.md).
+FILE_NAME = 2.0
 # Where the passage read holds a table whose header names what the question asks for ("Distribution | Function" for
 # "Which function draws random numbers from a Poisson distribution?"), that column's cell in the row the question's
 # terms point to answers (``table.table_cell``), in place of the reader's span: the reader reads a row as a sentence
@@ -1051,14 +1057,61 @@ def default_token(question: str | None, text: str, start: int, end: int) -> tupl
     return (start, wide) if wide - start <= WIDEST_WORD else (start, end)
 
 
+# a file's name by its extension, one that names a configuration, text, script or archive file ("tox.ini",
+# "MANIFEST.in", "setup.py"), or a path from the root or the home directory ("~/.gitconfig", "/etc/nologin"), not one
+# from here ("./configure": a command); not ".json" or ".html", which are methods' names as often ("res.json")
+_FILE_NAME = re.compile(r"(?:(?:~|\.{1,2})?/)?(?:[\w.-]+/)*[\w.-]*\.(?:toml|cfg|ini|txt|ya?ml|md|rst|conf|xml|py|sh|"
+                        r"lock|pdf|gz|zip|whl|in|gitconfig|gitignore|gitattributes|npmrc|netrc|properties|env)"
+                        r"|~?/[\w.-]+(?:/[\w.-]+)*/?")
+
+
+def is_file_name(span: str) -> bool:
+    """Whether ``span`` is a file's name or a path and nothing else (``_FILE_NAME``), quotes or backticks around it
+    aside: "tox.ini", "`pyproject.toml`", "~/.gitconfig", "/etc/nologin"; not "os.path", "res.json" or "a/b test"."""
+    return _FILE_NAME.fullmatch(span.strip().strip("`'\"")) is not None
+
+
+# "Which canvas method ...?", "Which Components method ...?": a name the question writes just before the kind of
+# member it asks for, the member's owner (``without_owner``)
+_OWNER_QUESTION = re.compile(
+    r"^\s*(?:which|what)\s+(?:[\w.()'-]+\s+){0,3}?(?P<owner>[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*)"
+    r"(?:'s)?\s+(?:methods?|functions?|class(?:es)?|attributes?|propert(?:y|ies)|members?|fields?|constants?|"
+    r"decorators?|constructors?|macros?|hooks?|events?|exceptions?|enums?)\b", re.IGNORECASE)
+_MEMBER_PATH = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)+(?:\(\))?")
+_MEMBER_JOINT = re.compile(r"\.|::")
+
+
+def without_owner(question: str | None, text: str, start: int, end: int) -> tuple[int, int]:
+    """For a question that asks which member of an owner it names ("Which Components method adds a security
+    scheme?": ``_OWNER_QUESTION``), a dotted answer that runs through that owner is the member:
+    "spec.components.security_scheme" -> "security_scheme", "canvas.restoreState" -> "restoreState"; the owner is the
+    question's word, compared without case. An answer whose last part is the owner itself ("apispec.core.APISpec" for
+    "Which APISpec method ...?") stays as it is: it is no member."""
+    if question is None or end - start < 3 or not _MEMBER_PATH.fullmatch(text, start, end):
+        return start, end
+    m = _OWNER_QUESTION.match(question)
+    if m is None:
+        return start, end
+    owner = _MEMBER_JOINT.split(m.group("owner"))[-1].casefold()
+    joints = list(_MEMBER_JOINT.finditer(text, start, end))
+    parts = _MEMBER_JOINT.split(text[start:end])
+    if parts[-1].removesuffix("()").casefold() == owner:
+        return start, end
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i].casefold() == owner:
+            return joints[i].end(), end
+    return start, end
+
+
 def shape(text: str, start: int, end: int, question: str | None = None) -> tuple[int, int]:
     """A span's characters as an answer: no white space at either end (``trim``), ended with its line
     (``line_end``), a name or a shell command whole (``whole_name``, ``command_line``), a term without its
     description (``term_of_entry``), for a question about a file or directory, the path (``path_in_answer``), for a
     question how to do something, a call or an assignment whole (``whole_call``), its
     edges as written (``edges``: no article before a lone code name, no full stop after several words, no unpaired
-    quote), and for a question that asks for a name, no noun of its kind after it (``without_kind``); ``start == end``
-    where nothing is left."""
+    quote), for a question that asks for a name, no noun of its kind after it (``without_kind``), and for one that
+    asks for a member of an owner it names, no owner before it (``without_owner``); ``start == end`` where nothing is
+    left."""
     start, end = trim(text, start, end)
     start, end = trim(text, start, line_end(text, start, end))
     if start < end:
@@ -1066,6 +1119,7 @@ def shape(text: str, start: int, end: int, question: str | None = None) -> tuple
         start, end = path_in_answer(question, text, start, term_of_entry(text, start, end))
         start, end = default_token(question, text, start, end)
         start, end = without_kind(question, text, *edges(text, *whole_call(question, text, start, end)))
+        start, end = without_owner(question, text, start, end)
     return start, end
 
 
@@ -1442,6 +1496,8 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
         entry_read = any(sentence.names_entry(texts[p], question) for p in {a.passage for a in found})
         bonus += DEFAULT * each(lambda t, a: sentence.states_default(t, question, a.start, a.end)
                                 and sentence.default_owner(t, question, a.start, entry_read))
+    if FILE_NAME and KIND_QUESTION.search(question):
+        bonus -= FILE_NAME * each(lambda t, a: is_file_name(t[a.start:a.end]))
     if DEFAULT_SUBJECT and default_asked and not KIND_QUESTION.search(question):
         words = _plain_words(question)
         bonus -= sentence.ECHO * each(lambda t, a: names_subject(question, t[a.start:a.end], words))

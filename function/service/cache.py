@@ -85,9 +85,10 @@ REPLY_VERSION = 3
 # by their sentences' meaning too; 11: that only in passages of one paragraph of prose; 12: and only in the choice of
 # passage; 13: the default rules of 2026-12-05, and a choice's or a return question's answer from the passage read
 # that gives one; 14: the four entry rules of 2026-12-06 (16fc201 named this bump but did not make it); 15: a
-# default question's subject written as a name is not its answer, a name cut at its inner underscore whole), so that a
+# default question's subject written as a name is not its answer, a name cut at its inner underscore whole; 16: a
+# member without the owner the question names, a kind of name is no file's name), so that a
 # deploy does not serve answers an older revision cached in the shared tier.
-DECODING_VERSION = 15
+DECODING_VERSION = 16
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
