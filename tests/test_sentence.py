@@ -1847,3 +1847,32 @@ def test_is_file_name_takes_a_file_s_name_or_an_absolute_path_alone(span, file):
     from function.model.reader import is_file_name
 
     assert is_file_name(span) is file
+
+
+def test_a_how_question_takes_the_span_the_text_gives_as_the_way(monkeypatch):
+    from function.model import reader
+
+    text = "Batch mode writes a PostScript file. If you prefer PDF output, use the command line asy -f pdf test"
+    # the reader prefers the output format the passage names first, by more than the sentence term gives the other
+    passage, b, start, end = _two_spans(text, "PostScript", "asy", [7.5, 5.0], [7.5, 5.0])
+    best = _best_of(text, passage, b, start, end)
+    question = "How do I get PDF output from a drawing?"
+    assert best(question) == "asy"
+    assert best("Which format does batch mode write?") == "PostScript"  # asks no way: as the reader gave it
+    monkeypatch.setattr(reader, "MEANS", 0.0)
+    assert best(question) == "PostScript"
+
+
+@pytest.mark.parametrize("text, at, means", [
+    ("If you prefer PDF output, use the command line asy -V -f pdf test", "asy", True),
+    ("Simply add the line \\usepackage{asymptote} at the beginning", "\\usepackage", True),
+    ("This can be done writing a ':' as the value", "writing", True),
+    ("To build, run the following command:\n\n    python -m build", "python", True),  # the line above
+    ("Use this method with care", "this", False),  # no kind of thing written
+    ("Run it.\n\nasy -V", "asy", False),
+    ("the command line\nasy -V", "asy", False),  # no verb
+])
+def test_states_means_reads_a_verb_of_running_or_writing_just_before_a_span(text, at, means):
+    from function.model.sentence import states_means
+
+    assert states_means(text, text.index(at)) is means

@@ -129,6 +129,11 @@ RETURN = 4.0
 # giving an alternative under that condition is cut to it ("the window that was created or NULL | on failure" ->
 # "NULL": ``sentence.conditioned_value``). The size of ``CODE``, not tuned (docs/documents.md).
 CONDITION = 2.0
+# Where a question asks how to do something (``HOW_QUESTION``), a span the text gives as the way to do it
+# (``sentence.states_means``: "use the command line | asy -V -f pdf test", "Simply add the line |
+# \\usepackage{asymptote}", "This can be done | writing a ':' as the value") gains ``MEANS``. The size of ``DEFAULT``,
+# not tuned; by a rule written first (docs/documents.md).
+MEANS = 4.0
 # Where a question offers its answers ("on or off", "by value or by reference": ``sentence.offered``), a span that is
 # one of them, or one after at most two words (``sentence.is_offered``), gains ``ALTERNATIVE`` and is no echo. The
 # size of ``DEFAULT``, kept by a rule written first (docs/documents.md).
@@ -1496,6 +1501,8 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
         entry_read = any(sentence.names_entry(texts[p], question) for p in {a.passage for a in found})
         bonus += DEFAULT * each(lambda t, a: sentence.states_default(t, question, a.start, a.end)
                                 and sentence.default_owner(t, question, a.start, entry_read))
+    if MEANS and HOW_QUESTION.search(question):
+        bonus += MEANS * each(lambda t, a: sentence.states_means(t, a.start))
     if FILE_NAME and KIND_QUESTION.search(question):
         bonus -= FILE_NAME * each(lambda t, a: is_file_name(t[a.start:a.end]))
     if DEFAULT_SUBJECT and default_asked and not KIND_QUESTION.search(question):

@@ -214,6 +214,29 @@ def introduces(text: str, subject: str, start: int) -> bool:
     return _introduction(subject).search(before) is not None
 
 
+# what a text writes just before the way to do something: "use the command line | asy -V -f pdf test", "Simply add the
+# line | \\usepackage{asymptote}", "run the command: | python -m build", "This can be done | writing a ':' as the value"
+# (``states_means``): a verb of running or writing and the kind of thing written, or "can be done (by)"
+_MEANS = re.compile(
+    r"(?:\b(?:use|using|run|running|execute|executing|type|typing|enter|entering|invoke|invoking|add|adding|write|"
+    r"writing|put|putting|pass|passing|give|giving|call|calling|insert|inserting)\s+(?:the\s+|an?\s+)?"
+    r"(?:following\s+)?(?:(?:shell\s+)?command(?:\s+line)?|line|option|flag|switch|statement|directive)\s*:?\s*"
+    r"|\b(?:can|could|may)\s+be\s+(?:done|achieved|accomplished)\s+(?:by\s+)?)$", re.IGNORECASE)
+MEANS_REACH = 60  # characters before a span that ``states_means`` reads, on the span's line
+
+
+def states_means(text: str, start: int) -> bool:
+    """Whether ``text`` gives what starts at ``start`` as the way to do something (``_MEANS``, on its line, just
+    before it): "use the command line | asy -V -f pdf test", "This can be done | writing a ':' ..."; or, for what
+    opens its line (a code block's line), at the end of the last line above it with words ("run the following
+    command:" over "| python -m build")."""
+    line = text.rfind("\n", 0, start) + 1
+    if text[line:start].strip():
+        return _MEANS.search(text[max(line, start - MEANS_REACH):start]) is not None
+    above = text[:line].rstrip()
+    return bool(above) and _MEANS.search(above[max(above.rfind("\n") + 1, len(above) - MEANS_REACH):] + " ") is not None
+
+
 def introduces_somewhere(text: str, subject: str) -> bool:
     """Whether ``text`` introduces a definition of ``subject`` anywhere (``introduces``' pattern, something after it):
     the passage a question asking what ``subject`` is (``defined``) would answer from."""
