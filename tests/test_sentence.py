@@ -1802,6 +1802,22 @@ def test_a_document_s_folders_name_its_project_and_a_word_in_capitals_is_not_it(
     assert is_project_name("A", frozenset({"a"}))  # one capital letter is the word itself
 
 
+@pytest.mark.parametrize("span, folder, named", [
+    ("Pgpool-II", "pgpool2/runtime-config.html", True),  # the name with a Roman numeral, the folder's digits out
+    ("Slony-I", "slony1-doc/intro.html", True),
+    ("Pgpool II", "pgpool2/index.html", True),
+    ("Pgpool-III", "pgpool2/index.html", True),
+    ("CMake 3.23", "cmake-doc/policy.html", False),  # a release answers "Since which version ...?"
+    ("Pgpool-II", "postgresql/index.html", False),  # another project's
+    ("LOG-II", "log2/x.html", False),  # in capitals: a name of the text's, not the project
+    ("Pgpool-IIx", "pgpool2/index.html", False),
+])
+def test_a_project_writes_its_name_with_a_roman_numeral(span, folder, named):
+    from function.model.reader import is_project_name, project_words
+
+    assert is_project_name(span, project_words(folder)) is named
+
+
 def test_the_project_s_own_name_loses_to_the_name_its_sentence_offers(monkeypatch):
     from function.model import reader
 
@@ -1876,3 +1892,32 @@ def test_states_means_reads_a_verb_of_running_or_writing_just_before_a_span(text
     from function.model.sentence import states_means
 
     assert states_means(text, text.index(at)) is means
+
+
+def test_a_question_for_what_is_called_is_not_answered_with_what_is_passed_to_it(monkeypatch):
+    from function.model import reader
+
+    text = "@monkey( cls_or_module , name=None)\nMonkey-patches a class or module by adding a function to it."
+    # the reader prefers the parameter, whose name the question's "class or module" writes
+    passage, b, start, end = _two_spans(text, "cls_or_module", "@monkey(", [6.0, 5.0], [6.0, 5.0])
+    found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text],
+                                question="Which decorator monkey-patches a class or module?")
+    assert text[found[0].start:found[0].end].startswith("@monkey(")  # the signature, the decorator's name first
+    monkeypatch.setattr(reader, "CALL_PARAMETER", 0.0)
+    found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text],
+                                question="Which decorator monkey-patches a class or module?")
+    assert text[found[0].start:found[0].end] == "cls_or_module"
+
+
+@pytest.mark.parametrize("text, span, inside", [
+    ("@monkey(cls_or_module, name=None)", "cls_or_module", True),
+    ("@monkey(cls_or_module, name=None)", "name", True),
+    ("@monkey(cls_or_module, name=None)", "monkey", False),
+    ("irange(minimum=None, reverse=False)", "reverse", True),
+    ("Use cls_or_module here.", "cls_or_module", False),
+])
+def test_in_parameter_list_is_a_name_straight_inside_a_signature_s_brackets(text, span, inside):
+    from function.model.reader import in_parameter_list
+
+    a = text.index(span)
+    assert in_parameter_list(text, a, a + len(span)) is inside

@@ -178,8 +178,9 @@ SIGNATURE_VALUE = 4.0
 # "axios/README.md" is axios's, "python-setuptools-doc/userguide/ext_modules.html" setuptools's), compared without
 # case unless written in capitals where the folder is not ("DEBUG", the variable, in "debug/README.md"), loses
 # ``PROJECT``: a question about a project's documents seldom asks for the project's own name, and the reader took the
-# subject of "Setuptools exposes a read_configuration() function" for "Which function parses a setup.cfg file?".
-# The size of ``DEFAULT``, kept by a rule written first (docs/documents.md).
+# subject of "Setuptools exposes a read_configuration() function" for "Which function parses a setup.cfg file?". The
+# name with a Roman numeral counts too ("Pgpool-II" in "pgpool2/..."). The size of ``DEFAULT``, kept by a rule written
+# first (docs/documents.md).
 PROJECT = 4.0
 TYPE_QUESTION = re.compile(r"\btypes?\b|\breturns?\b|\byields?\b", re.IGNORECASE)
 # Where a question asks which function, option, parameter, constant ... does something (``KIND_QUESTION``), a span
@@ -196,6 +197,12 @@ NAME_PIECES = 2.0
 # line holds more of the question's terms than its "Default is 9898." sentence, and takes the code lift. By a rule
 # written first (docs/documents.md).
 DEFAULT_SUBJECT = True
+# Where a question asks which function, method, class or other kind of name that is called (``_CALLED_KINDS``), a span
+# that is a name straight inside a signature's brackets (``in_parameter_list``: "cls_or_module" of "@monkey(
+# cls_or_module, name=None)" for "Which decorator monkey-patches a class or module?") loses ``CALL_PARAMETER`` logits:
+# it is passed to what the question asks for, and the question's words often paraphrase it. The size of ``CODE``, not
+# tuned; by a rule written first (docs/documents.md).
+CALL_PARAMETER = 2.0
 # Where a question asks which kind of name (``KIND_QUESTION``: a command, a directive, a method, a variable), a span
 # that is a file's name or a path and nothing else (``is_file_name``: "tox.ini", "pyproject.toml", "~/.gitconfig")
 # loses ``FILE_NAME`` logits: a file is not that kind of name, and such a question's subject is often the file the name
@@ -558,6 +565,11 @@ def _asked_kind(question: str) -> list[str]:
     return terms(asked.group(0).split()[-1]) if asked else []
 
 
+# the kinds of name that are called, not passed (``CALL_PARAMETER``), as index terms
+_CALLED_KINDS = frozenset(terms("function functions method methods class classes macro macros constructor constructors "
+                                "decorator decorators procedure procedures routine routines"))
+
+
 def _plain_words(question: str) -> list[str]:
     """The question's index terms outside its code-shaped names, less the kind of name it asks for (``_asked_kind``:
     "function" in "Which function gets the value of a hint?", where "hint" stays)."""
@@ -632,8 +644,25 @@ def is_parameter(text: str, start: int, end: int) -> bool:
     line_end = len(text) if line_end < 0 else line_end
     if _LINE_LEAD.fullmatch(text, line_start, start) and _TERM_TAIL.match(text, end, line_end):
         return True
+    return _in_parameter_list(text, start, end, line_start, line_end)
+
+
+def _in_parameter_list(text: str, start: int, end: int, line_start: int, line_end: int) -> bool:
+    """Whether the name at ``text[start:end]`` lies straight inside a signature's brackets, before its "=", "," or ")"
+    ("reverse" of "irange(minimum=None, ..., reverse=False)"), on the line from ``line_start`` to ``line_end``."""
     return bool(_ARGUMENT_BEFORE.search(text, line_start, start) and _SIGNATURE_AFTER.match(text, end, line_end)
                 and _in_call_brackets(text, line_start, start))
+
+
+def in_parameter_list(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a name straight inside a signature's or a call's brackets (``is_parameter``'s
+    second case): "cls_or_module" of "@monkey(cls_or_module, name=None)", not "monkey"."""
+    start, end = _bare(text, start, end)
+    if not _PARAMETER_NAME.fullmatch(text, start, end):
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    return _in_parameter_list(text, start, end, line_start, len(text) if line_end < 0 else line_end)
 
 
 # a list entry's name at its line's head: command-line options ("-n, --dont-detach", "--norc, -f") or a name, with a
@@ -1503,6 +1532,8 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
                                 and sentence.default_owner(t, question, a.start, entry_read))
     if MEANS and HOW_QUESTION.search(question):
         bonus += MEANS * each(lambda t, a: sentence.states_means(t, a.start))
+    if CALL_PARAMETER and _CALLED_KINDS.intersection(_asked_kind(question)):
+        bonus -= CALL_PARAMETER * each(lambda t, a: in_parameter_list(t, a.start, a.end))
     if FILE_NAME and KIND_QUESTION.search(question):
         bonus -= FILE_NAME * each(lambda t, a: is_file_name(t[a.start:a.end]))
     if DEFAULT_SUBJECT and default_asked and not KIND_QUESTION.search(question):
@@ -1542,11 +1573,22 @@ def project_words(doc_id: str) -> frozenset[str]:
                      if not w.isdigit() and w)
 
 
+# a name with a Roman numeral after a hyphen or a space, as projects name themselves: "Pgpool-II", "Slony-I"
+_ROMAN_NAMED = re.compile(r"(?P<name>[A-Za-z]{3,})[- ](?:I{1,3}|IV|VI{0,3}|IX|X)")
+
+
 def is_project_name(span: str, words: frozenset[str]) -> bool:
     """Whether ``span`` is one word of ``words`` (``project_words``), compared without case, unless it is written in
-    capitals, more than one letter of them ("DEBUG" in the folder "debug": a variable, not the package)."""
+    capitals, more than one letter of them ("DEBUG" in the folder "debug": a variable, not the package); or that word
+    as the project writes its name with a Roman numeral (``_ROMAN_NAMED``: "Pgpool-II" in the folder "pgpool2", the
+    folder's digits left out). A release ("CMake 3.23", "Requests 2.28.0") is no such name: it answers "Since which
+    version ...?"."""
     span = span.strip()
-    return span.lower() in words and not (span.isupper() and len(span) > 1)
+    if span.lower() in words and not (span.isupper() and len(span) > 1):
+        return True
+    m = _ROMAN_NAMED.fullmatch(span)
+    return (m is not None and not m.group("name").isupper()
+            and m.group("name").lower() in {w.rstrip("0123456789") for w in words})
 
 
 def _by_sentence_cosine(ranked: list[Answer], texts: Sequence[str],

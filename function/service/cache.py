@@ -86,10 +86,10 @@ REPLY_VERSION = 3
 # passage; 13: the default rules of 2026-12-05, and a choice's or a return question's answer from the passage read
 # that gives one; 14: the four entry rules of 2026-12-06 (16fc201 named this bump but did not make it); 15: a
 # default question's subject written as a name is not its answer, a name cut at its inner underscore whole; 16: a
-# member without the owner the question names, a kind of name is no file's name; 17: a how question's way lifted),
-# so that a
-# deploy does not serve answers an older revision cached in the shared tier.
-DECODING_VERSION = 17
+# member without the owner the question names, a kind of name is no file's name; 17: a how question's way lifted;
+# 18: what is called is not what is passed to it, a project's name with a Roman numeral), so that a deploy does not
+# serve answers an older revision cached in the shared tier.
+DECODING_VERSION = 18
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
