@@ -1802,22 +1802,6 @@ def test_a_document_s_folders_name_its_project_and_a_word_in_capitals_is_not_it(
     assert is_project_name("A", frozenset({"a"}))  # one capital letter is the word itself
 
 
-@pytest.mark.parametrize("span, folder, named", [
-    ("Pgpool-II", "pgpool2/runtime-config.html", True),  # the name with a Roman numeral, the folder's digits out
-    ("Slony-I", "slony1-doc/intro.html", True),
-    ("Pgpool II", "pgpool2/index.html", True),
-    ("Pgpool-III", "pgpool2/index.html", True),
-    ("CMake 3.23", "cmake-doc/policy.html", False),  # a release answers "Since which version ...?"
-    ("Pgpool-II", "postgresql/index.html", False),  # another project's
-    ("LOG-II", "log2/x.html", False),  # in capitals: a name of the text's, not the project
-    ("Pgpool-IIx", "pgpool2/index.html", False),
-])
-def test_a_project_writes_its_name_with_a_roman_numeral(span, folder, named):
-    from function.model.reader import is_project_name, project_words
-
-    assert is_project_name(span, project_words(folder)) is named
-
-
 def test_the_project_s_own_name_loses_to_the_name_its_sentence_offers(monkeypatch):
     from function.model import reader
 

@@ -178,9 +178,8 @@ SIGNATURE_VALUE = 4.0
 # "axios/README.md" is axios's, "python-setuptools-doc/userguide/ext_modules.html" setuptools's), compared without
 # case unless written in capitals where the folder is not ("DEBUG", the variable, in "debug/README.md"), loses
 # ``PROJECT``: a question about a project's documents seldom asks for the project's own name, and the reader took the
-# subject of "Setuptools exposes a read_configuration() function" for "Which function parses a setup.cfg file?". The
-# name with a Roman numeral counts too ("Pgpool-II" in "pgpool2/..."). The size of ``DEFAULT``, kept by a rule written
-# first (docs/documents.md).
+# subject of "Setuptools exposes a read_configuration() function" for "Which function parses a setup.cfg file?".
+# The size of ``DEFAULT``, kept by a rule written first (docs/documents.md).
 PROJECT = 4.0
 TYPE_QUESTION = re.compile(r"\btypes?\b|\breturns?\b|\byields?\b", re.IGNORECASE)
 # Where a question asks which function, option, parameter, constant ... does something (``KIND_QUESTION``), a span
@@ -1573,22 +1572,11 @@ def project_words(doc_id: str) -> frozenset[str]:
                      if not w.isdigit() and w)
 
 
-# a name with a Roman numeral after a hyphen or a space, as projects name themselves: "Pgpool-II", "Slony-I"
-_ROMAN_NAMED = re.compile(r"(?P<name>[A-Za-z]{3,})[- ](?:I{1,3}|IV|VI{0,3}|IX|X)")
-
-
 def is_project_name(span: str, words: frozenset[str]) -> bool:
     """Whether ``span`` is one word of ``words`` (``project_words``), compared without case, unless it is written in
-    capitals, more than one letter of them ("DEBUG" in the folder "debug": a variable, not the package); or that word
-    as the project writes its name with a Roman numeral (``_ROMAN_NAMED``: "Pgpool-II" in the folder "pgpool2", the
-    folder's digits left out). A release ("CMake 3.23", "Requests 2.28.0") is no such name: it answers "Since which
-    version ...?"."""
+    capitals, more than one letter of them ("DEBUG" in the folder "debug": a variable, not the package)."""
     span = span.strip()
-    if span.lower() in words and not (span.isupper() and len(span) > 1):
-        return True
-    m = _ROMAN_NAMED.fullmatch(span)
-    return (m is not None and not m.group("name").isupper()
-            and m.group("name").lower() in {w.rstrip("0123456789") for w in words})
+    return span.lower() in words and not (span.isupper() and len(span) > 1)
 
 
 def _by_sentence_cosine(ranked: list[Answer], texts: Sequence[str],
