@@ -131,7 +131,7 @@ RETURN = 4.0
 CONDITION = 2.0
 # Where a question asks how to do something (``HOW_QUESTION``), a span the text gives as the way to do it
 # (``sentence.states_means``: "use the command line | asy -V -f pdf test", "Simply add the line |
-# \\usepackage{asymptote}", "This can be done | writing a ':' as the value") gains ``MEANS``. The size of ``DEFAULT``,
+# \usepackage{asymptote}", "This can be done | writing a ':' as the value") gains ``MEANS``. The size of ``DEFAULT``,
 # not tuned; by a rule written first (docs/documents.md).
 MEANS = 4.0
 # Where a question offers its answers ("on or off", "by value or by reference": ``sentence.offered``), a span that is

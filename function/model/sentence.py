@@ -215,7 +215,7 @@ def introduces(text: str, subject: str, start: int) -> bool:
 
 
 # what a text writes just before the way to do something: "use the command line | asy -V -f pdf test", "Simply add the
-# line | \\usepackage{asymptote}", "run the command: | python -m build", "This can be done | writing a ':' as the value"
+# line | \usepackage{asymptote}", "run the command: | python -m build", "This can be done | writing a ':' as the value"
 # (``states_means``): a verb of running or writing and the kind of thing written, or "can be done (by)"
 _MEANS = re.compile(
     r"(?:\b(?:use|using|run|running|execute|executing|type|typing|enter|entering|invoke|invoking|add|adding|write|"
