@@ -95,6 +95,15 @@ def _best_of(text, passage, b, start, end):
     return best
 
 
+def _best_without(monkeypatch, switch, best, question):
+    """``best(question)`` with the reader's rule ``switch`` set to 0 (off), the rule as it was afterwards."""
+    from function.model import reader
+
+    with monkeypatch.context() as patch:
+        patch.setattr(reader, switch, 0.0)
+        return best(question)
+
+
 def test_the_question_lifts_the_span_whose_sentence_says_what_it_asks():
     text = "Paris is large. The treaty was signed in Vienna."
     passage, words = _passage(text)
@@ -1824,17 +1833,13 @@ def test_the_project_s_own_name_loses_to_the_name_its_sentence_offers(monkeypatc
 
 
 def test_a_kind_of_name_question_is_not_answered_with_a_file_s_name(monkeypatch):
-    from function.model import reader
-
     text = "Commands of MANIFEST.in are kept in tox.ini here.\ngraft adds every file under a directory."
     # the reader prefers the file's name, whose sentence writes the question's "MANIFEST.in" and "command"
     passage, b, start, end = _two_spans(text, "tox.ini", "graft", [6.0, 5.0], [6.0, 5.0])
     best = _best_of(text, passage, b, start, end)
     question = "Which MANIFEST.in command adds all the files inside a directory?"
     assert best(question) == "graft"
-    monkeypatch.setattr(reader, "FILE_NAME", 0.0)
-    assert best(question) == "tox.ini"
-    monkeypatch.setattr(reader, "FILE_NAME", 2.0)
+    assert _best_without(monkeypatch, "FILE_NAME", best, question) == "tox.ini"
     assert best("Which file lists the files to include?") == "tox.ini"  # asks for a file: no kind of name
 
 
@@ -1850,8 +1855,6 @@ def test_is_file_name_takes_a_file_s_name_or_an_absolute_path_alone(span, file):
 
 
 def test_a_how_question_takes_the_span_the_text_gives_as_the_way(monkeypatch):
-    from function.model import reader
-
     text = "Batch mode writes a PostScript file. If you prefer PDF output, use the command line asy -f pdf test"
     # the reader prefers the output format the passage names first, by more than the sentence term gives the other
     passage, b, start, end = _two_spans(text, "PostScript", "asy", [7.5, 5.0], [7.5, 5.0])
@@ -1859,8 +1862,7 @@ def test_a_how_question_takes_the_span_the_text_gives_as_the_way(monkeypatch):
     question = "How do I get PDF output from a drawing?"
     assert best(question) == "asy"
     assert best("Which format does batch mode write?") == "PostScript"  # asks no way: as the reader gave it
-    monkeypatch.setattr(reader, "MEANS", 0.0)
-    assert best(question) == "PostScript"
+    assert _best_without(monkeypatch, "MEANS", best, question) == "PostScript"
 
 
 @pytest.mark.parametrize("text, at, means", [

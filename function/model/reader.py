@@ -630,20 +630,28 @@ def _in_call_brackets(text: str, line_start: int, start: int) -> bool:
     return False
 
 
+def _parameter_at(text: str, start: int, end: int) -> tuple[int, int, int, int] | None:
+    """``text[start:end]`` as a parameter's name is read (``_bare``: no quotes, no "()"), with its line's start and
+    end; None where it is no name (``_PARAMETER_NAME``)."""
+    start, end = _bare(text, start, end)
+    if not _PARAMETER_NAME.fullmatch(text, start, end):
+        return None
+    line_end = text.find("\n", end)
+    return start, end, text.rfind("\n", 0, start) + 1, len(text) if line_end < 0 else line_end
+
+
 def is_parameter(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is a parameter's name where documentation lists or declares it: the head of its line
     (a list item's too) followed by its type in brackets, a " : " (numpydoc), a dash or the line's end (a field list's
     "- reverse (bool) – ...", a configuration entry's "port (integer)", a definition list's term alone), or a name
     straight inside a signature's brackets, before its "=", "," or ")" ("irange(minimum=None, ..., reverse=False)")."""
-    start, end = _bare(text, start, end)
-    if not _PARAMETER_NAME.fullmatch(text, start, end):
+    at = _parameter_at(text, start, end)
+    if at is None:
         return False
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
+    start, end, line_start, line_end = at
     if _LINE_LEAD.fullmatch(text, line_start, start) and _TERM_TAIL.match(text, end, line_end):
         return True
-    return _in_parameter_list(text, start, end, line_start, line_end)
+    return _in_parameter_list(text, *at)
 
 
 def _in_parameter_list(text: str, start: int, end: int, line_start: int, line_end: int) -> bool:
@@ -656,12 +664,8 @@ def _in_parameter_list(text: str, start: int, end: int, line_start: int, line_en
 def in_parameter_list(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is a name straight inside a signature's or a call's brackets (``is_parameter``'s
     second case): "cls_or_module" of "@monkey(cls_or_module, name=None)", not "monkey"."""
-    start, end = _bare(text, start, end)
-    if not _PARAMETER_NAME.fullmatch(text, start, end):
-        return False
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    return _in_parameter_list(text, start, end, line_start, len(text) if line_end < 0 else line_end)
+    at = _parameter_at(text, start, end)
+    return at is not None and _in_parameter_list(text, *at)
 
 
 # a list entry's name at its line's head: command-line options ("-n, --dont-detach", "--norc, -f") or a name, with a
@@ -1114,6 +1118,14 @@ _MEMBER_PATH = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)+(?:\(\
 _MEMBER_JOINT = re.compile(r"\.|::")
 
 
+@functools.lru_cache(maxsize=64)
+def _owner(question: str) -> str | None:
+    """The owner a question names before the kind of member it asks for (``_OWNER_QUESTION``), its last part in lower
+    case ("components" for "Which Components method ...?"); read once per question, not per candidate span."""
+    m = _OWNER_QUESTION.match(question)
+    return None if m is None else _MEMBER_JOINT.split(m.group("owner"))[-1].casefold()
+
+
 def without_owner(question: str | None, text: str, start: int, end: int) -> tuple[int, int]:
     """For a question that asks which member of an owner it names ("Which Components method adds a security
     scheme?": ``_OWNER_QUESTION``), a dotted answer that runs through that owner is the member:
@@ -1122,10 +1134,9 @@ def without_owner(question: str | None, text: str, start: int, end: int) -> tupl
     "Which APISpec method ...?") stays as it is: it is no member."""
     if question is None or end - start < 3 or not _MEMBER_PATH.fullmatch(text, start, end):
         return start, end
-    m = _OWNER_QUESTION.match(question)
-    if m is None:
+    owner = _owner(question)
+    if owner is None:
         return start, end
-    owner = _MEMBER_JOINT.split(m.group("owner"))[-1].casefold()
     joints = list(_MEMBER_JOINT.finditer(text, start, end))
     parts = _MEMBER_JOINT.split(text[start:end])
     if parts[-1].removesuffix("()").casefold() == owner:
@@ -1518,7 +1529,8 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     if (PARAMETER and asks_name and PARAMETER_QUESTION.search(question)
             and not TYPE_QUESTION.search(question) and not default_asked):
         bonus += PARAMETER * each(lambda t, a: is_parameter(t, a.start, a.end))
-    if NAME_PIECES and KIND_QUESTION.search(question):
+    kind_asked = KIND_QUESTION.search(question) is not None
+    if NAME_PIECES and kind_asked:
         words = _plain_words(question)
         bonus += NAME_PIECES * each(lambda t, a: name_pieces_share(question, t[a.start:a.end], words))
     if TYPE and asks_name and not TYPE_QUESTION.search(question):
@@ -1533,9 +1545,9 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
         bonus += MEANS * each(lambda t, a: sentence.states_means(t, a.start))
     if CALL_PARAMETER and _CALLED_KINDS.intersection(_asked_kind(question)):
         bonus -= CALL_PARAMETER * each(lambda t, a: in_parameter_list(t, a.start, a.end))
-    if FILE_NAME and KIND_QUESTION.search(question):
+    if FILE_NAME and kind_asked:
         bonus -= FILE_NAME * each(lambda t, a: is_file_name(t[a.start:a.end]))
-    if DEFAULT_SUBJECT and default_asked and not KIND_QUESTION.search(question):
+    if DEFAULT_SUBJECT and default_asked and not kind_asked:
         words = _plain_words(question)
         bonus -= sentence.ECHO * each(lambda t, a: names_subject(question, t[a.start:a.end], words))
     name = sentence.returned(question)
