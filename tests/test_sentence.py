@@ -651,11 +651,29 @@ def test_asked_entry_names_the_entry_whose_text_holds_the_questions_terms_best(q
     ("What type is the n_init parameter of KMeans?", False),  # its type, not which entry
     ("Which key holds the cache option by default?", False),  # a default
     ("Which exception does Validate.notNull throw?", False),  # no list's entry
+    ("Which anova_lm argument chooses between type I, II and III ANOVA?", True),  # "type" in what the entry does
+    ("Which parameter of Series.value_counts returns relative frequencies?", True),
+    ("What type of value is the data argument of a Table?", False),  # "type" in its head: it asks for a type
 ])
 def test_which_entry_questions_name_a_lists_kind_of_entry(question, asks):
     from function.model.reader import _asks_entry
 
     assert _asks_entry(question) is asks
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("What type is the n_init parameter of KMeans?", True),
+    ("What does g_hash_table_insert return?", True),  # no entry head: the word asks, as before
+    ("Which value does mode return when two values have the same frequency?", True),  # "does ... return": asked
+    ("Which parameter of SortedList.irange makes it yield values in descending order?", False),
+    ("Which control value returns success to the application at once?", False),
+    ("Which anova_lm argument chooses between type I, II and III ANOVA?", False),
+    ("Which parameter sets the window?", False),  # no such word at all
+])
+def test_a_type_word_asks_for_a_type_in_an_entry_questions_head_only(question, asks):
+    from function.model.reader import asks_type
+
+    assert asks_type(question) is asks
 
 
 _PAM_UNIX_OPTIONS = ("quiet\nTurns off informational messages.\n\nnullok\nThe default action is to not permit the "

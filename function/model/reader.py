@@ -182,6 +182,21 @@ SIGNATURE_VALUE = 4.0
 # The size of ``DEFAULT``, kept by a rule written first (docs/documents.md).
 PROJECT = 4.0
 TYPE_QUESTION = re.compile(r"\btypes?\b|\breturns?\b|\byields?\b", re.IGNORECASE)
+# "Which value does mode return ...?", "What does it yield ...?": the verb after an auxiliary asks for what is returned
+_RETURN_ASKED = re.compile(r"\b(?:does|do|did|will|would|should|can|could|must|may)\b[^?]*?\b(?:return|yield)\b",
+                           re.IGNORECASE)
+
+
+def asks_type(question: str) -> bool:
+    """Whether ``question`` asks for a type or a return value (``TYPE_QUESTION``), not which entry does something whose
+    description holds such a word: a question with an entry head (``ENTRY_QUESTION``) asks for one only where the
+    word stands in that head ("What type of value is the data argument ...?") or an auxiliary asks what is returned
+    ("Which value does mode return ...?"); "Which anova_lm argument chooses between type I, II and III ANOVA?" and
+    "Which parameter ... makes it yield values in descending order?" ask for an entry."""
+    if not TYPE_QUESTION.search(question):
+        return False
+    head = ENTRY_QUESTION.search(question)
+    return head is None or TYPE_QUESTION.search(head.group()) is not None or _RETURN_ASKED.search(question) is not None
 # Where a question asks which function, option, parameter, constant ... does something (``KIND_QUESTION``), a span
 # that is one code-shaped name gains ``NAME_PIECES`` times the share of its words the question writes in plain words
 # (``name_pieces_share``: "Which function cuts a prefix ...?" -> ``cut_prefix`` over its neighbour ``cut_suffix``;
@@ -1331,7 +1346,7 @@ def _conditioned_answer(found: list[Answer], question: str, texts: Sequence[str]
 
 def _asks_entry(question: str) -> bool:
     """Whether a question asks which entry of a list does something (``ENTRY_QUESTION``), not its type or default."""
-    return (ENTRY_QUESTION.search(question) is not None and not TYPE_QUESTION.search(question)
+    return (ENTRY_QUESTION.search(question) is not None and not asks_type(question)
             and not sentence.asks_default(question))
 
 
@@ -1527,13 +1542,13 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     if OPTION_QUESTION.search(question):
         bonus += OPTION * each(lambda t, a: is_option(t[a.start:a.end]))
     if (PARAMETER and asks_name and PARAMETER_QUESTION.search(question)
-            and not TYPE_QUESTION.search(question) and not default_asked):
+            and not asks_type(question) and not default_asked):
         bonus += PARAMETER * each(lambda t, a: is_parameter(t, a.start, a.end))
     kind_asked = KIND_QUESTION.search(question) is not None
     if NAME_PIECES and kind_asked:
         words = _plain_words(question)
         bonus += NAME_PIECES * each(lambda t, a: name_pieces_share(question, t[a.start:a.end], words))
-    if TYPE and asks_name and not TYPE_QUESTION.search(question):
+    if TYPE and asks_name and not asks_type(question):
         bonus -= TYPE * each(lambda t, a: in_type_position(t, a.start, a.end))
     if SIGNATURE_VALUE and not default_asked:
         bonus -= SIGNATURE_VALUE * each(lambda t, a: is_signature_value(t, a.start, a.end))
