@@ -676,6 +676,19 @@ def test_a_type_word_asks_for_a_type_in_an_entry_questions_head_only(question, a
     assert asks_type(question) is asks
 
 
+@pytest.mark.parametrize("question, kind", [
+    ("Which function gets the value of a hint?", ["function"]),
+    ("Which Canvas constructor argument turns on compression?", ["argument"]),  # the compound's last noun
+    ("Which command-line option allows writing files anywhere?", ["option"]),
+    ("Which ttest_ind argument switches to Welch's t-test?", ["argument"]),  # "switches" a verb here
+    ("How do I open a file?", []),
+])
+def test_the_kind_asked_is_the_last_kind_noun_of_the_questions_head(question, kind):
+    from function.model.reader import _asked_kind
+
+    assert _asked_kind(question) == kind
+
+
 _PAM_UNIX_OPTIONS = ("quiet\nTurns off informational messages.\n\nnullok\nThe default action is to not permit the "
                      "user access if their password is blank. The nullok argument overrides this default.\n\n"
                      "nullresetok\nAllow users to authenticate with a blank password if a reset is enforced.\n")

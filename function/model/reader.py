@@ -572,11 +572,23 @@ def in_type_position(text: str, start: int, end: int) -> bool:
                 or _NAME_AFTER.match(text, end, len(text) if line_end < 0 else line_end))
 
 
+# kind nouns straight after the one ``KIND_QUESTION`` found: "constructor | argument", "command|-line option"
+# (not a plural that is as often a verb: "Which ttest_ind argument switches to ...?")
+_KIND_AFTER = re.compile(r"(?:-[\w-]+)?((?:\s+(?:" + "|".join(sorted(
+    _KIND_NOUNS - {"switches", "hooks", "flags", "commands", "fields", "functions", "hints"}, key=len, reverse=True))
+    + r")\b)+)", re.IGNORECASE)
+
+
 def _asked_kind(question: str) -> list[str]:
     """The kind of name a question asks for, as index terms (``KIND_QUESTION``'s last word: "function" in "Which
-    function gets the value of a hint?"); none where it asks for none."""
+    function gets the value of a hint?"), the last of the kind nouns that follow each other there: "argument" in
+    "Which Canvas constructor argument ...?", "option" in "Which command-line option ...?"; none where it asks for
+    none."""
     asked = KIND_QUESTION.search(question)
-    return terms(asked.group(0).split()[-1]) if asked else []
+    if asked is None:
+        return []
+    after = _KIND_AFTER.match(question, asked.end())
+    return terms((asked.group(0) if after is None else after.group(1)).split()[-1])
 
 
 # the kinds of name that are called, not passed (``CALL_PARAMETER``), as index terms
