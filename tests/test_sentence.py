@@ -689,6 +689,30 @@ def test_the_kind_asked_is_the_last_kind_noun_of_the_questions_head(question, ki
     assert _asked_kind(question) == kind
 
 
+@pytest.mark.parametrize("question, name", [
+    ("What does SortedDict.keys() return?", "keys"),
+    ("What type does the ST_Extent aggregate return?", "ST_Extent"),  # a noun before the auxiliary
+    ("In what unit does g_timer_elapsed return the elapsed time?", "g_timer_elapsed"),
+    ("What does get_or_create() give back?", "get_or_create"),
+    ("What year did Doctor Who finally return to television?", None),  # no name in it: no return question
+])
+def test_a_return_question_is_read_in_its_other_wordings(question, name):
+    from function.model import sentence
+
+    assert sentence.returned(question) == name
+
+
+def test_a_sentinel_a_signature_assigns_is_no_stated_default():
+    from function.model import sentence
+
+    text = "DataFrame.dropna(*, axis=0, how=_NoDefault.no_default, subset=None)\nhow : {'any', 'all'}, default 'any'"
+    question = "What is the default value of how in DataFrame.dropna?"
+    at = text.index("_NoDefault")
+    assert not sentence.states_default(text, question, at, at + len("_NoDefault.no_default"))
+    said = text.rindex("any'")  # the value inside its quotes after "default", as the reader's span has it
+    assert sentence.states_default(text, question, said, said + 3)
+
+
 _PAM_UNIX_OPTIONS = ("quiet\nTurns off informational messages.\n\nnullok\nThe default action is to not permit the "
                      "user access if their password is blank. The nullok argument overrides this default.\n\n"
                      "nullresetok\nAllow users to authenticate with a blank password if a reset is enforced.\n")

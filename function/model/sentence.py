@@ -394,7 +394,9 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 # what a signature assigns where the default is worked out when the call runs and said in the parameter's description
 # ("max_content_width=None" over "This defaults to 80 characters"): a placeholder, not a stated default
-_PLACEHOLDER = re.compile(r"(?:None|null|undefined|nil|NULL)(?![\w$])")
+# ... or a sentinel object that stands for "not given" ("how=_NoDefault.no_default", "default=MISSING", "NOT_PROVIDED")
+_PLACEHOLDER = re.compile(r"(?:None|null|undefined|nil|NULL|[\w.]*?(?:[Nn]o_?[Dd]efault|NO_DEFAULT|NOT_?SET|NotSet|"
+                          r"NOT_PROVIDED|MISSING|_?[Ss]entinel)\w*)(?![\w$])")
 
 
 # just after a span: '"text/x-rst" | is used by default', "roundcap | is the default" (a closing quote or bracket first
@@ -685,9 +687,11 @@ def default_owner(text: str, question: str, start: int, entry_read: bool) -> int
     return -1 if last is not None and not _named(last, names) else 1
 
 
-# "What does/do/should/may/will/can X return ...?": X holds the name whose return value is asked (``returned``)
-_RETURN_QUESTION = re.compile(r"^\s*what\s+(?:does|do|did|should|may|might|will|would|can|could|must)\s+(?P<x>.+?)\s+"
-                              r"return\b", re.IGNORECASE)
+# "What does/do/should/may/will/can X return ...?", a noun before the auxiliary and an "In" before it allowed ("What
+# type does X return?", "In what unit does X return ...?"), "give back" for "return": X holds the name whose return
+# value is asked (``returned``)
+_RETURN_QUESTION = re.compile(r"^\s*(?:in\s+)?what\s+(?:[\w-]+\s+){0,3}?(?:does|do|did|should|may|might|will|would|can|"
+                              r"could|must)\s+(?P<x>.+?)\s+(?:return|give\s+back)\b", re.IGNORECASE)
 DOTTED_NAME = r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*"  # a name as code writes it: "canvas.drawInlineImage", "$el"
 _CALL = re.compile(rf"(?<![\w.])({DOTTED_NAME})\(\)")  # a name written as a call: "writer()", "os.getcwd()"
 _CODE_NAME = re.compile(DOTTED_NAME + r"(?:\(|\b)")
