@@ -197,6 +197,8 @@ def asks_type(question: str) -> bool:
         return False
     head = ENTRY_QUESTION.search(question)
     return head is None or TYPE_QUESTION.search(head.group()) is not None or _RETURN_ASKED.search(question) is not None
+
+
 # Where a question asks which function, option, parameter, constant ... does something (``KIND_QUESTION``), a span
 # that is one code-shaped name gains ``NAME_PIECES`` times the share of its words the question writes in plain words
 # (``name_pieces_share``: "Which function cuts a prefix ...?" -> ``cut_prefix`` over its neighbour ``cut_suffix``;
@@ -1553,14 +1555,14 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
                                  and (how or not any(c.isspace() for c in t[a.start:a.end].strip()))))
     if OPTION_QUESTION.search(question):
         bonus += OPTION * each(lambda t, a: is_option(t[a.start:a.end]))
-    if (PARAMETER and asks_name and PARAMETER_QUESTION.search(question)
-            and not asks_type(question) and not default_asked):
+    type_asked = asks_type(question)
+    if PARAMETER and asks_name and PARAMETER_QUESTION.search(question) and not type_asked and not default_asked:
         bonus += PARAMETER * each(lambda t, a: is_parameter(t, a.start, a.end))
     kind_asked = KIND_QUESTION.search(question) is not None
     if NAME_PIECES and kind_asked:
         words = _plain_words(question)
         bonus += NAME_PIECES * each(lambda t, a: name_pieces_share(question, t[a.start:a.end], words))
-    if TYPE and asks_name and not asks_type(question):
+    if TYPE and asks_name and not type_asked:
         bonus -= TYPE * each(lambda t, a: in_type_position(t, a.start, a.end))
     if SIGNATURE_VALUE and not default_asked:
         bonus -= SIGNATURE_VALUE * each(lambda t, a: is_signature_value(t, a.start, a.end))
