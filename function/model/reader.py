@@ -255,8 +255,14 @@ _KIND_NOUNS = frozenset(
     "functions methods classes macros constructors decorators procedures routines commands parameters arguments args "
     "kwargs keywords options flags switches settings variables constants hooks events fields properties attributes "
     "exceptions directives hints enums".split())
-KIND_QUESTION = re.compile(
-    sentence.QUESTION_LEAD + r"(?:" + "|".join(sorted(_KIND_NOUNS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+
+
+def _either(words) -> str:
+    """A regular expression's alternation of ``words``, the longest first (so "options" before "option")."""
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+KIND_QUESTION = re.compile(sentence.QUESTION_LEAD + r"(?:" + _either(_KIND_NOUNS) + r")\b", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*")
 _CODE_SHAPED = re.compile(r"[_.:#]|[a-z][A-Z]")  # a mark of code inside, or camelCase
 _NAME_PIECE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # SDL_GetHint -> SDL, Get, Hint; HTTPDigestAuth
@@ -576,9 +582,8 @@ def in_type_position(text: str, start: int, end: int) -> bool:
 
 # kind nouns straight after the one ``KIND_QUESTION`` found: "constructor | argument", "command|-line option"
 # (not a plural that is as often a verb: "Which ttest_ind argument switches to ...?")
-_KIND_AFTER = re.compile(r"(?:-[\w-]+)?((?:\s+(?:" + "|".join(sorted(
-    _KIND_NOUNS - {"switches", "hooks", "flags", "commands", "fields", "functions", "hints"}, key=len, reverse=True))
-    + r")\b)+)", re.IGNORECASE)
+_VERB_PLURALS = frozenset({"switches", "hooks", "flags", "commands", "fields", "functions", "hints"})
+_KIND_AFTER = re.compile(r"(?:-[\w-]+)?((?:\s+(?:" + _either(_KIND_NOUNS - _VERB_PLURALS) + r")\b)+)", re.IGNORECASE)
 
 
 def _asked_kind(question: str) -> list[str]:
