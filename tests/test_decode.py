@@ -564,6 +564,14 @@ def test_with_a_passage_bias_scores_are_a_softmax_over_every_candidate_span():
     ("write the token @NAMESPACE@ there", "NAMESPACE", "NAMESPACE"),  # no sigil in the answer: left as it is
     ("mail a@b@c.d", "b@", "b@"),  # a sigil after a letter is no placeholder's: "a@b" stays
     ("the %D format", "%D", "%D"),  # one sigil, nothing after it
+    ("index (int) - the index", "int)", "int"),  # a closing bracket it never opened goes
+    ('requires = ["setuptools"]', '"setuptools"]', '"setuptools"'),
+    ("log(logging.warning, threshold=0.5))", "logging.warning, threshold=0.5))", "logging.warning, threshold=0.5"),
+    ("call f(x)) here", "f(x))", "f(x)"),  # the one it opened stays
+    ("a) b) c", "a) b)", "a) b"),  # only at its end
+    ("verify = 'x'", "'", ""),  # a quote alone answers nothing
+    ("see (x)", ")", ""),  # nor a bracket
+    ('the empty string "" here', '""', '""'),  # two quotes are a value
 ])
 def test_edges_shape_an_answer_as_documentation_writes_it(text, span, answer):
     start = text.index(span)

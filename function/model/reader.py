@@ -996,7 +996,9 @@ def edges(text: str, start: int, end: int) -> tuple[int, int]:
     an ellipsis ("... field." -> "... field"), a double quote left unpaired takes in the one beside it
     ('-" character' -> '"-" character'), as does a placeholder's sigil ("NAMESPACE@" -> "@NAMESPACE@":
     ``_placeholder``), and a round bracket it opens takes in its ")" where that comes on the same
-    line within ``WIDEST_CLOSE`` characters ("points (1/72 of an inch" -> "points (1/72 of an inch)"). Kept on the
+    line within ``WIDEST_CLOSE`` characters ("points (1/72 of an inch" -> "points (1/72 of an inch)"), a closing
+    bracket at its end that it never opened goes ("int)" -> "int": ``_without_stray_closers``), and a quote or a
+    bracket alone is no answer (start == end). Kept on the
     documentation benchmark's dev part by its "EM as written" (docs/documents.md); SQuAD's normalisation drops
     articles and punctuation, so its EM and F1 read these answers as before."""
     m = _ARTICLE_BEFORE_CODE.match(text, start, end)
@@ -1016,7 +1018,33 @@ def edges(text: str, start: int, end: int) -> tuple[int, int]:
     opened = _unclosed(text, start, end)
     if opened is not None:  # "points (1/72 of an inch" takes in its ")"
         end = _bracket_end(text, opened, min(len(text), end + WIDEST_CLOSE), end)
-    return trim(text, start, end)
+    end = _without_stray_closers(text, start, end)
+    start, end = trim(text, start, end)
+    if end - start == 1 and text[start] in _LONE_MARKS:  # a quote or a bracket alone answers nothing
+        return start, start
+    return start, end
+
+
+# Characters that are no answer on their own (``edges``): a quote or a bracket opens or closes something.
+_LONE_MARKS = frozenset("'\"`\u2018\u2019\u201c\u201d()[]{}")
+_OPENERS, _CLOSERS = "([{", ")]}"
+
+
+def _without_stray_closers(text: str, start: int, end: int) -> int:
+    """Where an answer ends without the closing brackets at its end that open nowhere in it ("int)" of "index
+    (int)" -> "int", '"setuptools"]' -> '"setuptools"'): the span began inside the brackets. Any opener pairs with
+    any closer, so an interval stays whole ("[0,360)")."""
+    if end <= start or text[end - 1] not in _CLOSERS:
+        return end
+    depth = 0
+    for i in range(start, end):
+        if text[i] in _OPENERS:
+            depth += 1
+        elif text[i] in _CLOSERS:
+            if depth == 0 and not text[i + 1:end].strip(_CLOSERS + " \t"):
+                return i  # the first closer of the run at the end that opens nowhere: cut there
+            depth = max(0, depth - 1)
+    return end
 
 
 _CLOSING = {"'": "'", "\u2019": "\u2018"}  # a closing single quote and the quote that opens it
