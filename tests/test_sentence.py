@@ -1962,3 +1962,37 @@ def test_in_parameter_list_is_a_name_straight_inside_a_signature_s_brackets(text
 
     a = text.index(span)
     assert in_parameter_list(text, a, a + len(span)) is inside
+
+
+def test_asked_alone_the_passage_is_chosen_by_the_answer_most_spans_agree_on(monkeypatch):
+    """Two of three passages read give "beta", each ranked a little below the one that gives "alpha": together they
+    hold more of the ranking's probability, so "beta" answers (``AGREEMENT``); without the rule, "alpha"."""
+    from function.model import reader
+
+    texts = ["Use alpha for this.", "Use beta for this.", "Use beta for this."]
+    passages = [_passage(t)[0] for t in texts]
+    b = build_batch([11, 12], [p.ids for p in passages], SPEC)
+    start = np.zeros(b.input_ids.shape, dtype=np.float32)
+    end = np.zeros(b.input_ids.shape, dtype=np.float32)
+    for row, value in ((0, 6.0), (1, 5.8), (2, 5.8)):  # the word after "Use" in each passage
+        start[row, b.context_start + 1] = end[row, b.context_start + 1] = value
+
+    def best():
+        found = answers_from_logits(start, end, b, passages, 3, 30, np.zeros(3), texts=texts,
+                                    question="What should I use for this?")
+        return texts[found[0].passage][found[0].start:found[0].end]
+
+    assert best() == "beta"
+    monkeypatch.setattr(reader, "AGREEMENT", False)
+    assert best() == "alpha"
+
+
+def test_agreement_groups_spans_by_their_text_case_and_punctuation_aside():
+    from function.model.reader import Answer, _agreed
+
+    texts = ["TimeLimit", "timelimit.", "Searcher", "other"]
+    found = [Answer(2, 0, 8, 0.4), Answer(0, 0, 9, 0.3), Answer(1, 0, 10, 0.2), Answer(3, 0, 5, 0.1)]
+    assert _agreed(found, texts) == found[1]  # 0.3 + 0.2 agree on "TimeLimit": its best-ranked span
+    assert _agreed(found[:2], texts) == found[0]  # its own group the largest: the first span
+    tied = [Answer(2, 0, 8, 0.5), Answer(3, 0, 5, 0.5)]
+    assert _agreed(tied, texts) == tied[0]  # a tie: the better ranked

@@ -153,6 +153,12 @@ CHOICE = True
 # signature's own spans the reader likes better ("False" of "return_num=False" for "What does skimage.measure.label
 # return?"). One switch, kept by a rule written first (docs/documents.md).
 RETURN_FIRST = True
+# Where a question asked alone reads several passages, the passage the answer comes from is chosen by the answer text
+# most of the ranking's probability agrees on (``_agreed``: the ranked spans grouped by their text, case and
+# punctuation aside, each group's probabilities summed), the best-ranked span of that group choosing it: an answer
+# several windows or passages give outweighs a single span ranked a little higher (answer aggregation, Wang et al.
+# 2018). One switch, kept by a rule written first (docs/documents.md).
+AGREEMENT = True
 # Where a question asks for several things (``sentence.asks_several``: "Which content types does it support?") and the
 # answer chosen is one item of a list its sentence writes ("log, warn, success, error"), the answer is the whole list
 # (``sentence.coordination``), after the ranking. One switch, kept by a rule written first (docs/documents.md).
@@ -1524,6 +1530,20 @@ def _first(best: Answer, found: list[Answer]) -> list[Answer]:
     return [best] + [b for b in found[1:] if (b.passage, b.start, b.end) != (best.passage, best.start, best.end)]
 
 
+_NOT_WORD = re.compile(r"\W+")
+
+
+def _agreed(found: list[Answer], texts: Sequence[str]) -> Answer:
+    """The best-ranked span of the answer text ``found``'s probabilities agree on most: the spans grouped by their
+    text, case and punctuation aside ("TimeLimit" and "TimeLimit."), each group's scores summed (``AGREEMENT``);
+    ``found[0]`` where its own group is the largest."""
+    groups: dict[str, list[Answer]] = {}
+    for a in found:
+        groups.setdefault(_NOT_WORD.sub(" ", texts[a.passage][a.start:a.end]).strip().casefold(), []).append(a)
+    best = max(groups.values(), key=lambda g: sum(a.score for a in g))  # the first such group where tied
+    return best[0]
+
+
 def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,
                            passages: Sequence, max_answer_tokens: int, texts: Sequence[str],
                            windows: np.ndarray | None, question: str,
@@ -1533,12 +1553,13 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
                            pages: Sequence[tuple[str, int] | None] | None = None,
                            cosines: Callable[[Sequence[str]], Sequence[float]] | None = None) -> list[Answer]:
     """Two stages for retrieved passages: ``found``'s best span chooses the passage (spans of every passage read,
-    ``passage_bias`` and the sentence term at ``sentence.WEIGHT``), then the answer is the span that passage alone
+    ``passage_bias`` and the sentence term at ``sentence.WEIGHT``; with ``AGREEMENT``, the best span of the answer text
+    they agree on most: ``_agreed``), then the answer is the span that passage alone
     gives, decoded as if the request had named it (its windows only, the reader's own probabilities, the sentence
     term at ``sentence.WEIGHT_GIVEN``). The answer takes the place and the score of the first stage's best span
     (how sure the reader is of that passage's answer among all spans read), which it supersedes; the other spans
     follow as ranked."""
-    chosen = found[0].passage
+    chosen = _agreed(found, texts).passage if AGREEMENT else found[0].passage
     rows = np.flatnonzero(np.asarray(batch.passage_index) == chosen)  # its windows alone: a batch of one passage
     own = replace(batch.rows(rows), passage_index=np.zeros(len(rows), dtype=np.int64))  # passage 0 of [chosen]
     mine = None if windows is None else np.asarray(windows, dtype=bool)[rows]
