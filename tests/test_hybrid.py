@@ -506,9 +506,9 @@ def test_a_question_alone_ranks_its_answers_by_their_sentence_s_meaning_and_a_pa
     stages = []
     by_sentence = reader._by_sentence
 
-    def spy(found, question, texts, weight, titles=None, marks=None, lines=None, cosines=None, pages=None):
+    def spy(found, question, texts, weight, titles=None, marks=None, lines=None, cosines=None, pages=None, code=None):
         stages.append(("choice" if titles is None else "within", cosines is not None))
-        return by_sentence(found, question, texts, weight, titles, marks, lines, cosines, pages)
+        return by_sentence(found, question, texts, weight, titles, marks, lines, cosines, pages, code)
 
     with pytest.MonkeyPatch.context() as m:
         m.setattr(reader, "_by_sentence", spy)

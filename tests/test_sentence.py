@@ -424,6 +424,27 @@ def test_where_a_question_asks_for_a_name_the_page_s_code_is_lifted():
     assert text[alone.start:alone.end] == "requiredOption"
 
 
+def test_within_one_passage_the_code_lift_is_code_within(monkeypatch):
+    """Ranking one passage's spans (a passage named, or the one chosen when asked alone), the code lift is
+    ``CODE_WITHIN``: a method's name the reader ranks 2.5 logits below a label wins at 3, not at ``CODE``'s 2."""
+    from function.model import reader
+
+    text = "Options: declare requiredOption for a mandatory one."
+    passage, b, start, end = _two_spans(text, "Options:", "requiredOption", [6.0, 5.0], [6.5, 5.0])
+    marks = [np.array([at(text, "requiredOption")])]
+    name = "Which method declares a mandatory option?"
+
+    def best(bias=None):
+        found = answers_from_logits(start, end, b, [passage], 3, 30, bias, texts=[text], question=name, marks=marks)
+        return text[found[0].start:found[0].end]
+
+    assert best() == "requiredOption"
+    assert best(np.array([0.0])) == "requiredOption"  # asked alone: the chosen passage read within
+    monkeypatch.setattr(reader, "CODE_WITHIN", reader.CODE)
+    assert best() == "Options:"
+    assert best(np.array([0.0])) == "Options:"
+
+
 def test_a_code_block_s_line_holding_a_space_is_lifted_only_where_the_question_asks_a_way():
     """A code block's line is a statement or a command: the answer to "How do I ...?", not to "Which target ...?";
     inline code of several words is a name ("git worktree lock") and is lifted for both."""

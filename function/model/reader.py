@@ -51,6 +51,11 @@ HEADING = 30.0
 # block's line holding white space (a statement, a command line) is lifted only where the question asks how to do
 # something (``HOW_QUESTION``); inline code of several words is a name too ("git worktree lock", "CREATE TABLE").
 CODE = 2.0
+# ... and ``CODE_WITHIN`` where one passage's spans are ranked among themselves (a request that names its passages or
+# gives a context, and the second stage of a question asked alone, ``_within_chosen_passage``): ``CODE`` chooses among
+# the passages read, where a larger lift would choose passages whose code is not the answer. Chosen on the dev part
+# among 2, 3 and 4 by a rule written first (docs/documents.md).
+CODE_WITHIN = 3.0
 # Where a question asks for an option, a flag or a switch (``OPTION_QUESTION``), a span that is a command-line option
 # or a list of its forms (``is_option``: "-k", "--prune", "-h, --help") gains ``OPTION`` logits in the same ranking:
 # the answer type the question names. The size of ``CODE``, not tuned; kept on the documentation benchmark's dev part
@@ -1339,7 +1344,7 @@ def answers_from_logits(
         # across retrieved passages a heading's span still tells which passage answers; within it, not what
         found = _by_sentence(found, question, texts, sentence_weight, titles if passage_bias is None else None, marks,
                              lines, cosines if passage_bias is not None else None,  # the choice of passage only
-                             pages)
+                             pages, CODE if passage_bias is not None else CODE_WITHIN)
     listing = None if not ranked else _listing(question)
     if ranked and passage_bias is None and found and listing is not None:
         found = _entry_named(found, question, texts, lines, listing, cosines)
@@ -1582,11 +1587,13 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
                  marks: Sequence[np.ndarray | None] | None = None,
                  lines: Sequence[np.ndarray | None] | None = None,
                  cosines: Callable[[Sequence[str]], Sequence[float]] | None = None,
-                 pages: Sequence[tuple[str, int] | None] | None = None) -> list[Answer]:
+                 pages: Sequence[tuple[str, int] | None] | None = None,
+                 code: float | None = None) -> list[Answer]:
     """``found`` ranked again with the sentence term, the echo, the heading, the code, the option, the name's words,
     the type, the definition, the default, the return value and, with the passages' (document, chunk) ``pages``, the
     project's name (``answers_from_logits``), then, with ``cosines``, by the meaning of the best ones' sentences
-    (``_by_sentence_cosine``), best first."""
+    (``_by_sentence_cosine``), best first. ``code``: the code lift's size (``CODE`` where None; ``answers_from_logits``
+    gives ``CODE_WITHIN`` where one passage's spans are ranked)."""
     if not found:
         return found
 
@@ -1604,7 +1611,8 @@ def _by_sentence(found: list[Answer], question: str, texts: Sequence[str], weigh
     if asks_name and any(m is not None and len(m) for m in (*(marks or ()), *(lines or ()))):
         how = HOW_QUESTION.search(question) is not None  # a way: a block's command line; otherwise a name, no statement
         inline, block = marks or [None] * len(texts), lines or [None] * len(texts)
-        bonus += CODE * each(lambda t, a: is_code(t, inline[a.passage], a.start, a.end)
+        lift = CODE if code is None else code  # CODE_WITHIN within one passage (``answers_from_logits``)
+        bonus += lift * each(lambda t, a: is_code(t, inline[a.passage], a.start, a.end)
                              or (is_code(t, block[a.passage], a.start, a.end)
                                  and (how or not any(c.isspace() for c in t[a.start:a.end].strip()))))
     if OPTION_QUESTION.search(question):
