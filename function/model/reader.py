@@ -1009,9 +1009,9 @@ def edges(text: str, start: int, end: int) -> tuple[int, int]:
     ``_placeholder``), and a round bracket it opens takes in its ")" where that comes on the same
     line within ``WIDEST_CLOSE`` characters ("points (1/72 of an inch" -> "points (1/72 of an inch)"), a closing
     bracket at its end that it never opened goes ("int)" -> "int": ``_without_stray_closers``), and a quote or a
-    bracket alone is no answer (start == end). Kept on the
-    documentation benchmark's dev part by its "EM as written" (docs/documents.md); SQuAD's normalisation drops
-    articles and punctuation, so its EM and F1 read these answers as before."""
+    bracket alone is no answer (start == end). Kept on the documentation benchmark's dev part by its "EM as written"
+    (docs/documents.md); SQuAD's normalisation drops articles and punctuation, so its EM and F1 read these answers as
+    before."""
     m = _ARTICLE_BEFORE_CODE.match(text, start, end)
     if m and m.end() < end and not any(c.isspace() for c in text[m.end():end]):  # "the -f", not "the X method"
         start = m.end()
@@ -1293,8 +1293,9 @@ def answers_from_logits(
     spans listed add (still in [0, 1]); and, where the question asks for a kind of name (``KIND_QUESTION``: "Which
     function ...?"), plus ``NAME_PIECES`` times the share of a code-shaped name's words it writes
     (``name_pieces_share``); then, with ``cosines`` (a question asked alone, the sentence encoder at hand) and a
-    ``passage_bias``, by the meaning of the best spans' sentences (``SENTENCE_COSINE``). With a ``passage_bias``
-    (retrieved passages), that ranking chooses the passage
+    ``passage_bias``, by the meaning of the best spans' sentences (``SENTENCE_COSINE``); ``CODE`` is ``CODE_WITHIN``
+    where there is no ``passage_bias`` (one passage's spans ranked among themselves). With a ``passage_bias``
+    (retrieved passages), that ranking chooses the passage, by the answer text its spans agree on most (``AGREEMENT``),
     and the answer is then chosen within it as if the request had named it (``_within_chosen_passage``). Where a
     passage is read so and the question asks which parameter or option does something, the entry of its list the
     question's terms point to may name the answer instead (``ENTRY``, ``asked_entry``), as may an API entry where it
@@ -1559,9 +1560,9 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
                            cosines: Callable[[Sequence[str]], Sequence[float]] | None = None) -> list[Answer]:
     """Two stages for retrieved passages: ``found``'s best span chooses the passage (spans of every passage read,
     ``passage_bias`` and the sentence term at ``sentence.WEIGHT``; with ``AGREEMENT``, the best span of the answer text
-    they agree on most: ``_agreed``), then the answer is the span that passage alone
-    gives, decoded as if the request had named it (its windows only, the reader's own probabilities, the sentence
-    term at ``sentence.WEIGHT_GIVEN``). The answer takes the place and the score of the first stage's best span
+    they agree on most: ``_agreed``), then the answer is the span that passage alone gives, decoded as if the request
+    had named it (its windows only, the reader's own probabilities, the sentence term at ``sentence.WEIGHT_GIVEN``,
+    the code lift at ``CODE_WITHIN``). The answer takes the place and the score of the first stage's best span
     (how sure the reader is of that passage's answer among all spans read), which it supersedes; the other spans
     follow as ranked."""
     chosen = _agreed(found, texts).passage if AGREEMENT else found[0].passage
