@@ -81,3 +81,42 @@ def test_ascii_text_is_folded_as_the_unicode_path_folds_it(text):
     from function.retrieval.terms import _fold, _unicode_fold
 
     assert _fold(text) == _unicode_fold(text)
+
+
+def test_a_questions_return_raise_or_yield_is_also_searched_as_the_field_label():
+    from function.retrieval.terms import search_terms
+
+    assert search_terms("What does threshold_otsu return?") == ["threshold", "otsu", "return", "returns"]
+    assert search_terms("Which error can open raise, and what does it yield?") == [
+        "error", "open", "raise", "yield", "raises", "yields"]
+    assert search_terms("What returns a list?") == ["returns", "list"]  # the label asked already: searched once
+    assert search_terms("Who ruled Normandy?") == query_terms("Who ruled Normandy?")  # any other question as before
+    # nothing but the verb to search ("now" is a stop-word): a passage full of "returns" would win, so no label
+    assert search_terms("What does now return?") == ["return"]
+    many = " ".join(f"w{i}" for i in range(MAX_QUERY_TERMS)) + " return"
+    assert len(search_terms(many)) == MAX_QUERY_TERMS
+
+
+def test_retrieval_finds_a_returns_section_for_a_question_that_asks_what_a_function_returns(tiny_artifact, tmp_path,
+                                                                                           monkeypatch):
+    from function.config import Settings
+    from function.ingest.cli import main as ingest_main
+    from function.service.pipeline import QAService
+    from function.service.runtime import Runtime
+
+    monkeypatch.setenv("QA_ARTIFACT_DIR", str(tiny_artifact.folder))
+    monkeypatch.setenv("QA_STORE", "sqlite")
+    monkeypatch.setenv("QA_SQLITE_PATH", str(tmp_path / "p.sqlite"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    # numpydoc as ingested: the summary line says "Return", the section that answers is headed "Returns"
+    (docs / "summary.md").write_text("# Filters\n\nthreshold_otsu: Return a threshold.\n")
+    (docs / "otsu.md").write_text("# threshold_otsu\n\nReturns:\n\nthreshold : float\n")
+    assert ingest_main([str(docs), "--quiet"]) == 0
+    service = QAService(Runtime(Settings.from_env()))
+    asked = "What does threshold_otsu return?"
+    assert [h.passage_id for h in service.retrieve(asked, 2)] == ["otsu.md#0000", "summary.md#0000"]
+    from function.retrieval import terms
+
+    monkeypatch.setattr(terms, "FIELD_LABELS", {})  # searched for its own words alone, the summary line wins
+    assert [h.passage_id for h in service.retrieve(asked, 2)] == ["summary.md#0000", "otsu.md#0000"]

@@ -78,6 +78,25 @@ def query_terms(question: str) -> list[str]:
     return list(dict.fromkeys(terms(without_abbreviations(question))))[:MAX_QUERY_TERMS]
 
 
+# A question's verb and the label documentation heads the same thing with: numpydoc's and Google style's "Returns",
+# "Raises" and "Yields" sections, Sphinx's "Returns:" field, Javadoc's "Returns:". Terms are not stemmed (a stemmer on
+# every term lost documentation answers: docs/retrieval.md), so "What does threshold_otsu return?" found the summary
+# line "Return threshold value ..." and not the passage under it that holds the "Returns:" section.
+FIELD_LABELS = {"return": "returns", "raise": "raises", "yield": "yields"}
+
+
+def search_terms(question: str) -> list[str]:
+    """The terms retrieval searches a question for: ``query_terms``, and for a "return", "raise" or "yield" among
+    them the field label documentation writes it as (``FIELD_LABELS``) after them, still at most
+    ``MAX_QUERY_TERMS``; not where the verbs are all the question searches ("What does now return?": "now" is a
+    stop-word, and a passage full of "returns" would win)."""
+    asked = query_terms(question)
+    if all(t in FIELD_LABELS or t in FIELD_LABELS.values() for t in asked):
+        return asked
+    labels = [FIELD_LABELS[t] for t in asked if t in FIELD_LABELS and FIELD_LABELS[t] not in asked]
+    return (asked + labels)[:MAX_QUERY_TERMS]
+
+
 def located_terms(text: str) -> list[tuple[str, int, int]]:
     """``terms`` of ``text`` with the character span of the word each came from (a word that folding turns
     into two terms gives both its span). Each word is folded on its own, so where folding would join or split

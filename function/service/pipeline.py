@@ -24,7 +24,7 @@ from function.errors import BadRequest, NotFound, NothingMatched, PayloadTooLarg
 from function.logs import log
 from function.retrieval.bm25 import Hit
 from function.retrieval.filters import PassageFilter
-from function.retrieval.terms import query_terms
+from function.retrieval.terms import query_terms, search_terms
 from function.service.cache import LRU, AnswerCache, CorpusGeneration, answer_key, normalize_question
 from function.service.qa_request import QARequest
 from function.service.runtime import Runtime
@@ -265,7 +265,7 @@ class QAService:
         """The ``k`` stored passages with the best BM25 scores for ``question``, best first; with ``where``, the
         best ``k`` of the passages within it (each index filters inside its search); ``corpus``: the generation
         what the index keeps in memory must belong to (``Searcher.at``)."""
-        terms = query_terms(question)
+        terms = search_terms(question)
         if not terms:
             raise NothingMatched("the question has no words to search the passages for (only stop-words); "
                                  "ask with more words, or give 'passage_ids' or a 'context'", {"terms": []})
