@@ -1608,6 +1608,33 @@ def test_a_return_question_asked_alone_is_answered_from_the_passage_that_says_wh
     assert _stating_return(found[2:] + found[:2], "label", texts, titles) == found[2:] + found[:2]  # first says so
 
 
+def test_a_return_question_asked_alone_prefers_the_returns_section_to_a_summary_line():
+    """numpydoc writes a function's return twice: its summary line ("Return threshold value based on Otsu's method.")
+    and its Returns section, which the question means. Both say what the name returns; the span under the "Returns:"
+    label chooses the passage, though the summary's ranks first. A summary span stays where no span is under the label
+    (or the label is another function's)."""
+    from function.model.reader import Answer, _stating_return
+
+    texts = ["threshold_otsu\n\nskimage.filters.threshold_otsu(image=None, nbins=256)\n"
+             "Return threshold value based on Otsu's method.\n",
+             "Returns:\n\nthreshold : float\nUpper threshold value. All pixels above it are foreground.\n"]
+    titles = ["Module: filters > threshold_otsu", "Module: filters > threshold_otsu > skimage.filters.threshold_otsu"]
+    summary = texts[0].index("threshold value")
+    typed = texts[1].index("threshold :")
+    found = [Answer(0, summary, summary + len("threshold value based on Otsu's method"), 0.7),
+             Answer(1, typed, typed + len("threshold"), 0.01)]
+    best = _stating_return(found, "threshold_otsu", texts, titles)
+    assert (best[0].passage, texts[1][best[0].start:best[0].end], best[0].score) == (1, "threshold", 0.7)
+    assert _stating_return(found[:1], "threshold_otsu", texts, titles) == found[:1]  # no Returns section read
+    assert _stating_return(found, "threshold_li", texts, titles) == found  # the Returns section of another name
+    # within one passage (label_only): the label's span first, and nothing else moved where there is none
+    within = _stating_return(found, "threshold_otsu", texts, titles, label_only=True)
+    assert (within[0].passage, texts[1][within[0].start:within[0].end]) == (1, "threshold")
+    signature = Answer(0, texts[0].index("nbins"), texts[0].index("nbins") + 5, 0.8)
+    assert _stating_return([signature, found[0]], "threshold_otsu", texts, titles, label_only=True) == [
+        signature, found[0]]  # RETURN_FIRST's summary-line choice is not made within one passage
+
+
 @pytest.mark.parametrize("question, span, share", [
     ("Which function cuts a prefix from a string if it is present?", "cut_prefix", 1.0),
     ("Which function cuts a prefix from a string if it is present?", "cut_suffix", 0.5),  # "cut" only

@@ -158,6 +158,12 @@ CHOICE = True
 # signature's own spans the reader likes better ("False" of "return_num=False" for "What does skimage.measure.label
 # return?"). One switch, kept by a rule written first (docs/documents.md).
 RETURN_FIRST = True
+# ... and, for such a question, a span on a line under the entry's "Returns:" label (``sentence.under_returns_label``,
+# or numpydoc's "name : type" line there) comes first where the best span says what the name returns only in a
+# summary line or in prose ("Return threshold value based on Otsu's method." above "Returns: / threshold : float /
+# Upper threshold value. ..."): among the passages read, and within one passage. Kept by a rule written first
+# (docs/documents.md: the blind sets' numpydoc return questions).
+RETURNS_LABEL = True
 # Where a question asked alone reads several passages, the passage the answer comes from is chosen by the answer text
 # most of the ranking's probability agrees on (``_agreed``: the ranked spans grouped by their text, case and
 # punctuation aside, each group's probabilities summed), the best-ranked span of that group choosing it: an answer
@@ -1306,7 +1312,8 @@ def answers_from_logits(
     ``_entry_next_door``). Where the question asks to choose between the answers it offers and the answer is none of
     them, the alternative its passage (or the next passage read) writes replaces it (``CHOICE``, ``_offered_answer``);
     asked alone, a return question's best span that says what the name returns chooses the passage (``RETURN_FIRST``,
-    ``_stating_return``); where the passage read
+    ``_stating_return``), one under the entry's "Returns:" label first, also within one passage (``RETURNS_LABEL``);
+    where the passage read
     holds a table whose header names what the question asks for, the cell of the row it asks about (``TABLE``,
     ``_table_answer``); and where it asks what something returns under a condition, the value its passage gives under
     it (``CONDITIONED``, ``_conditioned_answer``). After the ranking, a
@@ -1353,6 +1360,8 @@ def answers_from_logits(
         found = _table_answer(found, question, texts, lines)
     if RETURN_FIRST and ranked and passage_bias is not None and found and name is not None:
         found = _stating_return(found, name, texts, titles)
+    if RETURNS_LABEL and ranked and passage_bias is None and found and name is not None:
+        found = _stating_return(found, name, texts, titles, label_only=True)
     if ranked and passage_bias is not None and found:
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
                                        windows, question, titles, marks, lines, pages, cosines)
@@ -1515,17 +1524,28 @@ def _offered_answer(found: list[Answer], question: str, texts: Sequence[str]) ->
 
 
 def _stating_return(found: list[Answer], name: str, texts: Sequence[str],
-                    titles: Sequence[str | None] | None) -> list[Answer]:
+                    titles: Sequence[str | None] | None, label_only: bool = False) -> list[Answer]:
     """``found`` with its best span that says what ``name`` returns (``sentence.states_return``, each passage's title
     read as its entry's; or numpydoc's "name : type" line under "Returns:" whose description does:
     ``sentence.return_description``) first, at the best span's score; as it was where the best says so or none
-    does."""
+    does. With ``RETURNS_LABEL``, a span on a line under the entry's "Returns:" label
+    (``sentence.under_returns_label``, or that numpydoc line) comes first even where the best span says so in a
+    summary line or in prose; ``label_only``: that alone (within one passage)."""
     def says(a: Answer) -> bool:
         text, title = texts[a.passage], None if titles is None else titles[a.passage]
         return a.start < a.end and (sentence.states_return(text, name, a.start, title)
                                     or sentence.return_description(text, name, a.start, a.end, title) is not None)
 
-    if says(found[0]):
+    def labelled(a: Answer) -> bool:  # under a "Returns:" label, not a summary's "Return ..." line
+        text, title = texts[a.passage], None if titles is None else titles[a.passage]
+        return a.start < a.end and (sentence.return_description(text, name, a.start, a.end, title) is not None
+                                    or sentence.under_returns_label(text, name, a.start, title))
+
+    if RETURNS_LABEL and not labelled(found[0]):
+        best = next((a for a in found[1:] if labelled(a)), None)
+        if best is not None:
+            return _first(replace(best, score=found[0].score), found)
+    if label_only or says(found[0]):
         return found
     best = next((a for a in found[1:] if says(a)), None)
     return found if best is None else _first(replace(best, score=found[0].score), found)

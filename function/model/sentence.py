@@ -952,6 +952,14 @@ def _under_returns(text: str, line: int) -> bool:
     return further is not None and bool(_RETURNS_HEADING.match(further[1]))
 
 
+def under_returns_label(text: str, name: str, start: int, title: str | None = None) -> bool:
+    """Whether what starts at ``start`` lies on a line under ``name``'s own "Returns:" label (``_under_returns``, and
+    ``states_return`` at that line's start): the Returns section that says what it returns, not a summary line's
+    "Return ..." nor a prose mention."""
+    line = text.rfind("\n", 0, start) + 1
+    return _under_returns(text, line) and states_return(text, name, line, title)
+
+
 def states_return(text: str, name: str, start: int, title: str | None = None) -> bool:
     """Whether ``text`` says, just before what starts at ``start`` (on its line, or a "Returns:" line above:
     ``_under_returns``), that it is what ``name`` (``returned``) returns, inside ``name``'s own entry: the last
