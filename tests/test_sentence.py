@@ -1608,6 +1608,33 @@ def test_a_return_question_asked_alone_is_answered_from_the_passage_that_says_wh
     assert _stating_return(found[2:] + found[:2], "label", texts, titles) == found[2:] + found[:2]  # first says so
 
 
+@pytest.mark.parametrize("question, texts, want", [
+    # numpydoc's line: the type between " : " and ", default" (the reader took "auto", a piece of it)
+    ("What type is the n_init parameter of KMeans?",
+     ["n_clusters : int, default=8\nn_init : 'auto' or int, default=10\nNumber of times k-means runs."],
+     "'auto' or int"),
+    # ", optional" ends it too; the passage that has the line answers where the best span's has none
+    ("What type is the `ax` argument of plot_acf?",
+     ["ax = plot_acf(x, lags=None)", "ax : AxesSubplot, optional\nIf given, this subplot is used to plot in."],
+     "AxesSubplot"),
+    ("What type are the x2 parameters of hypot?", ["x1, x2 : array_like\nLeg of the triangle(s)."], "array_like"),
+    ("What type is the n_init parameter of KMeans?", ["n_init : int\n"], "int"),
+    # not asked: no parameter named, what is returned, or no numpydoc line for that name
+    ("What type of value must C be in LogisticRegression?", ["C : float, default=1.0"], None),
+    ("What type does plot_acf return for the ax argument?", ["ax : AxesSubplot, optional"], None),
+    ("What type is the n_init parameter of KMeans?", ["n_init_max : int, default=10", "n_init is 10."], None),
+])
+def test_a_parameters_type_is_read_from_its_numpydoc_line(question, texts, want):
+    from function.model.reader import Answer, _parameter_type
+
+    found = [Answer(0, 0, 2, 0.9)] + [Answer(p, 0, 1, 0.1) for p in range(1, len(texts))]
+    got = _parameter_type(found, question, texts)
+    if want is None:
+        assert got == found
+    else:
+        assert texts[got[0].passage][got[0].start:got[0].end] == want and got[0].score == 0.9
+
+
 def test_a_return_question_asked_alone_prefers_the_returns_section_to_a_summary_line():
     """numpydoc writes a function's return twice: its summary line ("Return threshold value based on Otsu's method.")
     and its Returns section, which the question means. Both say what the name returns; the span under the "Returns:"

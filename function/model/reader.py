@@ -164,6 +164,11 @@ RETURN_FIRST = True
 # Upper threshold value. ..."): among the passages read, and within one passage. Kept by a rule written first
 # (docs/documents.md: the blind sets' numpydoc return questions).
 RETURNS_LABEL = True
+# Where a question asks the type of a parameter (an argument, option, attribute, keyword, field) it names ("What type
+# is the n_init parameter of KMeans?": ``_PARAMETER_TYPE_QUESTION``), the answer is the type on that name's numpydoc
+# line, "n_init : 'auto' or int, default=10" (``_parameter_type``), where a passage read has one: the reader takes a
+# piece of it or the default. One switch, kept by a rule written first (docs/documents.md).
+PARAMETER_TYPE = True
 # Where a question asked alone reads several passages, the passage the answer comes from is chosen by the answer text
 # most of the ranking's probability agrees on (``_agreed``: the ranked spans grouped by their text, case and
 # punctuation aside, each group's probabilities summed), the best-ranked span of that group choosing it: an answer
@@ -1313,7 +1318,8 @@ def answers_from_logits(
     them, the alternative its passage (or the next passage read) writes replaces it (``CHOICE``, ``_offered_answer``);
     asked alone, a return question's best span that says what the name returns chooses the passage (``RETURN_FIRST``,
     ``_stating_return``), one under the entry's "Returns:" label first, also within one passage (``RETURNS_LABEL``);
-    where the passage read
+    the type on a parameter's numpydoc line where the question asks that parameter's type (``PARAMETER_TYPE``,
+    ``_parameter_type``); where the passage read
     holds a table whose header names what the question asks for, the cell of the row it asks about (``TABLE``,
     ``_table_answer``); and where it asks what something returns under a condition, the value its passage gives under
     it (``CONDITIONED``, ``_conditioned_answer``). After the ranking, a
@@ -1370,6 +1376,8 @@ def answers_from_logits(
             # text, not for the reader's spans (a numpydoc parameter list's second chunk, "no answer" to the reader)
             read = set(np.asarray(batch.passage_index).tolist())
             found = _entry_next_door(found, question, texts, lines, pages, read, listing)
+    if PARAMETER_TYPE and ranked and found:
+        found = _parameter_type(found, question, texts)
     if CHOICE and ranked and found:
         found = _offered_answer(found, question, texts)
     if CONDITIONED and ranked and found:
@@ -1395,6 +1403,31 @@ def answers_from_logits(
             continue  # white space only, or the same text as a better span once trimmed
         out.append(a)
     return out
+
+
+# "What type is the n_init parameter of KMeans?", "What type is the `ax` argument ...?": the name before the noun
+_PARAMETER_TYPE_QUESTION = re.compile(r"\btypes?\b[^?]*?\b(?:the\s+)?[`'\"]?([A-Za-z_]\w*)[`'\"]?\s+"
+                                      r"(?:parameter|argument|option|attribute|keyword|field)s?\b", re.IGNORECASE)
+
+
+def _parameter_type(found: list[Answer], question: str, texts: Sequence[str]) -> list[Answer]:
+    """``found`` with, first, the type field of the numpydoc line of the parameter the question asks the type of
+    (``_PARAMETER_TYPE_QUESTION``): "n_init : 'auto' or int, default=10" gives "'auto' or int" (the names listed
+    together, "x1, x2 : array_like", and "*args" too), from the best span's passage or, where it has none, the first
+    other passage ranked that has one, at the best span's score; as it was for a question about what something
+    returns, or where no passage has that line."""
+    asked = _PARAMETER_TYPE_QUESTION.search(question)
+    if asked is None or sentence.returned(question) is not None:
+        return found
+    name = re.escape(asked.group(1))
+    line = re.compile(rf"^[ \t]*(?:[\w*]+, )*\*{{0,2}}{name}(?:, [\w*]+)* : (?P<type>.+?)"
+                      r"(?:,\s*(?:default\b|optional\b).*)?[ \t]*$", re.MULTILINE)
+    for p in dict.fromkeys(a.passage for a in found):  # the best span's passage first, then as ranked
+        typed = line.search(texts[p])
+        if typed is not None:
+            start, end = typed.span("type")
+            return _first(Answer(p, start, end, found[0].score), found)
+    return found
 
 
 def _conditioned_answer(found: list[Answer], question: str, texts: Sequence[str]) -> list[Answer]:
