@@ -1640,7 +1640,7 @@ def test_a_return_question_asked_alone_prefers_the_returns_section_to_a_summary_
     and its Returns section, which the question means. Both say what the name returns; the span under the "Returns:"
     label chooses the passage, though the summary's ranks first. A summary span stays where no span is under the label
     (or the label is another function's)."""
-    from function.model.reader import Answer, _stating_return
+    from function.model.reader import Answer, _labelled_return, _stating_return
 
     texts = ["threshold_otsu\n\nskimage.filters.threshold_otsu(image=None, nbins=256)\n"
              "Return threshold value based on Otsu's method.\n",
@@ -1654,11 +1654,11 @@ def test_a_return_question_asked_alone_prefers_the_returns_section_to_a_summary_
     assert (best[0].passage, texts[1][best[0].start:best[0].end], best[0].score) == (1, "threshold", 0.7)
     assert _stating_return(found[:1], "threshold_otsu", texts, titles) == found[:1]  # no Returns section read
     assert _stating_return(found, "threshold_li", texts, titles) == found  # the Returns section of another name
-    # within one passage (label_only): the label's span first, and nothing else moved where there is none
-    within = _stating_return(found, "threshold_otsu", texts, titles, label_only=True)
+    # within one passage (_labelled_return alone): the label's span first, and nothing else moved where there is none
+    within = _labelled_return(found, "threshold_otsu", texts, titles)
     assert (within[0].passage, texts[1][within[0].start:within[0].end]) == (1, "threshold")
     signature = Answer(0, texts[0].index("nbins"), texts[0].index("nbins") + 5, 0.8)
-    assert _stating_return([signature, found[0]], "threshold_otsu", texts, titles, label_only=True) == [
+    assert _labelled_return([signature, found[0]], "threshold_otsu", texts, titles) == [
         signature, found[0]]  # RETURN_FIRST's summary-line choice is not made within one passage
 
 

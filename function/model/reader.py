@@ -1367,7 +1367,7 @@ def answers_from_logits(
     if RETURN_FIRST and ranked and passage_bias is not None and found and name is not None:
         found = _stating_return(found, name, texts, titles)
     if RETURNS_LABEL and ranked and passage_bias is None and found and name is not None:
-        found = _stating_return(found, name, texts, titles, label_only=True)
+        found = _labelled_return(found, name, texts, titles)
     if ranked and passage_bias is not None and found:
         found = _within_chosen_passage(found, start_logits, end_logits, batch, passages, max_answer_tokens, texts,
                                        windows, question, titles, marks, lines, pages, cosines)
@@ -1411,22 +1411,18 @@ _PARAMETER_TYPE_QUESTION = re.compile(r"\btypes?\b[^?]*?\b(?:the\s+)?[`'\"]?([A-
 
 
 def _parameter_type(found: list[Answer], question: str, texts: Sequence[str]) -> list[Answer]:
-    """``found`` with, first, the type field of the numpydoc line of the parameter the question asks the type of
-    (``_PARAMETER_TYPE_QUESTION``): "n_init : 'auto' or int, default=10" gives "'auto' or int" (the names listed
-    together, "x1, x2 : array_like", and "*args" too), from the best span's passage or, where it has none, the first
+    """``found`` with, first, the type on the numpydoc line of the parameter the question asks the type of
+    (``_PARAMETER_TYPE_QUESTION``, ``sentence.parameter_type``): "n_init : 'auto' or int, default=10" gives "'auto' or
+    int", from the best span's passage or, where it has none, the first
     other passage ranked that has one, at the best span's score; as it was for a question about what something
     returns, or where no passage has that line."""
     asked = _PARAMETER_TYPE_QUESTION.search(question)
     if asked is None or sentence.returned(question) is not None:
         return found
-    name = re.escape(asked.group(1))
-    line = re.compile(rf"^[ \t]*(?:[\w*]+, )*\*{{0,2}}{name}(?:, [\w*]+)* : (?P<type>.+?)"
-                      r"(?:,\s*(?:default\b|optional\b).*)?[ \t]*$", re.MULTILINE)
     for p in dict.fromkeys(a.passage for a in found):  # the best span's passage first, then as ranked
-        typed = line.search(texts[p])
+        typed = sentence.parameter_type(texts[p], asked.group(1))
         if typed is not None:
-            start, end = typed.span("type")
-            return _first(Answer(p, start, end, found[0].score), found)
+            return _first(Answer(p, typed[0], typed[1], found[0].score), found)
     return found
 
 
@@ -1556,29 +1552,41 @@ def _offered_answer(found: list[Answer], question: str, texts: Sequence[str]) ->
     return found
 
 
+def _labelled_return(found: list[Answer], name: str, texts: Sequence[str],
+                     titles: Sequence[str | None] | None) -> list[Answer]:
+    """``found`` with its best span on a line under ``name``'s "Returns:" label (``sentence.under_returns_label``, or
+    numpydoc's "name : type" line there: ``sentence.return_description``) first, at the best span's score, where the
+    best is not on one: the Returns section, not a summary line's "Return ..." (``RETURNS_LABEL``); as it was
+    otherwise."""
+    def labelled(a: Answer) -> bool:
+        text, title = texts[a.passage], None if titles is None else titles[a.passage]
+        return a.start < a.end and (sentence.return_description(text, name, a.start, a.end, title) is not None
+                                    or sentence.under_returns_label(text, name, a.start, title))
+
+    if labelled(found[0]):
+        return found
+    best = next((a for a in found[1:] if labelled(a)), None)
+    return found if best is None else _first(replace(best, score=found[0].score), found)
+
+
 def _stating_return(found: list[Answer], name: str, texts: Sequence[str],
-                    titles: Sequence[str | None] | None, label_only: bool = False) -> list[Answer]:
+                    titles: Sequence[str | None] | None) -> list[Answer]:
     """``found`` with its best span that says what ``name`` returns (``sentence.states_return``, each passage's title
     read as its entry's; or numpydoc's "name : type" line under "Returns:" whose description does:
     ``sentence.return_description``) first, at the best span's score; as it was where the best says so or none
-    does. With ``RETURNS_LABEL``, a span on a line under the entry's "Returns:" label
-    (``sentence.under_returns_label``, or that numpydoc line) comes first even where the best span says so in a
-    summary line or in prose; ``label_only``: that alone (within one passage)."""
+    does. With ``RETURNS_LABEL``, one under the entry's "Returns:" label first (``_labelled_return``), even where the
+    best says so in a summary line or in prose."""
+    if RETURNS_LABEL:
+        moved = _labelled_return(found, name, texts, titles)
+        if moved is not found:
+            return moved
+
     def says(a: Answer) -> bool:
         text, title = texts[a.passage], None if titles is None else titles[a.passage]
         return a.start < a.end and (sentence.states_return(text, name, a.start, title)
                                     or sentence.return_description(text, name, a.start, a.end, title) is not None)
 
-    def labelled(a: Answer) -> bool:  # under a "Returns:" label, not a summary's "Return ..." line
-        text, title = texts[a.passage], None if titles is None else titles[a.passage]
-        return a.start < a.end and (sentence.return_description(text, name, a.start, a.end, title) is not None
-                                    or sentence.under_returns_label(text, name, a.start, title))
-
-    if RETURNS_LABEL and not labelled(found[0]):
-        best = next((a for a in found[1:] if labelled(a)), None)
-        if best is not None:
-            return _first(replace(best, score=found[0].score), found)
-    if label_only or says(found[0]):
+    if says(found[0]):
         return found
     best = next((a for a in found[1:] if says(a)), None)
     return found if best is None else _first(replace(best, score=found[0].score), found)

@@ -662,6 +662,24 @@ def _heads(text: str) -> tuple[tuple[int, str, bool], ...]:
                         if not (at and _DOCTEST.match(text, text.rfind("\n", 0, at - 1) + 1))))
 
 
+# what ends a numpydoc parameter line's type: its default or "optional" after a comma, or trailing white space
+_TYPE_TAIL = re.compile(r"(?:,\s*(?:default|optional)\b.*)?[ \t]*$")
+
+
+def parameter_type(text: str, name: str) -> tuple[int, int] | None:
+    """(start, end) of the type on ``name``'s numpydoc parameter line (``_PARAMETER_LINE``, the names listed together
+    too: "x1, x2 : array_like"), up to its default or "optional" ("n_init : 'auto' or int, default=10" -> "'auto' or
+    int"); None where ``text`` has no such line for ``name``."""
+    for m in _PARAMETER_LINE.finditer(text):
+        if name in (n.strip().lstrip("*") for n in m.group("names").split(",")):
+            start = m.end() - 1  # the type's first character (the pattern's last \S)
+            line_end = text.find("\n", start)
+            line_end = len(text) if line_end < 0 else line_end
+            end = _TYPE_TAIL.search(text, start, line_end).start()
+            return (start, end) if end > start else None
+    return None
+
+
 def names_entry(text: str, question: str) -> bool:
     """Whether a head line of ``text`` names a word of the question: the entry asked about is there."""
     names = _question_names(question)
