@@ -164,6 +164,9 @@ RETURN_FIRST = True
 # Upper threshold value. ..."): among the passages read, and within one passage. Kept by a rule written first
 # (docs/documents.md: the blind sets' numpydoc return questions).
 RETURNS_LABEL = True
+# asked alone, where none of the best spans says what the named entry returns, a passage read that holds that entry's
+# "Returns:" section chooses the passage (``_stating_return``, ``sentence.returns_section``)
+RETURNS_SECTION = True
 # Where a question asks the type of a parameter (an argument, option, attribute, keyword, field) it names ("What type
 # is the n_init parameter of KMeans?": ``_PARAMETER_TYPE_QUESTION``), the answer is the type on that name's numpydoc
 # line, "n_init : 'auto' or int, default=10" (``_parameter_type``), where a passage read has one: the reader takes a
@@ -1364,8 +1367,10 @@ def answers_from_logits(
         found = _entry_named(found, question, texts, lines, listing, cosines)
     if TABLE and ranked and passage_bias is None and found:
         found = _table_answer(found, question, texts, lines)
+    if AGREEMENT and ranked and passage_bias is not None and found:
+        found = _first(replace(_agreed(found, texts), score=found[0].score), found)
     if RETURN_FIRST and ranked and passage_bias is not None and found and name is not None:
-        found = _stating_return(found, name, texts, titles)
+        found = _stating_return(found, name, texts, titles, set(np.asarray(batch.passage_index).tolist()))
     if RETURNS_LABEL and ranked and passage_bias is None and found and name is not None:
         found = _labelled_return(found, name, texts, titles)
     if ranked and passage_bias is not None and found:
@@ -1570,7 +1575,7 @@ def _labelled_return(found: list[Answer], name: str, texts: Sequence[str],
 
 
 def _stating_return(found: list[Answer], name: str, texts: Sequence[str],
-                    titles: Sequence[str | None] | None) -> list[Answer]:
+                    titles: Sequence[str | None] | None, read: set[int] | None = None) -> list[Answer]:
     """``found`` with its best span that says what ``name`` returns (``sentence.states_return``, each passage's title
     read as its entry's; or numpydoc's "name : type" line under "Returns:" whose description does:
     ``sentence.return_description``) first, at the best span's score; as it was where the best says so or none
@@ -1589,6 +1594,9 @@ def _stating_return(found: list[Answer], name: str, texts: Sequence[str],
     if says(found[0]):
         return found
     best = next((a for a in found[1:] if says(a)), None)
+    if best is None and RETURNS_SECTION and read:  # none of the best spans: a passage read holding its Returns section
+        best = next((Answer(p, *at, found[0].score) for p, text in enumerate(texts) if p in read
+                     and (at := sentence.returns_section(text, name, None if titles is None else titles[p]))), None)
     return found if best is None else _first(replace(best, score=found[0].score), found)
 
 
@@ -1626,7 +1634,7 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
     the code lift at ``CODE_WITHIN``). The answer takes the place and the score of the first stage's best span
     (how sure the reader is of that passage's answer among all spans read), which it supersedes; the other spans
     follow as ranked."""
-    chosen = _agreed(found, texts).passage if AGREEMENT else found[0].passage
+    chosen = found[0].passage
     rows = np.flatnonzero(np.asarray(batch.passage_index) == chosen)  # its windows alone: a batch of one passage
     own = replace(batch.rows(rows), passage_index=np.zeros(len(rows), dtype=np.int64))  # passage 0 of [chosen]
     mine = None if windows is None else np.asarray(windows, dtype=bool)[rows]

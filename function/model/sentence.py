@@ -978,6 +978,17 @@ def under_returns_label(text: str, name: str, start: int, title: str | None = No
     return _under_returns(text, line) and states_return(text, name, line, title)
 
 
+def returns_section(text: str, name: str, title: str | None = None) -> tuple[int, int] | None:
+    """The first line of ``text`` under ``name``'s own "Returns:" label (``under_returns_label``), as (start, end) with
+    its white space trimmed; None where ``text`` has none: a passage holding the Returns section of the entry a
+    return question names, whether or not the reader's best spans lie in it."""
+    for m in re.finditer(r"[^\n]+", text):
+        if m.group().strip() and under_returns_label(text, name, m.start(), title):
+            start = m.start() + len(m.group()) - len(m.group().lstrip())
+            return start, m.start() + len(m.group().rstrip())
+    return None
+
+
 def states_return(text: str, name: str, start: int, title: str | None = None) -> bool:
     """Whether ``text`` says, just before what starts at ``start`` (on its line, or a "Returns:" line above:
     ``_under_returns``), that it is what ``name`` (``returned``) returns, inside ``name``'s own entry: the last
