@@ -2062,6 +2062,61 @@ def test_asked_alone_the_passage_is_chosen_by_the_answer_most_spans_agree_on(mon
     assert best() == "alpha"
 
 
+def _return_reading(texts, values, bias):
+    """``texts`` as passages read together, each one's word before "here." (or its "delta.") given ``values`` as its
+    start and end logits (every other word 0); ``bias``: each passage's. The best answer's passage and text for "What
+    does f return?" asked alone."""
+    passages = [_passage(t)[0] for t in texts]
+    b = build_batch([11, 12], [p.ids for p in passages], SPEC)
+    start = np.zeros(b.input_ids.shape, dtype=np.float32)
+    end = np.zeros(b.input_ids.shape, dtype=np.float32)
+    for row, (text, value) in enumerate(zip(texts, values)):
+        at = text.index("delta") if "delta" in text else text.index("here")  # "delta.", or the word before "here."
+        word = len(text[:at].split()) - (0 if "delta" in text else 1)
+        start[row, b.context_start + word] = end[row, b.context_start + word] = value
+    found = answers_from_logits(start, end, b, passages, 3, 30, np.asarray(bias, dtype=np.float64), texts=texts,
+                                question="What does f return?")
+    return found[0].passage, texts[found[0].passage][found[0].start:found[0].end]
+
+
+def test_a_return_question_s_passage_chosen_by_its_returns_section_is_not_undone_by_agreement():
+    """Three passages give "alpha" in f's prose, one gives "beta" under f's "Returns:" label, ranked a little below the
+    "alpha"s: the return rule chooses the Returns passage (``RETURN_FIRST``, ``RETURNS_LABEL``), and the spans'
+    agreement on "alpha", which chose the passage after it before 2026-12-06's eighth sitting, chooses before it."""
+    texts = ["f(x)\nUse alpha here.", "f(x)\nUse alpha here.", "f(x)\nReturns:\nbeta here.", "f(x)\nUse alpha here."]
+    passage, answer = _return_reading(texts, [7.0, 6.9, 4.0, 6.9], [0.0] * 4)
+    assert passage == 2 and answer.startswith("beta")
+
+
+def test_a_passage_read_holding_the_returns_section_chooses_where_no_best_span_lies_in_it(monkeypatch):
+    """The Returns passage is read, but the reader's best spans in it all lie around "delta", above its "Returns:"
+    label, and say nothing of what f returns: the passage holding f's Returns section still chooses
+    (``RETURNS_SECTION``); without the rule, the prose's "alpha". Another function's Returns section does not."""
+    texts = ["f(x)\nUse alpha here.", "f(x)\nSee delta.\nReturns:\nbeta here.", "g(x)\nUse gamma here."]
+    passage, answer = _return_reading(texts, [6.0, 6.0, 5.0], [0.0, -3.0, 0.0])
+    assert passage == 1 and answer.startswith("beta")
+    other = [texts[0], texts[1].replace("Returns", "Raises"), texts[2]]
+    assert _return_reading(other, [6.0, 6.0, 5.0], [0.0, -3.0, 0.0]) == (0, "alpha")
+    from function.model import reader
+
+    monkeypatch.setattr(reader, "RETURNS_SECTION", False)
+    assert _return_reading(texts, [6.0, 6.0, 5.0], [0.0, -3.0, 0.0]) == (0, "alpha")
+
+
+@pytest.mark.parametrize("text, title, line", [
+    ("f(x)\nReturns:\n\nthe result of f.\n", None, "the result of f."),
+    ("Returns:\n\nout : int\nThe count.\n", "mod > f", "The count."),  # numpydoc: the description, its title f's
+    ("Returns:\n\nout : int\nThe count.\n", "mod > g", None),  # another function's page
+    ("f(x)\nReturn the result.\n", None, None),  # a summary line, no Returns section
+    ("g(x)\nReturns:\nthe result of g.\n", None, None),  # another entry's
+])
+def test_returns_section_is_the_first_line_under_the_named_entry_s_returns_label(text, title, line):
+    from function.model.sentence import returns_section
+
+    got = returns_section(text, "f", title)
+    assert (None if got is None else text[got[0]:got[1]]) == line
+
+
 def test_agreement_groups_spans_by_their_text_case_and_punctuation_aside():
     from function.model.reader import Answer, _agreed
 
