@@ -1619,6 +1619,12 @@ def test_a_return_question_asked_alone_is_answered_from_the_passage_that_says_wh
      "AxesSubplot"),
     ("What type are the x2 parameters of hypot?", ["x1, x2 : array_like\nLeg of the triangle(s)."], "array_like"),
     ("What type is the n_init parameter of KMeans?", ["n_init : int\n"], "int"),
+    # Sphinx's field list as extracted: the type in the brackets after the name, ", optional" left out
+    ("What type is the index parameter of SortedList.pop?",
+     ["pop(index=-1)\nRemove and return value.", "Parameters:\nindex (int) \u2013 index of value (default -1)"], "int"),
+    ("What type is the key argument of irange?", ["- key (callable, optional) \u2013 a function of one argument"],
+     "callable"),
+    ("What type is the key argument of irange?", ["- keys (callable) \u2013 a function of one argument"], None),
     # not asked: no parameter named, what is returned, or no numpydoc line for that name
     ("What type of value must C be in LogisticRegression?", ["C : float, default=1.0"], None),
     ("What type does plot_acf return for the ax argument?", ["ax : AxesSubplot, optional"], None),

@@ -664,18 +664,28 @@ def _heads(text: str) -> tuple[tuple[int, str, bool], ...]:
 
 # what ends a numpydoc parameter line's type: its default or "optional" after a comma, or trailing white space
 _TYPE_TAIL = re.compile(r"(?:,\s*(?:default|optional)\b.*)?[ \t]*$")
+# Sphinx's field list as extracted: "index (int) – index of value (default -1)", a list item's dash first at most; the
+# type in the brackets between the name and the dash
+_FIELD_LINE = re.compile(r"^[ \t]*(?:[-*\u2022][ \t]+)?(?P<name>\*{0,2}[A-Za-z_]\w*)[ \t]+\((?P<type>[^()\n]{1,60})\)"
+                         r"[ \t]+[-\u2013\u2014][ \t]", re.MULTILINE)
 
 
 def parameter_type(text: str, name: str) -> tuple[int, int] | None:
     """(start, end) of the type on ``name``'s numpydoc parameter line (``_PARAMETER_LINE``, the names listed together
     too: "x1, x2 : array_like"), up to its default or "optional" ("n_init : 'auto' or int, default=10" -> "'auto' or
-    int"); None where ``text`` has no such line for ``name``."""
+    int"), or in the brackets of its Sphinx field list line ("index (int) – index of value" -> "int"); None where
+    ``text`` has no such line for ``name``."""
     for m in _PARAMETER_LINE.finditer(text):
         if name in (n.strip().lstrip("*") for n in m.group("names").split(",")):
             start = m.end() - 1  # the type's first character (the pattern's last \S)
             line_end = text.find("\n", start)
             line_end = len(text) if line_end < 0 else line_end
             end = _TYPE_TAIL.search(text, start, line_end).start()
+            return (start, end) if end > start else None
+    for m in _FIELD_LINE.finditer(text):
+        if m.group("name").lstrip("*") == name:
+            start = m.start("type")
+            end = _TYPE_TAIL.search(text, start, m.end("type")).start()
             return (start, end) if end > start else None
     return None
 
