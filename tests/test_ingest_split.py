@@ -363,3 +363,23 @@ def test_ingestion_splits_a_file_by_its_recipe_s_character_limit(tokenizer):
         (unit,) = from_file(InputFile("/docs/dump.txt", "dump.txt", "/docs/"), data, tokenizer,
                             Recipe(tokenizer.fingerprint, 100, 20, max_chars))
         assert max(len(p.text) for p in unit.pieces) <= most and len(unit.pieces) >= 300_000 // most
+
+
+def test_a_passage_starting_under_an_entry_s_returns_label_says_so_in_its_title():
+    """numpydoc's "Returns:" may end one passage and its "name : type" line start the next: that passage's title ends
+    with the label, so that its lines read as return values (``function.model.sentence``). Not where another part's
+    line stands between ("Notes"), nor where the label lies before the entry the passage starts in or after."""
+    from function.ingest.extract import Span
+    from function.ingest.split import _labelled, _part_floor
+
+    text = "f(x)\nDo it.\n\nReturns:\n\nout : int\nThe count.\n\nNotes\n\nMore.\n\ng(y)\nAgain.\n"
+    assert _labelled("T > f", text, 0, text.index("out :")) == "T > f > Returns"
+    assert _labelled("T > f", text, 0, text.index("The count")) == "T > f > Returns"
+    assert _labelled("T > f", text, 0, text.index("More.")) == "T > f"  # "Notes" ends the part
+    assert _labelled("T > f", text, 0, text.index("Do it")) == "T > f"  # no label before it
+    doc = Document("T", text, [Section(("f",), 0, len(text))], "text")
+    entries = [Span("entry", 0, text.index("g(y)"), "f"), Span("entry", text.index("g(y)"), len(text), "g")]
+    assert _part_floor(doc, entries, 0, text.index("out :")) == 0  # inside f: from f's start
+    assert _part_floor(doc, entries, 0, text.index("Again.")) == text.index("g(y)")  # g's: f's label is not g's
+    text2 = "Raises:\nValueError\n"
+    assert _labelled("T", text2, 0, text2.index("ValueError")) == "T > Raises"

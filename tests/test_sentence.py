@@ -2132,3 +2132,25 @@ def test_agreement_groups_spans_by_their_text_case_and_punctuation_aside():
     assert _agreed(found[:2], texts) == found[0]  # its own group the largest: the first span
     tied = [Answer(2, 0, 8, 0.5), Answer(3, 0, 5, 0.5)]
     assert _agreed(tied, texts) == tied[0]  # a tie: the better ranked
+
+
+def test_a_passage_titled_under_a_returns_label_reads_its_first_lines_as_return_values():
+    """A passage that starts among an entry's return lines, their "Returns:" label in the passage before, is titled
+    "... > name > Returns" at ingestion (``function.ingest.split._labelled``): its numpydoc "name : type" line and the
+    description under it read as under the label, and the entry is still the title's name. Without the label in its
+    title, nothing says so."""
+    from function.model.sentence import return_description, returns_section, states_return, under_returns_label
+
+    text = "f1_score : float or array of float\nF1 score of the positive class.\n\nSee also\n\nfbeta_score\n"
+    titled = "sklearn.metrics.f1_score > sklearn.metrics.f1_score > Returns"
+    plain = "sklearn.metrics.f1_score > sklearn.metrics.f1_score"
+    at = text.index("F1 score")
+    assert under_returns_label(text, "f1_score", at, titled)
+    assert not under_returns_label(text, "f1_score", at, plain)
+    assert states_return(text, "f1_score", at, titled) and not states_return(text, "f1_score", at, plain)
+    got = return_description(text, "f1_score", 0, len("f1_score"), titled)
+    assert got is not None and text[got[0]:got[1]].startswith("F1 score of the positive class")
+    assert return_description(text, "f1_score", 0, len("f1_score"), plain) is None
+    assert text[slice(*returns_section(text, "f1_score", titled))] == "F1 score of the positive class."
+    assert returns_section(text, "f1_score", plain) is None
+    assert returns_section(text, "precision_score", titled) is None  # another function's page

@@ -56,8 +56,10 @@ from function.store.ids import chunk_passage_id
 # PDF's underscores that LaTeX draws as rules read "_"; 23: a PDF table whose cells wrap read a row a line ("a | b |
 # c"), not column by column; a table's rows without text left out and a table of labelled rows ("Level:" / "Value:")
 # read a record per column; a Markdown page's own table of contents left out; a Texinfo footnote's mark left out; 24:
-# a Sphinx entry whose id docutils made up ("id4": an object documented twice) named by its signature, not the id.
-VERSION = "24"
+# a Sphinx entry whose id docutils made up ("id4": an object documented twice) named by its signature, not the id;
+# 25: a passage that starts among an entry's return or raise lines, their "Returns:" / "Raises:" label in the passage
+# before, titled with the label too ("... > f1_score > Returns").
+VERSION = "25"
 
 
 @dataclass(frozen=True)

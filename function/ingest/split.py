@@ -119,8 +119,16 @@ def split(doc: Document, tokenizer, max_tokens: int, overlap_tokens: int, doc_ti
     else:
         raise ValueError(f"cannot split {title!r} into passages of at most {max_tokens} tokens")
     entries = [sp for sp in doc.spans if sp.kind == "entry" and sp.name]
-    return [Chunk(i, _continued(titles[sec], entries, s), s, e, doc.text[s:e], enc)
+    return [Chunk(i, _labelled(_continued(titles[sec], entries, s), doc.text, _part_floor(doc, entries, sec, s), s),
+                  s, e, doc.text[s:e], enc)
             for i, ((s, e, sec), enc) in enumerate(zip(spans, encoded))]
+
+
+def _part_floor(doc: Document, entries: list[Span], section: int, start: int) -> int:
+    """Where a field label a passage starting at ``start`` may start under is looked for from: its section's start,
+    or the last entry's start or end before it (another entry's "Returns:" is not this one's)."""
+    return max([doc.sections[section].start] + [e.start for e in entries if e.start < start]
+               + [e.end for e in entries if e.end <= start])
 
 
 def _continued(title: str, entries: list[Span], start: int) -> str:
@@ -129,6 +137,28 @@ def _continued(title: str, entries: list[Span], start: int) -> str:
     if not inside:
         return title
     return f"{title} > {min(inside, key=lambda e: e.end - e.start).name}"
+
+
+# the label of an entry's return or raise part on a line of its own, as numpydoc and Sphinx write it ("Returns:",
+# "Yields", "Raises:"); and a line that ends such a part: a numpydoc section's or another part's label ("See also",
+# "Notes", "Examples", "Parameters"). Not the Parameters part itself: its lines are entries of their own, so a passage
+# starting among them could not tell the part from the entries before it (``_part_floor``)
+_FIELD_LABEL = re.compile(r"^[ \t]*(Returns?|Yields?|Raises)[ \t]*:?[ \t]*$", re.MULTILINE)
+_PART_END = re.compile(r"^[ \t]*(?:See [Aa]lso|Notes|Examples?|References|Warnings?|Attributes|Methods|Parameters|"
+                       r"Other Parameters)[ \t]*:?[ \t]*$", re.MULTILINE)
+
+
+def _labelled(title: str, text: str, floor: int, start: int) -> str:
+    """``title``, and the field label a passage starting at ``start`` starts under ("... > Returns"): the last label
+    line after ``floor`` (``_part_floor``) before it (``_FIELD_LABEL``), where no other part's line (``_PART_END``)
+    stands between. The lines of an entry's Returns part read as what they are where the label is in the passage
+    before."""
+    label = None
+    for m in _FIELD_LABEL.finditer(text, floor, start):
+        label = m
+    if label is None or _PART_END.search(text, label.end(), start) is not None:
+        return title
+    return f"{title} > {label.group(1)}"
 
 
 def _title(doc_title: str, heading: tuple[str, ...], extracted_title: str = "") -> str:

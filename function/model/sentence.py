@@ -733,6 +733,8 @@ _RETURN_SAID = re.compile(r"(?:(?:^|[.:;|]\s+|\s[-\u2013\u2014]\s+)Returns?:?\s+
                           r"|(?i:\b(?:it|this|which|that|functions?|methods?)\s+returns\s+)"
                           r"|(?P<prose>(?i:\band\s+returns?\s+))"
                           r"|(?:\u2192|->)\s*|(?i:\breturn\s+(?:value|type)\s*(?:is\s+|:\s*)))['\"`(\[]?$")
+# a field label a passage's title may end with (``function.ingest.split._FIELD_LABEL``'s words)
+_FIELD_LABEL = re.compile(r"Returns?|Yields?|Raises")
 _RETURNS_HEADING = re.compile(r"^[ \t]*(?:Returns?|Return\s+(?:type|value)s?)[ \t]*:?[ \t]*$", re.IGNORECASE)
 # numpydoc's named return value, "scores : ndarray of float", or two, "real, imag : arrays": names, " : ", a type;
 # matched at a line's start
@@ -933,7 +935,8 @@ def return_description(text: str, name: str, start: int, end: int, title: str | 
     if end > line_end or not _NUMPYDOC_RETURN.match(text, line, line_end):
         return None
     above = _line_above(text, line)
-    if above is None or not _RETURNS_HEADING.match(above[1]) or line_end >= len(text):
+    labelled = _titled_returns(title) if above is None else bool(_RETURNS_HEADING.match(above[1]))
+    if not labelled or line_end >= len(text):
         return None
     a = _INDENT.match(text, line_end + 1).end()  # the description's first character, on the line below
     z = _run_on(text, a)
@@ -963,21 +966,35 @@ def _line_above(text: str, line: int) -> tuple[int, str] | None:
     return None
 
 
-def _under_returns(text: str, line: int) -> bool:
+def _titled_returns(title: str | None) -> bool:
+    """Whether a passage's title ends with a "Returns" label: it starts among an entry's return lines, their label in
+    the passage before (``function.ingest.split``: "Document > Heading > name > Returns")."""
+    return bool(title) and _RETURNS_HEADING.match(title.rsplit(" > ", 1)[-1]) is not None
+
+
+def _entry_title(title: str | None) -> str | None:
+    """``title`` less a field label its passage starts under ("... > f1_score > Returns" -> "... > f1_score")."""
+    if title and " > " in title and _FIELD_LABEL.fullmatch(title.rsplit(" > ", 1)[-1]):
+        return title.rsplit(" > ", 1)[0]
+    return title
+
+
+def _under_returns(text: str, line: int, title: str | None = None) -> bool:
     """Whether the line that starts at ``line`` is a return value under a "Returns:" line (blank lines between), or
-    numpydoc's description of one: under its "name : type" line, itself right under "Returns:"."""
+    numpydoc's description of one: under its "name : type" line, itself right under "Returns:"; at the top of a
+    passage whose ``title`` ends with "Returns" (``_titled_returns``), the label stands in the passage before."""
     end = text.find("\n", line)
     if _NUMPYDOC_RETURN.match(text[line:end if end >= 0 else len(text)]):
         return False  # "scores : ndarray of float": the description under it is the return value
     above = _line_above(text, line)
     if above is None:
-        return False
+        return _titled_returns(title)
     if _RETURNS_HEADING.match(above[1]):
         return True
     if not _NUMPYDOC_RETURN.match(above[1]):
         return False
     further = _line_above(text, above[0])
-    return further is not None and bool(_RETURNS_HEADING.match(further[1]))
+    return _titled_returns(title) if further is None else bool(_RETURNS_HEADING.match(further[1]))
 
 
 def under_returns_label(text: str, name: str, start: int, title: str | None = None) -> bool:
@@ -985,7 +1002,7 @@ def under_returns_label(text: str, name: str, start: int, title: str | None = No
     ``states_return`` at that line's start): the Returns section that says what it returns, not a summary line's
     "Return ..." nor a prose mention."""
     line = text.rfind("\n", 0, start) + 1
-    return _under_returns(text, line) and states_return(text, name, line, title)
+    return _under_returns(text, line, title) and states_return(text, name, line, title)
 
 
 def returns_section(text: str, name: str, title: str | None = None) -> tuple[int, int] | None:
@@ -1008,7 +1025,7 @@ def states_return(text: str, name: str, start: int, title: str | None = None) ->
     before = text[max(line, start - 80):start]
     said = _RETURN_SAID.search(before)
     if not said:
-        if before.strip() or line == 0 or not _under_returns(text, line):
+        if before.strip() or (line == 0 and not _titled_returns(title)) or not _under_returns(text, line, title):
             return False
     window = text[max(0, start - ENTRY_BACK):start]
     signatures = list(_SIGNATURE_LINE.finditer(window))
@@ -1019,6 +1036,7 @@ def states_return(text: str, name: str, start: int, title: str | None = None) ->
     near = text[max(0, start - NAME_BACK):start]
     if re.search(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])", near, re.IGNORECASE) is not None:
         return True
+    title = _entry_title(title)
     return bool(title) and _last_part(title.rsplit(" > ", 1)[-1].strip()) == name.lower()
 
 
