@@ -93,7 +93,7 @@ REPLY_VERSION = 3
 # code lift's own size within one passage; 25: a return question searched by its field label too; 26: a return
 # question's span under its entry's "Returns:" label first; 27: a parameter's type from its numpydoc line), so that a
 # deploy does not serve answers an older revision cached in the shared tier.
-DECODING_VERSION = 29
+DECODING_VERSION = 30
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
