@@ -1628,12 +1628,13 @@ def _within_chosen_passage(found: list[Answer], start_logits: np.ndarray, end_lo
                            pages: Sequence[tuple[str, int] | None] | None = None,
                            cosines: Callable[[Sequence[str]], Sequence[float]] | None = None) -> list[Answer]:
     """Two stages for retrieved passages: ``found``'s best span chooses the passage (spans of every passage read,
-    ``passage_bias`` and the sentence term at ``sentence.WEIGHT``; with ``AGREEMENT``, the best span of the answer text
-    they agree on most: ``_agreed``), then the answer is the span that passage alone gives, decoded as if the request
-    had named it (its windows only, the reader's own probabilities, the sentence term at ``sentence.WEIGHT_GIVEN``,
-    the code lift at ``CODE_WITHIN``). The answer takes the place and the score of the first stage's best span
-    (how sure the reader is of that passage's answer among all spans read), which it supersedes; the other spans
-    follow as ranked."""
+    ``passage_bias`` and the sentence term at ``sentence.WEIGHT``; ``answers_from_logits`` has put first the best span
+    of the answer text they agree on most, with ``AGREEMENT``, and then a return question's span that says what it
+    returns: ``_agreed``, ``_stating_return``), then the answer is the span that passage alone gives, decoded as if
+    the request had named it (its windows only, the reader's own probabilities, the sentence term at
+    ``sentence.WEIGHT_GIVEN``, the code lift at ``CODE_WITHIN``). The answer takes the place and the score of the
+    first stage's best span (how sure the reader is of that passage's answer among all spans read), which it
+    supersedes; the other spans follow as ranked."""
     chosen = found[0].passage
     rows = np.flatnonzero(np.asarray(batch.passage_index) == chosen)  # its windows alone: a batch of one passage
     own = replace(batch.rows(rows), passage_index=np.zeros(len(rows), dtype=np.int64))  # passage 0 of [chosen]

@@ -91,7 +91,9 @@ REPLY_VERSION = 3
 # the kind asked is a compound's last noun; 21: a return question's other wordings, a sentinel no default; 22: no
 # stray closing bracket, no quote or bracket alone; 23: the passage chosen by the answer most spans agree on; 24: the
 # code lift's own size within one passage; 25: a return question searched by its field label too; 26: a return
-# question's span under its entry's "Returns:" label first; 27: a parameter's type from its numpydoc line), so that a
+# question's span under its entry's "Returns:" label first; 27: a parameter's type from its numpydoc line; 28: a
+# return question's passage chosen by its entry's Returns section; 29: a parameter's type from Sphinx's field list
+# line too; 30: a passage titled with the "Returns" label it starts under read as under it), so that a
 # deploy does not serve answers an older revision cached in the shared tier.
 DECODING_VERSION = 30
 
