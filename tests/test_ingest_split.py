@@ -383,3 +383,16 @@ def test_a_passage_starting_under_an_entry_s_returns_label_says_so_in_its_title(
     assert _part_floor(doc, entries, 0, text.index("Again.")) == text.index("g(y)")  # g's: f's label is not g's
     text2 = "Raises:\nValueError\n"
     assert _labelled("T", text2, 0, text2.index("ValueError")) == "T > Raises"
+
+
+def test_any_label_line_ends_the_returns_part_a_title_says_a_passage_starts_under():
+    """javadoc writes "Returns:", "Throws:", "Since:" one after another in a member's details: a passage starting after
+    "Throws:" is not among the return lines. A return value that is one capitalised word ("True") is not a label."""
+    from function.ingest.split import _labelled
+
+    text = "getEnum(Class, String)\nReturns:\nthe enum, null if not found\nThrows:\nNullPointerException\nSince:\n3.0\n"
+    assert _labelled("T", text, 0, text.index("the enum")) == "T > Returns"
+    assert _labelled("T", text, 0, text.index("NullPointerException")) == "T"
+    assert _labelled("T", text, 0, text.index("3.0")) == "T"
+    text2 = "is_ok()\nReturns:\nTrue\nwhen it is.\n"
+    assert _labelled("T", text2, 0, text2.index("when it is")) == "T > Returns"

@@ -58,8 +58,9 @@ from function.store.ids import chunk_passage_id
 # read a record per column; a Markdown page's own table of contents left out; a Texinfo footnote's mark left out; 24:
 # a Sphinx entry whose id docutils made up ("id4": an object documented twice) named by its signature, not the id;
 # 25: a passage that starts among an entry's return or raise lines, their "Returns:" / "Raises:" label in the passage
-# before, titled with the label too ("... > f1_score > Returns").
-VERSION = "25"
+# before, titled with the label too ("... > f1_score > Returns"); 26: any label line of a word or three and a colon
+# ("Throws:", "Since:") ends that part.
+VERSION = "26"
 
 
 @dataclass(frozen=True)

@@ -141,12 +141,13 @@ def _continued(title: str, entries: list[Span], start: int) -> str:
 
 # the label of an entry's return or raise part on a line of its own, as numpydoc and Sphinx write it ("Returns:",
 # "Yields", "Raises:"); and a line that ends such a part: a numpydoc section's or another part's label ("See also",
-# "Notes", "Examples", "Parameters"). Not the Parameters part itself: its lines are entries of their own, so a passage
+# "Notes", "Examples", "Parameters"), or any label of a word or three and a colon on a line of its own (javadoc's
+# "Throws:", "Since:"). Not the Parameters part itself: its lines are entries of their own, so a passage
 # starting among them could not tell the part from the entries before it (``_part_floor``). The question-time
 # reading of such a title is ``function.model.sentence._titled_returns``
 _FIELD_LABEL = re.compile(r"^[ \t]*(Returns?|Yields?|Raises)[ \t]*:?[ \t]*$", re.MULTILINE)
-_PART_END = re.compile(r"^[ \t]*(?:See [Aa]lso|Notes|Examples?|References|Warnings?|Attributes|Methods|Parameters|"
-                       r"Other Parameters)[ \t]*:?[ \t]*$", re.MULTILINE)
+_PART_END = re.compile(r"^[ \t]*(?:(?:See [Aa]lso|Notes|Examples?|References|Warnings?|Attributes|Methods|Parameters|"
+                       r"Other Parameters)[ \t]*:?|[A-Z][\w-]*(?:[ \t]+[\w-]+){0,2}:)[ \t]*$", re.MULTILINE)
 
 
 def _labelled(title: str, text: str, floor: int, start: int) -> str:
