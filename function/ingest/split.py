@@ -27,6 +27,7 @@ batch (the Rust tokenizer runs it in parallel), and the finished passages once m
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -119,8 +120,9 @@ def split(doc: Document, tokenizer, max_tokens: int, overlap_tokens: int, doc_ti
     else:
         raise ValueError(f"cannot split {title!r} into passages of at most {max_tokens} tokens")
     entries = [sp for sp in doc.spans if sp.kind == "entry" and sp.name]
-    return [Chunk(i, _labelled(_continued(titles[sec], entries, s), doc.text, _part_floor(doc, entries, sec, s), s),
-                  s, e, doc.text[s:e], enc)
+    parts = _Parts(doc.text)
+    return [Chunk(i, _labelled(_continued(titles[sec], entries, s), doc.text, _part_floor(doc, entries, sec, s), s,
+                               parts), s, e, doc.text[s:e], enc)
             for i, ((s, e, sec), enc) in enumerate(zip(spans, encoded))]
 
 
@@ -150,17 +152,39 @@ _PART_END = re.compile(r"^[ \t]*(?:(?:See [Aa]lso|Notes|Examples?|References|War
                        r"Other Parameters)[ \t]*:?|[A-Z][\w-]*(?:[ \t]+[\w-]+){0,2}:)[ \t]*$", re.MULTILINE)
 
 
-def _labelled(title: str, text: str, floor: int, start: int) -> str:
+class _Parts:
+    """A document's label lines (``_FIELD_LABEL``) and part-ending lines (``_PART_END``), found in one pass over its
+    text, so that each passage's look-back (``_labelled``) is a bisection, not a scan of its whole section again (a
+    long section without headings would make that quadratic in its length)."""
+
+    def __init__(self, text: str):
+        self.labels = [(m.start(), m.end(), m.group(1)) for m in _FIELD_LABEL.finditer(text)]
+        self.label_starts = [a for a, _, _ in self.labels]
+        self.ends = [(m.start(), m.end()) for m in _PART_END.finditer(text)]
+        self.end_starts = [a for a, _ in self.ends]
+
+    def label(self, floor: int, start: int) -> str | None:
+        """The last label line starting at ``floor`` or after and ending by ``start``, where no part-ending line lies
+        between its end and ``start``; None where there is none."""
+        i = bisect.bisect_left(self.label_starts, start)
+        while i > 0 and self.labels[i - 1][1] > start:
+            i -= 1
+        if i == 0 or self.labels[i - 1][0] < floor:
+            return None
+        _, end, word = self.labels[i - 1]
+        j = bisect.bisect_left(self.end_starts, end)
+        if j < len(self.ends) and self.ends[j][1] <= start:
+            return None
+        return word
+
+
+def _labelled(title: str, text: str, floor: int, start: int, parts: _Parts | None = None) -> str:
     """``title``, and the field label a passage starting at ``start`` starts under ("... > Returns"): the last label
     line after ``floor`` (``_part_floor``) before it (``_FIELD_LABEL``), where no other part's line (``_PART_END``)
     stands between. The lines of an entry's Returns part read as what they are where the label is in the passage
-    before."""
-    label = None
-    for m in _FIELD_LABEL.finditer(text, floor, start):
-        label = m
-    if label is None or _PART_END.search(text, label.end(), start) is not None:
-        return title
-    return f"{title} > {label.group(1)}"
+    before. ``parts``: the document's lines found once (``_Parts``; made here where not given)."""
+    word = (parts or _Parts(text)).label(floor, start)
+    return title if word is None else f"{title} > {word}"
 
 
 def _title(doc_title: str, heading: tuple[str, ...], extracted_title: str = "") -> str:

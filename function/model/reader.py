@@ -1367,10 +1367,13 @@ def answers_from_logits(
         found = _entry_named(found, question, texts, lines, listing, cosines)
     if TABLE and ranked and passage_bias is None and found:
         found = _table_answer(found, question, texts, lines)
+    # the passages run (the cascade may have stopped before the others): a rule that chooses a passage by its text
+    # alone chooses among these
+    read = set(np.asarray(batch.passage_index).tolist()) if ranked and passage_bias is not None else set()
     if AGREEMENT and ranked and passage_bias is not None and found:
         found = _first(replace(_agreed(found, texts), score=found[0].score), found)
     if RETURN_FIRST and ranked and passage_bias is not None and found and name is not None:
-        found = _stating_return(found, name, texts, titles, set(np.asarray(batch.passage_index).tolist()))
+        found = _stating_return(found, name, texts, titles, read)
     if RETURNS_LABEL and ranked and passage_bias is None and found and name is not None:
         found = _labelled_return(found, name, texts, titles)
     if ranked and passage_bias is not None and found:
@@ -1379,7 +1382,6 @@ def answers_from_logits(
         if ENTRY_NEXT_DOOR and pages is not None and listing is not None:
             # every passage run, its windows said to hold an answer or not: a neighbour is weighed for its entries'
             # text, not for the reader's spans (a numpydoc parameter list's second chunk, "no answer" to the reader)
-            read = set(np.asarray(batch.passage_index).tolist())
             found = _entry_next_door(found, question, texts, lines, pages, read, listing)
     if PARAMETER_TYPE and ranked and found:
         found = _parameter_type(found, question, texts)
