@@ -172,6 +172,10 @@ RETURNS_SECTION = True
 # line, "n_init : 'auto' or int, default=10" (``_parameter_type``), where a passage read has one: the reader takes a
 # piece of it or the default. One switch, kept by a rule written first (docs/documents.md).
 PARAMETER_TYPE = True
+# asked alone, a question that asks for a parameter, option or member of an entry it names ("Which parameter of
+# read_csv ...?") takes its answer from a passage of that entry where the best span's passage is another's
+# (``owned_by``, ``_owned_passage``)
+OWNED = True
 # Where a question asked alone reads several passages, the passage the answer comes from is chosen by the answer text
 # most of the ranking's probability agrees on (``_agreed``: the ranked spans grouped by their text, case and
 # punctuation aside, each group's probabilities summed), the best-ranked span of that group choosing it: an answer
@@ -1234,6 +1238,61 @@ def without_owner(question: str | None, text: str, start: int, end: int) -> tupl
     return start, end
 
 
+# "Which parameter of read_csv ...?", "Which MixedLM parameter ...?", "Which git fetch option ...?": the entry whose
+# parameter, option or member the question asks for (``OWNED``); after "which" only: "What does the max_retries
+# parameter ...?" names the parameter itself
+_OWNED_KINDS = (r"(?:keyword\s+)?(?:parameters?|arguments?|args?|options?|flags?|settings?|methods?|functions?|"
+                r"attributes?|propert(?:y|ies)|fields?|members?|constants?|macros?)")
+_OWNED_NAME = r"[`'\"]?(?P<{}>[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*)"
+_OWNED_QUESTION = re.compile(
+    rf"^\s*(?:which|what)\s+{_OWNED_KINDS}\s+(?:of|to)\s+(?:the\s+)?{_OWNED_NAME.format('after')}"
+    rf"|^\s*which\s+(?:[\w.()'-]+\s+){{0,3}}?{_OWNED_NAME.format('before')}[`'\"]?(?:'s)?\s+{_OWNED_KINDS}\b",
+    re.IGNORECASE)
+_OWNED_KIND = re.compile(_OWNED_KINDS + "|keyword", re.IGNORECASE)
+_WORD_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+OWNED_SURE = 0.01  # the least share of the best span's probability a span of the named entry's passage must have
+
+
+@functools.lru_cache(maxsize=64)
+def owned_by(question: str) -> str | None:
+    """The entry a question asks a parameter, option or member of, its last part in lower case: "read_csv" for
+    "Which parameter of read_csv ...?", "mixedlm" for "Which MixedLM parameter ...?", "fetch" for "Which git fetch
+    option ...?" (``_OWNED_QUESTION``); None where it names none ("Which keyword argument ...?")."""
+    m = _OWNED_QUESTION.match(question)
+    if m is None:
+        return None
+    owner = _MEMBER_JOINT.split(m.group("after") or m.group("before"))[-1]
+    return None if _OWNED_KIND.fullmatch(owner) or not terms(owner) else owner.casefold()
+
+
+def names_entry(text: str, title: str | None, owner: str) -> bool:
+    """Whether a passage is ``owner``'s (in lower case): a word of its title is the name, or one of its lines starts
+    with it as an entry's or signature's head, qualified or not ("popitem(index=-1)", "class x.SortedDict(...)",
+    "- SDL_Init(Uint32 flags)"): a passage holds the entries after the one its title names."""
+    if title is not None and any(w.casefold() == owner for w in _WORD_NAME.findall(title)):
+        return True
+    head = (r"^[ \t]*(?:[-*\u2022][ \t]+)?(?:(?:class|def)[ \t]+)?(?:[\w$]+(?:\.|::))*" + re.escape(owner)
+            + r"(?![\w$])")
+    return re.search(head, text, re.IGNORECASE | re.MULTILINE) is not None
+
+
+def _owned_passage(found: list[Answer], owner: str, texts: Sequence[str],
+                   titles: Sequence[str | None]) -> list[Answer]:
+    """``found`` with its best span in a passage of the entry the question names (``names_entry``) first, at the best
+    span's score, where the best span's passage is not that entry's and the reader gives the span at least
+    ``OWNED_SURE`` of the best's probability: a parameter of the entry asked about, not of its neighbour (``OWNED``);
+    as it was otherwise."""
+    def owns(a: Answer) -> bool:
+        return names_entry(texts[a.passage], titles[a.passage], owner)
+
+    if owns(found[0]):
+        return found
+    best = next((a for a in found[1:] if owns(a)), None)
+    if best is None or best.score < OWNED_SURE * found[0].score:
+        return found
+    return _first(replace(best, score=found[0].score), found)
+
+
 def shape(text: str, start: int, end: int, question: str | None = None) -> tuple[int, int]:
     """A span's characters as an answer: no white space at either end (``trim``), ended with its line
     (``line_end``), a name or a shell command whole (``whole_name``, ``command_line``), a term without its
@@ -1372,6 +1431,9 @@ def answers_from_logits(
     read = set(np.asarray(batch.passage_index).tolist()) if ranked and passage_bias is not None else set()
     if AGREEMENT and ranked and passage_bias is not None and found:
         found = _first(replace(_agreed(found, texts), score=found[0].score), found)
+    owner = None if not (OWNED and ranked and passage_bias is not None and titles is not None) else owned_by(question)
+    if owner is not None and found:
+        found = _owned_passage(found, owner, texts, titles)
     if RETURN_FIRST and ranked and passage_bias is not None and found and name is not None:
         found = _stating_return(found, name, texts, titles, read)
     if RETURNS_LABEL and ranked and passage_bias is None and found and name is not None:

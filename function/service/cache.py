@@ -93,9 +93,10 @@ REPLY_VERSION = 3
 # code lift's own size within one passage; 25: a return question searched by its field label too; 26: a return
 # question's span under its entry's "Returns:" label first; 27: a parameter's type from its numpydoc line; 28: a
 # return question's passage chosen by its entry's Returns section; 29: a parameter's type from Sphinx's field list
-# line too; 30: a passage titled with the "Returns" label it starts under read as under it), so that a
+# line too; 30: a passage titled with the "Returns" label it starts under read as under it; 31: a parameter,
+# option or member question's passage chosen by the entry it names), so that a
 # deploy does not serve answers an older revision cached in the shared tier.
-DECODING_VERSION = 30
+DECODING_VERSION = 31
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
