@@ -2154,3 +2154,66 @@ def test_a_passage_titled_under_a_returns_label_reads_its_first_lines_as_return_
     assert text[slice(*returns_section(text, "f1_score", titled))] == "F1 score of the positive class."
     assert returns_section(text, "f1_score", plain) is None
     assert returns_section(text, "precision_score", titled) is None  # another function's page
+
+
+@pytest.mark.parametrize("question, owner", [
+    ("Which parameter of read_csv sets the column delimiter?", "read_csv"),
+    ("Which argument of scipy.fft.fft sets the number of parallel jobs?", "fft"),
+    ("Which MixedLM parameter takes the covariates for the random effects?", "mixedlm"),
+    ("Which git fetch option deletes remote-tracking branches?", "fetch"),
+    ("Which `SDL_Init` flag initializes the video subsystem?", "sdl_init"),
+    ("Which StringUtils method removes control characters?", "stringutils"),
+    ("Which keyword argument publishes a component only if it is referenced?", None),  # a kind, not an entry
+    ("What does the max_retries parameter of HTTPAdapter default to?", None),  # the parameter itself, not its owner
+    ("What is the function of the TARDIS?", None),  # a stop word
+    ("What is the default timeout of an axios request?", None),
+])
+def test_owned_by_is_the_entry_a_question_asks_a_parameter_option_or_member_of(question, owner):
+    from function.model.reader import owned_by
+
+    assert owned_by(question) == owner
+
+
+@pytest.mark.parametrize("text, title, owns", [
+    ("model : str\nType of seasonal component.", "statsmodels > seasonal_decompose", True),  # a word of its title
+    ("seasonal_periods : int\nThe number of periods.", "holtwinters > ExponentialSmoothing", False),
+    ("pop(key)\nRemove key.\n\npopitem(index=-1)\nRemove.", "Sorted Dict > SortedDict.pop", True),  # entries after
+    ("pop(key)\nRemove key.\n\npopitems(n)\nRemove.", "Sorted Dict > SortedDict.pop", False),  # another name
+    ("- SortedDict.popitem(index=-1)\nRemove and return.", "Sorted Dict", True),  # an entry's head, qualified
+    ("class SortedDict(*args)\nA sorted dict.", None, False),
+    ("Calls popitem() on the dict.", "Sorted Dict", False),  # named in prose: not its entry
+])
+def test_names_entry_is_a_title_word_or_an_entry_head(text, title, owns):
+    from function.model.reader import names_entry
+
+    owner = "seasonal_decompose" if "seasonal" in text else "popitem"
+    assert names_entry(text, title, owner) is owns
+
+
+def _owned_reading(values, question="Which parameter of seasonal_decompose sets the type of seasonal component?"):
+    """ExponentialSmoothing's and seasonal_decompose's parameter lists read together, each one's first word given
+    ``values`` as its start and end logits (every other word 0), asked alone; the best answer's passage and text."""
+    texts = ["seasonal_periods : int\nType of seasonal cycle.", "model : str\nType of seasonal component."]
+    titles = ["holtwinters > ExponentialSmoothing", "seasonal > seasonal_decompose"]
+    passages = [_passage(t)[0] for t in texts]
+    b = build_batch([11, 12], [p.ids for p in passages], SPEC)
+    start = np.zeros(b.input_ids.shape, dtype=np.float32)
+    end = np.zeros(b.input_ids.shape, dtype=np.float32)
+    for row, value in enumerate(values):
+        start[row, b.context_start] = end[row, b.context_start] = value
+    found = answers_from_logits(start, end, b, passages, 2, 30, np.zeros(2), texts=texts, titles=titles,
+                                question=question)
+    return found[0].passage, texts[found[0].passage][found[0].start:found[0].end]
+
+
+def test_a_parameter_question_takes_its_answer_from_the_entry_it_names(monkeypatch):
+    """The neighbouring entry's parameter ranks first, the named entry's a little below: the named entry's passage
+    answers (``OWNED``); without the rule, or asked of no entry, the neighbour's. A span the reader all but rules
+    out (under ``OWNED_SURE`` of the best's probability) is not moved to."""
+    from function.model import reader
+
+    assert _owned_reading([6.0, 5.0]) == (1, "model")
+    assert _owned_reading([6.0, 5.0], "Which parameter sets the type of seasonal component?")[0] == 0
+    assert _owned_reading([12.0, 1.0])[0] == 0
+    monkeypatch.setattr(reader, "OWNED", False)
+    assert _owned_reading([6.0, 5.0])[0] == 0
