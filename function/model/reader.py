@@ -176,6 +176,7 @@ PARAMETER_TYPE = True
 # read_csv ...?") takes its answer from a passage of that entry where the best span's passage is another's
 # (``owned_by``, ``_owned_passage``)
 OWNED = True
+OWNED_DEFAULT = True  # ... and so does a default question of an entry it names ("What is the default X of NAME?")
 # Where a question asked alone reads several passages, the passage the answer comes from is chosen by the answer text
 # most of the ranking's probability agrees on (``_agreed``: the ranked spans grouped by their text, case and
 # punctuation aside, each group's probabilities summed), the best-ranked span of that group choosing it: an answer
@@ -1248,6 +1249,12 @@ _OWNED_QUESTION = re.compile(
     rf"^\s*(?:which|what)\s+{_OWNED_KINDS}\s+(?:of|to)\s+(?:the\s+)?{_OWNED_NAME.format('after')}"
     rf"|^\s*which\s+(?:[\w.()'-]+\s+){{0,3}}?{_OWNED_NAME.format('before')}[`'\"]?(?:'s)?\s+{_OWNED_KINDS}\b",
     re.IGNORECASE)
+# a default question's entry: "What is the default chunk size of iter_content?", "What is the default value of
+# Session.verify?", "What does max_retries default to?" (``OWNED_DEFAULT``)
+_OWNED_DEFAULT = re.compile(
+    rf"\bdefaults?\s+(?:[\w-]+\s+){{0,3}}?(?:of|for)\s+(?:the\s+|an?\s+)?{_OWNED_NAME.format('after')}"
+    rf"|^\s*what\s+does\s+(?:the\s+)?{_OWNED_NAME.format('before')}[`'\"]?\s+(?:\w+\s+)?default\s+to\b",
+    re.IGNORECASE)
 _OWNED_KIND = re.compile(_OWNED_KINDS + "|keyword", re.IGNORECASE)
 _WORD_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 OWNED_SURE = 0.01  # the least share of the best span's probability a span of the named entry's passage must have
@@ -1257,8 +1264,12 @@ OWNED_SURE = 0.01  # the least share of the best span's probability a span of th
 def owned_by(question: str) -> str | None:
     """The entry a question asks a parameter, option or member of, its last part in lower case: "read_csv" for
     "Which parameter of read_csv ...?", "mixedlm" for "Which MixedLM parameter ...?", "fetch" for "Which git fetch
-    option ...?" (``_OWNED_QUESTION``); None where it names none ("Which keyword argument ...?")."""
+    option ...?" (``_OWNED_QUESTION``); with ``OWNED_DEFAULT``, the entry a default question asks of: "iter_content"
+    for "What is the default chunk size of iter_content?", "verify" for "What is the default value of Session.verify?"
+    (``_OWNED_DEFAULT``); None where it names none ("Which keyword argument ...?")."""
     m = _OWNED_QUESTION.match(question)
+    if m is None and OWNED_DEFAULT and sentence.asks_default(question):
+        m = _OWNED_DEFAULT.search(question)
     if m is None:
         return None
     owner = _MEMBER_JOINT.split(m.group("after") or m.group("before"))[-1]
