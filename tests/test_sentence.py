@@ -2166,7 +2166,10 @@ def test_a_passage_titled_under_a_returns_label_reads_its_first_lines_as_return_
     ("Which keyword argument publishes a component only if it is referenced?", None),  # a kind, not an entry
     ("What does the max_retries parameter of HTTPAdapter default to?", None),  # the parameter itself, not its owner
     ("What is the function of the TARDIS?", None),  # a stop word
-    ("What is the default timeout of an axios request?", None),
+    ("What is the default chunk size of iter_content?", "iter_content"),  # a default question's entry
+    ("What is the default value of Session.verify?", "verify"),
+    ("What does max_retries default to?", "max_retries"),
+    ("What is the default port?", None),
 ])
 def test_owned_by_is_the_entry_a_question_asks_a_parameter_option_or_member_of(question, owner):
     from function.model.reader import owned_by
@@ -2217,3 +2220,16 @@ def test_a_parameter_question_takes_its_answer_from_the_entry_it_names(monkeypat
     assert _owned_reading([12.0, 1.0])[0] == 0
     monkeypatch.setattr(reader, "OWNED", False)
     assert _owned_reading([6.0, 5.0])[0] == 0
+
+
+def test_a_default_question_takes_its_answer_from_the_entry_it_names(monkeypatch):
+    """The same reading asked for a default of the entry it names (``OWNED_DEFAULT``): its passage answers; without
+    the rule, the neighbour's."""
+    from function.model import reader
+
+    question = "What is the default type of seasonal component of seasonal_decompose?"
+    assert _owned_reading([6.0, 5.0], question) == (1, "model")
+    monkeypatch.setattr(reader, "OWNED_DEFAULT", False)
+    reader.owned_by.cache_clear()
+    assert _owned_reading([6.0, 5.0], question)[0] == 0
+    reader.owned_by.cache_clear()
