@@ -2230,6 +2230,4 @@ def test_a_default_question_takes_its_answer_from_the_entry_it_names(monkeypatch
     question = "What is the default type of seasonal component of seasonal_decompose?"
     assert _owned_reading([6.0, 5.0], question) == (1, "model")
     monkeypatch.setattr(reader, "OWNED_DEFAULT", False)
-    reader.owned_by.cache_clear()
     assert _owned_reading([6.0, 5.0], question)[0] == 0
-    reader.owned_by.cache_clear()

@@ -1261,14 +1261,14 @@ OWNED_SURE = 0.01  # the least share of the best span's probability a span of th
 
 
 @functools.lru_cache(maxsize=64)
-def owned_by(question: str) -> str | None:
+def owned_by(question: str, defaults: bool = True) -> str | None:
     """The entry a question asks a parameter, option or member of, its last part in lower case: "read_csv" for
     "Which parameter of read_csv ...?", "mixedlm" for "Which MixedLM parameter ...?", "fetch" for "Which git fetch
-    option ...?" (``_OWNED_QUESTION``); with ``OWNED_DEFAULT``, the entry a default question asks of: "iter_content"
-    for "What is the default chunk size of iter_content?", "verify" for "What is the default value of Session.verify?"
-    (``_OWNED_DEFAULT``); None where it names none ("Which keyword argument ...?")."""
+    option ...?" (``_OWNED_QUESTION``); with ``defaults`` (``OWNED_DEFAULT``), the entry a default question asks of:
+    "iter_content" for "What is the default chunk size of iter_content?", "verify" for "What is the default value of
+    Session.verify?" (``_OWNED_DEFAULT``); None where it names none ("Which keyword argument ...?")."""
     m = _OWNED_QUESTION.match(question)
-    if m is None and OWNED_DEFAULT and sentence.asks_default(question):
+    if m is None and defaults and sentence.asks_default(question):
         m = _OWNED_DEFAULT.search(question)
     if m is None:
         return None
@@ -1278,8 +1278,9 @@ def owned_by(question: str) -> str | None:
 
 def names_entry(text: str, title: str | None, owner: str) -> bool:
     """Whether a passage is ``owner``'s (in lower case): a word of its title is the name, or one of its lines starts
-    with it as an entry's or signature's head, qualified or not ("popitem(index=-1)", "class x.SortedDict(...)",
-    "- SDL_Init(Uint32 flags)"): a passage holds the entries after the one its title names."""
+    with the name, qualified or not, after a list mark or "class" / "def" at most, as an entry's or a signature's head
+    does ("popitem(index=-1)", "class x.SortedDict(...)", "- SDL_Init(Uint32 flags)"; a passage holds the entries after
+    the one its title names). A code line that starts with it ("s.verify = ...") counts too: the rule asks no more."""
     if title is not None and any(w.casefold() == owner for w in _WORD_NAME.findall(title)):
         return True
     head = (r"^[ \t]*(?:[-*\u2022][ \t]+)?(?:(?:class|def)[ \t]+)?(?:[\w$]+(?:\.|::))*" + re.escape(owner)
@@ -1442,7 +1443,8 @@ def answers_from_logits(
     read = set(np.asarray(batch.passage_index).tolist()) if ranked and passage_bias is not None else set()
     if AGREEMENT and ranked and passage_bias is not None and found:
         found = _first(replace(_agreed(found, texts), score=found[0].score), found)
-    owner = None if not (OWNED and ranked and passage_bias is not None and titles is not None) else owned_by(question)
+    owned = OWNED and ranked and passage_bias is not None and titles is not None
+    owner = owned_by(question, OWNED_DEFAULT) if owned else None
     if owner is not None and found:
         found = _owned_passage(found, owner, texts, titles)
     if RETURN_FIRST and ranked and passage_bias is not None and found and name is not None:
