@@ -1294,15 +1294,14 @@ def _owned_passage(found: list[Answer], owner: str, texts: Sequence[str],
     span's score, where the best span's passage is not that entry's and the reader gives the span at least
     ``OWNED_SURE`` of the best's probability: a parameter of the entry asked about, not of its neighbour (``OWNED``);
     as it was otherwise."""
-    def owns(a: Answer) -> bool:
-        return names_entry(texts[a.passage], titles[a.passage], owner)
+    owned: dict[int, bool] = {}  # a passage's verdict, once for its several spans
 
-    if owns(found[0]):
-        return found
-    best = next((a for a in found[1:] if owns(a)), None)
-    if best is None or best.score < OWNED_SURE * found[0].score:
-        return found
-    return _first(replace(best, score=found[0].score), found)
+    def owns(a: Answer) -> bool:
+        if a.passage not in owned:
+            owned[a.passage] = names_entry(texts[a.passage], titles[a.passage], owner)
+        return owned[a.passage]
+
+    return _first_where(found, owns, OWNED_SURE)
 
 
 def shape(text: str, start: int, end: int, question: str | None = None) -> tuple[int, int]:
@@ -1645,10 +1644,7 @@ def _labelled_return(found: list[Answer], name: str, texts: Sequence[str],
         return a.start < a.end and (sentence.return_description(text, name, a.start, a.end, title) is not None
                                     or sentence.under_returns_label(text, name, a.start, title))
 
-    if labelled(found[0]):
-        return found
-    best = next((a for a in found[1:] if labelled(a)), None)
-    return found if best is None else _first(replace(best, score=found[0].score), found)
+    return _first_where(found, labelled)
 
 
 def _stating_return(found: list[Answer], name: str, texts: Sequence[str],
@@ -1675,6 +1671,17 @@ def _stating_return(found: list[Answer], name: str, texts: Sequence[str],
         best = next((Answer(p, *at, found[0].score) for p, text in enumerate(texts) if p in read
                      and (at := sentence.returns_section(text, name, None if titles is None else titles[p]))), None)
     return found if best is None else _first(replace(best, score=found[0].score), found)
+
+
+def _first_where(found: list[Answer], test: Callable[[Answer], bool], sure: float = 0.0) -> list[Answer]:
+    """``found`` with its best span that passes ``test`` first, at the best span's score, where the best does not
+    pass and that span has at least ``sure`` of the best's probability; ``found`` itself otherwise."""
+    if test(found[0]):
+        return found
+    best = next((a for a in found[1:] if test(a)), None)
+    if best is None or best.score < sure * found[0].score:
+        return found
+    return _first(replace(best, score=found[0].score), found)
 
 
 def _first(best: Answer, found: list[Answer]) -> list[Answer]:
