@@ -150,6 +150,51 @@ def test_a_question_that_asks_for_a_kind_of_name_reads_every_passage_at_once(que
     assert cascade.may_stop_first([1.0, 0.0], question) is may_stop
 
 
+SSL = [("SSL Settings", "ssl_prefer_server_ciphers (boolean)\nSpecifies whether ... The default value is false."),
+       ("SSL Settings", "ssl_ciphers (string)\nSpecifies a list of SSL cipher suites ... The default value is HIGH."),
+       ("Release 3.4.23", "Add new configuration option ssl_prefer_server_ciphers.")]
+
+
+@pytest.mark.parametrize("question, passages, may_stop", [
+    ("What is the default of ssl_ciphers?", SSL, False),  # the second passage is the entry's, the first is not
+    ("What is the default of ssl_ciphers?", [SSL[1], SSL[0]], True),  # the first is the entry's
+    ("What is the default of ssl_ciphers?", [SSL[0], SSL[2]], True),  # no passage is the entry's
+    ("What is the default of ssl_ciphers?", SSL[:1], True),  # one passage
+    ("What is the default value of ssl_ciphers?", [("Settings", "ssl_ecdh_curve (string)"), ("ssl_ciphers", "...")],
+     False),  # the entry named by a word of a title
+    ("What does ssl_ciphers specify?", SSL, True),  # names no entry it asks a default or member of
+])
+def test_a_question_naming_an_entry_another_passage_is_reads_every_passage_at_once(question, passages, may_stop):
+    assert cascade.may_stop_first(None, question, passages) is may_stop
+    assert cascade.may_stop_first([1.0, 0.0, 0.0][:len(passages)], question, passages) is may_stop
+
+
+def test_the_named_entry_s_reading_on_is_switched_off_with_owned(monkeypatch):
+    monkeypatch.setattr(cascade, "OWNED", False)
+    assert cascade.may_stop_first(None, "What is the default of ssl_ciphers?", SSL) is True
+
+
+def test_a_sure_first_passage_reads_every_passage_at_once_where_another_is_the_entry_named(
+        services, questions, monkeypatch):
+    off, on = services
+    question = several_passages(off, questions)
+    seen = []
+
+    def owns_elsewhere(q, passages):
+        seen.append((q, passages))
+        return True
+
+    monkeypatch.setattr(cascade, "owns_elsewhere", owns_elsewhere)
+    spy_on, spy_off = Spy("sure", "sure"), Spy("sure", "sure")
+    on.rt.inference.run, off.rt.inference.run = spy_on, spy_off
+    cascaded, full = ask(on, question), ask(off, question)
+    assert spy_on.runs == spy_off.runs and len(spy_on.runs) == 1  # one run of every window, as the full read
+    assert cascaded.passages_read == full.passages_read > 1
+    assert cascaded.payload == full.payload
+    retrieved = ask(on, question, passages=True).payload["retrieved"]  # with each passage's text
+    assert seen[0] == (question, [(r["title"], r["text"]) for r in retrieved])  # the passages read, titled
+
+
 def test_a_sure_first_passage_reads_every_passage_at_once_where_another_holds_more_of_the_names(
         services, questions, monkeypatch):
     from function.retrieval import span_bias

@@ -27,7 +27,10 @@ first passage, however sure of its span, may write none. And a question that
 asks which function, class, property or other kind of name (``reader.KIND_QUESTION``):
 its first passage is often a list of many names, the reader sure of one of them,
 and the rules that find the entry the question means weigh every passage read
-(docs/retrieval.md, "A passage holding more of the question's names").
+(docs/retrieval.md, "A passage holding more of the question's names"). And a question that names the entry it asks
+about (``reader.owned_by``: "What is the default of ssl_ciphers?") where the first passage is not that entry's and
+another passage retrieved is (``reader.names_entry``; ``OWNED``): the full read's owned-entry rule may choose the
+entry's passage, the first alone never would.
 
 Otherwise the remaining passages' windows run, and the answer is decoded from
 every window's logits exactly as a full read decodes them (each window runs at
@@ -51,6 +54,7 @@ if TYPE_CHECKING:
 MIN_SPAN_PROBABILITY = 0.7
 MAX_MARGIN = -6.0
 MIN_LEAD = 1.3
+OWNED = True  # a question naming an entry another passage is, not the first, reads them all (owned-reads-all)
 
 
 def first_windows(batch: Batch) -> int:
@@ -58,18 +62,34 @@ def first_windows(batch: Batch) -> int:
     return int((batch.passage_index == 0).sum())
 
 
-def may_stop_first(names: list[float] | None, question: str | None = None) -> bool:
+def may_stop_first(names: list[float] | None, question: str | None = None,
+                   passages: list[tuple[str | None, str]] | None = None) -> bool:
     """Whether the first passage may settle the question alone: no other passage read holds a larger share of the
     question's plain names (``names``: ``span_bias.plain_name_shares``; None: the question gives none), and the
     ``question`` does not ask to choose between answers it offers (``sentence.choice``). Where one does, the span
     ranking of the full read weighs that passage up (``span_bias.NAME_WEIGHT``, ``reader.ALTERNATIVE``), so the first
     passage's answer, however sure, is not the full read's: every window is read at once. So is a question that asks
-    for a kind of name (``reader.KIND_QUESTION``: "Which function sets ...?"), whose first passage may name many."""
+    for a kind of name (``reader.KIND_QUESTION``: "Which function sets ...?"), whose first passage may name many,
+    and one naming the entry it asks about where, of the retrieved ``passages`` ((title, text) each), another is that
+    entry's and the first is not (``owns_elsewhere``)."""
     from function.model import reader, sentence
 
     if question is not None and (sentence.choice(question) or reader.KIND_QUESTION.search(question)):
         return False
+    if OWNED and question is not None and passages is not None and owns_elsewhere(question, passages):
+        return False
     return not names or len(names) < 2 or names[0] >= max(names[1:])
+
+
+def owns_elsewhere(question: str, passages: list[tuple[str | None, str]]) -> bool:
+    """Whether the entry ``question`` asks about (``reader.owned_by``) is a retrieved passage's other than the
+    first's: the first passage ((title, text)) is not that entry's and another is (``reader.names_entry``)."""
+    from function.model import reader
+
+    owner = reader.owned_by(question, reader.OWNED_DEFAULT) if reader.OWNED else None
+    if owner is None or len(passages) < 2 or reader.names_entry(passages[0][1], passages[0][0], owner):
+        return False
+    return any(reader.names_entry(text, title, owner) for title, text in passages[1:])
 
 
 def settled(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch, max_answer_tokens: int,

@@ -370,7 +370,8 @@ class QAService:
         from function.service import cascade
 
         if not (self.rt.settings.cascade and req.retrieves and len(reading.tokens) > 1
-                and cascade.may_stop_first(reading.names, req.question)):
+                and cascade.may_stop_first(reading.names, req.question,
+                                           [(m.get("title"), t) for m, t in zip(reading.meta, reading.texts)])):
             ran = self.rt.inference.run(model, batch)
             return batch, ran.start_logits, ran.end_logits, ran.queue_ms
         from function.model.decode import paragraphs
