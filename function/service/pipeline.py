@@ -365,8 +365,8 @@ class QAService:
         """The windows the model read, their logits and the time spent waiting for the model: every window;
         or, for a question asked alone with ``QA_CASCADE`` on, the first passage's windows alone where they
         settle it, else every window (``function.service.cascade``, ``Inference.run_first``); every window at once
-        where another passage holds more of the question's plain names or the question asks to choose
-        (``cascade.may_stop_first``)."""
+        where another passage holds more of the question's plain names or is the entry the question names, or the
+        question asks to choose or for a kind of name (``cascade.may_stop_first``)."""
         from function.service import cascade
 
         if not (self.rt.settings.cascade and req.retrieves and len(reading.tokens) > 1
