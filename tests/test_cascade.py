@@ -97,6 +97,17 @@ def several_passages(service, questions) -> str:
     raise AssertionError("no sample question retrieves two passages with the first allowed to stop")
 
 
+def read_at_once(off, on, question: str) -> None:
+    """With a sure first passage and sure others, the cascade reads ``question``'s every window in one run, as the full
+    read does, and answers as it does."""
+    spy_on, spy_off = Spy("sure", "sure"), Spy("sure", "sure")
+    on.rt.inference.run, off.rt.inference.run = spy_on, spy_off
+    cascaded, full = ask(on, question), ask(off, question)
+    assert spy_on.runs == spy_off.runs and len(spy_on.runs) == 1  # one run of every window, as the full read
+    assert cascaded.passages_read == full.passages_read > 1
+    assert cascaded.payload == full.payload
+
+
 def test_the_setting_is_on_unless_turned_off():
     assert Settings.from_env({}).cascade is True
     assert Settings.from_env({"QA_CASCADE": "0"}).cascade is False
@@ -185,12 +196,7 @@ def test_a_sure_first_passage_reads_every_passage_at_once_where_another_is_the_e
         return True
 
     monkeypatch.setattr(cascade, "owns_elsewhere", owns_elsewhere)
-    spy_on, spy_off = Spy("sure", "sure"), Spy("sure", "sure")
-    on.rt.inference.run, off.rt.inference.run = spy_on, spy_off
-    cascaded, full = ask(on, question), ask(off, question)
-    assert spy_on.runs == spy_off.runs and len(spy_on.runs) == 1  # one run of every window, as the full read
-    assert cascaded.passages_read == full.passages_read > 1
-    assert cascaded.payload == full.payload
+    read_at_once(off, on, question)
     retrieved = ask(on, question, passages=True).payload["retrieved"]  # with each passage's text
     assert seen[0] == (question, [(r["title"], r["text"]) for r in retrieved])  # the passages read, titled
 
@@ -202,12 +208,7 @@ def test_a_sure_first_passage_reads_every_passage_at_once_where_another_holds_mo
     off, on = services
     question = several_passages(off, questions)
     monkeypatch.setattr(span_bias, "plain_name_shares", lambda q, passages: [0.0] + [1.0] * (len(passages) - 1))
-    spy_on, spy_off = Spy("sure", "sure"), Spy("sure", "sure")
-    on.rt.inference.run, off.rt.inference.run = spy_on, spy_off
-    cascaded, full = ask(on, question), ask(off, question)
-    assert spy_on.runs == spy_off.runs and len(spy_on.runs) == 1  # one run of every window, as the full read
-    assert cascaded.passages_read == full.passages_read > 1
-    assert cascaded.payload == full.payload
+    read_at_once(off, on, question)
 
 
 @pytest.mark.parametrize("first", ["unsure", "unanswerable", "sure_but_empty"])
