@@ -445,6 +445,20 @@ def test_within_one_passage_the_code_lift_is_code_within(monkeypatch):
     assert best(np.array([0.0])) == "Options:"
 
 
+def test_an_introduced_definition_outweighs_a_span_the_reader_ranks_well_above_it(monkeypatch):
+    """``DEFINITION`` is 6: a definition the text introduces ("A namespace package is | distributable.") wins over a
+    name the reader ranks 10.5 logits above it, beside what the rest of the ranking weighs; at 4, its size until
+    2026-12-06, it did not."""
+    from function.model import reader
+
+    text = "A namespace package is distributable. Put namespace_packages here."
+    passage, b, start, end = _two_spans(text, "distributable.", "namespace_packages", [5.0, 16.0], [5.5, 5.0])
+    best = _best_of(text, passage, b, start, end)
+    assert best("What is a namespace package?") == "distributable."
+    monkeypatch.setattr(reader, "DEFINITION", 4.0)
+    assert best("What is a namespace package?") == "namespace_packages"
+
+
 def test_a_code_block_s_line_holding_a_space_is_lifted_only_where_the_question_asks_a_way():
     """A code block's line is a statement or a command: the answer to "How do I ...?", not to "Which target ...?";
     inline code of several words is a name ("git worktree lock") and is lifted for both."""
