@@ -1277,6 +1277,13 @@ def owned_by(question: str, defaults: bool = True) -> str | None:
     return None if _OWNED_KIND.fullmatch(owner) or not terms(owner) else owner.casefold()
 
 
+def asked_owner(question: str | None) -> str | None:
+    """The entry the owned-entry rule reads ``question`` as naming: ``owned_by`` with the module's switches
+    (``OWNED``, ``OWNED_DEFAULT``); None with ``OWNED`` off. The reader's rule and the cascade's reading on
+    (``function.service.cascade.owns_elsewhere``) both ask it."""
+    return owned_by(question, OWNED_DEFAULT) if OWNED and question is not None else None
+
+
 def names_entry(text: str, title: str | None, owner: str) -> bool:
     """Whether a passage is ``owner``'s (in lower case): a word of its title is the name, or one of its lines starts
     with the name, qualified or not, after a list mark or "class" / "def" at most, as an entry's or a signature's head
@@ -1443,8 +1450,7 @@ def answers_from_logits(
     read = set(np.asarray(batch.passage_index).tolist()) if ranked and passage_bias is not None else set()
     if AGREEMENT and ranked and passage_bias is not None and found:
         found = _first(replace(_agreed(found, texts), score=found[0].score), found)
-    owned = OWNED and ranked and passage_bias is not None and titles is not None
-    owner = owned_by(question, OWNED_DEFAULT) if owned else None
+    owner = asked_owner(question) if ranked and passage_bias is not None and titles is not None else None
     if owner is not None and found:
         found = _owned_passage(found, owner, texts, titles)
     if RETURN_FIRST and ranked and passage_bias is not None and found and name is not None:

@@ -82,11 +82,11 @@ def may_stop_first(names: list[float] | None, question: str | None = None,
 
 
 def owns_elsewhere(question: str, passages: list[tuple[str | None, str]]) -> bool:
-    """Whether the entry ``question`` asks about (``reader.owned_by``) is a retrieved passage's other than the
+    """Whether the entry ``question`` asks about (``reader.asked_owner``) is a retrieved passage's other than the
     first's: the first passage ((title, text)) is not that entry's and another is (``reader.names_entry``)."""
     from function.model import reader
 
-    owner = reader.owned_by(question, reader.OWNED_DEFAULT) if reader.OWNED else None
+    owner = reader.asked_owner(question)
     if owner is None or len(passages) < 2 or reader.names_entry(passages[0][1], passages[0][0], owner):
         return False
     return any(reader.names_entry(text, title, owner) for title, text in passages[1:])
