@@ -2111,14 +2111,16 @@ def test_a_return_question_s_passage_chosen_by_its_returns_section_is_not_undone
 def test_a_passage_read_holding_the_returns_section_chooses_where_no_best_span_lies_in_it(monkeypatch):
     """The Returns passage is read, but the reader's best spans in it all lie around "delta", above its "Returns:"
     label, and say nothing of what f returns: the passage holding f's Returns section still chooses
-    (``RETURNS_SECTION``); without the rule, the prose's "alpha". Another function's Returns section does not."""
+    (``RETURNS_SECTION``); without the rule, the prose's "alpha". Another function's Returns section does not. (The
+    reader's best 16 spans: these passages are so short that its best 48 reach "beta", which the return rule lifts.)"""
+    from function.model import reader
+
+    monkeypatch.setattr(reader, "CANDIDATES", 16)
     texts = ["f(x)\nUse alpha here.", "f(x)\nSee delta.\nReturns:\nbeta here.", "g(x)\nUse gamma here."]
     passage, answer = _return_reading(texts, [6.0, 6.0, 5.0], [0.0, -3.0, 0.0])
     assert passage == 1 and answer.startswith("beta")
     other = [texts[0], texts[1].replace("Returns", "Raises"), texts[2]]
     assert _return_reading(other, [6.0, 6.0, 5.0], [0.0, -3.0, 0.0]) == (0, "alpha")
-    from function.model import reader
-
     monkeypatch.setattr(reader, "RETURNS_SECTION", False)
     assert _return_reading(texts, [6.0, 6.0, 5.0], [0.0, -3.0, 0.0]) == (0, "alpha")
 
@@ -2245,3 +2247,28 @@ def test_a_default_question_takes_its_answer_from_the_entry_it_names(monkeypatch
     assert _owned_reading([6.0, 5.0], question) == (1, "model")
     monkeypatch.setattr(reader, "OWNED_DEFAULT", False)
     assert _owned_reading([6.0, 5.0], question)[0] == 0
+
+
+def test_the_rules_rank_the_reader_s_best_48_spans_not_only_its_best_16(monkeypatch):
+    """A rule chooses only among the spans it is shown: the definition the text introduces ("A namespace package is |
+    distributable.") is ranked below the 21 spans of six words the reader is surer of, and ``DEFINITION`` lifts it
+    over them where ``CANDIDATES`` is 48 (since 2026-12-07); among the best 16 it was not there to lift."""
+    from function.model import reader
+
+    text = "A namespace package is distributable. Put one two three four five six here."
+    passage, words = _passage(text)
+    b = build_batch([11, 12], [passage.ids], SPEC)
+    six = [words.index(w) for w in ("one", "two", "three", "four", "five", "six")]
+    defined = words.index("distributable.")
+    # each span of the six words 9 + 7 logits; the definition 5 + 9; from it into the six 5 + 7
+    start = _logits(b, [*six, defined], [], [9.0] * 6 + [5.0])[0]
+    end = _logits(b, [], [*six, defined], [7.0] * 6 + [9.0])[1]
+
+    def best():
+        found = answers_from_logits(start, end, b, [passage], 3, 30, texts=[text],
+                                    question="What is a namespace package?")
+        return text[found[0].start:found[0].end]
+
+    assert best() == "distributable."
+    monkeypatch.setattr(reader, "CANDIDATES", 16)
+    assert best() != "distributable."

@@ -29,9 +29,12 @@ from function.model.decode import (
 from function.model.windows import Batch, WindowSpec, build_batch
 from function.retrieval.terms import terms
 
-# candidate spans ranked again by their sentence (``answers_from_logits``' ``question``); on the SQuAD dev
-# questions the best 8, 16, 32 or every span of the windows gave the same answers
-CANDIDATES = 16
+# candidate spans ranked again by their sentence and the answer-type rules (``answers_from_logits``' ``question``): a
+# rule chooses only among the spans it is shown. On the SQuAD dev questions the best 8, 16, 32 or 48 give the same
+# answers; on documentation the rules found the answer among the 17th to 48th best ("\usepackage{asymptote}" for "How do
+# I embed Asymptote code directly in a LaTeX document?"): 48 since 2026-12-07, chosen on the benchmark's dev part
+# against 8-64, at about 8 ms more decoding a question that reads five passages (docs/documents.md)
+CANDIDATES = 48
 # and, where retrieved passages compete (a question asked alone that the cascade's first passage did not settle),
 # each passage's best ``PER_PASSAGE`` spans too (``decode.best_spans``' ``per_passage``): a passage whose spans the
 # reader scores below another's still has its say where the sentence term and the answer-type lifts rank them ("Default
