@@ -410,3 +410,60 @@ def test_every_benchmark_set_is_held_back_from_training():
              for p in json.loads(f.read_text(encoding="utf-8"))["source"].get("packages", [])}
     assert len(named) >= 12
     assert sorted(n for n in named if not is_forbidden(n)) == []
+
+
+HOW_HTML = b"""<html><body><div class="body" role="main"><section><h1>Installation</h1>
+<p>To install the package from PyPI, run:</p>
+<div class="highlight-console notranslate"><div class="highlight"><pre><span></span>$ pip install fetcher
+</pre></div></div>
+<p>To build your own wheel locally, use:</p>
+<pre>python -m build --wheel</pre>
+<p>To install:</p>
+<pre>make install</pre>
+<p>Then run the tests:</p>
+<pre>pytest</pre>
+<p>To list the plugins, type:</p>
+<pre># a comment first
+fetcher plugins</pre>
+</section></div></body></html>"""
+
+HOW_MARKDOWN = """# fetcher
+
+To enable debug output in your shell, set:
+
+```sh
+export DEBUG=fetcher
+```
+
+To quiet it again you may unset it.
+"""
+
+
+def test_a_guide_s_to_sentence_over_a_code_block_becomes_a_how_question_answered_by_its_first_line(ingest):
+    """ "To install the package from PyPI, run:" over ``$ pip install fetcher`` asks "How do I install the package
+    from PyPI?" with the command, its prompt dropped, as the answer span of ingestion's passage; "your" reads "my". A
+    sentence without "To ...:", one that says too little ("To install:") and a block that opens with a comment ask
+    nothing."""
+    tokenizer, budget = ingest
+    source = Source("fetcher-doc", "1.0-1", "deb", "sphinx")
+    article, _ = build_page(source, "install.html", HOW_HTML, tokenizer, budget, random.Random(1),
+                            unanswerable_rate=0.0, templates="how")
+    qas = {qa["question"]: (p["context"], qa) for p in article["paragraphs"] for qa in p["qas"]}
+    assert set(qas) == {"How do I install the package from PyPI?", "How do I build my own wheel locally?"}
+    context, qa = qas["How do I install the package from PyPI?"]
+    assert qa["kind"] == "how"
+    start, text = qa["answers"][0]["answer_start"], qa["answers"][0]["text"]
+    assert text == "pip install fetcher" and context[start:start + len(text)] == text
+    assert qas["How do I build my own wheel locally?"][1]["answers"][0]["text"] == "python -m build --wheel"
+    # the entry and prose templates ask nothing of this page
+    assert build_page(source, "install.html", HOW_HTML, tokenizer, budget, random.Random(1),
+                      templates="prose")[0] is None
+
+
+def test_how_questions_come_from_markdown_fenced_blocks_too(ingest):
+    tokenizer, budget = ingest
+    source = Source("fetcher", "1.0.0", "npm", "markdown")
+    article, _ = build_page(source, "README.md", HOW_MARKDOWN.encode(), tokenizer, budget, random.Random(1),
+                            unanswerable_rate=0.0, templates="all")
+    by_question = {qa["question"]: qa["answers"][0]["text"] for p in article["paragraphs"] for qa in p["qas"]}
+    assert by_question == {"How do I enable debug output in my shell?": "export DEBUG=fetcher"}

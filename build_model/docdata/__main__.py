@@ -50,9 +50,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--negatives", choices=("corpus", "page"), default="corpus",
                    help="where that passage comes from: the best BM25 match of another package (corpus, "
                         "build_model.docdata.negatives) or a neighbour on the question's own page (page)")
-    p.add_argument("--templates", choices=("entries", "prose", "all"), default="entries",
+    p.add_argument("--templates", choices=("entries", "prose", "how", "all"), default="entries",
                    help="questions about API entries, about code spans named in prose (build_model.docdata.prose), "
-                        "or both")
+                        "how-to questions from a guide's \"To ...:\" over a code block (build_model.docdata.how), "
+                        "or all three")
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--write-every", type=int, default=5, help="rewrite the merged file every N packages")
     p.add_argument("--quiet", action="store_true")

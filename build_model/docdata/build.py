@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from build_model.docdata import entries as E
 from build_model.docdata.fetch import Source
+from build_model.docdata.how import how_questions
 from build_model.docdata.prose import prose_questions
 from build_model.docdata.questions import QSpec, questions_for
 
@@ -145,14 +146,15 @@ def qid(*parts: str) -> str:
 def build_page(source: Source, rel: str, data: bytes, tokenizer, budget: tuple[int, int], rng: random.Random,
                unanswerable_rate: float = 0.25, templates: str = "entries") -> tuple[dict | None, list[str]]:
     """The page's article (``{"title", "paragraphs"}``) or None, and the notes to log. ``templates``: questions
-    from API entries (``entries``), from code spans in prose (``prose``, ``build_model.docdata.prose``) or
-    both (``all``)."""
+    from API entries (``entries``), from code spans in prose (``prose``, ``build_model.docdata.prose``), from a
+    guide's "To ...:" over a code block (``how``, ``build_model.docdata.how``) or all three (``all``)."""
     from function.ingest.extract import ExtractError, extract
     from function.ingest.split import split
 
     notes: list[str] = []
     found = page_entries(source.generator, rel, data) if templates in ("entries", "all") else []
     prose = prose_questions(source.generator, data) if templates in ("prose", "all") else []
+    prose += how_questions(source.generator, data) if templates in ("how", "all") else []
     if not found and not prose:
         return None, notes
     try:
