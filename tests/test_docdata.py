@@ -429,7 +429,7 @@ fetcher plugins</pre>
 
 HOW_MARKDOWN = """# fetcher
 
-To enable debug output in your shell, set:
+To enable `fetcher`'s debug output in your shell, set:
 
 ```sh
 export DEBUG=fetcher
@@ -466,4 +466,4 @@ def test_how_questions_come_from_markdown_fenced_blocks_too(ingest):
     article, _ = build_page(source, "README.md", HOW_MARKDOWN.encode(), tokenizer, budget, random.Random(1),
                             unanswerable_rate=0.0, templates="all")
     by_question = {qa["question"]: qa["answers"][0]["text"] for p in article["paragraphs"] for qa in p["qas"]}
-    assert by_question == {"How do I enable debug output in my shell?": "export DEBUG=fetcher"}
+    assert by_question == {"How do I enable fetcher's debug output in my shell?": "export DEBUG=fetcher"}

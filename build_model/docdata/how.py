@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from build_model.docdata.entries import _drop_permalinks, _html_root, md_tokens, norm
+from build_model.docdata.entries import _drop_permalinks, _html_root, _md_inline, md_tokens, norm
 from build_model.docdata.questions import QSpec, sentences
 
 # "To install it from PyPI, run:", "To enable the plugin, add the following to your config:": the purpose, a comma,
@@ -85,7 +85,7 @@ def markdown_pairs(source: str) -> list[tuple[str, str]]:
             continue
         inline, close, block = tokens[i + 1], tokens[i + 2], tokens[i + 3]
         if inline.type == "inline" and close.type == "paragraph_close" and block.type in ("fence", "code_block"):
-            out.append((norm(inline.content), block.content))
+            out.append((norm(_md_inline(inline)), block.content))  # `code` read as its text
     return out
 
 
