@@ -20,7 +20,7 @@ import re
 from build_model.docdata.entries import _drop_permalinks, _html_root, _md_inline, md_tokens, norm
 from build_model.docdata.questions import QSpec, sentences
 
-# "To install it from PyPI, run:", "To enable the plugin, add the following to your config:": the purpose, a comma,
+# "To install the package from PyPI, run:", "To enable the plugin, add a line to your config:": the purpose, a comma,
 # what to do, a colon (without the comma the purpose's end is a guess: "To use this class write code as follows:")
 _TO = re.compile(r"^To\s+(?P<what>[a-z][a-z-]+\b[^:;,]{2,100}),\s*[^,:;]{1,60}:$")
 # a purpose that points back ("To do so", "To use this feature") asks nothing on its own
