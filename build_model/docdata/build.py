@@ -153,9 +153,9 @@ def build_page(source: Source, rel: str, data: bytes, tokenizer, budget: tuple[i
 
     notes: list[str] = []
     found = page_entries(source.generator, rel, data) if templates in ("entries", "all") else []
-    prose = prose_questions(source.generator, data) if templates in ("prose", "all") else []
-    prose += how_questions(source.generator, data) if templates in ("how", "all") else []
-    if not found and not prose:
+    from_text = prose_questions(source.generator, data) if templates in ("prose", "all") else []
+    from_text += how_questions(source.generator, data) if templates in ("how", "all") else []
+    if not found and not from_text:
         return None, notes
     try:
         doc = extract(rel, data)
@@ -168,7 +168,7 @@ def build_page(source: Source, rel: str, data: bytes, tokenizer, budget: tuple[i
     specs: list[QSpec] = []
     for entry in found:
         specs.extend(questions_for(entry, rng, label))
-    specs.extend(prose)
+    specs.extend(from_text)
     by_passage: dict[int, list[dict]] = {}
     seen: set[tuple[str, str]] = set()
     answered: list[tuple[int, QSpec, str, dict]] = []

@@ -33,7 +33,7 @@ from function.retrieval.terms import terms
 # rule chooses only among the spans it is shown. On the SQuAD dev questions the best 8, 16, 32 or 48 give the same
 # answers; on documentation the rules found the answer among the 17th to 48th best ("\usepackage{asymptote}" for "How do
 # I embed Asymptote code directly in a LaTeX document?"): 48 since 2026-12-07, chosen on the benchmark's dev part
-# against 8-64, at about 8 ms more decoding a question that reads five passages (docs/documents.md)
+# against 8-64, at about 3 ms more decoding a question that reads five passages (docs/documents.md)
 CANDIDATES = 48
 # and, where retrieved passages compete (a question asked alone that the cascade's first passage did not settle),
 # each passage's best ``PER_PASSAGE`` spans too (``decode.best_spans``' ``per_passage``): a passage whose spans the
