@@ -506,6 +506,45 @@ def command_line(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 HOW_QUESTION = re.compile(_HOW, re.IGNORECASE)
+# Where a question asks how to do something (``HOW_QUESTION``) and the answer chosen lies in the purpose a line states
+# before its colon ("After a bisect session, | to clean up the bisection state | and return to the original HEAD, issue
+# the following command:"), the code block's line that colon introduces is the answer ("git bisect reset"): the
+# reader found the sentence that says what the question asks and took its purpose for its way
+# (``introduced_line``). The shape ``build_model.docdata.how`` makes training questions from. One switch, by a rule
+# written first (docs/documents.md).
+INTRODUCED = True
+_PROMPT_ONLY = re.compile(r"\s*(?:(?:\$|%|>>>|>)\s+)?")  # white space, and a shell's or interpreter's prompt
+_NOT_THE_WAY = re.compile(r"\s*(?:#|//|/\*|<!--|import\s|from\s+\S+\s+import\s)")  # a comment, an import
+
+
+def introduced_line(text: str, lines: np.ndarray | None, start: int, end: int) -> tuple[int, int] | None:
+    """The code block's line that the colon ending ``text[start:end]``'s line introduces, where nothing after the
+    span on that line ends a sentence (the span is in the purpose the colon's sentence states) and the next line with
+    words is a code block's line (``lines``: (start, end) rows, as ingestion marks them): its first line that is no
+    comment or import, without its prompt (``command_line``). None otherwise, and for a span that is code already."""
+    if lines is None or not len(lines):
+        return None
+    eol = text.find("\n", end)
+    eol = len(text) if eol < 0 else eol
+    rest = text[end:eol].rstrip()
+    if not rest.endswith(":") or re.search(r"[.!?](?:\s|$)", rest[:-1]):
+        return None
+    rows = sorted((int(a), int(z)) for a, z in lines)
+    if any(a <= start < z for a, z in rows):
+        return None
+    after = len(text) - len(text[eol:].lstrip())  # the next line with words
+    block = [(a, z) for a, z in rows if z > after]
+    if not block or not (block[0][0] <= after or _PROMPT_ONLY.fullmatch(text, after, block[0][0])):
+        return None
+    previous = None
+    for a, z in block:
+        if previous is not None and text[previous:a].strip():
+            return None  # prose between: the block ended with comments and imports only
+        if not _NOT_THE_WAY.match(text, a):
+            s, e = command_line(text, a, z)
+            return (s, e) if s < e else None
+        previous = z
+    return None
 # The longest call or assignment an answer is widened to (``whole_call``): one statement on one line.
 WIDEST_CALL = 80
 _CALLED_NAME = re.compile(sentence.DOTTED_NAME)
@@ -1486,6 +1525,11 @@ def answers_from_logits(
                 a = replace(a, start=described[0], end=described[1])
             else:
                 a = replace(a, end=sentence.return_end(texts[a.passage], name, a.start, a.end, title))
+        if (INTRODUCED and lines is not None and texts is not None and a.start < a.end and question is not None
+                and HOW_QUESTION.search(question)):  # the same: the way its purpose introduces
+            way = introduced_line(texts[a.passage], lines[a.passage], a.start, a.end)
+            if way is not None:
+                a = replace(a, start=way[0], end=way[1])
         if several and texts is not None and a.start < a.end:  # the same: a list's every item
             start, end = sentence.coordination(texts[a.passage], a.start, a.end)
             a = replace(a, start=start, end=end)
