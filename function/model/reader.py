@@ -518,8 +518,9 @@ _NOT_THE_WAY = re.compile(r"\s*(?:#|//|/\*|<!--|import\s|from\s+\S+\s+import\s)"
 
 
 def introduced_line(text: str, lines: np.ndarray | None, start: int, end: int) -> tuple[int, int] | None:
-    """The code block's line that the colon ending ``text[start:end]``'s line introduces, where nothing after the
-    span on that line ends a sentence (the span is in the purpose the colon's sentence states) and the next line with
+    """The code block's line that the colon ending ``text[start:end]``'s line introduces, where words stand between
+    the span and the colon and none ends a sentence (the span is in the purpose the colon's sentence states, not the
+    way it names last: "To verify ..., you can use | npm-name-cli |:") and the next line with
     words is a code block's line (``lines``: (start, end) rows, as ingestion marks them): its first line that is no
     comment or import, without its prompt (``command_line``). None otherwise, and for a span that is code already."""
     if lines is None or not len(lines):
@@ -527,8 +528,8 @@ def introduced_line(text: str, lines: np.ndarray | None, start: int, end: int) -
     eol = text.find("\n", end)
     eol = len(text) if eol < 0 else eol
     rest = text[end:eol].rstrip()
-    if not rest.endswith(":") or re.search(r"[.!?](?:\s|$)", rest[:-1]):
-        return None
+    if not rest.endswith(":") or not rest[:-1].strip() or re.search(r"[.!?](?:\s|$)", rest[:-1]):
+        return None  # no colon, or the span is what the line names last ("you can use | npm-name-cli |:"): the way
     rows = sorted((int(a), int(z)) for a, z in lines)
     if any(a <= start < z for a, z in rows):
         return None
