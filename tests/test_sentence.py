@@ -2030,6 +2030,61 @@ def test_states_means_reads_a_verb_of_running_or_writing_just_before_a_span(text
     assert states_means(text, text.index(at)) is means
 
 
+_BISECT = ("After a bisect session, to clean up the bisection state and return to the original HEAD, issue the "
+           "following command:\n\n$ git bisect reset\n\nBy default, this returns your tree to the commit checked out.")
+
+
+def _code_lines(text, *pieces):
+    """``Passage.lines``' rows for ``pieces`` of ``text``, as ingestion marks a code block's lines."""
+    return np.array([(text.index(p), text.index(p) + len(p)) for p in pieces], dtype=np.uint32)
+
+
+@pytest.mark.parametrize("text, span, code, way", [
+    (_BISECT, "to clean up the bisection state", ["git bisect reset"], "git bisect reset"),
+    # the block's first line that says what to write: a comment and an import are not the way
+    ("To read a CSV file, run this:\n\n# read it\nimport csv\nrows = list(csv.reader(f))", "read a CSV file",
+     ["# read it", "import csv", "rows = list(csv.reader(f))"], "rows = list(csv.reader(f))"),
+    # the span is what the line names last, the way itself: kept
+    ("To verify if your name is free you can use npm-name-cli:\n\n$ npm install --global npm-name-cli",
+     "npm-name-cli", ["npm install --global npm-name-cli"], None),
+    ("To clean up the state, run it. Then do this:\n\n$ git bisect reset", "clean up the state",
+     ["git bisect reset"], None),  # a sentence ends between the span and the colon
+    ("To clean up the state, do the following:\n\nRead the page first.\n\n$ git bisect reset",
+     "clean up the state", ["git bisect reset"], None),  # the colon introduces prose
+    ("To clean up the state, issue the command\n\n$ git bisect reset", "clean up the state",
+     ["git bisect reset"], None),  # no colon
+    ("To undo it, do this:\n\n# a comment\n\nand some prose after it.", "undo it", ["# a comment"], None),
+])
+def test_introduced_line_gives_the_code_line_the_purpose_s_colon_introduces(text, span, code, way):
+    from function.model.reader import introduced_line
+
+    a = text.index(span)
+    got = introduced_line(text, _code_lines(text, *code), a, a + len(span))
+    assert (None if got is None else text[got[0]:got[1]]) == way
+
+
+def test_a_how_question_answered_with_a_purpose_gets_the_way_its_colon_introduces(monkeypatch):
+    """The reader takes the purpose ("to clean up the bisection state") and never ranks the command (`git-003` of the
+    benchmark): the code line the purpose's colon introduces answers a how question (``INTRODUCED``); without the rule,
+    or asked something else, the reader's span."""
+    from function.model import reader
+
+    text = _BISECT
+    passage, words = _passage(text)
+    b = build_batch([11, 12], [passage.ids], SPEC)
+    start, end = _logits(b, [words.index("to")], [words.index("state")], [8.0])
+    lines = [_code_lines(text, "git bisect reset")]
+
+    def best(question):
+        found = answers_from_logits(start, end, b, [passage], 1, 30, texts=[text], question=question, lines=lines)
+        return text[found[0].start:found[0].end]
+
+    assert best("How do I end a bisect session and go back to where I started?") == "git bisect reset"
+    assert best("Why would I issue git bisect reset after a bisect session?") == "to clean up the bisection state"
+    monkeypatch.setattr(reader, "INTRODUCED", False)
+    assert best("How do I end a bisect session and go back to where I started?") == "to clean up the bisection state"
+
+
 def test_a_question_for_what_is_called_is_not_answered_with_what_is_passed_to_it(monkeypatch):
     from function.model import reader
 

@@ -1449,8 +1449,10 @@ def answers_from_logits(
     it (``CONDITIONED``, ``_conditioned_answer``). After the ranking, a
     definition's and a return value's answer run on to the end of their phrase (``sentence.definition_end``,
     ``sentence.return_end``), an answer to a question that asks for several things over the list it is an item of
-    (``COORDINATION``, ``sentence.coordination``), and a return value named on numpydoc's "name : type" line gives
-    way to the description under it (``sentence.return_description``).
+    (``COORDINATION``, ``sentence.coordination``), a return value named on numpydoc's "name : type" line gives
+    way to the description under it (``sentence.return_description``), and a how question's answer inside the purpose
+    a line states before its colon to the code block's line that colon introduces (``INTRODUCED``,
+    ``introduced_line``).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
