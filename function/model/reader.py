@@ -520,9 +520,9 @@ _NOT_THE_WAY = re.compile(r"\s*(?:#|//|/\*|<!--|import\s|from\s+\S+\s+import\s)"
 def introduced_line(text: str, lines: np.ndarray | None, start: int, end: int) -> tuple[int, int] | None:
     """The code block's line that the colon ending ``text[start:end]``'s line introduces, where words stand between
     the span and the colon and none ends a sentence (the span is in the purpose the colon's sentence states, not the
-    way it names last: "To verify ..., you can use | npm-name-cli |:") and the next line with
-    words is a code block's line (``lines``: (start, end) rows, as ingestion marks them): its first line that is no
-    comment or import, without its prompt (``command_line``). None otherwise, and for a span that is code already."""
+    way it names last: "To verify ..., you can use | npm-name-cli |:") and the next line with words is a code block's
+    line (``lines``: (start, end) rows, as ingestion marks them): the block's first line that is no comment or
+    import, without its prompt (``command_line``). None otherwise, and for a span that is code already."""
     if lines is None or not len(lines):
         return None
     eol = text.find("\n", end)
