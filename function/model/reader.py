@@ -546,6 +546,8 @@ def introduced_line(text: str, lines: np.ndarray | None, start: int, end: int) -
             return (s, e) if s < e else None
         previous = z
     return None
+
+
 # The longest call or assignment an answer is widened to (``whole_call``): one statement on one line.
 WIDEST_CALL = 80
 _CALLED_NAME = re.compile(sentence.DOTTED_NAME)
