@@ -460,6 +460,25 @@ def test_a_guide_s_to_sentence_over_a_code_block_becomes_a_how_question_answered
                       templates="prose")[0] is None
 
 
+@pytest.mark.parametrize("sentence, question", [
+    ("To install the package from PyPI, run:", "How do I install the package from PyPI?"),
+    ("You can install the package from PyPI by running:", "How do I install the package from PyPI?"),
+    ("You can enable debug output in your shell with the following line:",
+     "How do I enable debug output in my shell?"),
+    ("One can build the docs locally using:", "How do I build the docs locally?"),
+    ("Run the following command to build a wheel:", "How do I build a wheel?"),
+    ("Use this snippet to configure the logger for tests:", "How do I configure the logger for tests?"),
+    ("You can enable it with the following line:", None),  # "it" points back: asks nothing on its own
+    ("You can install by running:", None),  # says too little
+    ("You can read more about it here:", None),  # no way named
+    ("Run the following command:", None),  # no purpose
+])
+def test_how_question_reads_a_purpose_said_three_ways(sentence, question):
+    from build_model.docdata.how import how_question
+
+    assert how_question(sentence) == question
+
+
 def test_how_questions_come_from_markdown_fenced_blocks_too(ingest):
     tokenizer, budget = ingest
     source = Source("fetcher", "1.0.0", "npm", "markdown")

@@ -4,10 +4,12 @@ answer (issue 39).
 "How do I ...?" questions are where the reader is weakest on documentation (the benchmark's "how" kind, docs/
 documents.md): it takes a word of the prose, or another line of an example, where the answer is the command or the
 call. Guides, tutorials and READMEs say the way in a fixed shape: a sentence that starts with "To" and an infinitive
-and ends with a colon ("To install the package from PyPI, run:"), then a code block whose first line is what to write.
-The sentence becomes the question ("How do I install the package from PyPI?", "your" read as "my"); the line, its
-shell or interpreter prompt dropped, is the answer, found in ingestion's passage as ``build.locate`` finds every
-anchor, with the sentence in the same passage (``musts``), so the context holds both as serving reads them.
+and ends with a colon ("To install the package from PyPI, run:"), then a code block whose first line is what to write;
+or says the same purpose two other ways, "You can install the package by running:" and "Run the following command to
+build a wheel:". The sentence becomes the question ("How do I install the package from PyPI?", "your" read as "my");
+the line, its shell or interpreter prompt dropped, is the answer, found in ingestion's passage as ``build.locate``
+finds every anchor, with the sentence in the same passage (``musts``), so the context holds both as serving reads
+them.
 
 Paragraphs are read from the page's markup: HTML ``p`` followed by a ``pre`` (as Sphinx writes it, inside its
 ``div.highlight``), Markdown's paragraph followed by a fenced or indented code block.
@@ -23,6 +25,14 @@ from build_model.docdata.questions import QSpec, sentences
 # "To install the package from PyPI, run:", "To enable the plugin, add a line to your config:": the purpose, a comma,
 # what to do, a colon (without the comma the purpose's end is a guess: "To use this class write code as follows:")
 _TO = re.compile(r"^To\s+(?P<what>[a-z][a-z-]+\b[^:;,]{2,100}),\s*[^,:;]{1,60}:$")
+# the same purpose said two other ways: "You can install the package by running:", "You can enable it with the
+# following line:" (the way named after "by"/"with"/"using"), and "Run the following command to build a wheel:" (the
+# way named first, the purpose after "to")
+_YOU_CAN = re.compile(r"^(?:You|One)\s+(?:can|may|could)\s+(?P<what>[a-z][a-z-]+\b[^:;,]{2,100}?)\s+"
+                      r"(?:by\s+(?:running|using|typing|calling|executing|adding|writing|entering)|with|using)"
+                      r"(?:\s+(?:the\s+)?following(?:\s+(?:command|code|line|snippet|call))?)?\s*:$")
+_DO_THIS_TO = re.compile(r"^(?:Run|Use|Type|Execute|Enter|Add|Call|Write)\s+(?:the\s+following|this)"
+                         r"(?:\s+(?:command|code|line|snippet|call))?\s+to\s+(?P<what>[a-z][a-z-]+\b[^:;,]{2,100}):$")
 # a purpose that points back ("To do so", "To use this feature") asks nothing on its own
 _POINTS_BACK = re.compile(r"\b(?:this|that|these|those|so|it|them|such|above|below|following)\b", re.I)
 _PROMPT = re.compile(r"^(?:\$|%|>>>|>|PS>|C:\\>)\s+")  # not "#": a comment as often as a root prompt
@@ -45,8 +55,10 @@ def _first_line(block: str) -> str | None:
 
 
 def how_question(sentence: str) -> str | None:
-    """ "How do I ...?" for a sentence "To ..., ...:" (``_TO``), or None."""
-    m = _TO.match(norm(sentence))
+    """ "How do I ...?" for a sentence "To ..., ...:" (``_TO``), "You can ... by running:" (``_YOU_CAN``) or "Run the
+    following command to ...:" (``_DO_THIS_TO``), or None."""
+    sentence = norm(sentence)
+    m = _TO.match(sentence) or _YOU_CAN.match(sentence) or _DO_THIS_TO.match(sentence)
     if m is None or _POINTS_BACK.search(m.group("what")):
         return None
     what = m.group("what").strip()
