@@ -514,6 +514,7 @@ HOW_QUESTION = re.compile(_HOW, re.IGNORECASE)
 # written first (docs/documents.md).
 INTRODUCED = True
 _PROMPT_ONLY = re.compile(r"\s*(?:(?:\$|%|>>>|>)\s+)?")  # white space, and a shell's or interpreter's prompt
+_WORDS = re.compile(r"\S")
 _NOT_THE_WAY = re.compile(r"\s*(?:#|//|/\*|<!--|import\s|from\s+\S+\s+import\s)")  # a comment, an import
 
 
@@ -533,7 +534,8 @@ def introduced_line(text: str, lines: np.ndarray | None, start: int, end: int) -
     rows = sorted((int(a), int(z)) for a, z in lines)
     if any(a <= start < z for a, z in rows):
         return None
-    after = len(text) - len(text[eol:].lstrip())  # the next line with words
+    words = _WORDS.search(text, eol)
+    after = len(text) if words is None else words.start()  # the next line with words
     block = [(a, z) for a, z in rows if z > after]
     if not block or not (block[0][0] <= after or _PROMPT_ONLY.fullmatch(text, after, block[0][0])):
         return None
@@ -1459,7 +1461,9 @@ def answers_from_logits(
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
     code = _pieces(marks, lines, len(passages))
-    widen = (texts is not None and code is not None and question is not None and bool(HOW_QUESTION.search(question)))
+    how = question is not None and HOW_QUESTION.search(question) is not None
+    widen = texts is not None and code is not None and how
+    introduced = INTRODUCED and how and texts is not None and lines is not None  # the way a purpose's colon introduces
     condition = None if question is None else sentence.return_condition(question)
     subject = None if question is None else sentence.defined(question)
     name = None if question is None or condition is not None else sentence.returned(question)
@@ -1530,8 +1534,7 @@ def answers_from_logits(
                 a = replace(a, start=described[0], end=described[1])
             else:
                 a = replace(a, end=sentence.return_end(texts[a.passage], name, a.start, a.end, title))
-        if (INTRODUCED and lines is not None and texts is not None and a.start < a.end and question is not None
-                and HOW_QUESTION.search(question)):  # the same: the way its purpose introduces
+        if introduced and a.start < a.end:  # the same: the way its purpose introduces
             way = introduced_line(texts[a.passage], lines[a.passage], a.start, a.end)
             if way is not None:
                 a = replace(a, start=way[0], end=way[1])
