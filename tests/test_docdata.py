@@ -486,3 +486,21 @@ def test_how_questions_come_from_markdown_fenced_blocks_too(ingest):
                             unanswerable_rate=0.0, templates="all")
     by_question = {qa["question"]: qa["answers"][0]["text"] for p in article["paragraphs"] for qa in p["qas"]}
     assert by_question == {"How do I enable fetcher's debug output in my shell?": "export DEBUG=fetcher"}
+
+
+@pytest.mark.parametrize(("block", "answer"), [
+    ("mydb=> SELECT * FROM weather;\n", "SELECT * FROM weather"),  # psql's prompt and the statement's ";"
+    ("db = SqliteDatabase(':memory:')  # In-memory SQLite database.\n", "db = SqliteDatabase(':memory:')"),
+    ("PS> Install-Module PSReadLine\n", "Install-Module PSReadLine"),
+    ("extensions = [\n    'sphinx.ext.autodoc',\n]\n", None),  # the first line of a longer statement
+    ("GList   *list = NULL;\n", None),  # a column cut that is no comment: not one piece of code
+    ("# Forget everything\nimport os\n", None),  # a comment, then an import: the way is not first
+])
+def test_how_answer_is_the_line_as_ingestion_marks_it_for_the_reader(block, answer):
+    from build_model.docdata.how import _first_line
+    from function.ingest.documents import code_lines
+
+    assert _first_line(block) == answer
+    if answer is not None:  # the same characters serving reads as the block's first line
+        a, z = next(code_lines(block, 0, len(block)))
+        assert block[a:z] == answer

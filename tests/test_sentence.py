@@ -2054,6 +2054,9 @@ def _code_lines(text, *pieces):
     ("To clean up the state, issue the command\n\n$ git bisect reset", "clean up the state",
      ["git bisect reset"], None),  # no colon
     ("To undo it, do this:\n\n# a comment\n\nand some prose after it.", "undo it", ["# a comment"], None),
+    # every prompt ingestion leaves out of the line (``code.PROMPT``): psql's, Windows'
+    ("To list the tables, type:\n\nmydb=> \\dt", "list the tables", ["\\dt"], "\\dt"),
+    ("To see the version, enter:\n\nC:\\> node --version", "see the version", ["node --version"], "node --version"),
 ])
 def test_introduced_line_gives_the_code_line_the_purpose_s_colon_introduces(text, span, code, way):
     from function.model.reader import introduced_line

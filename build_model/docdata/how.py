@@ -21,6 +21,8 @@ import re
 
 from build_model.docdata.entries import _drop_permalinks, _html_root, _md_inline, md_tokens, norm
 from build_model.docdata.questions import QSpec, sentences
+from function.ingest.documents import code_lines
+from function.model.code import NOT_THE_WAY
 
 # "To install the package from PyPI, run:", "To enable the plugin, add a line to your config:": the purpose, a comma,
 # what to do, a colon (without the comma the purpose's end is a guess: "To use this class write code as follows:")
@@ -35,22 +37,28 @@ _DO_THIS_TO = re.compile(r"^(?:Run|Use|Type|Execute|Enter|Add|Call|Write)\s+(?:t
                          r"(?:\s+(?:command|code|line|snippet|call))?\s+to\s+(?P<what>[a-z][a-z-]+\b[^:;,]{2,100}):$")
 # a purpose that points back ("To do so", "To use this feature") asks nothing on its own
 _POINTS_BACK = re.compile(r"\b(?:this|that|these|those|so|it|them|such|above|below|following)\b", re.I)
-_PROMPT = re.compile(r"^(?:\$|%|>>>|>|PS>|C:\\>)\s+")  # not "#": a comment as often as a root prompt
 _MAX_ANSWER = 100
 _MAX_PER_PAGE = 8
 
 
 def _first_line(block: str) -> str | None:
-    """The code block's first line with words, its prompt dropped; None for a comment or a line too long."""
-    for line in block.splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        line = _PROMPT.sub("", line)
-        if (not line or line.startswith(("#", "//", "/*", "<!--", "import ", "from ")) or len(line) > _MAX_ANSWER
-                or line.endswith(("{", "(", ",", "\\")) or line.count("(") != line.count(")")):
-            return None  # a comment, an import, a block's or a statement's first line of several: not the way
-        return line
+    """The code block's first line with words as ingestion marks it for the reader (``code_lines``: its prompt, a
+    closing ";" and a comment after it left out), so the answer is cut where serving cuts it; None for a comment or an
+    import (``code.NOT_THE_WAY``, which the reader skips too), a line too long, or a statement's or a block's first
+    line of several."""
+    at = 0
+    for line in block.split("\n"):
+        if line.strip():
+            piece = next(code_lines(block, at, at + len(line)), None)
+            if piece is None:
+                return None  # a prompt alone, or brackets that close on a later line
+            answer, rest = block[piece[0] : piece[1]], block[piece[1] : at + len(line)].strip().lstrip(";").strip()
+            if rest and not rest.startswith(("#", "//")):
+                return None  # a column cut that is not a comment ("GList   *list = NULL;"): not one piece of code
+            if NOT_THE_WAY.match(answer) or len(answer) > _MAX_ANSWER or answer.endswith(("{", "(", ",", "\\")):
+                return None  # a comment, an import, a block's or a statement's first line of several: not the way
+            return answer
+        at += len(line) + 1
     return None
 
 

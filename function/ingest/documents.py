@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from function.ingest.json_input import Record, Rejected, Unread, parse_text
 from function.ingest.sources import InputFile, is_json
+from function.model.code import PROMPT
 from function.store.ids import chunk_passage_id
 
 # Bump when extraction or splitting changes what the same bytes become, so unchanged files are redone. 2: documentation
@@ -115,16 +116,13 @@ def from_file(file: InputFile, data: bytes, tokenizer, recipe: Recipe) -> Iterat
         yield _text_document(file, data, tokenizer, recipe)
 
 
-# A prompt before a line's code: a shell's "$ ", Python's ">>> " and "... ", psql's "mydb=> ", "postgres=# " and
-# "mydb-> ", SQLite's "sqlite> " and "   ...> ", a REPL's "> ", Windows' "C:\> "
-_PROMPT = re.compile(r"(?:\$|>>>|\.\.\.>?|>|[A-Za-z_][\w.-]*[=-]?[#>]|[A-Za-z]:\\[^\s>]*>)[ \t]+")
 _COLUMN = re.compile(r"[ \t]{3,}|[ \t]{2,}(?:#|//)")  # a column after the code: a comment, a result, a description
 
 
 def code_lines(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """Where each line of the code block ``text[start:end]`` is as one whole piece of code (``Passage.lines``), so the
     reader reads a command that a block gives on a line of its own as it reads one written inline (``Passage.marks``):
-    "pip install -U apispec", not its first word (``reader.whole_code``). A prompt (``_PROMPT``: "$ ", ">>> ",
+    "pip install -U apispec", not its first word (``reader.whole_code``). A prompt (``code.PROMPT``: "$ ", ">>> ",
     "mydb=> ") and a statement's closing ";" are not part of it, nor what follows a run of three spaces or a
     comment after two (another column: "x.clear()   # Forget everything", a usage line's description); a line whose
     brackets do not balance is part of a longer statement ("g_file_get_contents (const gchar *filename,") and is not
@@ -133,7 +131,7 @@ def code_lines(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     for line in text[start:end].split("\n"):
         a = at + len(line) - len(line.lstrip())
         at += len(line) + 1
-        prompt = _PROMPT.match(text, a)
+        prompt = PROMPT.match(text, a)
         if prompt:
             a = prompt.end()
         column = _COLUMN.search(text, a, at - 1)

@@ -15,6 +15,9 @@ In the order a request meets them:
 - ``reader``: the one door to decoding, which the function and the build stage's evaluation
   both read through: ``prepare`` before a model run, ``answers_from_logits`` and
   ``no_answer_verdict`` (whether to abstain) after it.
+- ``code``: what a code block's line is made of (a prompt before it, a comment or an
+  import that is not the way), one definition for ingestion, the reader and the build
+  stage's training questions.
 
 Nothing here knows about HTTP, the store or the cache; the build stage imports
 these modules too, so it trains, exports and evaluates on the inputs the

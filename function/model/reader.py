@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from function.model import sentence, table
+from function.model import code, sentence, table
 from function.model.decode import (
     best_spans,
     deciding_window,
@@ -494,7 +494,9 @@ _PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]*)*"
 def command_line(text: str, start: int, end: int) -> tuple[int, int]:
     """An answer that starts at a shell prompt ("$ git bisect reset", a code block's line) is the whole command on
     that line, without the prompt: the model often ends it after a word or two ("$ git", "$ python -m"). Only at a
-    line's start, so an amount ("costs $ 5") is left as it is."""
+    line's start, so an amount ("costs $ 5") is left as it is. Only "$ ", not every prompt ingestion leaves out of a
+    code block's line (``code.PROMPT``): this reads any line's start, where "C# 12 adds ..." or "Note> ..." is no
+    prompt."""
     if not text.startswith("$ ", start) or text[text.rfind("\n", 0, start) + 1 : start].strip():
         return start, end
     line = text.find("\n", start)
@@ -513,9 +515,9 @@ HOW_QUESTION = re.compile(_HOW, re.IGNORECASE)
 # (``introduced_line``). The shape ``build_model.docdata.how`` makes training questions from. One switch, by a rule
 # written first (docs/documents.md).
 INTRODUCED = True
-_PROMPT_ONLY = re.compile(r"\s*(?:(?:\$|%|>>>|>)\s+)?")  # white space, and a shell's or interpreter's prompt
+_PROMPT_ONLY = re.compile(rf"\s*(?:{code.PROMPT.pattern})?")  # white space, and the prompt ingestion leaves out
 _WORDS = re.compile(r"\S")
-_NOT_THE_WAY = re.compile(r"\s*(?:#|//|/\*|<!--|import\s|from\s+\S+\s+import\s)")  # a comment, an import
+_NOT_THE_WAY = re.compile(rf"\s*{code.NOT_THE_WAY.pattern}")  # a comment, an import
 
 
 def introduced_line(text: str, lines: np.ndarray | None, start: int, end: int) -> tuple[int, int] | None:
