@@ -2330,3 +2330,68 @@ def test_the_rules_rank_the_reader_s_best_48_spans_not_only_its_best_16(monkeypa
     assert best() == "distributable."
     monkeypatch.setattr(reader, "CANDIDATES", 16)
     assert best() != "distributable."
+
+
+@pytest.mark.parametrize("line, span, name", [
+    ("pub fn len(&self) -> usize", "pub", "len"),  # rustdoc's declaration line: a keyword is not the name
+    ("pub fn len(&self) -> usize", "pub fn len(&self) -> usize", "len"),  # the whole line
+    ("pub fn map<U, F>(self, f: F) -> Option<U> where F: FnOnce(T) -> U,", "pub fn map", "map"),  # past its generics
+    ("pub fn ok(self) -> Option<T>", "self", "ok"),  # the receiver
+    ("pub fn entry(&mut self, key: K) -> Entry<'_, K, V>", "&mut self", "entry"),
+    ("public static String join(Object[] array)", "String", "join"),  # the return type before the name
+    ("pub struct HashMap<K, V, S = RandomState> { /* private fields */ }", "pub", "HashMap"),  # no parameters
+    ("export function parse(text)", "export function", "parse"),
+    ("pub fn entry(&mut self, key: K) -> Entry<'_, K, V>", "key", "entry"),  # a parameter is not what is called
+    ("pub fn len(&self) -> usize", "usize", "len"),  # nor the return type
+    ("pub fn get<Q: ?Sized>(&self, k: &Q) -> Option<&V> where K: Borrow<Q>, Q: Hash + Eq,", "Q: Hash + Eq", "get"),
+    ("pub fn ok(self) -> Option<T>\n\nConverts self into an Option<T>", "self", "ok"),  # the receiver in prose
+    ("pub fn len(&self) -> usize", "len", None),  # the name already
+    ("mount(prefix, adapter)", "mount", None),  # no keywords
+    ("Returns the public key of the pair.", "public", None),  # prose
+    ("Returns self unchanged.", "self", None),  # the receiver, no declaration above
+])
+def test_declared_name_is_the_name_a_declaration_s_line_declares(line, span, name):
+    from function.model.reader import declared_name
+
+    text = f"Methods\n\n{line}\n\nWhat it does."
+    a = text.rindex(span)
+    got = declared_name(text, a, a + len(span))
+    assert (None if got is None else text[got[0]:got[1]]) == name
+
+
+@pytest.mark.parametrize("line, span, name", [
+    ("pub struct HashMap<K, V, S = RandomState> where K: Eq + Hash", "Eq + Hash", None),  # a trait's bound: asked
+    ("class requests.Session(SessionRedirectMixin)", "SessionRedirectMixin", None),  # a class's base: asked
+    ("pub struct HashMap<K, V, S = RandomState>", "pub struct", "HashMap"),  # its keywords are still not its name
+    ("pub fn ok(self) -> Option<T>\n\nConverts self into an Option<T>", "self", None),
+])
+def test_a_declared_name_asked_for_a_type_keeps_what_its_line_says_after_the_name(line, span, name):
+    """Where the kind asked is no function's (a struct, a trait, a class: ``called`` false), what the declaration's
+    line says after the name (bounds, bases) may be what is asked: only its keywords give way to the name."""
+    from function.model.reader import declared_name
+
+    text = f"{line}\n\nWhat it does."
+    a = text.rindex(span)
+    got = declared_name(text, a, a + len(span), called=False)
+    assert (None if got is None else text[got[0]:got[1]]) == name
+
+
+def test_a_which_method_question_answered_with_a_declaration_s_keyword_gets_its_name(monkeypatch):
+    """rustdoc writes a method as "pub fn len(&self) -> usize"; the reader answers its first word, as a Sphinx line's
+    first word is the name: the declared name answers a question for a method (``DECLARED``); a how question, or
+    without the rule, the reader's span."""
+    from function.model import reader
+
+    text = "pub fn len(&self) -> usize\nReturns the number of elements in the vector."
+    passage, words = _passage(text)
+    b = build_batch([11, 12], [passage.ids], SPEC)
+    start, end = _logits(b, [words.index("pub")], [words.index("pub")], [8.0])
+
+    def best(question):
+        found = answers_from_logits(start, end, b, [passage], 1, 30, texts=[text], question=question)
+        return text[found[0].start:found[0].end]
+
+    assert best("Which method returns the number of elements in a vector?") == "len"
+    assert best("What does the vector's first line say?") == "pub"  # no declared kind asked
+    monkeypatch.setattr(reader, "DECLARED", False)
+    assert best("Which method returns the number of elements in a vector?") == "pub"

@@ -552,6 +552,68 @@ def introduced_line(text: str, lines: np.ndarray | None, start: int, end: int) -
     return None
 
 
+# Where a question asks for a declared kind of name ("Which method ...?", ``_DECLARED_KINDS``) and the answer chosen
+# lies on a declaration's line in the keywords before the name ("pub" of "pub fn len(&self) -> usize", as rustdoc
+# writes every method) or covers the name and more (the whole line), or, for a called kind, anywhere on that line
+# but the name or is the method's receiver ("self") in the description under it, the answer is the declared name
+# (``declared_name``): Sphinx's Python pages start the line with the name, so the reader's habit of
+# answering a signature's first word serves them and not the languages that declare with keywords. One switch, by a
+# rule written first (docs/documents.md).
+DECLARED = True
+# a declaration's keywords before its name: Rust's "pub fn", "pub(crate) const unsafe fn", "extern \"C\" fn", Python's
+# "class", "async def", Sphinx's "classmethod", Java's and C#'s "public static", JavaScript's "export function",
+# Kotlin's "fun", Swift's "func", "mutating"
+_DECLARATION_LEAD = re.compile(
+    r"[ \t]*(?:(?:pub(?:\([\w: ]+\))?|const|unsafe|async|extern(?:[ \t]+\"[\w-]+\")?|default|fn|def|function|func|fun|"
+    r"static|export|public|private|protected|final|abstract|override|virtual|suspend|mutating|class|struct|enum|"
+    r"trait|union|interface|classmethod|staticmethod|abstractmethod|coroutine)[ \t]+)+")
+_NAME_BEFORE_PARAMETERS = re.compile(r"([A-Za-z_][\w.]*)[ \t]*(?:<[^()\n]*>)?[ \t]*$")  # "map<U, F>" of "map<U, F>("
+_NAME_AFTER_KEYWORDS = re.compile(r"[A-Za-z_][\w.]*")  # "HashMap" of "pub struct HashMap<K, V> {"
+_RECEIVER = re.compile(r"&?(?:'\w+[ \t]+)?(?:mut[ \t]+)?self")
+
+
+def _declaration(text: str, line_start: int, line_end: int) -> tuple[int, int, int] | None:
+    """The name the line from ``line_start`` to ``line_end`` declares, (start, end, where its parameters' "(" is or
+    -1), where the line opens with declaration keywords (``_DECLARATION_LEAD``); else None."""
+    lead = _DECLARATION_LEAD.match(text, line_start, line_end)
+    if lead is None or lead.end() == line_end:
+        return None
+    paren = text.find("(", lead.end(), line_end)
+    if paren >= 0:
+        m = _NAME_BEFORE_PARAMETERS.search(text, lead.end(), paren)
+        return None if m is None else (*m.span(1), paren)
+    m = _NAME_AFTER_KEYWORDS.match(text, lead.end(), line_end)
+    return None if m is None else (*m.span(), -1)
+
+
+def declared_name(text: str, start: int, end: int, called: bool = True) -> tuple[int, int] | None:
+    """The name a declaration's line declares, where ``text[start:end]`` is on that line and starts in the keywords
+    (``_DECLARATION_LEAD``) or the type before the name ("pub", "pub fn", "String" of "public static String join(")
+    or covers the name and more ("pub fn len(&self) -> usize"): "len". The name is the word before the parameter
+    list's "(" past its generics ("map" of "pub fn map<U, F>(self, f: F)"), or the word after the keywords where no
+    "(" follows ("HashMap" of "pub struct HashMap<K, V, S = RandomState> {"). Where a function, a method or another
+    called kind is asked (``called``), also for a span after the name on that line (a parameter, the return type, a
+    where clause: none of them is what is called), and for the receiver "self" in the description under it ("Converts
+    self into an Option<T>" under "pub fn ok(self) -> Option<T>"). None for a line that declares nothing and for a
+    span inside the name."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end < 0 else line_end
+    declared = _declaration(text, line_start, line_end)
+    if declared is None:
+        if not called or text[start:end].strip() != "self":
+            return None
+        while line_start > 0 and declared is None:  # the receiver in prose: the nearest declaration above
+            line_end = line_start - 1
+            line_start = text.rfind("\n", 0, line_end) + 1
+            declared = _declaration(text, line_start, line_end)
+        return None if declared is None else declared[:2]
+    a, z, _ = declared
+    if a <= start and end <= z:
+        return None
+    return (a, z) if start < a or (start == a and end > z) or called else None
+
+
 # The longest call or assignment an answer is widened to (``whole_call``): one statement on one line.
 WIDEST_CALL = 80
 _CALLED_NAME = re.compile(sentence.DOTTED_NAME)
@@ -681,6 +743,10 @@ def _asked_kind(question: str) -> list[str]:
 # the kinds of name that are called, not passed (``CALL_PARAMETER``), as index terms
 _CALLED_KINDS = frozenset(terms("function functions method methods class classes macro macros constructor constructors "
                                 "decorator decorators procedure procedures routine routines"))
+# and the kinds of name a declaration's line declares (``DECLARED``)
+_DECLARED_KINDS = _CALLED_KINDS | frozenset(terms("struct structs trait traits enum enums interface interfaces"))
+# and of those the ones whose declaration's line holds nothing else asked for (a class's line holds its bases)
+_FUNCTION_KINDS = _CALLED_KINDS - frozenset(terms("class classes"))
 
 
 def _plain_words(question: str) -> list[str]:
@@ -1458,7 +1524,8 @@ def answers_from_logits(
     (``COORDINATION``, ``sentence.coordination``), a return value named on numpydoc's "name : type" line gives
     way to the description under it (``sentence.return_description``), and a how question's answer inside the purpose
     a line states before its colon to the code block's line that colon introduces (``INTRODUCED``,
-    ``introduced_line``).
+    ``introduced_line``), and an answer in a declaration's keywords, or its whole line, to the name it declares where
+    the question asks for a function, a method, a class or another declared kind (``DECLARED``, ``declared_name``).
     """
     # a few spare candidates stand in for spans of white space only
     spare = 0 if texts is None else 2
@@ -1466,6 +1533,9 @@ def answers_from_logits(
     how = question is not None and HOW_QUESTION.search(question) is not None
     widen = texts is not None and code is not None and how
     introduced = INTRODUCED and how and texts is not None and lines is not None  # the way a purpose's colon introduces
+    kinds = [] if question is None or how or texts is None or not DECLARED else _asked_kind(question)
+    declared = bool(_DECLARED_KINDS.intersection(kinds))  # a declaration's name, not its keywords
+    called = bool(_FUNCTION_KINDS.intersection(kinds))  # nor its parameters, return type or receiver
     condition = None if question is None else sentence.return_condition(question)
     subject = None if question is None else sentence.defined(question)
     name = None if question is None or condition is not None else sentence.returned(question)
@@ -1540,6 +1610,10 @@ def answers_from_logits(
             way = introduced_line(texts[a.passage], lines[a.passage], a.start, a.end)
             if way is not None:
                 a = replace(a, start=way[0], end=way[1])
+        if declared and a.start < a.end:  # the same: the name a declaration's line declares
+            named = declared_name(texts[a.passage], a.start, a.end, called)
+            if named is not None:
+                a = replace(a, start=named[0], end=named[1])
         if several and texts is not None and a.start < a.end:  # the same: a list's every item
             start, end = sentence.coordination(texts[a.passage], a.start, a.end)
             a = replace(a, start=start, end=end)
