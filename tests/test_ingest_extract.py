@@ -2643,3 +2643,19 @@ def test_a_sphinx_entry_with_a_made_up_id_is_named_by_its_signature():
     names = [sp.name for sp in extract("api/widgets.html", page).spans if sp.kind == "entry"]
     assert "widgets.mount" in names and "spin" in names
     assert not any(n and n.startswith("id") and n[2:].isdigit() for n in names), names
+
+
+@pytest.mark.parametrize("paragraph, text", [
+    # the Rust book's source: a line break alone between two inline elements is a space (trafilatura drops it)
+    ("We've nicknamed this aspect of Rust <em>fearless</em>\n<em>concurrency</em>.", "fearless concurrency."),
+    ("the <em>dereference operator</em>\n<code>*</code> (not to be confused with multiplication)",
+     "dereference operator * (not"),
+    ("Call <code>x.flush()</code>\n<strong>before</strong> closing.", "x.flush() before closing"),  # code first
+    ("Two <em>a</em> <em>b</em> apart by a space.", "a b apart"),
+])
+def test_white_space_between_two_inline_elements_is_a_space(paragraph, text):
+    page = ("<html><head><title>Guide</title></head><body><main><h1>Guide</h1><p>" + paragraph +
+            " It reads as a browser shows it, one space between the two words, in a paragraph long enough to keep."
+            "</p></main></body></html>")
+    assert text in extract("guide.html", page.encode()).text
+

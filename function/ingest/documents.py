@@ -60,8 +60,9 @@ from function.store.ids import chunk_passage_id
 # a Sphinx entry whose id docutils made up ("id4": an object documented twice) named by its signature, not the id;
 # 25: a passage that starts among an entry's return or raise lines, their "Returns:" / "Raises:" label in the passage
 # before, titled with the label too ("... > f1_score > Returns"); 26: any label line of a word or three and a colon
-# ("Throws:", "Since:") ends that part.
-VERSION = "26"
+# ("Throws:", "Since:") ends that part; 27: white space between two inline elements a space in HTML read through
+# trafilatura ("fearless concurrency", not "fearlessconcurrency").
+VERSION = "27"
 
 
 @dataclass(frozen=True)

@@ -992,6 +992,33 @@ def pre_text(pre) -> str:
     return pre.text_content()
 
 
+_INLINE = frozenset("a abbr b bdi bdo cite code data dfn em font i kbd mark q s samp small span strong sub sup time tt "
+                    "u var".split())
+_CODE_LIKE = frozenset("code kbd samp tt var".split())  # inline code: a mark of its own (``Passage.marks``)
+
+
+def _space_inline_breaks(root) -> bool:
+    """The white space between two inline elements moved inside one of them, outside code blocks; whether any was.
+    trafilatura drops white space alone between two elements it keeps (adbar/trafilatura#661): the Rust book's
+    "<em>fearless</em>\n<em>concurrency</em>" read "fearlessconcurrency", "a <em>x</em>\n<code>y</code> b" read "a
+    xy b". The space goes to the end of the first's text, or where that is code (a mark of its own), to the start of
+    the second's; between two pieces of code it stays."""
+    changed = False
+    for el in root.iter(*_INLINE):
+        nxt = el.getnext()
+        if (not el.tail or el.tail.strip() or nxt is None or not isinstance(nxt.tag, str) or nxt.tag not in _INLINE
+                or any(a.tag in ("pre", "textarea") for a in el.iterancestors())):
+            continue
+        if el.tag not in _CODE_LIKE and not len(el) and (el.text or "").strip():
+            el.text += " "
+        elif nxt.tag not in _CODE_LIKE and (nxt.text or "").strip():
+            nxt.text = " " + nxt.text
+        else:
+            continue
+        el.tail, changed = None, True
+    return changed
+
+
 def _lines_as_text(root) -> bool:
     """Each ``<pre>`` whose lines are elements (``pre_text``) made one text of those lines, for trafilatura, which
     keeps only the first such line (a Docusaurus site's JSON example read "{"); whether any was."""
@@ -1064,6 +1091,7 @@ def _html(name: str, data: bytes, fmt: str = "html") -> Document:
             # toctree, an include-only page): the generator's, not the user's, so left out rather than failed
             raise NotDocumentation(f"{name}: a generated page with no text of its own, not documentation") from None
     changed = _lines_as_text(root) or changed
+    changed = _space_inline_breaks(root) or changed
     headings = {}  # the page's own headings, text -> level: trafilatura can hand some back as paragraphs
     for h in root.xpath("//h1|//h2|//h3|//h4|//h5|//h6"):
         text = " ".join(h.text_content().split())
