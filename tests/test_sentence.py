@@ -2349,6 +2349,13 @@ def test_the_rules_rank_the_reader_s_best_48_spans_not_only_its_best_16(monkeypa
     ("mount(prefix, adapter)", "mount", None),  # no keywords
     ("Returns the public key of the pair.", "public", None),  # prose
     ("Returns self unchanged.", "self", None),  # the receiver, no declaration above
+    # a typed declaration (Haddock's "name :: type", OCaml's "val name : type"): the type is not the function
+    ("lines :: String -> [String]", "String -> [String]", "lines"),
+    ("forever :: Applicative f => f a -> f b", "Applicative f", "forever"),
+    ("mapM_ :: (Foldable t, Monad m) => (a -> m b) -> t a -> m ()", "mapM_ :: (Foldable t, Monad m)", "mapM_"),
+    ("val map : ('a -> 'b) -> 'a list -> 'b list", "'a list", "map"),
+    ("std::vector<int> v;", "vector", None),  # C++'s scope, no spaces around "::"
+    ("Note : the value is kept.", "the value", None),  # a colon in prose
 ])
 def test_declared_name_is_the_name_a_declaration_s_line_declares(line, span, name):
     from function.model.reader import declared_name

@@ -567,6 +567,10 @@ _DECLARATION_LEAD = re.compile(
     r"[ \t]*(?:(?:pub(?:\([\w: ]+\))?|const|unsafe|async|extern(?:[ \t]+\"[\w-]+\")?|default|fn|def|function|func|fun|"
     r"static|export|public|private|protected|final|abstract|override|virtual|suspend|mutating|class|struct|enum|"
     r"trait|union|interface|classmethod|staticmethod|abstractmethod|coroutine)[ \t]+)+")
+# a declaration that opens with its name and gives its type: Haskell's, Elm's, PureScript's, Idris's "name :: type",
+# OCaml's "val name : type"
+_TYPED_DECLARATION = re.compile(r"[ \t]*(?:(?P<name>[A-Za-z_][\w']*)[ \t]+::|val[ \t]+(?P<val>[A-Za-z_][\w']*)[ \t]+:)"
+                                r"[ \t]+\S")
 _NAME_BEFORE_PARAMETERS = re.compile(r"([A-Za-z_][\w.]*)[ \t]*(?:<[^()\n]*>)?[ \t]*$")  # "map<U, F>" of "map<U, F>("
 _NAME_AFTER_KEYWORDS = re.compile(r"[A-Za-z_][\w.]*")  # "HashMap" of "pub struct HashMap<K, V> {"
 _RECEIVER = re.compile(r"&?(?:'\w+[ \t]+)?(?:mut[ \t]+)?self")
@@ -574,7 +578,11 @@ _RECEIVER = re.compile(r"&?(?:'\w+[ \t]+)?(?:mut[ \t]+)?self")
 
 def _declaration(text: str, line_start: int, line_end: int) -> tuple[int, int, int] | None:
     """The name the line from ``line_start`` to ``line_end`` declares, (start, end, where its parameters' "(" is or
-    -1), where the line opens with declaration keywords (``_DECLARATION_LEAD``); else None."""
+    -1), where the line opens with declaration keywords (``_DECLARATION_LEAD``) or is a typed declaration ("lines ::
+    String -> [String]", "val map : ('a -> 'b) -> 'a list -> 'b list": ``_TYPED_DECLARATION``); else None."""
+    typed = _TYPED_DECLARATION.match(text, line_start, line_end)
+    if typed is not None:
+        return (*typed.span("name" if typed.group("name") else "val"), -1)
     lead = _DECLARATION_LEAD.match(text, line_start, line_end)
     if lead is None or lead.end() == line_end:
         return None
