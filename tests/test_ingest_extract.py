@@ -1999,7 +1999,9 @@ PACKAGENOISE</span><ul class="links"><li><a href="src/Widgets.Map.html">Source</
 <div id="interface"><a href="#g:1" id="g:1"><h1>Query</h1></a><div class="top"><p class="src"><a id="v:lookup"
 class="def">lookup</a> :: Key -&gt; Map v -&gt; Maybe v <a href="src/Widgets.Map.html#lookup" class="link">Source</a>
 <a href="#v:lookup" class="selflink">#</a></p><div class="doc"><p>Return the value the key maps to, or
-<code>Nothing</code>.</p></div><div class="subs instances"><h4 class="instances">Instances</h4><details><table><tr>
+<code>Nothing</code>.</p><h4 class="subheading details-toggle-control details-toggle" data-details-id="ch:lookup0">
+Examples</h4><details id="ch:lookup0"><summary class="hide-when-js-enabled">Expand</summary><p>Basic usage:</p><pre>
+&gt;&gt;&gt; lookup 1 widgets</pre></details></div><div class="subs instances"><h4 class="instances">Instances</h4><details><table><tr>
 <td class="src">INSTANCENOISE
 </td></tr></table></details></div></div></div></div><div id="footer"><p>Produced by Haddock FOOTERNOISE</p></div></body>
 </html>"""
@@ -2069,9 +2071,10 @@ def test_haddock_module_pages_read_entries_without_the_synopsis_or_instance_list
     (records/bench/docs-haddock: aeson's KeyMap page, 5,669 of 15,383 characters; F1 10.0 -> 16.8 on its check)."""
     doc = extract("Widgets-Map.html", HADDOCK.encode())
     assert doc.title == "Widgets.Map"
-    for noise in ("NOISE", "Safe Haskell", "Source", "Synopsis", "Contents", "Instances", " #"):
+    for noise in ("NOISE", "Safe Haskell", "Source", "Synopsis", "Contents", "Instances", " #", "Expand"):
         assert noise not in doc.text, noise
     assert "lookup :: Key -> Map v -> Maybe v\nReturn the value the key maps to, or Nothing." in doc.text
+    assert "Examples\n\nBasic usage:\n\n>>> lookup 1 widgets" in doc.text  # the collapsed examples, not their label
     assert _span(doc, "entry", "Return the value").start == doc.text.index("lookup ::")
     assert _section_of(doc, "Return the value") == ("Query",)
     _spans_index_text(doc)

@@ -139,14 +139,15 @@ _PDOC = re.compile(r"\bpdoc3?\b", re.I)
 # Haddock's (Haskell API references; no generator meta, known by its headers): the package header with its links,
 # the table of contents, the synopsis (every signature again, without documentation), the module's "Safe Haskell" /
 # "Language" table, each entry's "Source" and "#" links, the lists of class instances (with their methods' signatures,
-# hundreds a page) and the footer.
+# hundreds a page), the footer, and the "Expand" label of each collapsed examples block (a line of its own in the
+# text, 24 of them in Data.List's page).
 _HADDOCK = "//div[@id='package-header'] and //div[@id='module-header']"
 _HADDOCK_NOISE = ("//div[@id='package-header']", "//div[@id='table-of-contents']", "//div[@id='synopsis']",
                   "//div[@id='module-header']/table", "//div[@id='footer']",
                   "//a[contains(concat(' ', @class, ' '), ' link ') or contains(concat(' ', @class, ' '),"
                   " ' selflink ')]",
                   "//div[contains(concat(' ', @class, ' '), ' subs ') and contains(concat(' ', @class, ' '),"
-                  " ' instances ')]")
+                  " ' instances ')]", "//summary[contains(concat(' ', @class, ' '), ' hide-when-js-enabled ')]")
 # TypeDoc's pages (TypeScript API references) write no generator meta: known by their toolbar. Its furniture: the
 # toolbar, the sidebar (settings, the page's and the site's navigation), the breadcrumb, the member index, each
 # member's "Defined in index.d.ts:62", the class hierarchy, the permalink icons and the code blocks' "Copy" buttons.
