@@ -554,11 +554,12 @@ def introduced_line(text: str, lines: np.ndarray | None, start: int, end: int) -
 
 # Where a question asks for a declared kind of name ("Which method ...?", ``_DECLARED_KINDS``) and the answer chosen
 # lies on a declaration's line in the keywords before the name ("pub" of "pub fn len(&self) -> usize", as rustdoc
-# writes every method) or covers the name and more (the whole line), or, for a called kind, anywhere on that line
-# but the name or is the method's receiver ("self") in the description under it, the answer is the declared name
-# (``declared_name``): Sphinx's Python pages start the line with the name, so the reader's habit of
-# answering a signature's first word serves them and not the languages that declare with keywords. One switch, by a
-# rule written first (docs/documents.md).
+# writes every method) or covers the name and more (the whole line), or, for a function's kind (``_FUNCTION_KINDS``:
+# not a class's, whose line holds its bases), anywhere on that line but the name or is the method's receiver ("self")
+# in the description under it, the answer is the declared name (``declared_name``); a typed declaration ("lines ::
+# String -> [String]") too. Sphinx's Python pages start the line with the name, so the reader's habit of answering a
+# signature's first word serves them and not the languages that declare with keywords or types. One switch, by a rule
+# written first (docs/documents.md).
 DECLARED = True
 # a declaration's keywords before its name: Rust's "pub fn", "pub(crate) const unsafe fn", "extern \"C\" fn", Python's
 # "class", "async def", Sphinx's "classmethod", Java's and C#'s "public static", JavaScript's "export function",
