@@ -2003,7 +2003,12 @@ class="def">lookup</a> :: Key -&gt; Map v -&gt; Maybe v <a href="src/Widgets.Map
 Examples</h4><details id="ch:lookup0"><summary class="hide-when-js-enabled">Expand</summary><p>Basic usage:</p><pre>
 &gt;&gt;&gt; lookup 1 widgets</pre></details></div><div class="subs instances"><h4 class="instances">Instances</h4><details><table><tr>
 <td class="src">INSTANCENOISE
-</td></tr></table></details></div></div></div></div><div id="footer"><p>Produced by Haddock FOOTERNOISE</p></div></body>
+</td></tr></table></details></div></div><div class="top"><p class="src"><a id="v:insertWith" class="def">insertWith</a>
+<a href="src/Widgets.Map.html#insertWith" class="link">Source</a></p><div class="subs arguments"><p class="caption">
+Arguments</p><table><tr><td class="src">:: (v -&gt; v -&gt; v)</td><td class="doc"><p>How to combine</p></td></tr><tr>
+<td class="src">-&gt; Key</td><td class="doc empty">&nbsp;</td></tr><tr><td class="src">-&gt; Map v</td><td
+class="doc empty">&nbsp;</td></tr></table></div><div class="doc"><p>Insert with a combining function.</p></div></div>
+</div></div><div id="footer"><p>Produced by Haddock FOOTERNOISE</p></div></body>
 </html>"""
 
 
@@ -2075,6 +2080,8 @@ def test_haddock_module_pages_read_entries_without_the_synopsis_or_instance_list
         assert noise not in doc.text, noise
     assert "lookup :: Key -> Map v -> Maybe v\nReturn the value the key maps to, or Nothing." in doc.text
     assert "Examples\n\nBasic usage:\n\n>>> lookup 1 widgets" in doc.text  # the collapsed examples, not their label
+    # an entry whose arguments are documented one by one: its type joined onto its name's line, as the others write it
+    assert "insertWith :: (v -> v -> v) -> Key -> Map v\n" in doc.text and "How to combine" in doc.text
     assert _span(doc, "entry", "Return the value").start == doc.text.index("lookup ::")
     assert _section_of(doc, "Return the value") == ("Query",)
     _spans_index_text(doc)

@@ -566,6 +566,7 @@ def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
             caption.tag = "h1"
         for anchor in root.xpath("//a[h1|h2|h3|h4|h5|h6]"):
             anchor.drop_tag()
+        _haddock_signatures(root)
     if generator == "typedoc":
         _typedoc_shape(root)
     for title_div in root.xpath("//div[contains(concat(' ', @class, ' '), ' headertitle ')]"
@@ -584,6 +585,26 @@ def read(root, roots: tuple[str, ...] = _ROOTS) -> tuple[str, Blocks]:
     mark_code(content)
     _Walker(out).container(content)
     return title, out
+
+
+def _haddock_signatures(root) -> None:
+    """A Haddock entry whose arguments are documented one by one writes its name alone on its line and its type in
+    the rows of an "Arguments" table (":: Exception e", "=> IO a", "-> (e -> IO a)", "-> IO a"): the type joined
+    onto the name's line, "catch :: Exception e => IO a -> (e -> IO a) -> IO a", as every other entry writes it (the
+    reader takes it for a typed declaration, ``function.model.reader._TYPED_DECLARATION``); the table stays for
+    its descriptions."""
+    for args in root.xpath(f"//div[{_class('subs')} and {_class('arguments')}]"):
+        name = args.getprevious()
+        if name is None or name.tag != "p" or "src" not in _classes(name):
+            continue
+        parts = (" ".join(td.text_content().split()) for td in args.xpath(f".//td[{_class('src')}]"))
+        signature = " ".join(p for p in parts if p)
+        if not signature:
+            continue
+        if len(name):
+            name[-1].tail = (name[-1].tail or "").rstrip() + " " + signature
+        else:
+            name.text = (name.text or "").rstrip() + " " + signature
 
 
 def _gidocgen_shape(root) -> None:

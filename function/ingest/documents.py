@@ -61,8 +61,9 @@ from function.store.ids import chunk_passage_id
 # 25: a passage that starts among an entry's return or raise lines, their "Returns:" / "Raises:" label in the passage
 # before, titled with the label too ("... > f1_score > Returns"); 26: any label line of a word or three and a colon
 # ("Throws:", "Since:") ends that part; 27: white space between two inline elements a space in HTML read through
-# trafilatura ("fearless concurrency", not "fearlessconcurrency"); 28: Haddock's "Expand" labels left out.
-VERSION = "28"
+# trafilatura ("fearless concurrency", not "fearlessconcurrency"); 28: Haddock's "Expand" labels left out; 29: a
+# Haddock entry's type, written in its "Arguments" table, joined onto its name's line.
+VERSION = "29"
 
 
 @dataclass(frozen=True)
