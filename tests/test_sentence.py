@@ -2402,3 +2402,22 @@ def test_a_which_method_question_answered_with_a_declaration_s_keyword_gets_its_
     assert best("What does the vector's first line say?") == "pub"  # no declared kind asked
     monkeypatch.setattr(reader, "DECLARED", False)
     assert best("Which method returns the number of elements in a vector?") == "pub"
+
+
+def test_a_declaration_s_line_with_its_description_under_it_is_an_api_entry(monkeypatch):
+    """Haddock's "hFlush :: Handle -> IO ()" and javadoc's "public static String trim(String str)" list entries the
+    entry choice weighs (``DECLARED_ENTRIES``), as "mount(prefix, adapter)" does; a declaration without a description
+    under it is none."""
+    from function.model import reader
+
+    text = ("hGetBuffering :: Handle -> IO BufferMode\nComputation hGetBuffering hdl returns the buffering mode.\n\n"
+            "hFlush :: Handle -> IO ()\nThe action hFlush hdl causes buffered items to be sent to the system.\n\n"
+            "public static String trim(String str)\nRemoves control characters from both ends.\n\n"
+            "hClose :: Handle -> IO ()\n\nmount(prefix, adapter)\nRegisters an adapter.")
+    names = [text[a:z] for a, z, _ in reader.api_entries(text)]
+    assert names == ["hGetBuffering", "hFlush", "trim", "mount"]
+    assert reader.asked_entry("Which function sends a handle's buffered items to the system?", text,
+                              text.index("hdl causes"), text.index("hdl causes") + 3,
+                              listing=reader.API_ENTRIES) == (text.index("hFlush ::"), text.index("hFlush ::") + 6)
+    monkeypatch.setattr(reader, "DECLARED_ENTRIES", False)
+    assert [text[a:z] for a, z, _ in reader.api_entries(text)] == ["mount"]

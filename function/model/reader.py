@@ -561,6 +561,9 @@ def introduced_line(text: str, lines: np.ndarray | None, start: int, end: int) -
 # signature's first word serves them and not the languages that declare with keywords or types. One switch, by a rule
 # written first (docs/documents.md).
 DECLARED = True
+# and such a line with its description under it is an API entry for the entry choice (``api_entries``): by a rule
+# written first (records/bench/declared-entries)
+DECLARED_ENTRIES = True
 # a declaration's keywords before its name: Rust's "pub fn", "pub(crate) const unsafe fn", "extern \"C\" fn", Python's
 # "class", "async def", Sphinx's "classmethod", Java's and C#'s "public static", JavaScript's "export function",
 # Kotlin's "fun", Swift's "func", "mutating"
@@ -572,6 +575,8 @@ _DECLARATION_LEAD = re.compile(
 # OCaml's "val name : type"
 _TYPED_DECLARATION = re.compile(r"[ \t]*(?:(?P<name>[A-Za-z_][\w']*)[ \t]+::|val[ \t]+(?P<val>[A-Za-z_][\w']*)[ \t]+:)"
                                 r"[ \t]+\S")
+# where a line may declare something (``_declaration`` decides): its start, before a keyword or a typed name
+_DECLARATION_START = re.compile(r"^(?=[ \t]*(?:[a-z]+[ (\t]|[A-Za-z_][\w']*[ \t]+::))", re.MULTILINE)
 _NAME_BEFORE_PARAMETERS = re.compile(r"([A-Za-z_][\w.]*)[ \t]*(?:<[^()\n]*>)?[ \t]*$")  # "map<U, F>" of "map<U, F>("
 _NAME_AFTER_KEYWORDS = re.compile(r"[A-Za-z_][\w.]*")  # "HashMap" of "pub struct HashMap<K, V> {"
 _RECEIVER = re.compile(r"&?(?:'\w+[ \t]+)?(?:mut[ \t]+)?self")
@@ -941,6 +946,16 @@ def api_entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, i
             continue
         if m.group("cell") or _described_below(text, m.end()):
             heads.append((start, end))
+    if DECLARED_ENTRIES:  # a declaration's line ("sort :: Ord a => [a] -> [a]", "pub fn len(&self) -> usize") too
+        known = {a for a, _ in heads}
+        for m in _DECLARATION_START.finditer(text):
+            line_end = text.find("\n", m.start())
+            line_end = len(text) if line_end < 0 else line_end
+            declared = _declaration(text, m.start(), line_end)
+            if (declared is not None and declared[0] not in known and not in_block(block, *declared[:2])
+                    and _described_below(text, line_end)):
+                heads.append(declared[:2])
+        heads.sort()
     out = []
     for i, (a, z) in enumerate(heads):
         stop = min(heads[i + 1][0] if i + 1 < len(heads) else len(text), a + ENTRY_TEXT)
