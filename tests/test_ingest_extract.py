@@ -2001,7 +2001,8 @@ class="def">lookup</a> :: Key -&gt; Map v -&gt; Maybe v <a href="src/Widgets.Map
 <a href="#v:lookup" class="selflink">#</a></p><div class="doc"><p>Return the value the key maps to, or
 <code>Nothing</code>.</p><h4 class="subheading details-toggle-control details-toggle" data-details-id="ch:lookup0">
 Examples</h4><details id="ch:lookup0"><summary class="hide-when-js-enabled">Expand</summary><p>Basic usage:</p><pre>
-&gt;&gt;&gt; lookup 1 widgets</pre></details></div><div class="subs instances"><h4 class="instances">Instances</h4><details><table><tr>
+&gt;&gt;&gt; lookup 1 widgets</pre></details></div><div class="subs instances">
+<h4 class="instances">Instances</h4><details><table><tr>
 <td class="src">INSTANCENOISE
 </td></tr></table></details></div></div><div class="top"><p class="src"><a id="v:insertWith" class="def">insertWith</a>
 <a href="src/Widgets.Map.html#insertWith" class="link">Source</a></p><div class="subs arguments"><p class="caption">
