@@ -2341,6 +2341,8 @@ def test_the_rules_rank_the_reader_s_best_48_spans_not_only_its_best_16(monkeypa
     ("public static String join(Object[] array)", "String", "join"),  # the return type before the name
     ("pub struct HashMap<K, V, S = RandomState> { /* private fields */ }", "pub", "HashMap"),  # no parameters
     ("export function parse(text)", "export function", "parse"),
+    ("awaitable sleep(delay, result=None)", "awaitable", "sleep"),  # Sphinx's annotations before a name
+    ("property Session.headers", "property", "Session.headers"),
     ("pub fn entry(&mut self, key: K) -> Entry<'_, K, V>", "key", "entry"),  # a parameter is not what is called
     ("pub fn len(&self) -> usize", "usize", "len"),  # nor the return type
     ("pub fn get<Q: ?Sized>(&self, k: &Q) -> Option<&V> where K: Borrow<Q>, Q: Hash + Eq,", "Q: Hash + Eq", "get"),

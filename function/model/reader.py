@@ -565,12 +565,12 @@ DECLARED = True
 # written first (records/bench/declared-entries)
 DECLARED_ENTRIES = True
 # a declaration's keywords before its name: Rust's "pub fn", "pub(crate) const unsafe fn", "extern \"C\" fn", Python's
-# "class", "async def", Sphinx's "classmethod", Java's and C#'s "public static", JavaScript's "export function",
-# Kotlin's "fun", Swift's "func", "mutating"
+# "class", "async def", Sphinx's "classmethod", "property", "awaitable", Java's and C#'s "public static", JavaScript's
+# "export function", Kotlin's "fun", Swift's "func", "mutating"
 _DECLARATION_LEAD = re.compile(
     r"[ \t]*(?:(?:pub(?:\([\w: ]+\))?|const|unsafe|async|extern(?:[ \t]+\"[\w-]+\")?|default|fn|def|function|func|fun|"
     r"static|export|public|private|protected|final|abstract|override|virtual|suspend|mutating|class|struct|enum|"
-    r"trait|union|interface|classmethod|staticmethod|abstractmethod|coroutine)[ \t]+)+")
+    r"trait|union|interface|classmethod|staticmethod|abstractmethod|coroutine|awaitable|property)[ \t]+)+")
 # a declaration that opens with its name and gives its type: Haskell's, Elm's, PureScript's, Idris's "name :: type",
 # OCaml's "val name : type"
 _TYPED_DECLARATION = re.compile(r"[ \t]*(?:(?P<name>[A-Za-z_][\w']*)[ \t]+::|val[ \t]+(?P<val>[A-Za-z_][\w']*)[ \t]+:)"
