@@ -2343,6 +2343,12 @@ def test_the_rules_rank_the_reader_s_best_48_spans_not_only_its_best_16(monkeypa
     ("export function parse(text)", "export function", "parse"),
     ("awaitable sleep(delay, result=None)", "awaitable", "sleep"),  # Sphinx's annotations before a name
     ("property Session.headers", "property", "Session.headers"),
+    # C's and C++'s: a type keyword, a template head (Breathe writes a comma after it), a qualified name
+    ("void SDL_Quit(void)", "void", "SDL_Quit"),
+    ("template<typename ...T>, inline auto fmt::format(format_string<T...> fmt, T&&... args) -> std::string",
+     "std::string", "fmt::format"),
+    ("auto out = std::vector<char>();", "auto", None),  # an assignment declares no function
+    ("void means nothing here (none).", "void", None),  # prose: more than a type and a name before the bracket
     ("pub fn entry(&mut self, key: K) -> Entry<'_, K, V>", "key", "entry"),  # a parameter is not what is called
     ("pub fn len(&self) -> usize", "usize", "len"),  # nor the return type
     ("pub fn get<Q: ?Sized>(&self, k: &Q) -> Option<&V> where K: Borrow<Q>, Q: Hash + Eq,", "Q: Hash + Eq", "get"),

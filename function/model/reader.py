@@ -566,18 +566,23 @@ DECLARED = True
 DECLARED_ENTRIES = True
 # a declaration's keywords before its name: Rust's "pub fn", "pub(crate) const unsafe fn", "extern \"C\" fn", Python's
 # "class", "async def", Sphinx's "classmethod", "property", "awaitable", Java's and C#'s "public static", JavaScript's
-# "export function", Kotlin's "fun", Swift's "func", "mutating"
+# "export function", Kotlin's "fun", Swift's "func", "mutating", C's and C++'s "void", "inline", "auto", a
+# "template<...>" head
 _DECLARATION_LEAD = re.compile(
-    r"[ \t]*(?:(?:pub(?:\([\w: ]+\))?|const|unsafe|async|extern(?:[ \t]+\"[\w-]+\")?|default|fn|def|function|func|fun|"
+    r"[ \t]*(?:template[ \t]*<[^\n]*?>,?[ \t]+)?"
+    r"(?:(?:pub(?:\([\w: ]+\))?|const|unsafe|async|extern(?:[ \t]+\"[\w-]+\")?|default|fn|def|function|func|fun|"
     r"static|export|public|private|protected|final|abstract|override|virtual|suspend|mutating|class|struct|enum|"
-    r"trait|union|interface|classmethod|staticmethod|abstractmethod|coroutine|awaitable|property)[ \t]+)+")
+    r"trait|union|interface|classmethod|staticmethod|abstractmethod|coroutine|awaitable|property|"
+    r"void|auto|inline|constexpr|explicit)[ \t]+)+")
 # a declaration that opens with its name and gives its type: Haskell's, Elm's, PureScript's, Idris's "name :: type",
 # OCaml's "val name : type"
 _TYPED_DECLARATION = re.compile(r"[ \t]*(?:(?P<name>[A-Za-z_][\w']*)[ \t]+::|val[ \t]+(?P<val>[A-Za-z_][\w']*)[ \t]+:)"
                                 r"[ \t]+\S")
 # where a line may declare something (``_declaration`` decides): its start, before a keyword or a typed name
-_DECLARATION_START = re.compile(r"^(?=[ \t]*(?:[a-z]+[ (\t]|[A-Za-z_][\w']*[ \t]+::))", re.MULTILINE)
-_NAME_BEFORE_PARAMETERS = re.compile(r"([A-Za-z_][\w.]*)[ \t]*(?:<[^()\n]*>)?[ \t]*$")  # "map<U, F>" of "map<U, F>("
+_DECLARATION_START = re.compile(r"^(?=[ \t]*(?:[a-z]+[ (\t<]|[A-Za-z_][\w']*[ \t]+::))", re.MULTILINE)
+# "map<U, F>" of "map<U, F>(", "fmt::format" of "auto fmt::format("
+_NAME_BEFORE_PARAMETERS = re.compile(r"([A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)[ \t]*(?:<[^()\n]*>)?[ \t]*$")
+_GENERICS = re.compile(r"<[^<>\n]*(?:<[^<>\n]*>[^<>\n]*)*>")  # "<U, F>", "<K, V, S = RandomState>"
 _NAME_AFTER_KEYWORDS = re.compile(r"[A-Za-z_][\w.]*")  # "HashMap" of "pub struct HashMap<K, V> {"
 _RECEIVER = re.compile(r"&?(?:'\w+[ \t]+)?(?:mut[ \t]+)?self")
 
@@ -594,6 +599,8 @@ def _declaration(text: str, line_start: int, line_end: int) -> tuple[int, int, i
         return None
     paren = text.find("(", lead.end(), line_end)
     if paren >= 0:
+        if len(_GENERICS.sub("", text[lead.end():paren]).split()) > 2 or "=" in text[lead.end():paren]:
+            return None  # prose ("void means nothing here (none)") or an assignment ("auto out = std::vector<char>()")
         m = _NAME_BEFORE_PARAMETERS.search(text, lead.end(), paren)
         return None if m is None else (*m.span(1), paren)
     m = _NAME_AFTER_KEYWORDS.match(text, lead.end(), line_end)
