@@ -562,7 +562,7 @@ def introduced_line(text: str, lines: np.ndarray | None, start: int, end: int) -
 # written first (docs/documents.md).
 DECLARED = True
 # and such a line with its description under it is an API entry for the entry choice (``api_entries``): by a rule
-# written first (records/bench/declared-entries)
+# written first (docs/documents.md)
 DECLARED_ENTRIES = True
 # a declaration's keywords before its name: Rust's "pub fn", "pub(crate) const unsafe fn", "extern \"C\" fn", Python's
 # "class", "async def", Sphinx's "classmethod", "property", "awaitable", Java's and C#'s "public static", JavaScript's
