@@ -1104,7 +1104,8 @@ def test_rustdoc_page_keeps_every_description_and_drops_its_furniture():
 <h4 class="code-header">pub fn <a href="#method.{n}" class="fnname">{n}</a>(&amp;mut self) -&gt; Widget<span
 class="notable-traits"><span class="notable-traits-tooltip">\u24d8<span class="notable-traits-tooltiptext">Notable
 traits for Widget</span></span></span></h4></section></summary><div class="docblock">
-<p>Spins the widget once and returns it.</p><div class='information'><div class='tooltip should_panic'>\u24d8</div>
+<p>Spins the widget once and returns it. <a href="../trait.Spin.html#tymethod.{n}">Read more</a></p>
+<div class='information'><div class='tooltip should_panic'>\u24d8</div>
 </div><div class="example-wrap"><pre class="rust rust-example-rendered"><code>let w = Widget::new();
 w.{n}();</code></pre><a class="test-arrow" href="https://play.rust-lang.org/">Run</a></div></div></details>"""
     html = f"""<html><head><meta name="generator" content="rustdoc"><title>Widget in widgets - Rust</title></head>
@@ -1120,7 +1121,8 @@ widgets::Widget<button id="copy-path" title="Copy item path to clipboard">Copy</
     doc = extract("struct.Widget.html", html)
     text = doc.text
     assert doc.title == "Struct widgets::Widget"
-    for noise in ("SIDENOISE", "source", "1.0.0", "Notable", "\u24d8", "Expand description", "Run", "Copy"):
+    for noise in ("SIDENOISE", "source", "1.0.0", "Notable", "\u24d8", "Expand description", "Run", "Copy",
+                  "Read more"):
         assert noise not in text, noise
     assert text.count("Spins the widget once and returns it.") == 2
     assert "pub fn twirl(&mut self) -> Widget\n\nSpins the widget once" in text

@@ -103,14 +103,16 @@ _TEXINFO_NOISE = (
 
 # rustdoc's (Rust API references): the "source" links and stability versions beside each item's signature, the
 # "Notable traits" tooltips inside signatures, the "Expand description" toggle's label, the examples' "Run" links and
-# "ⓘ" marks. Its pages are read here: trafilatura dropped descriptions it had seen before on the page ("Appends an
+# "ⓘ" marks, and the "Read more" link that ends a trait method's summary (its trait's page has the rest). Its pages
+# are read here: trafilatura dropped descriptions it had seen before on the page ("Appends an
 # element to the back of a collection.", Vec::push's, in std's Vec page).
 _RUSTDOC_NOISE = ("//span[contains(concat(' ', @class, ' '), ' rightside ') or contains(concat(' ', @class, ' '),"
                   " ' out-of-band ') or contains(concat(' ', @class, ' '), ' notable-traits ')]",
                   "//summary[contains(concat(' ', @class, ' '), ' hideme ')]",
                   "//*[contains(concat(' ', @class, ' '), ' tooltip ')]",  # "ⓘ" before an example that panics
                   "//a[contains(concat(' ', @class, ' '), ' test-arrow ') or contains(concat(' ', @class, ' '),"
-                  " ' srclink ')]", "//button")
+                  " ' srclink ')]", "//button", "//div[contains(concat(' ', @class, ' '), ' docblock ')]//a"
+                  "[normalize-space(.)='Read more']")
 # javadoc's (Java API references, JDK 9+ HTML5 pages): the tab buttons above a summary table ("All Methods", "Static
 # Methods", ...), which only filter its rows in a browser.
 _JAVADOC_NOISE = ("//div[contains(concat(' ', @class, ' '), ' table-tabs ')]",)

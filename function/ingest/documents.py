@@ -62,8 +62,9 @@ from function.store.ids import chunk_passage_id
 # before, titled with the label too ("... > f1_score > Returns"); 26: any label line of a word or three and a colon
 # ("Throws:", "Since:") ends that part; 27: white space between two inline elements a space in HTML read through
 # trafilatura ("fearless concurrency", not "fearlessconcurrency"); 28: Haddock's "Expand" labels left out; 29: a
-# Haddock entry's type, written in its "Arguments" table, joined onto its name's line.
-VERSION = "29"
+# Haddock entry's type, written in its "Arguments" table, joined onto its name's line; 30: rustdoc's "Read more" links
+# left out.
+VERSION = "30"
 
 
 @dataclass(frozen=True)
