@@ -584,7 +584,6 @@ _DECLARATION_START = re.compile(r"^(?=[ \t]*(?:[a-z]+[ (\t<]|[A-Za-z_][\w']*[ \t
 _NAME_BEFORE_PARAMETERS = re.compile(r"([A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)[ \t]*(?:<[^()\n]*>)?[ \t]*$")
 _GENERICS = re.compile(r"<[^<>\n]*(?:<[^<>\n]*>[^<>\n]*)*>")  # "<U, F>", "<K, V, S = RandomState>"
 _NAME_AFTER_KEYWORDS = re.compile(r"[A-Za-z_][\w.]*")  # "HashMap" of "pub struct HashMap<K, V> {"
-_RECEIVER = re.compile(r"&?(?:'\w+[ \t]+)?(?:mut[ \t]+)?self")
 
 
 def _declaration(text: str, line_start: int, line_end: int) -> tuple[int, int, int] | None:
