@@ -2364,6 +2364,17 @@ def test_the_rules_rank_the_reader_s_best_48_spans_not_only_its_best_16(monkeypa
     ("val map : ('a -> 'b) -> 'a list -> 'b list", "'a list", "map"),
     ("std::vector<int> v;", "vector", None),  # C++'s scope, no spaces around "::"
     ("Note : the value is kept.", "the value", None),  # a colon in prose
+    # erl_docgen's signature: a name, its parameters and an arrow; a parameter under it, or its "Types" line
+    ("nth(N, List) -> Elem", "nth(N, List) -> Elem", "nth"),
+    ("join(Components) -> file:filename_all()", "filename_all", "join"),
+    ("Module:handle_call(Request, From, State) -> Result", "Result", "Module:handle_call"),
+    ("nth(N, List) -> Elem\n\nTypes\n\nList = [T, ...]\n\nReturns the Nth element of List.", "List", "nth"),
+    ("dirname(Filename) -> file:filename_all()\n\nTypes\n\nFilename = file:name_all()", "name_all", "dirname"),
+    ("pub fn entry(&mut self, key: K) -> Entry<'_, K, V>\n\nGets the given key's entry.", "key", "entry"),
+    ("nth(N, List) -> Elem\n\nT = term()", "term", None),  # a type of no parameter
+    ("nth(N, List) -> Elem\n\nReturns the Nth element of List.", "element", None),  # prose
+    ("mount(prefix, adapter)\n\nRegisters an adapter for prefix.", "prefix", None),  # no arrow: no declaration
+    ("x(1) -> y(2)", "y", None),  # a name's own call is no parameter list
 ])
 def test_declared_name_is_the_name_a_declaration_s_line_declares(line, span, name):
     from function.model.reader import declared_name
@@ -2379,6 +2390,7 @@ def test_declared_name_is_the_name_a_declaration_s_line_declares(line, span, nam
     ("class requests.Session(SessionRedirectMixin)", "SessionRedirectMixin", None),  # a class's base: asked
     ("pub struct HashMap<K, V, S = RandomState>", "pub struct", "HashMap"),  # its keywords are still not its name
     ("pub fn ok(self) -> Option<T>\n\nConverts self into an Option<T>", "self", None),
+    ("nth(N, List) -> Elem\n\nReturns the Nth element of List.", "List", None),
 ])
 def test_a_declared_name_asked_for_a_type_keeps_what_its_line_says_after_the_name(line, span, name):
     """Where the kind asked is no function's (a struct, a trait, a class: ``called`` false), what the declaration's

@@ -32,7 +32,7 @@ FORBIDDEN_NAMES = frozenset({
     # the later sets of the documentation benchmark (bench/docs_sets: a test checks that each set's packages are here)
     "python-apispec-doc", "python-sortedcontainers-doc", "wireshark-doc", "python-reportlab-doc", "doxygen-doc",
     "asymptote-doc", "pgpool2", "python-funcy-doc", "libcommons-lang3-java-doc", "libsdl2-doc", "octave-doc",
-    "python-setuptools-doc", "python-black-doc", "rust-doc", "ghc-doc",
+    "python-setuptools-doc", "python-black-doc", "rust-doc", "ghc-doc", "erlang-doc",
     # npm packages of the documentation benchmark
     "commander", "express", "axios", "yargs", "chalk", "dotenv", "lodash", "ws", "minimist", "debug",
     "semantic-release",

@@ -552,6 +552,35 @@ def introduced_line(text: str, lines: np.ndarray | None, start: int, end: int) -
     return None
 
 
+def _parameters(text: str, paren: int, line_end: int) -> set[str]:
+    """The names of the parameters of the list whose "(" is at ``paren`` (none where ``paren`` is -1): each top-level
+    piece's word before its ":" or "=", else its last word ("List", "s" of "const char *s", "self" of "&mut self")."""
+    if paren < 0:
+        return set()
+    inside = text[paren + 1:_bracket_end(text, paren, line_end, paren) - 1].replace("->", "  ")
+    pieces, depth, piece = [], 0, []
+    for ch in inside:
+        depth += ch in "([{<"
+        depth -= ch in ")]}>"
+        if ch == "," and depth == 0:
+            pieces.append("".join(piece))
+            piece = []
+        else:
+            piece.append(ch)
+    pieces.append("".join(piece))
+    names = set()
+    for p in pieces:
+        head = re.split(r"[:=]", p, maxsplit=1)[0] if re.search(r"[:=]", p) else p
+        words = re.findall(r"[A-Za-z_]\w*", head)
+        if words:
+            names.add(words[-1])
+    return names
+
+
+# a line that opens with a name and "=", "::" or ":": erl_docgen's "Types" lines under a signature ("List = [T, ...]")
+_TYPES_LINE = re.compile(r"(?:[-*\u2022][ \t]+)?([A-Za-z_]\w*)[ \t]*(?:=|::?)")
+
+
 # Where a question asks for a declared kind of name ("Which method ...?", ``_DECLARED_KINDS``) and the answer chosen
 # lies on a declaration's line in the keywords before the name ("pub" of "pub fn len(&self) -> usize", as rustdoc
 # writes every method) or covers the name and more (the whole line), or, for a function's kind (``_FUNCTION_KINDS``:
@@ -584,15 +613,25 @@ _DECLARATION_START = re.compile(r"^(?=[ \t]*(?:[a-z]+[ (\t<]|[A-Za-z_][\w']*[ \t
 _NAME_BEFORE_PARAMETERS = re.compile(r"([A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)[ \t]*(?:<[^()\n]*>)?[ \t]*$")
 _GENERICS = re.compile(r"<[^<>\n]*(?:<[^<>\n]*>[^<>\n]*)*>")  # "<U, F>", "<K, V, S = RandomState>"
 _NAME_AFTER_KEYWORDS = re.compile(r"[A-Za-z_][\w.]*")  # "HashMap" of "pub struct HashMap<K, V> {"
+# a declaration that opens with its name and its parameter list, then an arrow and what it returns: erl_docgen's
+# "nth(N, List) -> Elem", "Module:handle_call(Request, From, State) -> Result", an annotated "name(args) -> type"
+_ARROW_SIGNATURE = re.compile(r"[ \t]*(?P<name>[A-Za-z_]\w*(?:(?:\.|::?)[A-Za-z_]\w*)*)(?P<paren>\()"
+                              r"[^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)[ \t]*(?:->|\u2192)[ \t]*\S")
+_CALL_VALUE = re.compile(r"[(,][ \t]*[\d\"']")  # a number or a string where a parameter's name would be
 
 
 def _declaration(text: str, line_start: int, line_end: int) -> tuple[int, int, int] | None:
     """The name the line from ``line_start`` to ``line_end`` declares, (start, end, where its parameters' "(" is or
-    -1), where the line opens with declaration keywords (``_DECLARATION_LEAD``) or is a typed declaration ("lines ::
-    String -> [String]", "val map : ('a -> 'b) -> 'a list -> 'b list": ``_TYPED_DECLARATION``); else None."""
+    -1), where the line opens with declaration keywords (``_DECLARATION_LEAD``), is a typed declaration ("lines ::
+    String -> [String]", "val map : ('a -> 'b) -> 'a list -> 'b list": ``_TYPED_DECLARATION``) or a name, its
+    parameters and an arrow ("nth(N, List) -> Elem": ``_ARROW_SIGNATURE``); else None."""
     typed = _TYPED_DECLARATION.match(text, line_start, line_end)
     if typed is not None:
         return (*typed.span("name" if typed.group("name") else "val"), -1)
+    arrow = _ARROW_SIGNATURE.match(text, line_start, line_end)
+    if arrow is not None:  # parameters, not a call's values ("f(1) -> 2")
+        values = _CALL_VALUE.search(text, arrow.start("paren"), _bracket_end(text, arrow.start("paren"), line_end, 0))
+        return None if values else (*arrow.span("name"), arrow.start("paren"))
     lead = _DECLARATION_LEAD.match(text, line_start, line_end)
     if lead is None or lead.end() == line_end:
         return None
@@ -621,13 +660,20 @@ def declared_name(text: str, start: int, end: int, called: bool = True) -> tuple
     line_end = len(text) if line_end < 0 else line_end
     declared = _declaration(text, line_start, line_end)
     if declared is None:
-        if not called or text[start:end].strip() != "self":
+        if not called:
             return None
-        while line_start > 0 and declared is None:  # the receiver in prose: the nearest declaration above
+        span, line = text[start:end].strip(), text[text.rfind("\n", 0, start) + 1:start]
+        while line_start > 0 and declared is None:  # the receiver or a parameter: the nearest declaration above
             line_end = line_start - 1
             line_start = text.rfind("\n", 0, line_end) + 1
             declared = _declaration(text, line_start, line_end)
-        return None if declared is None else declared[:2]
+        if declared is None:
+            return None
+        names = _parameters(text, declared[2], line_end)
+        opened = _TYPES_LINE.match(line.lstrip() + text[start:end])  # "List = [T, ...]": a parameter's type line
+        if span == "self" or span in names or opened is not None and opened.group(1) in names:
+            return declared[:2]
+        return None
     a, z, _ = declared
     if a <= start and end <= z:
         return None

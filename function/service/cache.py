@@ -98,9 +98,10 @@ REPLY_VERSION = 3
 # reads on where another passage is the entry named; 34: a definition's weight 6; 35: 48 candidate spans ranked,
 # not 16; 36: a how question's way the colon of its purpose introduces; 37: every prompt ingestion knows read before
 # that way; 38: a declaration's name, not its keywords; 39: nor a typed declaration's type; 40: a declaration's line an
-# API entry; 41: Sphinx's "property" and "awaitable" declaration keywords; 42: C's and C++'s), so that a deploy does
-# not serve answers an older revision cached in the shared tier.
-DECODING_VERSION = 42
+# API entry; 41: Sphinx's "property" and "awaitable" declaration keywords; 42: C's and C++'s; 43: a name, its
+# parameters and an arrow, and a parameter under it), so that a deploy does not serve answers an older revision cached
+# in the shared tier.
+DECODING_VERSION = 43
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
