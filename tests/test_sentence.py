@@ -1439,6 +1439,11 @@ def test_a_numpydoc_default_of_the_parameter_asked_about_wins():
     ("What did the king return to France with?", None),  # no name: two plain words
     ("What happens if a plugin does not return anything?", None),
     ("Which method returns the keys?", None),
+    # a name qualified as Erlang, Rust and C++ qualify it: its last part
+    ("What does maps:find return when no value is associated with the key?", "find"),
+    ("What does proplists:get_value/2 return when the key is missing?", "get_value"),
+    ("What does HashMap::insert return if the key was not present?", "insert"),
+    ("What does fmt::format return?", "format"),
 ])
 def test_returned_is_the_name_a_question_asks_the_return_value_of(question, name):
     from function.model.sentence import returned

@@ -748,14 +748,22 @@ ENTRY_BACK = 400  # how far before a span its entry's signature is looked for
 NAME_BACK = 200  # where no signature is, how near before a span the name must stand
 
 
+# a name qualified with "::" or ":" as Erlang ("maps:find"), Rust and C++ ("HashMap::insert") write it
+_QUALIFIED_NAME = re.compile(r"(?<![\w:])[A-Za-z_]\w*(?:::?[A-Za-z_]\w*)+(?![\w:])")
+
+
 @functools.lru_cache(maxsize=64)
 def returned(question: str) -> str | None:
     """The name a question asks the return value of ("keys" for "What does SortedDict.keys() return?", "split" for
-    "What should a flowable's split method return ...?"); None for any other question."""
+    "What should a flowable's split method return ...?", "find" for "What does maps:find return?"); None for any other
+    question."""
     m = _RETURN_QUESTION.match(question)
     if not m:
         return None
     subject = m.group("x")
+    qualified = _QUALIFIED_NAME.findall(subject)
+    if qualified:  # "maps:find", "HashMap::insert": the last part is the name asked
+        return re.split(r"::?", qualified[-1])[-1]
     names = [n.rstrip("(") for n in _CODE_NAME.findall(subject)]
     code = [n for n in names if _CODE_LIKE.search(n) or n + "(" in subject]
     named = _NAMED_BY.search(subject)
