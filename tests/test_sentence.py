@@ -2380,6 +2380,8 @@ def test_the_rules_rank_the_reader_s_best_48_spans_not_only_its_best_16(monkeypa
     ("nth(N, List) -> Elem\n\nReturns the Nth element of List.", "element", None),  # prose
     ("mount(prefix, adapter)\n\nRegisters an adapter for prefix.", "prefix", None),  # no arrow: no declaration
     ("x(1) -> y(2)", "y", None),  # a name's own call is no parameter list
+    ("new() -> Map\n\nTypes\n\nMap = #{}", "Map", "new"),  # what it returns is not the function either
+    ("pub fn len(&self) -> usize\n\nReturns the length, a usize.", "usize", "len"),
 ])
 def test_declared_name_is_the_name_a_declaration_s_line_declares(line, span, name):
     from function.model.reader import declared_name

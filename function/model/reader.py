@@ -577,6 +577,16 @@ def _parameters(text: str, paren: int, line_end: int) -> set[str]:
     return names
 
 
+def _returned_names(text: str, paren: int, line_end: int) -> set[str]:
+    """The names a declaration's line holds after the arrow that follows its parameter list ("Map" of "new() -> Map",
+    "List2" of "delete(Elem, List1) -> List2"); none where no arrow follows it (or ``paren`` is -1)."""
+    if paren < 0:
+        return set()
+    close = _bracket_end(text, paren, line_end, -1)
+    arrow = None if close < 0 else re.match(r"[ \t]*(?:->|\u2192)", text[close:line_end])
+    return set() if arrow is None else set(re.findall(r"[A-Za-z_]\w*", text[close + arrow.end():line_end]))
+
+
 # a line that opens with a name and "=", "::" or ":": erl_docgen's "Types" lines under a signature ("List = [T, ...]")
 _TYPES_LINE = re.compile(r"(?:[-*\u2022][ \t]+)?([A-Za-z_]\w*)[ \t]*(?:=|::?)")
 
@@ -669,7 +679,7 @@ def declared_name(text: str, start: int, end: int, called: bool = True) -> tuple
             declared = _declaration(text, line_start, line_end)
         if declared is None:
             return None
-        names = _parameters(text, declared[2], line_end)
+        names = _parameters(text, declared[2], line_end) | _returned_names(text, declared[2], line_end)
         opened = _TYPES_LINE.match(line.lstrip() + text[start:end])  # "List = [T, ...]": a parameter's type line
         if span == "self" or span in names or opened is not None and opened.group(1) in names:
             return declared[:2]

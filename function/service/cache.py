@@ -99,9 +99,10 @@ REPLY_VERSION = 3
 # not 16; 36: a how question's way the colon of its purpose introduces; 37: every prompt ingestion knows read before
 # that way; 38: a declaration's name, not its keywords; 39: nor a typed declaration's type; 40: a declaration's line an
 # API entry; 41: Sphinx's "property" and "awaitable" declaration keywords; 42: C's and C++'s; 43: a name, its
-# parameters and an arrow, and a parameter under it; 44: a question's "maps:find" asks what "find" returns), so that a
-# deploy does not serve answers an older revision cached in the shared tier.
-DECODING_VERSION = 44
+# parameters and an arrow, and a parameter under it; 44: a question's "maps:find" asks what "find" returns; 45: what a
+# signature returns, under it, is not the function), so that a deploy does not serve answers an older revision cached
+# in the shared tier.
+DECODING_VERSION = 45
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
