@@ -2381,6 +2381,12 @@ def test_the_rules_rank_the_reader_s_best_48_spans_not_only_its_best_16(monkeypa
     ("mount(prefix, adapter)\n\nRegisters an adapter for prefix.", "prefix", None),  # no arrow: no declaration
     ("x(1) -> y(2)", "y", None),  # a name's own call is no parameter list
     ("new() -> Map\n\nTypes\n\nMap = #{}", "Map", "new"),  # what it returns is not the function either
+    # YARD's: a method's mark before its name, "⇒", no brackets without parameters, a block, a writer's "="
+    ("#returns(*values) \u21d2 Expectation", "Expectation", "returns"),
+    ("#twice \u21d2 Expectation", "#twice \u21d2 Expectation", "twice"),
+    ("#with(*expected_parameters) {|actual_parameters| ... } \u21d2 Expectation", "actual_parameters", "with"),
+    ("#stubbing_method_on_nil=(value) \u21d2 Object", "value", "stubbing_method_on_nil="),
+    ("# a comment -> here", "here", None),  # a comment's "#" marks no method
     ("pub fn len(&self) -> usize\n\nReturns the length, a usize.", "usize", "len"),
 ])
 def test_declared_name_is_the_name_a_declaration_s_line_declares(line, span, name):

@@ -625,8 +625,13 @@ _GENERICS = re.compile(r"<[^<>\n]*(?:<[^<>\n]*>[^<>\n]*)*>")  # "<U, F>", "<K, V
 _NAME_AFTER_KEYWORDS = re.compile(r"[A-Za-z_][\w.]*")  # "HashMap" of "pub struct HashMap<K, V> {"
 # a declaration that opens with its name and its parameter list, then an arrow and what it returns: erl_docgen's
 # "nth(N, List) -> Elem", "Module:handle_call(Request, From, State) -> Result", an annotated "name(args) -> type"
-_ARROW_SIGNATURE = re.compile(r"[ \t]*(?P<name>[A-Za-z_]\w*(?:(?:\.|::?)[A-Za-z_]\w*)*)(?P<paren>\()"
-                              r"[^()\n]*(?:\([^()\n]*\)[^()\n]*)*\)[ \t]*(?:->|\u2192)[ \t]*\S")
+# YARD's "#returns(*values) ⇒ Expectation", "#twice ⇒ Expectation" (a method's mark, "#" or ".", before its name; no
+# brackets where it takes no parameters; a block's "{ ... }" after them), a Ruby writer's "=", "?" or "!" after its name
+_ARROW_SIGNATURE = re.compile(
+    r"[ \t]*(?:[-*\u2022][ \t]+)?(?:[#.](?P<marked>[A-Za-z_]\w*[=?!]?)(?:(?P<marked_paren>\()"
+    r"[^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))?"
+    r"|(?P<name>[A-Za-z_]\w*(?:(?:\.|::?)[A-Za-z_]\w*)*)(?P<paren>\()[^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))"
+    r"(?:[ \t]*\{[^{}\n]*\})?[ \t]*(?:->|\u2192|\u21d2)[ \t]*\S")
 _CALL_VALUE = re.compile(r"[(,][ \t]*[\d\"']")  # a number or a string where a parameter's name would be
 
 
@@ -639,9 +644,12 @@ def _declaration(text: str, line_start: int, line_end: int) -> tuple[int, int, i
     if typed is not None:
         return (*typed.span("name" if typed.group("name") else "val"), -1)
     arrow = _ARROW_SIGNATURE.match(text, line_start, line_end)
-    if arrow is not None:  # parameters, not a call's values ("f(1) -> 2")
-        values = _CALL_VALUE.search(text, arrow.start("paren"), _bracket_end(text, arrow.start("paren"), line_end, 0))
-        return None if values else (*arrow.span("name"), arrow.start("paren"))
+    if arrow is not None:
+        name = "marked" if arrow.group("marked") else "name"
+        paren = arrow.start("marked_paren" if name == "marked" else "paren")  # -1: "#twice ⇒ Expectation"
+        if paren >= 0 and _CALL_VALUE.search(text, paren, _bracket_end(text, paren, line_end, 0)):
+            return None  # a call's values, not parameters ("f(1) -> 2")
+        return (*arrow.span(name), paren)
     lead = _DECLARATION_LEAD.match(text, line_start, line_end)
     if lead is None or lead.end() == line_end:
         return None
