@@ -1444,6 +1444,7 @@ def test_a_numpydoc_default_of_the_parameter_asked_about_wins():
     ("What does proplists:get_value/2 return when the key is missing?", "get_value"),
     ("What does HashMap::insert return if the key was not present?", "insert"),
     ("What does fmt::format return?", "format"),
+    ("What does Mock#expects return?", "expects"),  # Ruby's and JavaScript's instance method
 ])
 def test_returned_is_the_name_a_question_asks_the_return_value_of(question, name):
     from function.model.sentence import returned
@@ -1518,6 +1519,7 @@ _ENTRIES = "keys()\nReturn new keys view of the dict.\n\nReturns:\nnew keys view
     ("to_yaml(kwargs: Any | None = None) → str\nRender the spec.", "to_yaml", "str", True),  # a signature's arrow
     ("to_yaml(kwargs: Any | None = None) → str\nRender the spec.", "to_yaml", "None", False),  # its default
     ("def f(x) -> int:", "f", "int", True),
+    ("#expects(method_name_or_hash, backtrace = nil) \u21d2 Expectation", "expects", "Expectation", True),  # YARD's
     (_ENTRIES, "keys", "new keys view of", True),  # "Return ..." at a line's start
     (_ENTRIES, "keys", "new keys view\n", True),  # under "Returns:"
     (_ENTRIES, "copy", "a shallow copy", True),

@@ -725,14 +725,14 @@ _CALL = re.compile(rf"(?<![\w.])({DOTTED_NAME})\(\)")  # a name written as a cal
 _CODE_NAME = re.compile(DOTTED_NAME + r"(?:\(|\b)")
 _CODE_LIKE = re.compile(r"[_.(]|[a-z][A-Z]")
 _NAMED_BY = re.compile(r"([A-Za-z_$][\w$]*)\s+(?:method|function|call|command|macro)\b", re.IGNORECASE)
-# the words just before a span that say it is what is returned, on its line: a signature's "→ str", "Return(s) ..." at
-# the start of a line, a sentence or a table cell, "it returns ...", "The functions returns ...", "Return value: ...",
-# "Parses the input string and returns ...", "Split the text and return ..." (``prose``: only where a signature line
-# heads the entry, a verb in prose elsewhere: "Convert a value returned from time ... and return a string" is ctime's)
+# the words just before a span that say it is what is returned, on its line: a signature's "→ str" (YARD's "⇒"),
+# "Return(s) ..." at the start of a line, a sentence or a table cell, "it returns ...", "The functions returns ...",
+# "Return value: ...", "Parses the input string and returns ...", "Split the text and return ..." (``prose``: only
+# where a signature line heads the entry, a verb in prose elsewhere: "Convert a value returned from time ... and return a string" is ctime's)
 _RETURN_SAID = re.compile(r"(?:(?:^|[.:;|]\s+|\s[-\u2013\u2014]\s+)Returns?:?\s+"
                           r"|(?i:\b(?:it|this|which|that|functions?|methods?)\s+returns\s+)"
                           r"|(?P<prose>(?i:\band\s+returns?\s+))"
-                          r"|(?:\u2192|->)\s*|(?i:\breturn\s+(?:value|type)\s*(?:is\s+|:\s*)))['\"`(\[]?$")
+                          r"|(?:\u2192|\u21d2|->)\s*|(?i:\breturn\s+(?:value|type)\s*(?:is\s+|:\s*)))['\"`(\[]?$")
 # a field label a passage's title may end with (``function.ingest.split._FIELD_LABEL``'s words)
 _FIELD_LABEL = re.compile(r"Returns?|Yields?|Raises")
 _RETURNS_HEADING = re.compile(r"^[ \t]*(?:Returns?|Return\s+(?:type|value)s?)[ \t]*:?[ \t]*$", re.IGNORECASE)
@@ -748,8 +748,9 @@ ENTRY_BACK = 400  # how far before a span its entry's signature is looked for
 NAME_BACK = 200  # where no signature is, how near before a span the name must stand
 
 
-# a name qualified with "::" or ":" as Erlang ("maps:find"), Rust and C++ ("HashMap::insert") write it
-_QUALIFIED_NAME = re.compile(r"(?<![\w:])[A-Za-z_]\w*(?:::?[A-Za-z_]\w*)+(?![\w:])")
+# a name qualified with "::" or ":" as Erlang ("maps:find"), Rust and C++ ("HashMap::insert") write it, or with "#" as
+# Ruby's and JavaScript's documentation name an instance method ("Mock#expects", "Array#map")
+_QUALIFIED_NAME = re.compile(r"(?<![\w:#])[A-Za-z_]\w*(?:(?:::?|#)[A-Za-z_]\w*)+(?![\w:#])")
 
 
 @functools.lru_cache(maxsize=64)
@@ -763,7 +764,7 @@ def returned(question: str) -> str | None:
     subject = m.group("x")
     qualified = _QUALIFIED_NAME.findall(subject)
     if qualified:  # "maps:find", "HashMap::insert": the last part is the name asked
-        return re.split(r"::?", qualified[-1])[-1]
+        return re.split(r"::?|#", qualified[-1])[-1]
     names = [n.rstrip("(") for n in _CODE_NAME.findall(subject)]
     code = [n for n in names if _CODE_LIKE.search(n) or n + "(" in subject]
     named = _NAMED_BY.search(subject)

@@ -100,9 +100,9 @@ REPLY_VERSION = 3
 # that way; 38: a declaration's name, not its keywords; 39: nor a typed declaration's type; 40: a declaration's line an
 # API entry; 41: Sphinx's "property" and "awaitable" declaration keywords; 42: C's and C++'s; 43: a name, its
 # parameters and an arrow, and a parameter under it; 44: a question's "maps:find" asks what "find" returns; 45: what a
-# signature returns, under it, is not the function; 46: YARD's "#name(...) ⇒ Type"), so that a deploy does not serve
-# answers an older revision cached in the shared tier.
-DECODING_VERSION = 46
+# signature returns, under it, is not the function; 46: YARD's "#name(...) ⇒ Type"; 47: "Mock#expects" and "⇒" read
+# for a return value), so that a deploy does not serve answers an older revision cached in the shared tier.
+DECODING_VERSION = 47
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
