@@ -728,7 +728,8 @@ _NAMED_BY = re.compile(r"([A-Za-z_$][\w$]*)\s+(?:method|function|call|command|ma
 # the words just before a span that say it is what is returned, on its line: a signature's "→ str" (YARD's "⇒"),
 # "Return(s) ..." at the start of a line, a sentence or a table cell, "it returns ...", "The functions returns ...",
 # "Return value: ...", "Parses the input string and returns ...", "Split the text and return ..." (``prose``: only
-# where a signature line heads the entry, a verb in prose elsewhere: "Convert a value returned from time ... and return a string" is ctime's)
+# where a signature line heads the entry, a verb in prose elsewhere: "Convert a value returned from time ... and
+# return a string" is ctime's)
 _RETURN_SAID = re.compile(r"(?:(?:^|[.:;|]\s+|\s[-\u2013\u2014]\s+)Returns?:?\s+"
                           r"|(?i:\b(?:it|this|which|that|functions?|methods?)\s+returns\s+)"
                           r"|(?P<prose>(?i:\band\s+returns?\s+))"
