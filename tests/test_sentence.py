@@ -2389,6 +2389,7 @@ def test_the_rules_rank_the_reader_s_best_48_spans_not_only_its_best_16(monkeypa
     ("#with(*expected_parameters) {|actual_parameters| ... } \u21d2 Expectation", "actual_parameters", "with"),
     ("#stubbing_method_on_nil=(value) \u21d2 Object", "value", "stubbing_method_on_nil="),
     ("# a comment -> here", "here", None),  # a comment's "#" marks no method
+    ("#twice \u21d2 Expectation\n\nReturns the same Expectation.", "Expectation", "twice"),  # returned, no brackets
     ("pub fn len(&self) -> usize\n\nReturns the length, a usize.", "usize", "len"),
 ])
 def test_declared_name_is_the_name_a_declaration_s_line_declares(line, span, name):

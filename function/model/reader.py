@@ -570,21 +570,20 @@ def _parameters(text: str, paren: int, line_end: int) -> set[str]:
     pieces.append("".join(piece))
     names = set()
     for p in pieces:
-        head = re.split(r"[:=]", p, maxsplit=1)[0] if re.search(r"[:=]", p) else p
-        words = re.findall(r"[A-Za-z_]\w*", head)
+        words = re.findall(r"[A-Za-z_]\w*", re.split(r"[:=]", p, maxsplit=1)[0])
         if words:
             names.add(words[-1])
     return names
 
 
-def _returned_names(text: str, paren: int, line_end: int) -> set[str]:
-    """The names a declaration's line holds after the arrow that follows its parameter list ("Map" of "new() -> Map",
-    "List2" of "delete(Elem, List1) -> List2"); none where no arrow follows it (or ``paren`` is -1)."""
-    if paren < 0:
-        return set()
-    close = _bracket_end(text, paren, line_end, -1)
-    arrow = None if close < 0 else re.match(r"[ \t]*(?:->|\u2192)", text[close:line_end])
-    return set() if arrow is None else set(re.findall(r"[A-Za-z_]\w*", text[close + arrow.end():line_end]))
+def _returned_names(text: str, declared: tuple[int, int, int], line_end: int) -> set[str]:
+    """The names a declaration's line (``declared``: ``_declaration``'s) holds after the arrow that follows its
+    parameter list, or its name where it has none ("Map" of "new() -> Map", "List2" of "delete(Elem, List1) -> List2",
+    "Expectation" of YARD's "#twice ⇒ Expectation"); none where no arrow follows."""
+    _, name_end, paren = declared
+    after = name_end if paren < 0 else _bracket_end(text, paren, line_end, -1)
+    arrow = None if after < 0 else _RETURN_ARROW.match(text, after, line_end)
+    return set() if arrow is None else set(re.findall(r"[A-Za-z_]\w*", text[arrow.end():line_end]))
 
 
 # a line that opens with a name and "=", "::" or ":": erl_docgen's "Types" lines under a signature ("List = [T, ...]")
@@ -627,11 +626,13 @@ _NAME_AFTER_KEYWORDS = re.compile(r"[A-Za-z_][\w.]*")  # "HashMap" of "pub struc
 # "nth(N, List) -> Elem", "Module:handle_call(Request, From, State) -> Result", an annotated "name(args) -> type"
 # YARD's "#returns(*values) ⇒ Expectation", "#twice ⇒ Expectation" (a method's mark, "#" or ".", before its name; no
 # brackets where it takes no parameters; a block's "{ ... }" after them), a Ruby writer's "=", "?" or "!" after its name
+_ARROW = r"(?:[ \t]*\{[^{}\n]*\})?[ \t]*(?:->|\u2192|\u21d2)"  # what is returned comes after it (a block before)
 _ARROW_SIGNATURE = re.compile(
     r"[ \t]*(?:[-*\u2022][ \t]+)?(?:[#.](?P<marked>[A-Za-z_]\w*[=?!]?)(?:(?P<marked_paren>\()"
     r"[^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))?"
     r"|(?P<name>[A-Za-z_]\w*(?:(?:\.|::?)[A-Za-z_]\w*)*)(?P<paren>\()[^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))"
-    r"(?:[ \t]*\{[^{}\n]*\})?[ \t]*(?:->|\u2192|\u21d2)[ \t]*\S")
+    + _ARROW + r"[ \t]*\S")
+_RETURN_ARROW = re.compile(_ARROW)
 _CALL_VALUE = re.compile(r"[(,][ \t]*[\d\"']")  # a number or a string where a parameter's name would be
 
 
@@ -687,7 +688,7 @@ def declared_name(text: str, start: int, end: int, called: bool = True) -> tuple
             declared = _declaration(text, line_start, line_end)
         if declared is None:
             return None
-        names = _parameters(text, declared[2], line_end) | _returned_names(text, declared[2], line_end)
+        names = _parameters(text, declared[2], line_end) | _returned_names(text, declared, line_end)
         opened = _TYPES_LINE.match(line.lstrip() + text[start:end])  # "List = [T, ...]": a parameter's type line
         if span == "self" or span in names or opened is not None and opened.group(1) in names:
             return declared[:2]
