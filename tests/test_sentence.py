@@ -2390,6 +2390,12 @@ def test_the_rules_rank_the_reader_s_best_48_spans_not_only_its_best_16(monkeypa
     ("#stubbing_method_on_nil=(value) \u21d2 Object", "value", "stubbing_method_on_nil="),
     ("# a comment -> here", "here", None),  # a comment's "#" marks no method
     ("#twice \u21d2 Expectation\n\nReturns the same Expectation.", "Expectation", "twice"),  # returned, no brackets
+    # QDoc's C++ members: its tags, a return type, "Class::member(", only qualifiers after the bracket
+    ("[slot] void QTimer::start(int msec)", "void QTimer::start", "QTimer::start"),
+    ("bool QTimer::isActive() const", "bool", "QTimer::isActive"),
+    ("const T &QList::at(int i) const", "T", "QList::at"),
+    ("Call QTimer::singleShot(200, this, SLOT(update())) to run it.", "Call", None),  # prose: values, words after
+    ("You can use QObject::connect(sender, receiver) here.", "You", None),
     ("pub fn len(&self) -> usize\n\nReturns the length, a usize.", "usize", "len"),
 ])
 def test_declared_name_is_the_name_a_declaration_s_line_declares(line, span, name):

@@ -33,7 +33,7 @@ FORBIDDEN_NAMES = frozenset({
     "python-apispec-doc", "python-sortedcontainers-doc", "wireshark-doc", "python-reportlab-doc", "doxygen-doc",
     "asymptote-doc", "pgpool2", "python-funcy-doc", "libcommons-lang3-java-doc", "libsdl2-doc", "octave-doc",
     "python-setuptools-doc", "python-black-doc", "rust-doc", "ghc-doc", "erlang-doc",
-    "ruby-mocha-doc", "ruby-cri-doc",
+    "ruby-mocha-doc", "ruby-cri-doc", "qtbase5-doc-html",
     # npm packages of the documentation benchmark
     "commander", "express", "axios", "yargs", "chalk", "dotenv", "lodash", "ws", "minimist", "debug",
     "semantic-release",

@@ -633,14 +633,22 @@ _ARROW_SIGNATURE = re.compile(
     r"|(?P<name>[A-Za-z_]\w*(?:(?:\.|::?)[A-Za-z_]\w*)*)(?P<paren>\()[^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))"
     + _ARROW + r"[ \t]*\S")
 _RETURN_ARROW = re.compile(_ARROW)
+# a C++ member's definition as QDoc (Qt's reference) writes it: its tags ("[static]", "[slot]"), a "template <...>"
+# head, a return type of at most three words, then "Class::member(" (``_member_declaration``), and after the bracket
+# only C++'s qualifiers
+_QDOC_TAGS = re.compile(r"[ \t]*(?:\[[\w ]+\][ \t]*)*(?:template[ \t]*<[^\n]*?>[ \t]+)?")
+_MEMBER_NAME = re.compile(r"([A-Za-z_]\w*(?:::~?[A-Za-z_]\w*)+)[ \t]*$")
+_QUALIFIERS = re.compile(r"(?:[ \t]*(?:const|noexcept|override|final|volatile|&&?|=[ \t]*(?:0|default|delete)))*"
+                         r"[ \t]*")
 _CALL_VALUE = re.compile(r"[(,][ \t]*[\d\"']")  # a number or a string where a parameter's name would be
 
 
 def _declaration(text: str, line_start: int, line_end: int) -> tuple[int, int, int] | None:
     """The name the line from ``line_start`` to ``line_end`` declares, (start, end, where its parameters' "(" is or
     -1), where the line opens with declaration keywords (``_DECLARATION_LEAD``), is a typed declaration ("lines ::
-    String -> [String]", "val map : ('a -> 'b) -> 'a list -> 'b list": ``_TYPED_DECLARATION``) or a name, its
-    parameters and an arrow ("nth(N, List) -> Elem": ``_ARROW_SIGNATURE``); else None."""
+    String -> [String]", "val map : ('a -> 'b) -> 'a list -> 'b list": ``_TYPED_DECLARATION``), a name, its
+    parameters and an arrow ("nth(N, List) -> Elem": ``_ARROW_SIGNATURE``) or a C++ member's definition ("bool
+    QTimer::isActive() const": ``_member_declaration``); else None."""
     typed = _TYPED_DECLARATION.match(text, line_start, line_end)
     if typed is not None:
         return (*typed.span("name" if typed.group("name") else "val"), -1)
@@ -651,6 +659,9 @@ def _declaration(text: str, line_start: int, line_end: int) -> tuple[int, int, i
         if paren >= 0 and _CALL_VALUE.search(text, paren, _bracket_end(text, paren, line_end, 0)):
             return None  # a call's values, not parameters ("f(1) -> 2")
         return (*arrow.span(name), paren)
+    member = _member_declaration(text, line_start, line_end)
+    if member is not None:
+        return member
     lead = _DECLARATION_LEAD.match(text, line_start, line_end)
     if lead is None or lead.end() == line_end:
         return None
@@ -662,6 +673,25 @@ def _declaration(text: str, line_start: int, line_end: int) -> tuple[int, int, i
         return None if m is None else (*m.span(1), paren)
     m = _NAME_AFTER_KEYWORDS.match(text, lead.end(), line_end)
     return None if m is None else (*m.span(), -1)
+
+
+def _member_declaration(text: str, line_start: int, line_end: int) -> tuple[int, int, int] | None:
+    """The C++ member the line declares as QDoc writes it ("[slot] void QTimer::start(int msec)", "const T
+    &QList::at(int i) const": ``_QDOC_TAGS``, at most three words of a return type, a name qualified with "::" before
+    its parameter list, only qualifiers after it), as ``_declaration`` gives one; None for any other line."""
+    head = _QDOC_TAGS.match(text, line_start, line_end).end()
+    paren = text.find("(", head, line_end)
+    if paren < 0:
+        return None
+    m = _MEMBER_NAME.search(text, head, paren)
+    if m is None:
+        return None
+    before = text[head:m.start(1)]
+    close = _bracket_end(text, paren, line_end, -1)
+    if (len(_GENERICS.sub("", before).replace("*", " ").replace("&", " ").split()) > 3 or "=" in before or close < 0
+            or not _QUALIFIERS.fullmatch(text, close, line_end) or _CALL_VALUE.search(text, paren, close)):
+        return None
+    return (*m.span(1), paren)
 
 
 def declared_name(text: str, start: int, end: int, called: bool = True) -> tuple[int, int] | None:
