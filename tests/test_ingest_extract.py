@@ -2211,6 +2211,23 @@ def test_a_code_block_of_line_elements_keeps_every_line_on_any_page():
     assert "line 1 of the example\nline 2 of the example\nline 3 of the example" in doc.text
 
 
+@pytest.mark.parametrize("block, lines", [
+    ("const (\n\tSunday = iota\n\tMonday\n)", "const (\n    Sunday = iota\n    Monday\n)"),  # Go's tab indentation
+    ("$ pip install <b>widgets</b>\n$ widgets --spin", "$ pip install widgets\n$ widgets --spin"),  # commands
+])
+def test_a_pre_block_keeps_its_lines_on_any_page(block, lines, monkeypatch):
+    """trafilatura reads a <pre> without "{", '("', "('" or four spaces of indentation as a quote and joins its lines
+    (Go's specification's "const ( Sunday = iota Monday )"): on pages of no known generator every <pre> is one code
+    block before it reads the page (``extract.PRE_CODE``); without the rule, one line."""
+    from function.ingest import extract as module
+
+    page = ("<html><head><title>Widgets</title></head><body><main><h1>Widgets</h1><p>" + "Widgets spin. " * 30 +
+            f"</p><pre>{block}</pre><p>" + "Then they stop. " * 30 + "</p></main></body></html>")
+    assert lines in extract("widgets.html", page.encode()).text
+    monkeypatch.setattr(module, "PRE_CODE", False)
+    assert lines not in extract("widgets.html", page.encode()).text
+
+
 ASCIIDOC = """= Widgets Guide
 Jane Doe <jane@example.com>
 v2.1, 2026-11-30

@@ -992,6 +992,9 @@ def pre_text(pre) -> str:
     return pre.text_content()
 
 
+# every <pre> read through trafilatura is a code block, its lines kept (``_lines_as_text``), by a rule written first
+# (docs/documents.md)
+PRE_CODE = True
 _INLINE = frozenset("a abbr b bdi bdo cite code data dfn em font i kbd mark q s samp small span strong sub sup time tt "
                     "u var".split())
 _CODE_LIKE = frozenset("code kbd samp tt var".split())  # inline code: a mark of its own (``Passage.marks``)
@@ -1019,10 +1022,21 @@ def _space_inline_breaks(root) -> bool:
     return changed
 
 
+def _known_code(pre) -> bool:
+    """Whether trafilatura reads ``pre`` as a code block whatever its text: one ``<code>`` and nothing beside it."""
+    kids = [c for c in pre if isinstance(c.tag, str)]
+    return (len(kids) == 1 and kids[0].tag == "code" and not (pre.text or "").strip()
+            and not (kids[0].tail or "").strip())
+
+
 def _lines_as_text(root) -> bool:
-    """Each ``<pre>`` whose lines are elements (``pre_text``) made one text of those lines, for trafilatura, which
-    keeps only the first such line (a Docusaurus site's JSON example read "{"); whether any was."""
-    found = [pre for pre in root.iter("pre") if pre.find(".//div") is not None or pre.find(".//p") is not None]
+    """Each ``<pre>`` made one text of its lines (``pre_text``) inside one ``<code>``, for trafilatura, where its lines
+    are elements (trafilatura kept only the first such line: a Docusaurus site's JSON example read "{") or it is no
+    code block trafilatura knows (``_known_code``: trafilatura reads a ``<pre>`` without "{", '("', "('" or four
+    spaces of indentation as a quote and joins its lines: Go's specification's tab-indented examples read "const (
+    Sunday = iota Monday ... )"); whether any was."""
+    found = [pre for pre in root.iter("pre") if pre.find(".//div") is not None or pre.find(".//p") is not None
+             or (PRE_CODE and not _known_code(pre))]
     for pre in found:
         text = pre_text(pre).rstrip("\n")
         for child in list(pre):
