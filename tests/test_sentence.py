@@ -2446,6 +2446,22 @@ def test_a_which_method_question_answered_with_a_declaration_s_keyword_gets_its_
     assert best("Which method returns the number of elements in a vector?") == "pub"
 
 
+def test_a_qdoc_member_with_its_description_after_a_blank_line_is_an_api_entry():
+    """QDoc writes a member's definition, a blank line, then its description, two or three members to a passage: each
+    is an API entry (``_described_after_gap``); a declaration followed by another declaration is none."""
+    from function.model import reader
+
+    text = ("bool QTimer::isActive() const\n\nReturns true if the timer is running; otherwise returns false.\n\n"
+            "Note: Getter function for property active.\n\n"
+            "std::chrono::milliseconds QTimer::remainingTimeAsDuration() const\n\nReturns the time remaining.\n\n"
+            "[slot] void QTimer::stop()\n\n[signal] void QTimer::timeout()")
+    names = [text[a:z] for a, z, _ in reader.api_entries(text)]
+    assert names == ["QTimer::isActive", "QTimer::remainingTimeAsDuration"]
+    start = text.index("Returns true")
+    assert reader.asked_entry("Which function tells whether a QTimer is running?", text, start, start + 12,
+                              listing=reader.API_ENTRIES) == (5, len("bool QTimer::isActive"))
+
+
 def test_a_declaration_s_line_with_its_description_under_it_is_an_api_entry(monkeypatch):
     """Haddock's "hFlush :: Handle -> IO ()" and javadoc's "public static String trim(String str)" list entries the
     entry choice weighs (``DECLARED_ENTRIES``), as "mount(prefix, adapter)" does; a declaration without a description

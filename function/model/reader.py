@@ -616,8 +616,8 @@ _DECLARATION_LEAD = re.compile(
 # OCaml's "val name : type"
 _TYPED_DECLARATION = re.compile(r"[ \t]*(?:(?P<name>[A-Za-z_][\w']*)[ \t]+::|val[ \t]+(?P<val>[A-Za-z_][\w']*)[ \t]+:)"
                                 r"[ \t]+\S")
-# where a line may declare something (``_declaration`` decides): its start, before a keyword or a typed name
-_DECLARATION_START = re.compile(r"^(?=[ \t]*(?:[a-z]+[ (\t<]|[A-Za-z_][\w']*[ \t]+::))", re.MULTILINE)
+# where a line may declare something (``_declaration`` decides): its start, before a keyword, a name, YARD's mark or QDoc's tag
+_DECLARATION_START = re.compile(r"^(?=[ \t]*(?:[-*\u2022][ \t]+)?[A-Za-z_#.\[])", re.MULTILINE)
 # "map<U, F>" of "map<U, F>(", "fmt::format" of "auto fmt::format("
 _NAME_BEFORE_PARAMETERS = re.compile(r"([A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)[ \t]*(?:<[^()\n]*>)?[ \t]*$")
 _GENERICS = re.compile(r"<[^<>\n]*(?:<[^<>\n]*>[^<>\n]*)*>")  # "<U, F>", "<K, V, S = RandomState>"
@@ -1054,7 +1054,7 @@ def api_entries(text: str, block: np.ndarray | None = None) -> list[tuple[int, i
             line_end = len(text) if line_end < 0 else line_end
             declared = _declaration(text, m.start(), line_end)
             if (declared is not None and declared[0] not in known and not in_block(block, *declared[:2])
-                    and _described_below(text, line_end)):
+                    and (_described_below(text, line_end) or _described_after_gap(text, line_end))):
                 heads.append(declared[:2])
         heads.sort()
     out = []
@@ -1104,6 +1104,20 @@ def _line_below(text: str, line_end: int) -> str:
 def _described_below(text: str, line_end: int) -> bool:
     """Whether the line after the one ending at ``line_end`` holds text (a definition list's description)."""
     return bool(_line_below(text, line_end).strip())
+
+
+def _described_after_gap(text: str, line_end: int) -> bool:
+    """Whether the line after the one ending at ``line_end`` is blank and the next holds text that declares nothing, a
+    signature's line neither (QDoc's "bool QTimer::isActive() const", a blank line, "Returns true if the timer is
+    running ...")."""
+    if line_end >= len(text) or _line_below(text, line_end).strip():
+        return False
+    after = text.find("\n", line_end + 1)
+    if after < 0 or not _line_below(text, after).strip():
+        return False
+    end = text.find("\n", after + 1)
+    end = len(text) if end < 0 else end
+    return _declaration(text, after + 1, end) is None and _API_ENTRY_LINE.match(text, after + 1, end) is None
 
 
 def asked_entry(question: str, text: str, start: int, end: int, block: np.ndarray | None = None,

@@ -101,9 +101,9 @@ REPLY_VERSION = 3
 # API entry; 41: Sphinx's "property" and "awaitable" declaration keywords; 42: C's and C++'s; 43: a name, its
 # parameters and an arrow, and a parameter under it; 44: a question's "maps:find" asks what "find" returns; 45: what a
 # signature returns, under it, is not the function; 46: YARD's "#name(...) ⇒ Type"; 47: "Mock#expects" and "⇒" read
-# for a return value; 48: QDoc's C++ members, "bool QTimer::isActive() const"), so that a deploy does not serve answers
-# an older revision cached in the shared tier.
-DECODING_VERSION = 48
+# for a return value; 48: QDoc's C++ members, "bool QTimer::isActive() const"; 49: a declaration described after a
+# blank line an API entry), so that a deploy does not serve answers an older revision cached in the shared tier.
+DECODING_VERSION = 49
 
 
 def answer_key(artifact_hash: str, question: str, source: dict, params: dict) -> str:
