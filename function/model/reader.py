@@ -616,7 +616,7 @@ _DECLARATION_LEAD = re.compile(
 # OCaml's "val name : type"
 _TYPED_DECLARATION = re.compile(r"[ \t]*(?:(?P<name>[A-Za-z_][\w']*)[ \t]+::|val[ \t]+(?P<val>[A-Za-z_][\w']*)[ \t]+:)"
                                 r"[ \t]+\S")
-# where a line may declare something (``_declaration`` decides): its start, before a keyword, a name, YARD's mark or QDoc's tag
+# where a line may declare something (``_declaration`` decides): a keyword, a name, YARD's mark or QDoc's tag first
 _DECLARATION_START = re.compile(r"^(?=[ \t]*(?:[-*\u2022][ \t]+)?[A-Za-z_#.\[])", re.MULTILINE)
 # "map<U, F>" of "map<U, F>(", "fmt::format" of "auto fmt::format("
 _NAME_BEFORE_PARAMETERS = re.compile(r"([A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)[ \t]*(?:<[^()\n]*>)?[ \t]*$")
