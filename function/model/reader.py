@@ -711,7 +711,7 @@ def declared_name(text: str, start: int, end: int, called: bool = True) -> tuple
     if declared is None:
         if not called:
             return None
-        span, line = text[start:end].strip(), text[text.rfind("\n", 0, start) + 1:start]
+        span, line = text[start:end].strip(), text[line_start:start]
         while line_start > 0 and declared is None:  # the receiver or a parameter: the nearest declaration above
             line_end = line_start - 1
             line_start = text.rfind("\n", 0, line_end) + 1
