@@ -1479,6 +1479,16 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
     ('<meta name="generator" content="rustdoc"><title>List of all items in this crate</title></head><body '
      'class="rustdoc mod"><main><h1 class="fqn"><span class="in-band">List of all items</span></h1><h3>Functions</h3>'
      '<ul><li><a href="fn.spin.html">spin</a></li></ul></main>', "rustdoc"),
+    # a class's list of members: QDoc's (Qt's reference: no generator meta) and Doxygen's
+    ('<title>List of All Members for QWidgetSpinner | Qt Widgets</title></head><body><div class="content mainContent">'
+     '<h1 class="title">List of All Members for QWidgetSpinner</h1><p>This is the complete list of members for <a '
+     'href="qwidgetspinner.html">QWidgetSpinner</a>, including inherited members.</p><ul><li>spin(int turns)</li><li>'
+     'connect(const QObject *, ...)</li></ul></div>', "QDoc or Doxygen list"),
+    ('<meta name="generator" content="Doxygen 1.9.4"/><title>Widgets: Spinner Member List</title></head><body><div '
+     'class="header"><div class="headertitle"><div class="title">Spinner Member List</div></div></div><div '
+     'class="contents"><p>This is the complete list of members for <a class="el" href="class_spinner.html">Spinner</a>'
+     ', including all inherited members.</p><table class="directory"><tr><td>spin(int turns)</td><td>Spinner</td></tr>'
+     '</table></div>', "QDoc or Doxygen list"),
 ])
 def test_navigation_pages_of_generators_are_not_documentation(html, kind):
     from function.ingest.extract import NotDocumentation
@@ -1492,6 +1502,20 @@ def test_navigation_pages_of_generators_are_not_documentation(html, kind):
     chapter = ('<html><head><!-- Book generated using mdBook --><title>Spinning - Widgets</title></head><body><main>'
                '<h1>Spinning</h1><p>A widget spins.</p></main></body></html>')
     assert "A widget spins." in extract("ch01.html", chapter.encode()).text
+
+
+def test_a_qdoc_class_page_is_read_and_only_a_member_list_is_left_out():
+    """QDoc's and Doxygen's "List of All Members" pages are navigation (every inherited "connect" of Qt's 262 such
+    pages matched a question about QObject::connect); the class's own page, which links to its list, is read, and so
+    is a page that only says the words under another heading."""
+    head = '<html><head><title>{0}</title></head><body><div class="content mainContent"><h1 class="title">{0}</h1>'
+    cls = (head.format("QWidgetSpinner Class") + '<p><a href="qwidgetspinner-members.html">List of all members, '
+           'including inherited members</a></p><h2>Member Function Documentation</h2><h3>void QWidgetSpinner::spin(int '
+           'turns)</h3><p>Spins the widget <i>turns</i> times.</p></div></body></html>')
+    assert "Spins the widget turns times." in extract("qwidgetspinner.html", cls.encode()).text
+    prose = (head.format("Spinner Guide") + "<p>This is the complete list of members for a spinning team: Ann and "
+             "Bob.</p></div></body></html>")
+    assert "Ann and Bob" in extract("guide.html", prose.encode()).text
 
 
 def test_a_page_trafilatura_finds_no_main_text_in_is_read_from_its_content_root(monkeypatch):

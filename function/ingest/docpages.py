@@ -327,6 +327,20 @@ _DOXYGEN_INDEX = re.compile(r"^(?:Here is a list of all|Here are the|This inheri
                             r"this file|This page explains how to interpret the graphs)", re.I)
 
 
+# QDoc's and Doxygen's page of a class's members, every signature linked to the class's page: "List of All Members for
+# QSaveFile" (QDoc), "Overload_Test Member List" (Doxygen), both then "This is the complete list of members for ..."
+_MEMBER_LIST_HEADING = re.compile(r"List of All Members for \S.*|\S.* Member List", re.I)
+_MEMBER_LIST_SAYS = "This is the complete list of members for "
+
+
+def _member_list(root) -> bool:
+    """Whether ``root`` is a list of a class's members (``_MEMBER_LIST_HEADING`` over ``_MEMBER_LIST_SAYS``)."""
+    headings = root.xpath("//h1 | //div[contains(concat(' ', @class, ' '), ' title ')]")
+    if not any(_MEMBER_LIST_HEADING.fullmatch(" ".join(h.text_content().split())) for h in headings):
+        return False
+    return bool(root.xpath(f"//p[starts-with(normalize-space(.), '{_MEMBER_LIST_SAYS}')]"))
+
+
 def _texinfo_index(root) -> bool:
     """Whether ``root`` is a Texinfo index node (``@printindex``: "Concept index", "Macro index"): a page of a GNU
     manual that holds an index's table and, apart from its navigation and heading, next to no text of its own. Its
@@ -364,7 +378,8 @@ def generated(root) -> str | None:
     """What navigation page a documentation generator made ``root`` as (its class names in lower case:
     ``lower_classes``), or None for a page of documentation. Left out of ingestion: its text is names and links that
     match every question about them ("Index", "Python Module Index", "All Classes and Interfaces", "Uses of Class
-    StringUtils", YARD's "Method List", RDoc's "Table of Contents", Haddock's index), or the source code the
+    StringUtils", YARD's "Method List", RDoc's "Table of Contents", Haddock's index, QDoc's and Doxygen's "List of All
+    Members for QSaveFile"), or the source code the
     documentation was made from ("Source code for requests.api", javadoc's, Doxygen's and Haddock's source listings),
     and would be read instead of the pages that document them; or it only sends the reader to another page
     (``_redirect``), or is the site's error page ("404 - Not found"), or a DocBook figure's long description
@@ -390,6 +405,8 @@ def generated(root) -> str | None:
         return "a Haddock index page"  # Haskell's: the A-Z index of a package's names
     if root.xpath("/html/body[count(*)=1]/pre[.//span[starts-with(@class, 'hs-')]]"):
         return "a Haddock source listing"  # the module's source, hyperlinked
+    if _member_list(root):
+        return "a QDoc or Doxygen list of a class's members"
     generator = _generator(root)
     if _PDOC.search(generator) and any(not m.text_content().strip() for m in root.xpath("//main")):
         return "a pdoc module list"  # its index.html: an empty content area, the modules' names in its navigation

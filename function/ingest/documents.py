@@ -63,8 +63,9 @@ from function.store.ids import chunk_passage_id
 # ("Throws:", "Since:") ends that part; 27: white space between two inline elements a space in HTML read through
 # trafilatura ("fearless concurrency", not "fearlessconcurrency"); 28: Haddock's "Expand" labels left out; 29: a
 # Haddock entry's type, written in its "Arguments" table, joined onto its name's line; 30: rustdoc's "Read more" links
-# left out; 31: every <pre> read through trafilatura a code block, its lines kept.
-VERSION = "31"
+# left out; 31: every <pre> read through trafilatura a code block, its lines kept; 32: QDoc's and Doxygen's lists of
+# a class's members left out (navigation).
+VERSION = "32"
 
 
 @dataclass(frozen=True)
