@@ -1550,6 +1550,61 @@ def names_entry(text: str, title: str | None, owner: str) -> bool:
     return re.search(head, text, re.IGNORECASE | re.MULTILINE) is not None
 
 
+# a member named with its owner, as a question writes it: "QString::length", "os.path.join", "Mock#expects",
+# "maps:find" (``qualified_names``); a file's or a site's name is not one ("setup.py", "example.com")
+_QUALIFIED = re.compile(r"(?<![\w$.:#/-])[A-Za-z_$][\w$]*(?:(?:\.|::|#|:)[A-Za-z_$][\w$]*)+")
+_JOINTS = re.compile(r"\.|::|#|:")
+_FILE_SUFFIXES = frozenset(
+    "py pyi pyc toml md rst txt html htm json yaml yml cfg ini conf js mjs cjs ts tsx jsx xml sh bat rs hs erl go rb "
+    "java kt cs php pl lua sql csv lock log gz tgz zip tar pdf png jpg svg css scss so dll exe com org net io dev"
+    .split())
+# what may open a declaration's line before its name: QDoc's tags, "class" or "def"; and a list mark where the name
+# is written alone (a summary's list writes it whole: "- SortedDict.popitem()")
+_LINE_HEAD = r"^[ \t]*(?:\[[\w ]+\][ \t]*)*(?:(?:class|def|async[ \t]+def)[ \t]+)?"
+_LISTED_LINE_HEAD = r"^[ \t]*(?:[-*\u2022][ \t]+)?(?:\[[\w ]+\][ \t]*)*(?:(?:class|def|async[ \t]+def)[ \t]+)?"
+_TYPE_WORDS = r"(?:[\w<>,*&:]+[ \t]+[*&]*){1,3}"  # at most three words of keywords or a return type, then the name
+_QUALIFIERS_BEFORE = r"(?:[\w$]+(?:\.|::|#|:))*"  # "sortedcontainers." of "sortedcontainers.SortedDict.popitem"
+
+
+@functools.lru_cache(maxsize=64)
+def qualified_names(question: str) -> tuple[str, ...]:
+    """The members a question names with their owners ("QString::length" of "What does QString::length return?",
+    "os.path.join", "Mock#expects", "maps:find"): two or more identifiers of at least two characters each, joined by
+    ".", "::", "#" or ":", the last not a file's or a site's suffix ("setup.py", "example.com")."""
+    names = []
+    for m in _QUALIFIED.finditer(question):
+        parts = _JOINTS.split(m.group())
+        if all(len(p) >= 2 for p in parts) and parts[-1].casefold() not in _FILE_SUFFIXES:
+            names.append(m.group())
+    return tuple(dict.fromkeys(names))
+
+
+@functools.lru_cache(maxsize=256)
+def _declaring(name: str) -> tuple[re.Pattern, re.Pattern, str]:
+    """``declares``' two line patterns for ``name`` (whole; its last part alone) and its owner's last part."""
+    parts = _JOINTS.split(name)
+    whole, member = re.escape(name), re.escape(parts[-1])
+    called = rf"{_LINE_HEAD}(?:{_QUALIFIERS_BEFORE}{whole}(?![\w$])|{_TYPE_WORDS}{_QUALIFIERS_BEFORE}{whole}[ \t]*\()"
+    alone = rf"{_LISTED_LINE_HEAD}(?:[#.]?{member}(?![\w$])|{_TYPE_WORDS}{member}[ \t]*\()"
+    return re.compile(called, re.I | re.M), re.compile(alone, re.I | re.M), parts[-2].casefold()
+
+
+def declares(text: str, title: str | None, name: str) -> bool:
+    """Whether a passage is the entry of ``name`` (``qualified_names``): one of its lines opens (after QDoc's tags,
+    "class" or "def") with the name written whole, more qualifiers before it allowed, or with it after at most three
+    words of keywords or a return type and before its parameters ("int QString::length() const",
+    "sortedcontainers.SortedDict.popitem", "os.path.join(path, *paths)"; not a list's item, "- SortedDict.popitem()"
+    of a summary); or opens so, or after a list mark, with its last part alone ("popitem(index=-1)", "#expects(...) ⇒
+    Expectation", "pub fn with_capacity(") and a word of the passage's title is the owner's last part ("Vec in
+    std::vec", "Class: Mocha::Mock")."""
+    called, alone, owner = _declaring(name)
+    if called.search(text) is not None:
+        return True
+    if title is None or not any(w.casefold() == owner for w in _WORD_NAME.findall(title)):
+        return False
+    return alone.search(text) is not None
+
+
 def _owned_passage(found: list[Answer], owner: str, texts: Sequence[str],
                    titles: Sequence[str | None]) -> list[Answer]:
     """``found`` with its best span in a passage of the entry the question names (``names_entry``) first, at the best

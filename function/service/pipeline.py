@@ -48,6 +48,12 @@ SEARCH_DEPTH = 20
 # of its last passage: such short questions share their terms with every passage of a page. One switch, kept by a
 # rule written first (docs/documents.md).
 DEFINITION_FIRST = True
+# A question alone that names a member with its owner ("What does QString::length return?": ``reader.qualified_names``)
+# and none of whose passages read is that member's entry (``reader.declares``) reads first the best-ranked other hit of
+# the ``SEARCH_DEPTH`` that is, in place of its last passage: a manual of many classes documents members of one name on
+# many pages (QStringView's and QStringRef's ``length()`` outranked QString's). One switch, kept by a rule written
+# first (docs/documents.md).
+DECLARED_FIRST = True
 STAGES = ("tokenize", "fetch", "queue", "inference", "postprocess")
 RETRIEVAL_STAGES = ("tokenize", "retrieve", "fetch", "queue", "inference", "postprocess")
 
@@ -486,6 +492,8 @@ class QAService:
         stored, missing = self.distinct(hits, len(hits) if k is None else k, model.tokenizer.fingerprint, corpus)
         if DEFINITION_FIRST and question is not None and k is not None and len(hits) > k:
             stored = self._definition_first(question, stored, hits, model.tokenizer.fingerprint, corpus)
+        if DECLARED_FIRST and question is not None and k is not None and len(hits) > k:
+            stored = self._declared_first(question, stored, hits, model.tokenizer.fingerprint, corpus)
         if missing:  # the index is ahead of the store (or the store behind it): read the others
             log("WARNING", "retrieved passages missing from the store were skipped", missing=missing[:20])
         if not stored:
@@ -527,14 +535,33 @@ class QAService:
                           corpus: str | None) -> list[Passage]:
         """``stored`` (the first distinct passages of ``hits``), or, where the question asks what something is
         (``sentence.defined``, not a default) and none of them introduces it (``sentence.introduces_somewhere``), the
-        best-ranked other hit that does (not a copy of one of them) first and ``stored`` after it, less its last
-        (``DEFINITION_FIRST``)."""
+        best-ranked other hit that does first (``_read_first``; ``DEFINITION_FIRST``)."""
         from function.model import sentence
 
         subject = sentence.defined(question)
         if subject is None or sentence.asks_default(question) or not stored:
             return stored
-        if any(sentence.introduces_somewhere(p.text, subject) for p in stored):
+        return self._read_first(stored, hits, fingerprint, corpus,
+                                lambda p: sentence.introduces_somewhere(p.text, subject))
+
+    def _declared_first(self, question: str, stored: list[Passage], hits: list[Hit], fingerprint: str,
+                        corpus: str | None) -> list[Passage]:
+        """``stored``, or, where the question names a member with its owner (``reader.qualified_names``) and none of
+        ``stored`` is its entry (``reader.declares``), the best-ranked other hit that is first (``_read_first``;
+        ``DECLARED_FIRST``)."""
+        from function.model import reader
+
+        names = reader.qualified_names(question)
+        if not names or not stored:
+            return stored
+        return self._read_first(stored, hits, fingerprint, corpus,
+                                lambda p: any(reader.declares(p.text, p.title, name) for name in names))
+
+    def _read_first(self, stored: list[Passage], hits: list[Hit], fingerprint: str, corpus: str | None,
+                    wanted) -> list[Passage]:
+        """``stored`` where one of them is ``wanted``; else the best-ranked other hit that is (not a copy of one of
+        them) first and ``stored`` after it, less its last; ``stored`` where none is."""
+        if any(wanted(p) for p in stored):
             return stored
         have = {p.id for p in stored}
         rest = tuple(h.passage_id for h in hits if h.passage_id not in have)
@@ -544,7 +571,7 @@ class QAService:
         except TokenizerMismatch:  # a hit it would not have read is stale: read what it would have, as before
             return stored
         for p in others:
-            if sentence.introduces_somewhere(p.text, subject) and _collapsed(p.text) not in texts:
+            if wanted(p) and _collapsed(p.text) not in texts:
                 return [p] + stored[:-1]
         return stored
 
