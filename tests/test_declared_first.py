@@ -7,8 +7,8 @@ import pytest
 
 from function.ingest.json_input import Record
 from function.model.reader import declares, qualified_names
-from function.retrieval.bm25 import Hit
 from function.service import pipeline
+from tests.support.stores import read_ids as read
 from tests.support.stores import records_service
 
 VIEW = "int QStringView::length() const\n\nReturns the length of the string view, in characters; the length."
@@ -25,13 +25,6 @@ def service(tiny_artifact, tmp_path):
         Record("ref", "QStringRef Class", "qstringref.html", REF),
         Record("own", "QString Class", "qstring.html", OWN),
         Record("summary", "QString overview", "overview.html", SUMMARY)])
-
-
-def read(service, question, *ids, k=2):
-    model = service.rt.model()
-    hits = [Hit(pid, 10.0 - i) for i, pid in enumerate(ids)]
-    kept, _ = service._read_retrieved(hits, 12, model, question=question, k=k)
-    return [p.id for p in kept]
 
 
 def test_a_question_names_members_with_their_owners_and_not_files_or_abbreviations():

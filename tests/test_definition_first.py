@@ -7,8 +7,8 @@ import pytest
 
 from function.ingest.json_input import Record
 from function.model.sentence import introduces_somewhere
-from function.retrieval.bm25 import Hit
 from function.service import pipeline
+from tests.support.stores import read_ids as read
 from tests.support.stores import records_service
 
 USES = "The working set is scanned when a project is installed, and the working set may hold many eggs."
@@ -24,13 +24,6 @@ def service(tiny_artifact, tmp_path):
         Record("uses", "Uses", "uses.html", USES), Record("more", "More", "more.html", MORE),
         Record("glossary", "Glossary", "glossary.html", GLOSSARY), Record("prose", "Prose", "prose.html", PROSE),
         Record("other", "Other", "other.html", OTHER)])
-
-
-def read(service, question, *ids, k=2):
-    model = service.rt.model()
-    hits = [Hit(pid, 10.0 - i) for i, pid in enumerate(ids)]
-    kept, _ = service._read_retrieved(hits, 12, model, question=question, k=k)
-    return [p.id for p in kept]
 
 
 def test_a_glossary_entry_or_a_sentence_introduces_a_subject_and_a_mere_mention_does_not():

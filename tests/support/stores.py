@@ -15,3 +15,13 @@ def records_service(artifact: Path, folder: Path, records: list):
     service = open_service(env)
     ingest_into(service, records)
     return service
+
+
+def read_ids(service, question: str, *ids: str, k: int = 2) -> list[str]:
+    """The ids of the passages ``service`` reads for ``question`` alone where retrieval ranked ``ids`` in that order
+    (``QAService._read_retrieved``, ``k`` of them): what the read-first rules put in their places."""
+    from function.retrieval.bm25 import Hit
+
+    hits = [Hit(pid, 10.0 - i) for i, pid in enumerate(ids)]
+    kept, _ = service._read_retrieved(hits, 12, service.rt.model(), question=question, k=k)
+    return [p.id for p in kept]
