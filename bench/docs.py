@@ -40,6 +40,11 @@ questions of it: a knowledge base of several manuals, where each question's pass
 off-topic question written for one set that another set answers (its ``answered_in``: "What does git rebase do?"
 written for PAM's guide, answered by git's manual pages) is not off-topic in such a store: it is left out of the
 off-topic figures and scored against that set's answer forms instead (``off_topic_answered_in_store``).
+
+``--whole`` asks each set's questions against the whole manual its pages come from, as a user ingests a docs folder:
+a package's ``whole`` globs (where a set declares them) replace its ``include``, the set is named ``<set>-whole``
+(its corpus cached apart), and sets that declare none are left out (``whole_sets``). The questions and their gold
+answers are the set's own; more passages compete for them (``docs/documents.md``, "A whole manual").
 """
 
 from __future__ import annotations
@@ -112,6 +117,7 @@ def validate(docset: dict, where: str) -> dict:
             _need(isinstance(p.get(key), str) and bool(p[key]), pw, f"missing or empty {key!r}")
         _need(_is_strings(p.get("include")) and bool(p["include"]), pw, "'include' must be a list of globs")
         _need(_is_strings(p.get("exclude", [])), pw, "'exclude' must be a list of globs")
+        _need(_is_strings(p.get("whole", [])), pw, "'whole' must be a list of globs (the whole manual: --whole)")
     _need(isinstance(docset["questions"], list) and bool(docset["questions"]), where, "'questions' is empty")
     _need(isinstance(docset["off_topic"], list), where, "'off_topic' must be a list")
     ids: set[str] = set()
@@ -149,6 +155,26 @@ def validate(docset: dict, where: str) -> dict:
             _need(_is_strings(a.get("answers")) and bool(a["answers"]), qw,
                   "'answered_in.answers' must be a non-empty list of non-empty strings")
     return docset
+
+
+def whole_sets(docsets: list[dict], say=None) -> list[dict]:
+    """``--whole``: each set that declares the whole manual of a package (its ``whole`` globs) with those globs in
+    place of its ``include`` and named ``<set>-whole``; the others left out (``say`` names them). ``SetError`` where
+    no set declares one."""
+    out, left = [], []
+    for docset in docsets:
+        packages = docset["source"]["packages"]
+        if not any(p.get("whole") for p in packages):
+            left.append(docset["set"])
+            continue
+        wide = [{**p, "include": p["whole"]} if p.get("whole") else p for p in packages]
+        out.append({**docset, "set": f"{docset['set']}-whole", "source": {**docset["source"], "packages": wide}})
+    if left and say is not None:
+        say(f"--whole: left out the sets that declare no whole manual ({len(left)}): {', '.join(left)}")
+    if not out:
+        raise SetError("--whole: none of these sets declares the whole manual its pages come from (a package's "
+                       "'whole' globs)")
+    return out
 
 
 def load_sets(folder: Path = SETS, names: list[str] | None = None) -> list[dict]:
@@ -620,6 +646,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--pooled", action="store_true",
                    help="every set in one store (and one Lance index): each question competes with every set's "
                         "passages, as in a knowledge base of several manuals (default: a store per set)")
+    p.add_argument("--whole", action="store_true",
+                   help="ask each set's questions against the whole manual its pages come from (the sets that "
+                        "declare one, as <set>-whole): a docs folder ingested whole (default: the set's pages)")
     p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                    help="a function variable for this run (QA_...; repeatable), e.g. --env QA_TOP_K_PASSAGES=3")
     p.add_argument("--out", type=Path, default=REPO / "records" / "bench" / "docs")
@@ -655,7 +684,10 @@ def prepare(args, say=log) -> list[tuple[dict, Path, list[str], dict[str, str]]]
     from bench.docs_fetch import CACHE, corpus
 
     prepared = []
-    for docset in load_sets(args.sets_dir, args.sets):
+    docsets = load_sets(args.sets_dir, args.sets)
+    if getattr(args, "whole", False):
+        docsets = whole_sets(docsets, say)
+    for docset in docsets:
         folder, files = corpus(docset, args.cache or CACHE, say)
         texts = extracted_texts(folder, files)
         if not getattr(args, "show", None):  # --show is for writing questions: a set being written may fail
@@ -736,7 +768,8 @@ def main(argv=None) -> int:
                       "encoder": (os.path.relpath(args.encoder.resolve(), REPO)
                                   if args.retrieval in ("hybrid", "stored") else None),
                       "env": extra_env},
-        "stores": "one for every set (--pooled)" if args.pooled else "one per set",
+        "stores": ("one for every set (--pooled)" if args.pooled else "one per set")
+                  + (", each the whole manual its pages come from (--whole)" if args.whole else ""),
         "abstention": f"threshold {no_answer['threshold']}" if no_answer else "none recorded in the artifact",
         "part": args.part, "limit": args.limit or None,
         "tables": tables(results, list(PARTS) if args.part == "all" else [args.part]),

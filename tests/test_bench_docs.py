@@ -143,6 +143,7 @@ def test_gold_answers_are_checked_against_the_extracted_text(cache, tmp_path, ca
     (lambda s: s["off_topic"][0].update(answered_in={"set": "other", "file": API, "answers": []}),
      "'answered_in.answers'"),
     (lambda s: s["off_topic"][0].update(answered_in="other"), "'answered_in' must be an object"),
+    (lambda s: s["source"]["packages"][0].update(whole="*.html"), "'whole' must be a list of globs"),
 ])
 def test_malformed_sets_are_refused_by_name(change, named, tmp_path):
     bad = copy.deepcopy(SET)
@@ -153,6 +154,31 @@ def test_malformed_sets_are_refused_by_name(change, named, tmp_path):
     with pytest.raises(docs.SetError, match=named) as e:
         docs.load_sets(folder)
     assert "tiny.json" in str(e.value)
+
+
+def test_whole_asks_a_sets_questions_against_the_whole_manual_it_declares(cache, tmp_path, capsys):
+    """--whole: the package's ``whole`` globs in place of its ``include`` (its ``exclude`` kept), the set named
+    ``<set>-whole`` and its corpus cached apart; a set that declares no whole manual is left out, and said so."""
+    narrow = copy.deepcopy(SET)
+    narrow["source"]["packages"][0].update(include=["api/*.html"], whole=["*.html", "*.md"])
+    narrow["questions"] = narrow["questions"][:3]  # the API page's questions
+    other = copy.deepcopy(SET)
+    other["set"] = "other"
+    for q in other["questions"] + other["off_topic"]:
+        q["id"] = q["id"].replace("tiny", "other")
+    sets = write_set(tmp_path / "sets", narrow)
+    write_set(sets, other)
+    assert docs_fetch.corpus(narrow, cache)[1] == [API]
+    (wide,) = docs.whole_sets(docs.load_sets(sets, ["tiny"]))
+    assert wide["set"] == "tiny-whole" and wide["questions"] == narrow["questions"]
+    folder, files = docs_fetch.corpus(wide, cache)
+    assert files == [API, GUIDE] and folder == cache / "tiny-whole" / "corpus"  # genindex.html still left out
+    assert docs_fetch.corpus(narrow, cache)[1] == [API]  # the set's own corpus as it was
+    assert run(["--whole", "--check"], sets, cache) == 0
+    err = capsys.readouterr().err
+    assert "--whole: left out the sets that declare no whole manual (1): other" in err and "tiny-whole: 2 files" in err
+    with pytest.raises(docs.SetError, match="none of these sets declares"):
+        docs.whole_sets([other])
 
 
 def test_unknown_set_and_unreadable_json_are_named(tmp_path):
