@@ -31,6 +31,8 @@ from function.service.runtime import Runtime
 from function.service.snippet import snippet
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import numpy as np
 
     from function.model.load import Model
@@ -558,7 +560,7 @@ class QAService:
                                 lambda p: any(reader.declares(p.text, p.title, name) for name in names))
 
     def _read_first(self, stored: list[Passage], hits: list[Hit], fingerprint: str, corpus: str | None,
-                    wanted) -> list[Passage]:
+                    wanted: Callable[[Passage], bool]) -> list[Passage]:
         """``stored`` where one of them is ``wanted``; else the best-ranked other hit that is (not a copy of one of
         them) first and ``stored`` after it, less its last; ``stored`` where none is."""
         if any(wanted(p) for p in stored):
