@@ -1398,6 +1398,12 @@ def test_restructuredtext_never_reads_another_file_and_fails_clearly():
     ('<meta name="generator" content="Doxygen 1.9.4"/><title>Globals</title></head><body><div id="doc-content"><div '
      'class="contents"><div class="textblock">Here is a list of all functions with links to the files they belong '
      'to:</div><ul><li>spin() : widget.h</li></ul></div></div>', "Doxygen"),
+    # Doxygen's alphabetical class index (classes.html), its letters and names in its own classindex markup
+    ('<meta name="generator" content="Doxygen 1.9.4"/><title>Widgets: Data Structure Index</title></head><body><div '
+     'class="header"><div class="headertitle"><div class="title">Data Structure Index</div></div></div><div '
+     'class="contents"><div class="qindex"><a class="qindex" href="#letter_S">S</a></div><div class="classindex">'
+     '<dl class="classindex even"><dt class="alphachar"><a name="letter_S">S</a></dt><dd><a class="el" href="struct_'
+     'spinner.html">Spinner</a></dd></dl></div></div>', "Doxygen"),
     ('<meta name="generator" content="Doxygen 1.9.4"/><title>widget.h Source</title></head><body><div '
      'id="doc-content"><div class="contents"><a href="x.html">Go to the documentation of this file.</a><div '
      'class="fragment"><div class="line">int spin(void);</div></div></div></div>', "Doxygen"),

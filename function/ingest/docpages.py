@@ -445,6 +445,8 @@ def generated(root) -> str | None:
         text = " ".join(contents[0].text_content().split()) if contents else ""
         if _DOXYGEN_INDEX.match(text) or re.match(r"^- \w+ -", text.lstrip("\xa0 ")):
             return "a Doxygen index or source page"
+        if root.xpath("//*[contains(concat(' ', @class, ' '), ' classindex ')]"):
+            return "a Doxygen index or source page"  # classes.html: "Data Structure Index", "Class Index"
     return None
 
 

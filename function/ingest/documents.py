@@ -64,7 +64,7 @@ from function.store.ids import chunk_passage_id
 # trafilatura ("fearless concurrency", not "fearlessconcurrency"); 28: Haddock's "Expand" labels left out; 29: a
 # Haddock entry's type, written in its "Arguments" table, joined onto its name's line; 30: rustdoc's "Read more" links
 # left out; 31: every <pre> read through trafilatura a code block, its lines kept; 32: QDoc's and Doxygen's lists of
-# a class's members left out (navigation).
+# a class's members and Doxygen's class index left out (navigation).
 VERSION = "32"
 
 
