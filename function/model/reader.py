@@ -636,7 +636,8 @@ _RETURN_ARROW = re.compile(_ARROW)
 # a C++ member's definition as QDoc (Qt's reference) writes it: its tags ("[static]", "[slot]"), a "template <...>"
 # head, a return type of at most three words, then "Class::member(" (``_member_declaration``), and after the bracket
 # only C++'s qualifiers
-_QDOC_TAGS = re.compile(r"[ \t]*(?:\[[\w ]+\][ \t]*)*(?:template[ \t]*<[^\n]*?>[ \t]+)?")
+_QDOC_TAG = r"\[[\w ]+\][ \t]*"  # "[static]", "[slot]"
+_QDOC_TAGS = re.compile(rf"[ \t]*(?:{_QDOC_TAG})*(?:template[ \t]*<[^\n]*?>[ \t]+)?")
 _MEMBER_NAME = re.compile(r"([A-Za-z_]\w*(?:::~?[A-Za-z_]\w*)+)[ \t]*$")
 _QUALIFIERS = re.compile(r"(?:[ \t]*(?:const|noexcept|override|final|volatile|&&?|=[ \t]*(?:0|default|delete)))*"
                          r"[ \t]*")
@@ -1558,10 +1559,11 @@ _FILE_SUFFIXES = frozenset(
     "py pyi pyc toml md rst txt html htm json yaml yml cfg ini conf js mjs cjs ts tsx jsx xml sh bat rs hs erl go rb "
     "java kt cs php pl lua sql csv lock log gz tgz zip tar pdf png jpg svg css scss so dll exe com org net io dev"
     .split())
-# what may open a declaration's line before its name: QDoc's tags, "class" or "def"; and a list mark where the name
-# is written alone (a summary's list writes it whole: "- SortedDict.popitem()")
-_LINE_HEAD = r"^[ \t]*(?:\[[\w ]+\][ \t]*)*(?:(?:class|def|async[ \t]+def)[ \t]+)?"
-_LISTED_LINE_HEAD = r"^[ \t]*(?:[-*\u2022][ \t]+)?(?:\[[\w ]+\][ \t]*)*(?:(?:class|def|async[ \t]+def)[ \t]+)?"
+# what may open a declaration's line before its name: QDoc's tags, "class" or "def"; and a list mark (``_LINE_LEAD``)
+# where the name is written alone (a summary's list writes it whole: "- SortedDict.popitem()")
+_KEYWORD_HEAD = rf"(?:{_QDOC_TAG})*(?:(?:class|def|async[ \t]+def)[ \t]+)?"
+_LINE_HEAD = rf"^[ \t]*{_KEYWORD_HEAD}"
+_LISTED_LINE_HEAD = rf"^{_LINE_LEAD.pattern}{_KEYWORD_HEAD}"
 _TYPE_WORDS = r"(?:[\w<>,*&:]+[ \t]+[*&]*){1,3}"  # at most three words of keywords or a return type, then the name
 _QUALIFIERS_BEFORE = r"(?:[\w$]+(?:\.|::|#|:))*"  # "sortedcontainers." of "sortedcontainers.SortedDict.popitem"
 
