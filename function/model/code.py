@@ -23,5 +23,13 @@ import re
 # prompt).
 PROMPT = re.compile(r"(?:\$|>>>|\.\.\.>?|>|[A-Za-z_][\w.-]*[=-]?[#>]|[A-Za-z]:\\[^\s>]*>)[ \t]+")
 
+# A name as an API writes it ("$" too, JavaScript's), and one qualified by its owners as API names join them
+# ("os.path.join", "QString::length"); questions, YARD and erl_docgen also join with "#" and ":" ("Mock#expects",
+# "maps:find": ``JOINTS``). Joints are regex alternatives, to put inside a group.
+IDENTIFIER = r"[A-Za-z_$][\w$]*"
+MEMBER_JOINTS = r"\.|::"
+JOINTS = r"\.|::|#|:"
+QUALIFIED = rf"{IDENTIFIER}(?:(?:{MEMBER_JOINTS}){IDENTIFIER})*"  # qualified or not: "join", "os.path.join"
+
 # A line that is not the way a guide shows: a comment or an import (its block's way comes after it).
 NOT_THE_WAY = re.compile(r"(?:#|//|/\*|<!--|import\s|from\s+\S+\s+import\s)")

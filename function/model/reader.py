@@ -297,7 +297,7 @@ def _either(words) -> str:
 
 
 KIND_QUESTION = re.compile(sentence.QUESTION_LEAD + r"(?:" + _either(_KIND_NOUNS) + r")\b", re.IGNORECASE)
-_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*")
+_IDENTIFIER = re.compile(rf"{code.IDENTIFIER}(?:(?:\.|::|#){code.IDENTIFIER})*")
 _CODE_SHAPED = re.compile(r"[_.:#]|[a-z][A-Z]")  # a mark of code inside, or camelCase
 _NAME_PIECE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # SDL_GetHint -> SDL, Get, Hint; HTTPDigestAuth
 _QUESTION_TOKEN = re.compile(r"[\w.:#+/-]+")
@@ -619,7 +619,8 @@ _TYPED_DECLARATION = re.compile(r"[ \t]*(?:(?P<name>[A-Za-z_][\w']*)[ \t]+::|val
 # where a line may declare something (``_declaration`` decides): a keyword, a name, YARD's mark or QDoc's tag first
 _DECLARATION_START = re.compile(r"^(?=[ \t]*(?:[-*\u2022][ \t]+)?[A-Za-z_#.\[])", re.MULTILINE)
 # "map<U, F>" of "map<U, F>(", "fmt::format" of "auto fmt::format("
-_NAME_BEFORE_PARAMETERS = re.compile(r"([A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)[ \t]*(?:<[^()\n]*>)?[ \t]*$")
+_NAME_BEFORE_PARAMETERS = re.compile(rf"([A-Za-z_]\w*(?:(?:{code.MEMBER_JOINTS})[A-Za-z_]\w*)*)"
+                                     r"[ \t]*(?:<[^()\n]*>)?[ \t]*$")
 _GENERICS = re.compile(r"<[^<>\n]*(?:<[^<>\n]*>[^<>\n]*)*>")  # "<U, F>", "<K, V, S = RandomState>"
 _NAME_AFTER_KEYWORDS = re.compile(r"[A-Za-z_][\w.]*")  # "HashMap" of "pub struct HashMap<K, V> {"
 # a declaration that opens with its name and its parameter list, then an arrow and what it returns: erl_docgen's
@@ -1459,11 +1460,11 @@ def is_file_name(span: str) -> bool:
 # "Which canvas method ...?", "Which Components method ...?": a name the question writes just before the kind of
 # member it asks for, the member's owner (``without_owner``)
 _OWNER_QUESTION = re.compile(
-    r"^\s*(?:which|what)\s+(?:[\w.()'-]+\s+){0,3}?(?P<owner>[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*)"
+    rf"^\s*(?:which|what)\s+(?:[\w.()'-]+\s+){{0,3}}?(?P<owner>{code.QUALIFIED})"
     r"(?:'s)?\s+(?:methods?|functions?|class(?:es)?|attributes?|propert(?:y|ies)|members?|fields?|constants?|"
     r"decorators?|constructors?|macros?|hooks?|events?|exceptions?|enums?)\b", re.IGNORECASE)
-_MEMBER_PATH = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)+(?:\(\))?")
-_MEMBER_JOINT = re.compile(r"\.|::")
+_MEMBER_PATH = re.compile(rf"{code.IDENTIFIER}(?:(?:{code.MEMBER_JOINTS}){code.IDENTIFIER})+(?:\(\))?")
+_MEMBER_JOINT = re.compile(code.MEMBER_JOINTS)
 
 
 @functools.lru_cache(maxsize=64)
@@ -1500,7 +1501,7 @@ def without_owner(question: str | None, text: str, start: int, end: int) -> tupl
 # parameter ...?" names the parameter itself
 _OWNED_KINDS = (r"(?:keyword\s+)?(?:parameters?|arguments?|args?|options?|flags?|settings?|methods?|functions?|"
                 r"attributes?|propert(?:y|ies)|fields?|members?|constants?|macros?)")
-_OWNED_NAME = r"[`'\"]?(?P<{}>[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*)"
+_OWNED_NAME = r"[`'\"]?(?P<{}>" + code.QUALIFIED + ")"
 _OWNED_QUESTION = re.compile(
     rf"^\s*(?:which|what)\s+{_OWNED_KINDS}\s+(?:of|to)\s+(?:the\s+)?{_OWNED_NAME.format('after')}"
     rf"|^\s*which\s+(?:[\w.()'-]+\s+){{0,3}}?{_OWNED_NAME.format('before')}[`'\"]?(?:'s)?\s+{_OWNED_KINDS}\b",
@@ -1546,15 +1547,15 @@ def names_entry(text: str, title: str | None, owner: str) -> bool:
     the one its title names). A code line that starts with it ("s.verify = ...") counts too: the rule asks no more."""
     if title is not None and any(w.casefold() == owner for w in _WORD_NAME.findall(title)):
         return True
-    head = (r"^[ \t]*(?:[-*\u2022][ \t]+)?(?:(?:class|def)[ \t]+)?(?:[\w$]+(?:\.|::))*" + re.escape(owner)
-            + r"(?![\w$])")
+    head = (rf"^[ \t]*(?:[-*\u2022][ \t]+)?(?:(?:class|def)[ \t]+)?(?:[\w$]+(?:{code.MEMBER_JOINTS}))*"
+            + re.escape(owner) + r"(?![\w$])")
     return re.search(head, text, re.IGNORECASE | re.MULTILINE) is not None
 
 
 # a member named with its owner, as a question writes it: "QString::length", "os.path.join", "Mock#expects",
 # "maps:find" (``qualified_names``); a file's or a site's name is not one ("setup.py", "example.com")
-_QUALIFIED = re.compile(r"(?<![\w$.:#/-])[A-Za-z_$][\w$]*(?:(?:\.|::|#|:)[A-Za-z_$][\w$]*)+")
-_JOINTS = re.compile(r"\.|::|#|:")
+_QUALIFIED = re.compile(rf"(?<![\w$.:#/-]){code.IDENTIFIER}(?:(?:{code.JOINTS}){code.IDENTIFIER})+")
+_JOINTS = re.compile(code.JOINTS)
 _FILE_SUFFIXES = frozenset(
     "py pyi pyc toml md rst txt html htm json yaml yml cfg ini conf js mjs cjs ts tsx jsx xml sh bat rs hs erl go rb "
     "java kt cs php pl lua sql csv lock log gz tgz zip tar pdf png jpg svg css scss so dll exe com org net io dev"
@@ -1565,7 +1566,7 @@ _KEYWORD_HEAD = rf"(?:{_QDOC_TAG})*(?:(?:class|def|async[ \t]+def)[ \t]+)?"
 _LINE_HEAD = rf"^[ \t]*{_KEYWORD_HEAD}"
 _LISTED_LINE_HEAD = rf"^{_LINE_LEAD.pattern}{_KEYWORD_HEAD}"
 _TYPE_WORDS = r"(?:[\w<>,*&:]+[ \t]+[*&]*){1,3}"  # at most three words of keywords or a return type, then the name
-_QUALIFIERS_BEFORE = r"(?:[\w$]+(?:\.|::|#|:))*"  # "sortedcontainers." of "sortedcontainers.SortedDict.popitem"
+_QUALIFIERS_BEFORE = rf"(?:[\w$]+(?:{code.JOINTS}))*"  # "sortedcontainers." of "sortedcontainers.SortedDict.popitem"
 
 
 @functools.lru_cache(maxsize=64)

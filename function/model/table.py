@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from function.model import sentence
+from function.model import code, sentence
 from function.model.decode import in_block
 from function.retrieval.terms import terms
 
@@ -23,7 +23,7 @@ from function.retrieval.terms import terms
 _HEADER_CELL = re.compile(r"[A-Z][a-z]*(?: [A-Za-z][a-z]*){0,2}|[a-z]+")
 _CODE_TOKEN = re.compile(r"[\w.:-]*[_.:][\w.:-]*\w")  # a code-shaped name the question writes ("install_requires")
 WIDEST_CELL = 60  # an answer cell longer than this is a description, not a name or a value
-_CALL = re.compile(r"([A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*)[ \t]*\(")  # a signature's name, before "("
+_CALL = re.compile(rf"({code.QUALIFIED})[ \t]*\(")  # a signature's name, before "("
 
 
 # a cell border: "|" with white space or the line's end on both sides ("a | b |"), not one inside a cell
