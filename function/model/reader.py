@@ -292,8 +292,9 @@ _KIND_NOUNS = frozenset(
 
 
 def _either(words) -> str:
-    """A regular expression's alternation of ``words``, the longest first (so "options" before "option")."""
-    return "|".join(sorted(words, key=len, reverse=True))
+    """A regular expression's alternation of ``words``, the longest first (so "options" before "option"), then in
+    alphabetical order: the same pattern whatever order a set gives them in (its order moves with the hash seed)."""
+    return "|".join(sorted(words, key=lambda w: (-len(w), w)))
 
 
 KIND_QUESTION = re.compile(sentence.QUESTION_LEAD + r"(?:" + _either(_KIND_NOUNS) + r")\b", re.IGNORECASE)
