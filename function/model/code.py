@@ -5,7 +5,8 @@ Ingestion marks each line of a code block as one piece of code without its promp
 ``function.ingest.documents.code_lines``); the reader takes the line a sentence's colon introduces as the way a "How do
 I ...?" question asks for (``function.model.reader.introduced_line``); ``build_model.docdata.how`` makes the same
 shape into training questions, the block's first line the answer. All three read the same prompt and skip the same
-lines, so a training answer is cut where serving cuts it.
+lines, so a training answer is cut where serving cuts it. It also spells, once for the reader's rules, how an API
+name is written and joined to its owners (``IDENTIFIER``, ``MEMBER_JOINTS``, ``JOINTS``, ``QUALIFIED``).
 
     >>> PROMPT.match("mydb=> SELECT 1;").end()
     7
