@@ -54,9 +54,11 @@ class NormandyEncoder:
         return self.embed([text])[0]
 
 
-@pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.firestore), "lance", "hybrid"])
-def search(request, tmp_path):
-    """``search(where, k) -> [passage ids]`` on one index holding ``CORPUS``, best first."""
+INDEXES = ["sqlite", pytest.param("firestore", marks=pytest.mark.firestore), "lance", "hybrid"]
+
+
+def _index(request, tmp_path, corpus: list[Passage]):
+    """The index of the kind ``request.param`` names (its store's own, for SQLite and Firestore) holding ``corpus``."""
     kind = request.param
     if kind in ("sqlite", "firestore"):
         if kind == "sqlite":
@@ -69,8 +71,8 @@ def search(request, tmp_path):
 
             store = FirestoreStore(None, "(default)", "passages", "answers", timeout_s=10)
         request.addfinalizer(store.close)
-        store.upsert_many(CORPUS)
-        searcher = store.index
+        store.upsert_many(corpus)
+        return store.index
     else:
         from function.retrieval.hybrid import HybridIndex
         from function.retrieval.lance_index import LanceIndex
@@ -81,14 +83,48 @@ def search(request, tmp_path):
             encoder = NormandyEncoder()
             searcher = HybridIndex(LanceIndex(str(tmp_path / "ix"), refresh_s=0, dim=encoder.dim), encoder)
         request.addfinalizer(searcher.close)
-        searcher.write(CORPUS)
+        searcher.write(corpus)
         searcher.optimize()
+        return searcher
+
+
+@pytest.fixture(params=INDEXES)
+def search(request, tmp_path):
+    """``search(where, k) -> [passage ids]`` on one index holding ``CORPUS``, best first."""
+    searcher = _index(request, tmp_path, CORPUS)
 
     def run(where: PassageFilter | None, k: int = 5) -> list[str]:
         hits = searcher.search_question("Where is Normandy?", TERMS, k, where)
         return [h.passage_id for h in hits]
 
     return run
+
+
+@pytest.fixture(params=INDEXES)
+def index(request, tmp_path):
+    """An index holding two files' passages (ids as ingestion gives them) and a JSON record's."""
+    from function.store.ids import chunk_passage_id
+
+    files = [("guide/a.md", "Rollo led the Normans."), ("guide/a.md", "Nothing of him here."),
+             ("guide/b.md", "Normandy without its first duke."), ("guide/a.md#0001", "A Rollo elsewhere.")]
+    corpus = [passage(chunk_passage_id(doc, i), doc, doc, (), text) for i, (doc, text) in enumerate(files)]
+    return request.param, _index(request, tmp_path, [*corpus, passage("record-1", "R", "", (), "Normandy alone.")])
+
+
+def test_a_document_holds_a_term_where_any_of_its_passages_does(index):
+    """``Searcher.document_holds``, which the "no answer" threshold asks about a name the question gives: Firestore's
+    term index tells a file's passages from its postings' ids (no filtered query, which would read every passage of
+    the document), a JSON record's not at all, so there it says "held" and nothing moves."""
+    from function.store.ids import chunk_passage_id
+
+    kind, searcher = index
+    read = chunk_passage_id("guide/a.md", 1)  # the passage read lacks "rollo"; another of its document holds it
+    assert searcher.document_holds(["rollo"], "guide/a.md", read)
+    assert searcher.document_holds(["rollos", "rollo"], "guide/a.md", read)  # any of the terms
+    assert not searcher.document_holds(["rollo"], "guide/b.md", chunk_passage_id("guide/b.md", 2))
+    assert not searcher.document_holds(["zanzibar"], "guide/a.md", read)
+    assert not searcher.document_holds(["elsewhere"], "guide/a.md", read)  # "guide/a.md#0001"'s passage is not a's
+    assert searcher.document_holds(["rollo"], "R", "record-1") == (kind == "firestore")  # an id of no file form
 
 
 def test_the_best_matching_passages_come_back_though_better_ones_do_not_match(search):

@@ -694,3 +694,24 @@ def test_a_question_alone_against_another_encoder_s_vectors_is_refused_by_name(h
 
     pid = lance.dataset(hybrid_env["QA_INDEX_URI"]).to_table(columns=["id"]).column("id")[0].as_py()
     assert "answers" in service.answer(QARequest("Who ruled Normandy?", None, (pid,), 1, 30)).payload
+
+
+def test_a_document_holds_a_name_where_any_of_its_passages_does_as_its_index_finds(hybrid_env):
+    """``DocumentNames`` asks the index within one document: "Rollo" is in some passages of the Normans article and
+    in none of Jacksonville's. The same answers from SQLite's own FTS5 index as from the Lance table."""
+    from bench.in_process import open_service
+    from function.retrieval.span_bias import _held, _holds
+    from function.service.pipeline import DocumentNames
+
+    service = open_service(hybrid_env)
+    store = service.rt.store()
+    pids = ["Normans-0000", "Jacksonville,_Florida-0000"]
+    first = store.get_many(pids)
+    docs = [first[pid].doc_id for pid in pids]
+    texts = {d: [_held(p.title, p.text) for p in store.get_many(list(store.passages_of(d))).values()] for d in docs}
+    assert [any(_holds("rollo", t) for t in texts[d]) for d in docs] == [True, False]  # what the index must say
+    assert not all(_holds("rollo", t) for t in texts[docs[0]])  # a passage of it lacks the name its document holds
+    for searcher in (service.rt.searcher(), service.rt.searcher().index, store.index):
+        names = DocumentNames(searcher, list(zip(docs, pids)), [["rollo"], ["rollo"]], False)
+        assert [names.document_lacks(0), names.document_lacks(1)] == [False, True]
+        assert names.document_lacks(1) and names.checks == 2  # asked once per document and name

@@ -509,3 +509,87 @@ def test_a_shifted_threshold_decides_and_the_probability_follows_it():
         assert reply["abstained"] is abstained
         assert reply["probability"] == pytest.approx(no_answer_probability(4.0, 3.0 + shift), abs=1e-6)
         assert windows.tolist() == [not abstained]  # a window answers only at or below the moved threshold
+
+
+def test_each_window_answers_by_its_own_threshold_where_it_has_one():
+    """A threshold per window (a window whose document lacks a name the question gives answers by a lower one): a
+    window sure of its span but below its own lower threshold does not answer, another does; where none does, the
+    window nearest its own threshold says how sure "no answer" is."""
+    b = build_batch([11], [np.arange(100, 105), np.arange(200, 205)], SPEC)
+    assert len(b) == 2
+    cs = b.context_start
+    # window 0: [CLS] 0, best span 4 (margin -4); window 1: [CLS] 0, best span 2 (margin -2)
+    start, end = logits(b, {(0, cs + 1): 2.0, (1, cs + 1): 1.0}, {(0, cs + 2): 2.0, (1, cs + 2): 1.0})
+    one = no_answer_verdict(start, end, b, threshold=0.0)
+    assert not one.above and one.answering.tolist() == [True, True]
+    own = no_answer_verdict(start, end, b, threshold=np.array([-5.0, 0.0]))
+    assert not own.above and own.answering.tolist() == [False, True]
+    assert own.probability == pytest.approx(no_answer_probability(-2.0, 0.0))  # furthest below its own: window 1
+    none = no_answer_verdict(start, end, b, threshold=np.array([-5.0, -2.5]))
+    assert none.above and not none.answering.any()
+    assert none.probability == pytest.approx(no_answer_probability(-2.0, -2.5))  # nearest its own: window 1
+    same = no_answer_verdict(start, end, b, threshold=np.array([0.0, 0.0]))  # the same as one number
+    assert (same.above, same.probability, same.answering.tolist()) == (one.above, one.probability, [True, True])
+
+
+class _Searcher:
+    """An index that holds the names in ``held`` ((document, term) pairs) and counts what it is asked."""
+
+    def __init__(self, held=()):
+        self.held, self.asked = set(held), []
+
+    def document_holds(self, terms, doc_id, passage_id):
+        self.asked.append((doc_id, tuple(terms)))
+        return any((doc_id, t) in self.held for t in terms)
+
+
+def _two_passages(lacking, named=False, held=()):
+    from function.model.reader import PassageTokens
+    from function.service.pipeline import DocumentNames, Reading
+
+    b = build_batch([11], [np.arange(100, 105), np.arange(200, 205)], SPEC)
+    cs = b.context_start
+    start, end = logits(b, {(0, cs + 1): 2.0, (1, cs + 1): 1.0}, {(0, cs + 2): 2.0, (1, cs + 2): 1.0})  # -4, -2
+    tokens = [PassageTokens(np.arange(5), np.stack([np.arange(5)] * 2, 1))] * 2
+    searcher = _Searcher(held)
+    reading = Reading(tokens, ["a", "b"], [{}, {}])
+    reading.documents = DocumentNames(searcher, [("doc-a", "a#0000"), ("doc-b", "b#0000")], lacking, named)
+    return reading, b, start, end, searcher
+
+
+def test_a_window_whose_document_lacks_a_plain_name_the_question_gives_answers_by_a_lower_threshold():
+    from function.retrieval.span_bias import NO_ANSWER_DOCUMENT_SHIFT, NO_ANSWER_NAME_SHIFT
+
+    no_answer = {"threshold": 0.0}
+    # passage 0 lacks "zanzibar" and so does its document: its window must clear the threshold by the shift
+    reading, b, start, end, searcher = _two_passages([["zanzibar"], []])
+    thresholds = reading.window_thresholds(no_answer, b, start, end, 30)
+    assert thresholds.tolist() == [-NO_ANSWER_DOCUMENT_SHIFT, 0.0]
+    assert searcher.asked == [("doc-a", ("zanzibar", "zanzibars", "zanzibares"))]  # plural forms count
+    assert reading.documents.checks == 1
+    assert no_answer_verdict(start, end, b, thresholds).answering.tolist() == [False, True]
+    # ... where its document holds the name in another passage, it answers by the threshold as it was
+    reading, b, start, end, searcher = _two_passages([["zanzibar"], []], held=[("doc-a", "zanzibars")])
+    assert reading.window_thresholds(no_answer, b, start, end, 30) == 0.0
+    # the question-wide rule moved every window by NO_ANSWER_NAME_SHIFT already: the rest is the document's, and a
+    # window surer than that (margin -4 at the moved threshold - 4) is not asked about
+    assert NO_ANSWER_DOCUMENT_SHIFT - NO_ANSWER_NAME_SHIFT == 4.0
+    reading, b, start, end, searcher = _two_passages([["zanzibar"], ["zanzibar"]], named=True)
+    thresholds = reading.window_thresholds(no_answer, b, start, end, 30)
+    assert thresholds.tolist() == [0.0, -4.0] and searcher.asked == [("doc-b", ("zanzibar", "zanzibars", "zanzibares"))]
+    # a passage that holds every name is never asked about; a window already refused neither
+    reading, b, start, end, searcher = _two_passages([[], ["zanzibar"]])
+    assert reading.window_thresholds({"threshold": -3.0}, b, start, end, 30) == -3.0 and searcher.asked == []
+
+
+def test_a_question_s_plain_names_a_passage_lacks_and_the_terms_a_document_holding_one_has():
+    from function.retrieval.span_bias import name_terms, plain_names_lacking
+
+    passages = [("Doctor Who", "The series was revived in 2005."), (None, "Los Angeles hosted it.")]
+    assert plain_names_lacking("Who produced the Doctor Who revival in Los Angeles?", passages) == [
+        ["los", "angeles"], ["doctor"]]
+    # a code-shaped name is left out ("String::len"): documentation writes a member apart from its owner
+    assert plain_names_lacking("What does String::len return in Rust?", passages) == [["rust"], ["rust"]]
+    assert plain_names_lacking("What does String::len return?", passages) is None
+    assert plain_names_lacking("who won?", passages) is None
+    assert name_terms("angeles") == ["angeles", "angeless", "angeleses"] and name_terms("jean-paul") == ["jean", "paul"]

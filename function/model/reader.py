@@ -2211,12 +2211,22 @@ class Verdict:
     answering: np.ndarray  # one bool per window: its own margin is at or below the threshold
 
 
-def no_answer_verdict(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch, threshold: float,
-                      max_answer_tokens: int = 30) -> Verdict:
+def no_answer_verdict(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,
+                      threshold: float | np.ndarray, max_answer_tokens: int = 30) -> Verdict:
     """Whether the passages hold no answer (``no_answer_margin`` > ``threshold``), the probability
-    behind that decision (``decode.no_answer_probability``), and the windows an answer may come from."""
+    behind that decision (``decode.no_answer_probability``), and the windows an answer may come from. ``threshold``
+    is one number for every window, or one per window (``QAService._window_thresholds``: a window whose document
+    lacks a name the question gives answers by a lower one); then the deciding window is the one whose margin is
+    furthest below its own."""
     null, span = window_margins(start_logits, end_logits, batch, max_answer_tokens)
-    score = deciding_window(null, span)
+    if np.ndim(threshold) == 0:
+        score = deciding_window(null, span)
+        with np.errstate(invalid="ignore"):
+            answering = np.isfinite(span) & (null - span <= threshold)
+        return Verdict(score.margin > threshold, no_answer_probability(score.margin, float(threshold)), answering)
+    own = np.asarray(threshold, dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        answering = np.isfinite(span) & (null - span <= threshold)
-    return Verdict(score.margin > threshold, no_answer_probability(score.margin, threshold), answering)
+        answering = np.isfinite(span) & (null - span <= own)
+    # -inf spans give +inf margins, never the minimum; with no span at all, the lowest [CLS] score decides
+    w = int(np.argmin(null - span - own)) if np.isfinite(span).any() else int(np.argmin(null))
+    return Verdict(not answering.any(), no_answer_probability(float(null[w] - span[w]), float(own[w])), answering)

@@ -247,6 +247,22 @@ class TermIndex(Searcher):
         """``{"passages": N, "total_length": index terms of all passages, "df": {term: passages}}``."""
         return self._reading("index stats", self._stats, terms)
 
+    def document_holds(self, terms: list[str], doc_id: str, passage_id: str) -> bool:
+        """Whether a passage of ``doc_id`` holds any of ``terms``, told from the terms' postings (read with the
+        question's terms, or kept) by their passage ids: a file's passages are ``ids.chunk_passage_id(doc_id, n)``.
+        A filtered search would read every passage of the document; where ``passage_id`` (one of its passages) is
+        not of that form (a JSON record's own id), the document is taken to hold them (no read, nothing moved)."""
+        import re
+
+        from function.store.ids import chunk_passage_id
+
+        own = re.compile(re.escape(chunk_passage_id(doc_id, 0)[:-4]) + r"\d{4,9}")
+        if not terms or not own.fullmatch(passage_id):
+            return True
+        _, found = self._reading("search", self._read_terms, terms)
+        return any(own.fullmatch(pid) for t in terms for part in found.get(t, ()) if part["ids"]
+                   for pid in part["ids"].decode("utf-8").split("\x00"))
+
     def warm(self) -> None:
         """Nothing to open: the store's client is the index's (``Runtime`` warms its channel)."""
 

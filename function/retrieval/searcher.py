@@ -40,6 +40,12 @@ class Searcher(Protocol):
         ``where``: by BM25 alone unless the index also ranks by the question's meaning (``HybridIndex``)."""
         return self.search(terms, k, where)
 
+    def document_holds(self, terms: list[str], doc_id: str, passage_id: str) -> bool:
+        """Whether a stored passage of document ``doc_id`` (``passage_id``: the one of them a question read) holds
+        any of ``terms``: a search within that document (``pipeline.DocumentNames`` asks it for a name the question
+        gives). Firestore's ``TermIndex`` answers from the terms' postings instead, without a query."""
+        return bool(self.search(terms, 1, PassageFilter(documents=(doc_id,))))
+
     def at(self, generation: str | None) -> Searcher:
         """This index as of the store's corpus generation ``generation`` (None: not known): an index that keeps
         what it reads in memory (Firestore's ``TermIndex``) keeps and looks it up under that generation, so

@@ -86,6 +86,11 @@ NO_ANSWER_STORED_OFFSET = 0.75
 # ... and lowered by NO_ANSWER_NAME_SHIFT where a name the question gives is in none of the passages read
 # (``missing_name``), where the cosine moves it: "What is the default port of MySQL?" reading another manual's ports
 NO_ANSWER_NAME_SHIFT = 4.0
+# ... and, for the windows of a passage whose whole document lacks a plain name the question gives
+# (``plain_names_lacking``, checked through the index), lowered to NO_ANSWER_DOCUMENT_SHIFT below it in all: a question
+# about an article the store lacks reads another article's paragraph ("Who produced the Doctor Who revival series?"
+# answered from a network's article), where a name the passage lacks but its document holds is only written apart
+NO_ANSWER_DOCUMENT_SHIFT = 8.0
 # a name: a word with a capital after its first letter, a digit, or one of _ . : # + inside ("DataFrame", "HTTP2",
 # "os.getcwd", "C++"), or a capitalised word that does not start the question ("Python", "GPG")
 _NAME = re.compile(r"[A-Za-z0-9_][\w.:+#-]*[\w+#]|[A-Za-z0-9]")
@@ -135,6 +140,25 @@ def _holds(name: str, held: str) -> bool:
     if name not in held:  # most passages lack it outright: no pattern is run for them
         return False
     return re.search(rf"(?<!\w){re.escape(name)}(?:s|es|['\u2019]s)?(?!\w)", held) is not None
+
+
+def plain_names_lacking(question: str, passages: Sequence[tuple[str | None, str]]) -> list[list[str]] | None:
+    """Per passage (title, text): the question's plain names (``question_names`` less the code-shaped ones, folded:
+    ``_folded``) it does not hold; None where the question gives no plain name. Code-shaped names are left out for
+    the reason ``plain_name_shares`` gives: documentation writes "String::len" apart, in whichever document."""
+    names = [_folded(name) for name in question_names(question) if not _CODE_SHAPED.search(name.strip(".:"))]
+    if not names:
+        return None
+    return [[name for name in names if not _holds(name, held)] for held in (_held(t, text) for t, text in passages)]
+
+
+def name_terms(name: str) -> list[str]:
+    """The index terms a document holding the folded ``name`` has (``terms.terms``), with the plural forms ``_holds``
+    accepts: any of them counts ("bowl" is held by "bowls"; "bowl's" is analysed to "bowl")."""
+    found = terms(name)
+    if len(found) == 1:
+        found += [found[0] + "s", found[0] + "es"]
+    return found
 
 
 def plain_name_shares(question: str, passages: Sequence[tuple[str | None, str]]) -> list[float] | None:

@@ -108,6 +108,35 @@ class SentenceCosines:
         return out
 
 
+class DocumentNames:
+    """Which documents of a question alone's passages lack a plain name the question gives
+    (``span_bias.plain_names_lacking``), asked of the index within each document (``Searcher.document_holds``;
+    ``passages``: each passage's document id and its own id); ``lacking``: per passage read, the plain names it lacks
+    (None: the question gives none); ``named``: today's question-wide rule moved the threshold already
+    (``span_bias.missing_name``); ``ms`` and ``checks``: the time and the index searches it took."""
+
+    def __init__(self, searcher, passages: list[tuple[str, str]], lacking: list[list[str]], named: bool):
+        self.searcher, self.passages, self.lacking, self.named = searcher, passages, lacking, named
+        self.ms, self.checks = 0.0, 0
+        self._held: dict[tuple[str, str], bool] = {}
+
+    def document_lacks(self, passage: int) -> bool:
+        """Whether no stored passage of ``passage``'s document holds one of the plain names the passage lacks."""
+        return any(not self._holds(*self.passages[passage], name) for name in self.lacking[passage])
+
+    def _holds(self, doc: str, pid: str, name: str) -> bool:
+        from function.retrieval.span_bias import name_terms
+
+        key = (doc, name)
+        if key not in self._held:
+            found = name_terms(name)
+            t0 = time.perf_counter()
+            self._held[key] = not found or self.searcher.document_holds(found, doc, pid)
+            self.ms += (time.perf_counter() - t0) * 1000
+            self.checks += bool(found)
+        return self._held[key]
+
+
 @dataclass
 class Reading:
     """The passages one request reads, in the order the model gets them."""
@@ -125,6 +154,7 @@ class Reading:
     pages: list[tuple[str, int] | None] | None = None  # each stored passage's (document id, chunk), where it has one
     names: list[float] | None = None  # retrieval: each passage's share of the question's plain names, if it gives any
     cosines: SentenceCosines | None = None  # a question alone with the sentence encoder: its cosine to sentences
+    documents: DocumentNames | None = None  # a question alone giving plain names, the threshold moved: their documents
 
     @classmethod
     def of_stored(cls, stored: list[Passage], retrieved: list[dict] | None = None,
@@ -141,6 +171,34 @@ class Reading:
         """The "no answer" threshold for this reading: the artifact's (``no_answer``, None: it has none) moved by
         ``threshold_shift``; the verdict and the cascade's stop both decide by it."""
         return None if no_answer is None else float(no_answer["threshold"]) + self.threshold_shift
+
+    def window_thresholds(self, no_answer: dict | None, batch: Batch, start_logits: np.ndarray,
+                          end_logits: np.ndarray, max_answer_tokens: int) -> float | np.ndarray | None:
+        """``threshold``, or one per window of ``batch`` where a window whose passage lacks a plain name the question
+        gives would answer by it and not by one ``NO_ANSWER_DOCUMENT_SHIFT`` lower in all: such a window's threshold
+        falls that far where its document holds the name nowhere (``DocumentNames``). Only those windows' documents
+        are asked about: for most questions no index search runs."""
+        import numpy as np
+
+        from function.model.decode import window_margins
+        from function.retrieval.span_bias import NO_ANSWER_DOCUMENT_SHIFT, NO_ANSWER_NAME_SHIFT
+
+        threshold = self.threshold(no_answer)
+        names = self.documents
+        if threshold is None or names is None:
+            return threshold
+        extra = NO_ANSWER_DOCUMENT_SHIFT - (NO_ANSWER_NAME_SHIFT if names.named else 0.0)
+        null, span = window_margins(start_logits, end_logits, batch, max_answer_tokens)
+        with np.errstate(invalid="ignore"):
+            margin = null - span
+            turning = np.isfinite(span) & (margin <= threshold) & (margin > threshold - extra)
+        passages = sorted({int(batch.passage_index[w]) for w in np.flatnonzero(turning)})
+        lower = [i for i in passages if names.lacking[i] and names.document_lacks(i)]
+        if not lower:
+            return threshold
+        shift = np.zeros(len(self.tokens))
+        shift[lower] = extra
+        return threshold - shift[batch.passage_index]
 
     def lead(self) -> float | None:
         """How far retrieval put the first passage ahead: its score over the second's (None: fewer than two
@@ -363,6 +421,9 @@ class QAService:
         if reading.cosines is not None and reading.cosines.ms:  # the answers' sentences embedded: its own figure
             timer.ms["sentences"] = 0.0
             timer.move("postprocess", "sentences", reading.cosines.ms)
+        if reading.documents is not None and reading.documents.checks:  # documents asked for names: its own figure
+            timer.ms["names"] = 0.0
+            timer.move("postprocess", "names", reading.documents.ms)
         if cache is not None:
             cache.put(key, payload, shared)
         read = int(batch.passage_index.max()) + 1 if req.retrieves else None
@@ -459,8 +520,9 @@ class QAService:
                  start_logits: np.ndarray, end_logits: np.ndarray) -> dict:
         """The reply: the best spans as text with their offsets and passages, the model, what was retrieved."""
         no_answer = model.manifest.no_answer
+        threshold = reading.window_thresholds(no_answer, batch, start_logits, end_logits, req.max_answer_tokens)
         verdict, windows = (None, None) if no_answer is None else _no_answer(req, no_answer, batch, start_logits,
-                                                                           end_logits, reading.threshold(no_answer))
+                                                                           end_logits, threshold)
         found = [] if verdict is not None and verdict["abstained"] else spans(
             req, reading, batch, start_logits, end_logits, windows)
         answers = [
@@ -528,6 +590,10 @@ class QAService:
         names = None if question is None else span_bias.plain_name_shares(question, pairs)
         bias = span_bias.passage_bias(scores, cosines=cosines, names=names)
         reading = Reading.of_stored(kept, retrieved, bias, scores, shift, names)
+        lacking = span_bias.plain_names_lacking(question, texts) if texts and question is not None else None
+        if lacking is not None and any(lacking):
+            reading.documents = DocumentNames(self.rt.searcher().at(corpus), [(p.doc_id, p.id) for p in kept], lacking,
+                                              named)
         encoder = None if question is None else self.rt.question_encoder()
         if encoder is not None:  # its answers ranked by their sentences' meaning too (``reader.SENTENCE_COSINE``)
             reading.cosines = SentenceCosines(encoder, question)
