@@ -160,10 +160,12 @@ def main(argv=None) -> int:
         print(json.dumps(reply.body, indent=2, ensure_ascii=False), flush=True)
         print(f"\nOr ask from the page: {server.url}ui", flush=True)
         if (reply.body.get("no_answer") or {}).get("abstained"):
+            missing = ", ".join(repr(name) for name in reply.body["no_answer"].get("missing_names", []))
             print(f"\nNo answer: the model found none it trusts for {question['question']!r} in what it read "
                   f"(no-answer probability {reply.body['no_answer']['probability']:.2f}; the passages it read are "
-                  "under \"retrieved\"). Ask naming what you are after, e.g. the project or the option, with the "
-                  "curl or the page above.", flush=True)
+                  "under \"retrieved\"" + (f"; the documents read do not mention {missing}" if missing else "")
+                  + "). Ask naming what you are after, e.g. the project or the option, with the curl or the page "
+                  "above" + (", spelt as the documents spell it" if missing else "") + ".", flush=True)
         if args.once:
             return 0
         print(f"\nServing on {server.url} (GET / for health). Ctrl-C stops it.", flush=True)

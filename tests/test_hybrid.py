@@ -715,3 +715,36 @@ def test_a_document_holds_a_name_where_any_of_its_passages_does_as_its_index_fin
         names = DocumentNames(searcher, list(zip(docs, pids)), [["rollo"], ["rollo"]], False)
         assert [names.document_lacks(0), names.document_lacks(1)] == [False, True]
         assert names.document_lacks(1) and names.checks == 2  # asked once per document and name
+
+
+def test_an_abstention_names_what_the_question_names_and_the_documents_read_do_not(hybrid_env, tmp_path, monkeypatch,
+                                                                                   repo):
+    """Asked alone, a "no answer" says which names of the question moved it (``missing_names``, as the question writes
+    them: a misspelt name shows there); the index was asked about the documents (``timings_ms.names``); the reply
+    validates against openapi.yaml; an answer says nothing of them."""
+    import shutil
+
+    import yaml
+
+    from bench.in_process import open_service
+    from function.retrieval import span_bias
+    from function.service.qa_request import QARequest
+    from tests.support.tiny import set_no_answer
+    from tests.test_openapi import validator
+
+    every = set_no_answer(shutil.copytree(hybrid_env["QA_ARTIFACT_DIR"], tmp_path / "answers-all"), 1e6)
+    service = open_service({**hybrid_env, "QA_ARTIFACT_DIR": str(every)})
+    monkeypatch.setattr(span_bias, "NO_ANSWER_DOCUMENT_SHIFT", 1e9)  # every window that answers asks its document
+    question = "Who ruled Normandy from Zanzibar?"
+    refused = service.answer(QARequest(question, None, None, 1, 30, 3))
+    verdict = refused.payload["no_answer"]
+    assert verdict["abstained"] and refused.payload["answers"] == []
+    assert verdict["missing_names"] == ["Zanzibar"]  # "Normandy" is read
+    assert refused.timings_ms["names"] >= 0.0
+    spec = yaml.safe_load((repo / "function" / "http" / "openapi.yaml").read_text())
+    validator(spec, "NoAnswer").validate(verdict)
+    validator(spec, "Timings").validate(refused.timings_ms)
+    monkeypatch.setattr(span_bias, "NO_ANSWER_DOCUMENT_SHIFT", 8.0)
+    answered = service.answer(QARequest(question, None, None, 1, 30, 3))
+    assert not answered.payload["no_answer"]["abstained"] and "missing_names" not in answered.payload["no_answer"]
+    assert "names" not in answered.timings_ms  # a threshold a million above the margins: no window turns

@@ -490,6 +490,12 @@ def test_a_name_the_passages_read_do_not_hold_lowers_the_threshold_where_the_cos
     assert not missing_name("What is the default port of the server?", passages)  # no name: nothing missing
     assert not missing_name("Which setting of Server settings holds the port?", passages)  # titles count
     assert not missing_name("What is the default port of MySQL?", [])
+    # which names: as the question writes them, in its order; and back from their folded forms
+    from function.retrieval.span_bias import as_written, missing_names
+
+    assert missing_names("Is PORT the MySQL or the Postgres.app port?", passages) == ["MySQL", "Postgres.app"]
+    assert missing_names("What is the default port of MySQL?", []) == []
+    assert as_written("Is MySQL's port MySQL's?", {"mysql", "port"}) == ["MySQL"]  # names only, each once
     cosine = no_answer_shift([0.7], share=0.8)
     assert no_answer_shift([0.7], share=0.8, name_missing=True) == pytest.approx(cosine - NO_ANSWER_NAME_SHIFT)
     assert no_answer_shift([None], name_missing=True) == 0.0  # BM25 alone: nothing moves it

@@ -143,6 +143,9 @@ def test_a_first_question_it_abstains_on_says_so_and_what_to_ask_instead(docs, t
     done, reply = run_once(docs, tmp_path / "data", "What is the capital of Peru?")
     assert reply["answers"] == [] and reply["no_answer"]["abstained"]
     assert "No answer: the model found none it trusts for 'What is the capital of Peru?'" in done.stdout
+    assert reply["no_answer"]["missing_names"] == ["Peru"]  # what the question names and no document read mentions
+    assert "the documents read do not mention 'Peru'" in done.stdout
+    assert "spelt as the documents spell it" in done.stdout
     answered, _ = run_once(docs, tmp_path / "data", "Who wrote Quillpad?")
     assert "No answer" not in answered.stdout
 

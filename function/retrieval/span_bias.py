@@ -117,11 +117,23 @@ def question_names(question: str) -> list[str]:
 def missing_name(question: str, passages: Sequence[tuple[str | None, str]]) -> bool:
     """Whether a name the question gives (``question_names``) is in none of ``passages`` (title, text), case-folded;
     False without passages or names."""
+    return bool(missing_names(question, passages))
+
+
+def missing_names(question: str, passages: Sequence[tuple[str | None, str]]) -> list[str]:
+    """The names the question gives (``question_names``, as it writes them) that none of ``passages`` (title, text)
+    holds, case-folded; none without passages or names."""
     names = question_names(question)
     if not names or not passages:  # most questions name nothing: the passages are not joined for them
-        return False
+        return []
     held = " ".join(_held(title, text) for title, text in passages)
-    return any(not _holds(_folded(name), held) for name in names)
+    return [name for name in names if not _holds(_folded(name), held)]
+
+
+def as_written(question: str, folded: set[str]) -> list[str]:
+    """The question's names (``question_names``) whose folded forms (``_folded``) are among ``folded``, as it writes
+    them, in its order, each once."""
+    return list(dict.fromkeys(name for name in question_names(question) if _folded(name) in folded))
 
 
 def _folded(name: str) -> str:

@@ -119,10 +119,13 @@ class DocumentNames:
         self.searcher, self.passages, self.lacking, self.named = searcher, passages, lacking, named
         self.ms, self.checks = 0.0, 0
         self._held: dict[tuple[str, str], bool] = {}
+        self.lacked: set[str] = set()  # the names a document was found to lack (folded)
 
     def document_lacks(self, passage: int) -> bool:
         """Whether no stored passage of ``passage``'s document holds one of the plain names the passage lacks."""
-        return any(not self._holds(*self.passages[passage], name) for name in self.lacking[passage])
+        lacked = [name for name in self.lacking[passage] if not self._holds(*self.passages[passage], name)]
+        self.lacked.update(lacked)
+        return bool(lacked)
 
     def _holds(self, doc: str, pid: str, name: str) -> bool:
         from function.retrieval.span_bias import name_terms
@@ -155,6 +158,7 @@ class Reading:
     names: list[float] | None = None  # retrieval: each passage's share of the question's plain names, if it gives any
     cosines: SentenceCosines | None = None  # a question alone with the sentence encoder: its cosine to sentences
     documents: DocumentNames | None = None  # a question alone giving plain names, the threshold moved: their documents
+    missing: list[str] | None = None  # the question's names no passage read holds, where they moved the threshold
 
     @classmethod
     def of_stored(cls, stored: list[Passage], retrieved: list[dict] | None = None,
@@ -199,6 +203,14 @@ class Reading:
         shift = np.zeros(len(self.tokens))
         shift[lower] = extra
         return threshold - shift[batch.passage_index]
+
+    def missing_names(self, question: str) -> list[str]:
+        """The names ``question`` gives that moved its "no answer" threshold, as it writes them: those no passage read
+        holds (``missing``), and those a document of a passage it would have answered from lacks (``documents``)."""
+        from function.retrieval.span_bias import _folded, as_written
+
+        folded = {_folded(name) for name in self.missing or ()}
+        return as_written(question, folded | (self.documents.lacked if self.documents is not None else set()))
 
     def lead(self) -> float | None:
         """How far retrieval put the first passage ahead: its score over the second's (None: fewer than two
@@ -523,8 +535,11 @@ class QAService:
         threshold = reading.window_thresholds(no_answer, batch, start_logits, end_logits, req.max_answer_tokens)
         verdict, windows = (None, None) if no_answer is None else _no_answer(req, no_answer, batch, start_logits,
                                                                            end_logits, threshold)
-        found = [] if verdict is not None and verdict["abstained"] else spans(
-            req, reading, batch, start_logits, end_logits, windows)
+        abstained = verdict is not None and verdict["abstained"]
+        missing = reading.missing_names(req.question) if abstained else []
+        if missing:  # why it is surer there is no answer; a misspelt name shows here too
+            verdict["missing_names"] = missing
+        found = [] if abstained else spans(req, reading, batch, start_logits, end_logits, windows)
         answers = [
             {"text": reading.texts[a.passage][a.start : a.end], "score": round(a.score, 6),
              "start": a.start, "end": a.end, "snippet": snippet(reading.texts[a.passage], a.start, a.end),
@@ -585,11 +600,13 @@ class QAService:
         pairs = [(p.title, p.text) for p in kept]
         texts = pairs if cosined else []  # BM25 alone: neither signal moves it
         share = span_bias.term_share(question_terms, texts) if question_terms and texts else None
-        named = bool(texts) and question is not None and span_bias.missing_name(question, texts)
+        missing = span_bias.missing_names(question, texts) if texts and question is not None else []
+        named = bool(missing)
         shift = span_bias.no_answer_shift(cosines, share=share, offset=offset, name_missing=named)
         names = None if question is None else span_bias.plain_name_shares(question, pairs)
         bias = span_bias.passage_bias(scores, cosines=cosines, names=names)
         reading = Reading.of_stored(kept, retrieved, bias, scores, shift, names)
+        reading.missing = missing or None
         lacking = span_bias.plain_names_lacking(question, texts) if texts and question is not None else None
         if lacking is not None and any(lacking):
             reading.documents = DocumentNames(self.rt.searcher().at(corpus), [(p.doc_id, p.id) for p in kept], lacking,
