@@ -112,14 +112,15 @@ class DocumentNames:
     """Which documents of a question alone's passages lack a plain name the question gives
     (``span_bias.plain_names_lacking``), asked of the index within each document (``Searcher.document_holds``;
     ``passages``: each passage's document id and its own id); ``lacking``: per passage read, the plain names it lacks
-    (None: the question gives none); ``named``: today's question-wide rule moved the threshold already
-    (``span_bias.missing_name``); ``ms`` and ``checks``: the time and the index searches it took."""
+    (made only where one lacks some); ``named``: the question-wide rule moved the threshold already
+    (``span_bias.missing_name``); ``ms`` and ``checks``: the time and the index searches it took; ``lacked``: the
+    names a document was found to lack, for the reply's ``missing_names``."""
 
     def __init__(self, searcher, passages: list[tuple[str, str]], lacking: list[list[str]], named: bool):
         self.searcher, self.passages, self.lacking, self.named = searcher, passages, lacking, named
         self.ms, self.checks = 0.0, 0
         self._held: dict[tuple[str, str], bool] = {}
-        self.lacked: set[str] = set()  # the names a document was found to lack (folded)
+        self.lacked: set[str] = set()  # folded
 
     def document_lacks(self, passage: int) -> bool:
         """Whether no stored passage of ``passage``'s document holds one of the plain names the passage lacks."""
