@@ -19,7 +19,6 @@ import numpy as np
 from function.model import code, sentence, table
 from function.model.decode import (
     best_spans,
-    deciding_window,
     in_block,
     no_answer_probability,
     null_score,
@@ -2213,18 +2212,13 @@ class Verdict:
 
 def no_answer_verdict(start_logits: np.ndarray, end_logits: np.ndarray, batch: Batch,
                       threshold: float | np.ndarray, max_answer_tokens: int = 30) -> Verdict:
-    """Whether the passages hold no answer (``no_answer_margin`` > ``threshold``), the probability
-    behind that decision (``decode.no_answer_probability``), and the windows an answer may come from. ``threshold``
-    is one number for every window, or one per window (``QAService._window_thresholds``: a window whose document
-    lacks a name the question gives answers by a lower one); then the deciding window is the one whose margin is
-    furthest below its own."""
+    """Whether the passages hold no answer (no window's margin, ``decode.window_margins``, at or below its threshold),
+    the probability behind that decision (``decode.no_answer_probability``), and the windows an answer may come from.
+    ``threshold`` is one number for every window, or one per window (``pipeline.Reading.window_thresholds``: a window
+    whose document lacks a name the question gives answers by a lower one); the deciding window is the one whose
+    margin is furthest below its own (with one threshold, ``decode.deciding_window``'s)."""
     null, span = window_margins(start_logits, end_logits, batch, max_answer_tokens)
-    if np.ndim(threshold) == 0:
-        score = deciding_window(null, span)
-        with np.errstate(invalid="ignore"):
-            answering = np.isfinite(span) & (null - span <= threshold)
-        return Verdict(score.margin > threshold, no_answer_probability(score.margin, float(threshold)), answering)
-    own = np.asarray(threshold, dtype=np.float64)
+    own = np.broadcast_to(np.asarray(threshold, dtype=np.float64), null.shape)
     with np.errstate(invalid="ignore"):
         answering = np.isfinite(span) & (null - span <= own)
     # -inf spans give +inf margins, never the minimum; with no span at all, the lowest [CLS] score decides

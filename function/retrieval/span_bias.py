@@ -154,11 +154,16 @@ def _holds(name: str, held: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(name)}(?:s|es|['\u2019]s)?(?!\w)", held) is not None
 
 
+def _plain_names(question: str) -> list[str]:
+    """The question's names (``question_names``) less the code-shaped ones (``_CODE_SHAPED``), folded (``_folded``)."""
+    return [_folded(name) for name in question_names(question) if not _CODE_SHAPED.search(name.strip(".:"))]
+
+
 def plain_names_lacking(question: str, passages: Sequence[tuple[str | None, str]]) -> list[list[str]] | None:
-    """Per passage (title, text): the question's plain names (``question_names`` less the code-shaped ones, folded:
-    ``_folded``) it does not hold; None where the question gives no plain name. Code-shaped names are left out for
-    the reason ``plain_name_shares`` gives: documentation writes "String::len" apart, in whichever document."""
-    names = [_folded(name) for name in question_names(question) if not _CODE_SHAPED.search(name.strip(".:"))]
+    """Per passage (title, text): the question's plain names (``_plain_names``) it does not hold; None where the
+    question gives no plain name. Code-shaped names are left out for the reason ``plain_name_shares`` gives:
+    documentation writes "String::len" apart, in whichever document."""
+    names = _plain_names(question)
     if not names:
         return None
     return [[name for name in names if not _holds(name, held)] for held in (_held(t, text) for t, text in passages)]
@@ -178,7 +183,7 @@ def plain_name_shares(question: str, passages: Sequence[tuple[str | None, str]])
     ``_CODE_SHAPED``: "Super", "Bowl", "50", "NFL"), case-folded; None where the question gives no plain name. A
     code-shaped name is left out: documentation writes "SortedDict.popitem" apart (a class's heading, its method's
     entry), so the passage that answers often lacks it whole while one that only mentions it holds it."""
-    names = [_folded(name) for name in question_names(question) if not _CODE_SHAPED.search(name.strip(".:"))]
+    names = _plain_names(question)
     if not names:
         return None
     held = [_held(title, text) for title, text in passages]
