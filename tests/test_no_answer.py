@@ -597,5 +597,9 @@ def test_a_question_s_plain_names_a_passage_lacks_and_the_terms_a_document_holdi
     # a code-shaped name is left out ("String::len"): documentation writes a member apart from its owner
     assert plain_names_lacking("What does String::len return in Rust?", passages) == [["rust"], ["rust"]]
     assert plain_names_lacking("What does String::len return?", passages) is None
+    # a name that starts with a capital is plain however it is cased inside ("MySQL": documents write it whole);
+    # camelCase that starts lower-case is code ("getUser")
+    assert plain_names_lacking("What is the default port of MySQL?", passages) == [["mysql"], ["mysql"]]
+    assert plain_names_lacking("What does getUser return?", passages) is None
     assert plain_names_lacking("who won?", passages) is None
     assert name_terms("angeles") == ["angeles", "angeless", "angeleses"] and name_terms("jean-paul") == ["jean", "paul"]

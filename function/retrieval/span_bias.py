@@ -96,6 +96,10 @@ NO_ANSWER_DOCUMENT_SHIFT = 8.0
 _NAME = re.compile(r"[A-Za-z0-9_][\w.:+#-]*[\w+#]|[A-Za-z0-9]")
 # a code-shaped name: a mark of code inside, or camelCase ("SortedDict.copy", "max_size", "DataFrame")
 _CODE_SHAPED = re.compile(r"[_.:#+]|[a-z][A-Z]")
+# code-shaped for the document rule (``plain_names_lacking``): a mark of code inside, or camelCase that starts
+# lower-case ("getUser", "fromStdString"); a name that starts with a capital ("MySQL", "HashMap") is written whole
+# where a document holds it
+_CODE_SHAPED_IN_DOCUMENTS = re.compile(r"[_.:#+]|^[a-z][^A-Z]*[A-Z]")
 _NOT_NAMES = frozenset({"I", "A", "An", "The", "In", "On", "If", "Is", "Does", "Do", "Can", "How", "What", "Which",
                         "When", "Where", "Who", "Why"})
 
@@ -154,16 +158,17 @@ def _holds(name: str, held: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(name)}(?:s|es|['\u2019]s)?(?!\w)", held) is not None
 
 
-def _plain_names(question: str) -> list[str]:
-    """The question's names (``question_names``) less the code-shaped ones (``_CODE_SHAPED``), folded (``_folded``)."""
-    return [_folded(name) for name in question_names(question) if not _CODE_SHAPED.search(name.strip(".:"))]
+def _plain_names(question: str, code_shaped: re.Pattern = _CODE_SHAPED) -> list[str]:
+    """The question's names (``question_names``) less the code-shaped ones (``code_shaped``), folded (``_folded``)."""
+    return [_folded(name) for name in question_names(question) if not code_shaped.search(name.strip(".:"))]
 
 
 def plain_names_lacking(question: str, passages: Sequence[tuple[str | None, str]]) -> list[list[str]] | None:
-    """Per passage (title, text): the question's plain names (``_plain_names``) it does not hold; None where the
-    question gives no plain name. Code-shaped names are left out for the reason ``plain_name_shares`` gives:
-    documentation writes "String::len" apart, in whichever document."""
-    names = _plain_names(question)
+    """Per passage (title, text): the question's plain names it does not hold; None where the question gives no
+    plain name. Code-shaped names (``_CODE_SHAPED_IN_DOCUMENTS``) are left out for the reason ``plain_name_shares``
+    gives: documentation writes "String::len" apart, in whichever document. A name that starts with a capital is plain
+    here however it is cased inside ("MySQL", "DataFrame": records/bench/capitalised-names)."""
+    names = _plain_names(question, _CODE_SHAPED_IN_DOCUMENTS)
     if not names:
         return None
     return [[name for name in names if not _holds(name, held)] for held in (_held(t, text) for t, text in passages)]
