@@ -167,7 +167,7 @@ def plain_names_lacking(question: str, passages: Sequence[tuple[str | None, str]
     """Per passage (title, text): the question's plain names it does not hold; None where the question gives no
     plain name. Code-shaped names (``_CODE_SHAPED_IN_DOCUMENTS``) are left out for the reason ``plain_name_shares``
     gives: documentation writes "String::len" apart, in whichever document. A name that starts with a capital is plain
-    here however it is cased inside ("MySQL", "DataFrame": records/bench/capitalised-names)."""
+    here however it is cased inside ("MySQL", "DataFrame": a document that holds one writes it whole)."""
     names = _plain_names(question, _CODE_SHAPED_IN_DOCUMENTS)
     if not names:
         return None
