@@ -134,10 +134,11 @@ def missing_names(question: str, passages: Sequence[tuple[str | None, str]]) -> 
     return [name for name in names if not _holds(_folded(name), held)]
 
 
-def as_written(question: str, folded: set[str]) -> list[str]:
-    """The question's names (``question_names``) whose folded forms (``_folded``) are among ``folded``, as it writes
-    them, in its order, each once."""
-    return list(dict.fromkeys(name for name in question_names(question) if _folded(name) in folded))
+def as_written(question: str, names) -> list[str]:
+    """The question's names (``question_names``) that are among ``names`` (as it writes them or folded, ``_folded``),
+    as it writes them, in its order, each once."""
+    wanted = {_folded(name) for name in names}
+    return list(dict.fromkeys(name for name in question_names(question) if _folded(name) in wanted))
 
 
 def _folded(name: str) -> str:

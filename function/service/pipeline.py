@@ -208,10 +208,10 @@ class Reading:
     def missing_names(self, question: str) -> list[str]:
         """The names ``question`` gives that moved its "no answer" threshold, as it writes them: those no passage read
         holds (``missing``), and those a document of a passage it would have answered from lacks (``documents``)."""
-        from function.retrieval.span_bias import _folded, as_written
+        from function.retrieval.span_bias import as_written
 
-        folded = {_folded(name) for name in self.missing or ()}
-        return as_written(question, folded | (self.documents.lacked if self.documents is not None else set()))
+        lacked = self.documents.lacked if self.documents is not None else ()
+        return as_written(question, [*(self.missing or ()), *lacked])
 
     def lead(self) -> float | None:
         """How far retrieval put the first passage ahead: its score over the second's (None: fewer than two
