@@ -280,11 +280,6 @@ def _ask(service, question: str, ids: tuple[str, ...] | None, abstain: bool | No
     return result.payload, result.timings_ms.get("total", 0.0), result.passages_read
 
 
-def _answer_names(served: dict) -> list[str]:
-    """The first answer's ``missing_names``: the question's names its document never mentions (none: no answer)."""
-    return next((a.get("missing_names", []) for a in served.get("answers", [])), [])
-
-
 @functools.cache
 def _whole(form: str) -> re.Pattern:
     """A form matched as a whole word where it starts or ends with one: "3" is not in "360", nor "get" in "getUser"."""
@@ -334,8 +329,6 @@ def ask_question(service, q: dict, passages: dict[str, list[tuple[str, str]]]) -
             "retrieved": ids, "recall@5": bool(holding), "holding": holding, "passages_read": read,
             # where the answer came from: with "holding" and "passages_read", where asking alone lost (``where_lost``)
             "answer_passage": next((a.get("passage_id") for a in served.get("answers", [])), None),
-            # the question's names the answer's document never mentions (the reply says so, nothing decides by it)
-            "missing_names": _answer_names(served),
             "right_passage": pid, "answer_right_passage": text_given, "em_given": em_given, "f1_given": f1_given,
             "em_as_written_given": as_written(text_given, q["answers"]),
             "server_ms": ms}
@@ -347,7 +340,7 @@ def ask_off_topic(service, q: dict, pool: frozenset[str] = frozenset()) -> dict:
     served, ms, _ = _ask(service, q["question"], None, None)
     row = {"id": q["id"], "set": q["set"], "part": q["part"], "question": q["question"], "answer": _text(served),
            "no_answer": _no_answer(served), "probability": (served.get("no_answer") or {}).get("probability"),
-           "missing_names": _answer_names(served), "server_ms": ms}
+           "server_ms": ms}
     elsewhere = q.get("answered_in")
     if elsewhere and elsewhere["set"] in pool:
         row["answered_in"] = elsewhere["set"]
@@ -476,18 +469,7 @@ def figures(rows: list[dict], off_rows: list[dict]) -> dict:
         "f1_off_topic_answered_in_store": _pct([r["f1"] for r in elsewhere]),
         "server_ms_p50": round(statistics.median(times), 1) if times else None,
         "answers_given": len(given), "answers_with_permalink_mark": sum(map(has_mark, given)),
-        # answers whose document never mentions a name the question gives (the reply's ``missing_names``): right
-        # ones (F1 >= 0.5) and others among the answerable questions, and the off-topic questions answered
-        "answered_missing_names": _flagged([r for r in rows if not r["no_answer"] and r["f1"] >= 0.5],
-                                           [r for r in rows if not r["no_answer"] and r["f1"] < 0.5],
-                                           [r for r in off_rows if not r["no_answer"]]),
     }
-
-
-def _flagged(right: list[dict], wrong: list[dict], off_topic: list[dict]) -> dict:
-    """How many of each group of answered rows carry ``missing_names``, beside the group's size."""
-    return {group: [sum(bool(r.get("missing_names")) for r in rs), len(rs)]
-            for group, rs in (("right", right), ("wrong", wrong), ("off_topic", off_topic))}
 
 
 LOSS_WHERE = {
@@ -619,13 +601,6 @@ def markdown(result: dict) -> str:
         lines += ["", f"Off-topic questions another set of the store answers (`answered_in`, `--pooled`): "
                   f"{pooled['off_topic_answered_in_store']}, not counted as off-topic; F1 against that set's answer "
                   f"forms {_n(pooled['f1_off_topic_answered_in_store'])}."]
-    flagged = {part: f.get("answered_missing_names") for part, f in t["pooled"].items()}
-    if all(flagged.values()):
-        lines += ["", "Answers whose document never mentions a name the question gives (the reply's `missing_names`), "
-                  "of those answered asked alone: " + "; ".join(
-                      f"{part}: right (F1 >= 0.5) {g['right'][0]} of {g['right'][1]}, others {g['wrong'][0]} of "
-                      f"{g['wrong'][1]}, off-topic {g['off_topic'][0]} of {g['off_topic'][1]}"
-                      for part, g in flagged.items()) + "."]
     lines += ["", f"Answers carrying a permalink mark ({' '.join(PERMALINK_MARKS)}): "
               f"{pooled['answers_with_permalink_mark']} of {pooled['answers_given']} answers given (asked alone, "
               "never abstaining, right passage, off-topic). Questions whose answer no passage of their file "

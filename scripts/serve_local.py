@@ -166,9 +166,6 @@ def main(argv=None) -> int:
                   "under \"retrieved\"" + (f"; the documents read do not mention {missing}" if missing else "")
                   + "). Ask naming what you are after, e.g. the project or the option, with the curl or the page "
                   "above" + (", spelt as the documents spell it" if missing else "") + ".", flush=True)
-        elif unnamed := (reply.body.get("answers") or [{}])[0].get("missing_names"):
-            print(f"\nNote: the answer's document never mentions {', '.join(repr(name) for name in unnamed)}: check "
-                  "that it answers what you asked (its passage is under \"answers\").", flush=True)
         if args.once:
             return 0
         print(f"\nServing on {server.url} (GET / for health). Ctrl-C stops it.", flush=True)

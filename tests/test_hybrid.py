@@ -721,8 +721,7 @@ def test_an_abstention_names_what_the_question_names_and_the_documents_read_do_n
                                                                                    repo):
     """Asked alone, a "no answer" says which names of the question moved it (``missing_names``, as the question writes
     them: a misspelt name shows there); the index was asked about the documents (``timings_ms.names``); the reply
-    validates against openapi.yaml. An answer says them of its own document instead (``answers[].missing_names``),
-    and the verdict says nothing of them."""
+    validates against openapi.yaml; an answer says nothing of them."""
     import shutil
 
     import yaml
@@ -748,10 +747,4 @@ def test_an_abstention_names_what_the_question_names_and_the_documents_read_do_n
     monkeypatch.setattr(span_bias, "NO_ANSWER_DOCUMENT_SHIFT", 8.0)
     answered = service.answer(QARequest(question, None, None, 1, 30, 3))
     assert not answered.payload["no_answer"]["abstained"] and "missing_names" not in answered.payload["no_answer"]
-    first = answered.payload["answers"][0]
-    assert first["missing_names"] == ["Zanzibar"]  # its document never mentions it; "Normandy" is read
-    validator(spec, "Answer").validate(first)
-    assert answered.timings_ms["names"] >= 0.0  # the answer's document was asked, though no window turned
-    plain = service.answer(QARequest("Who ruled Normandy?", None, None, 1, 30, 3))
-    assert plain.payload["answers"] and not any("missing_names" in a for a in plain.payload["answers"])
-    assert "names" not in plain.timings_ms  # no name a passage lacks: the index is not asked
+    assert "names" not in answered.timings_ms  # a threshold a million above the margins: no window turns

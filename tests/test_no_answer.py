@@ -549,7 +549,7 @@ class _Searcher:
         return any((doc_id, t) in self.held for t in terms)
 
 
-def _two_passages(lacking, named=False, held=(), moves=True):
+def _two_passages(lacking, named=False, held=()):
     from function.model.reader import PassageTokens
     from function.service.pipeline import DocumentNames, Reading
 
@@ -559,7 +559,7 @@ def _two_passages(lacking, named=False, held=(), moves=True):
     tokens = [PassageTokens(np.arange(5), np.stack([np.arange(5)] * 2, 1))] * 2
     searcher = _Searcher(held)
     reading = Reading(tokens, ["a", "b"], [{}, {}])
-    reading.documents = DocumentNames(searcher, [("doc-a", "a#0000"), ("doc-b", "b#0000")], lacking, named, moves)
+    reading.documents = DocumentNames(searcher, [("doc-a", "a#0000"), ("doc-b", "b#0000")], lacking, named)
     return reading, b, start, end, searcher
 
 
@@ -586,23 +586,6 @@ def test_a_window_whose_document_lacks_a_plain_name_the_question_gives_answers_b
     # a passage that holds every name is never asked about; a window already refused neither
     reading, b, start, end, searcher = _two_passages([[], ["zanzibar"]])
     assert reading.window_thresholds({"threshold": -3.0}, b, start, end, 30) == -3.0 and searcher.asked == []
-
-
-def test_an_answer_says_which_plain_names_of_the_question_its_document_never_mentions():
-    """``Reading.answer_names``: the names an answer's passage lacks and its document holds nowhere, as the question
-    writes them; with BM25 alone (``moves=False``) they mark the answers and move no threshold."""
-    question = "What is the default port of MySQL in Zanzibar?"
-    for moves in (True, False):
-        reading, b, start, end, searcher = _two_passages([["mysql", "zanzibar"], []], held=[("doc-a", "zanzibar")],
-                                                         moves=moves)
-        assert reading.answer_names(question, 0) == ["MySQL"]  # its document holds "Zanzibar" in another passage
-        assert reading.answer_names(question, 1) == []  # a passage that holds every name: its document is not asked
-        assert [doc for doc, _ in searcher.asked] == ["doc-a", "doc-a"]
-        assert reading.answer_names(question, 0) == ["MySQL"] and len(searcher.asked) == 2  # asked once each
-    searcher.asked.clear()
-    assert reading.window_thresholds({"threshold": 0.0}, b, start, end, 30) == 0.0 and searcher.asked == []
-    reading.documents = None  # a question that gives no plain name a passage lacks, or a context: nothing to say
-    assert reading.answer_names(question, 0) == []
 
 
 def test_a_question_s_plain_names_a_passage_lacks_and_the_terms_a_document_holding_one_has():

